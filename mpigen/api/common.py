@@ -1,0 +1,243 @@
+"""What every input front shares: the strict model base, ObjectMeta, error mapping, pod template checks.
+
+Input models are pydantic models with `extra="forbid"` and strict types: a typo such as
+`slotPerWorker` or a string where Kubernetes wants an integer is an error, never ignored or coerced.
+Pod templates stay plain dicts (their full schema is Kubernetes' own); `check_pod_template` only makes
+sure the parts the compiler edits have the shape it needs.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from mpigen import names
+from mpigen.errors import Issue, Path
+
+INT32_MAX = 2**31 - 1
+INT64_MAX = 2**63 - 1
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class ObjectMeta(Strict):
+    """Kubernetes ObjectMeta; fields a cluster adds (uid, managedFields, ...) are accepted and ignored."""
+
+    name: str | None = None
+    generateName: str | None = None
+    namespace: str | None = None
+    labels: dict[str, str] | None = None
+    annotations: dict[str, str] | None = None
+    uid: str | None = None
+    resourceVersion: str | None = None
+    generation: int | None = None
+    creationTimestamp: Any = None
+    deletionTimestamp: Any = None
+    deletionGracePeriodSeconds: int | None = None
+    selfLink: str | None = None
+    finalizers: list[str] | None = None
+    ownerReferences: list[dict[str, Any]] | None = None
+    managedFields: list[dict[str, Any]] | None = None
+
+
+PodTemplate = dict[str, Any]
+
+Int32Positive = Field(default=None, ge=1, le=INT32_MAX)
+
+
+def _describe(value: object) -> str:
+    if isinstance(value, bool):
+        return f"boolean {str(value).lower()}"
+    if isinstance(value, (int, float)):
+        return f"number {value}"
+    if isinstance(value, str):
+        return f'string "{value}"'
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__
+
+
+def _message(error: Any, model: type[BaseModel]) -> str:
+    kind = error["type"]
+    value = error.get("input")
+    ctx = error.get("ctx") or {}
+    loc = error["loc"]
+    if kind == "extra_forbidden":
+        known = _known_fields(model, loc[:-1])
+        close = difflib.get_close_matches(str(loc[-1]), known, n=1)
+        hint = f' (did you mean "{close[0]}"?)' if close else ""
+        return f'unknown field "{loc[-1]}"{hint}'
+    if kind == "missing":
+        return "required field is missing"
+    if kind in ("int_type", "int_from_float"):
+        return f"expected an integer, got {_describe(value)}"
+    if kind == "bool_type":
+        return f"expected true or false, got {_describe(value)}"
+    if kind == "string_type":
+        return f"expected a string, got {_describe(value)}"
+    if kind in ("dict_type", "model_type", "model_attributes_type"):
+        return f"expected a mapping, got {_describe(value)}"
+    if kind == "list_type":
+        return f"expected a list, got {_describe(value)}"
+    if kind == "greater_than_equal":
+        return f"must be >= {ctx.get('ge')}, got {value}"
+    if kind == "less_than_equal":
+        return f"must be <= {ctx.get('le')}, got {value}"
+    if kind == "literal_error":
+        return f"must be one of {ctx.get('expected')}, got {_describe(value)}"
+    return f"{error['msg']}, got {_describe(value)}"
+
+
+def _known_fields(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    """Field names of the model found by walking `loc` from `model` (for "did you mean")."""
+    current: Any = model
+    for part in loc:
+        fields = getattr(current, "model_fields", None)
+        if not fields or part not in fields:
+            return []
+        current = _model_of(fields[part].annotation)
+    fields = getattr(current, "model_fields", None)
+    return list(fields) if fields else []
+
+
+def _model_of(annotation: Any) -> Any:
+    for arg in getattr(annotation, "__args__", ()) or ():
+        if isinstance(arg, type) and issubclass(arg, BaseModel):
+            return arg
+    return annotation
+
+
+def parse_model(model: type[Strict], document: dict[str, Any]) -> tuple[Any, list[Issue]]:
+    """Validate `document` against `model`; every problem becomes an Issue at its field path."""
+    try:
+        return model.model_validate(document), []
+    except ValidationError as exc:
+        issues = []
+        for error in exc.errors(include_url=False):
+            loc = tuple(part for part in error["loc"] if not _is_union_tag(part))
+            issues.append(Issue(loc, _message({**error, "loc": loc}, model)))
+        return None, _dedupe(issues)
+
+
+def _is_union_tag(part: object) -> bool:
+    # pydantic names the branch of an Optional/Union in the location ("int", "function-after[...]");
+    # those are not fields of the document.
+    return isinstance(part, str) and (part in ("int", "str", "bool", "none") or "[" in part)
+
+
+def _dedupe(issues: list[Issue]) -> list[Issue]:
+    seen: dict[tuple[Path, str], Issue] = {}
+    for issue in issues:
+        seen.setdefault((issue.path, issue.message), issue)
+    return list(seen.values())
+
+
+def name_of(document: dict[str, Any]) -> str:
+    """The document's metadata.name if it has a usable one, for messages about a broken document."""
+    meta = document.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    return name if isinstance(name, str) else ""
+
+
+def check_metadata(meta: ObjectMeta | None) -> list[Issue]:
+    """The job's own name: required, fixed (no generateName) and usable in every derived name."""
+    if meta is None or meta.name is None:
+        hint = " (generateName is not supported: derived object names need a fixed name)"
+        return [Issue(("metadata", "name"), "required field is missing" + (hint if meta and meta.generateName else ""))]
+    if not names.is_dns1123_label(meta.name):
+        return [
+            Issue(
+                ("metadata", "name"),
+                f'"{meta.name}" is not a valid name: use at most {names.DNS1123_LABEL_MAX} lower-case '
+                "letters, digits and '-', starting and ending with a letter or digit (DNS-1123 label)",
+            )
+        ]
+    if meta.namespace is not None and not names.is_dns1123_label(meta.namespace):
+        return [Issue(("metadata", "namespace"), f'"{meta.namespace}" is not a valid namespace (DNS-1123 label)')]
+    return []
+
+
+_LIST_FIELDS = ("containers", "initContainers", "volumes", "tolerations")
+
+
+def check_pod_template(template: object, path: Path) -> list[Issue]:
+    """Shape checks for the parts of a pod template the compiler reads or edits."""
+    if not isinstance(template, dict):
+        return [Issue(path, f"expected a pod template mapping, got {_describe(template)}")]
+    issues = _expect_mapping(template, path, "metadata", "spec")
+    meta = template.get("metadata")
+    if isinstance(meta, dict):
+        issues += _expect_mapping(meta, path + ("metadata",), "labels", "annotations")
+    spec = template.get("spec")
+    if spec is None or (isinstance(spec, dict) and not spec.get("containers")):
+        return issues + [Issue(path + ("spec", "containers"), "at least one container is required")]
+    if not isinstance(spec, dict):
+        return issues
+    issues += _expect_list(spec, path + ("spec",), *_LIST_FIELDS)
+    containers = spec["containers"]
+    if isinstance(containers, list):
+        for index, container in enumerate(containers):
+            issues += _check_container(container, path + ("spec", "containers", index))
+    inits = spec.get("initContainers")
+    if isinstance(inits, list):
+        for index, container in enumerate(inits):
+            issues += _check_container(container, path + ("spec", "initContainers", index))
+    return issues
+
+
+def _check_container(container: object, path: Path) -> list[Issue]:
+    if not isinstance(container, dict):
+        return [Issue(path, f"expected a container mapping, got {_describe(container)}")]
+    issues = _expect_list(container, path, "env", "volumeMounts", "command", "args")
+    issues += _expect_mapping(container, path, "resources")
+    resources = container.get("resources")
+    if isinstance(resources, dict):
+        issues += _expect_mapping(resources, path + ("resources",), "limits", "requests")
+    return issues
+
+
+def _expect_mapping(obj: dict[str, Any], path: Path, *keys: str) -> list[Issue]:
+    return [
+        Issue(path + (key,), f"expected a mapping, got {_describe(obj[key])}")
+        for key in keys
+        if obj.get(key) is not None and not isinstance(obj[key], dict)
+    ]
+
+
+def _expect_list(obj: dict[str, Any], path: Path, *keys: str) -> list[Issue]:
+    return [
+        Issue(path + (key,), f"expected a list, got {_describe(obj[key])}")
+        for key in keys
+        if obj.get(key) is not None and not isinstance(obj[key], list)
+    ]
+
+
+def resolve_namespace(
+    job_namespace: str | None, option_namespace: str | None
+) -> tuple[str | None, str, list[Issue]]:
+    """(metadata namespace, subject namespace, issues), following kubectl's `-n` conventions."""
+    if job_namespace and option_namespace and job_namespace != option_namespace:
+        return None, job_namespace, [
+            Issue(
+                ("metadata", "namespace"),
+                f'the job\'s namespace "{job_namespace}" does not match --namespace "{option_namespace}"',
+            )
+        ]
+    namespace = job_namespace or option_namespace
+    if namespace:
+        return namespace, namespace, []
+    warning = Issue(
+        ("metadata", "namespace"),
+        'no namespace set: the launcher RoleBinding names the ServiceAccount in namespace "default"; '
+        "set metadata.namespace or --namespace if you apply elsewhere",
+        "warning",
+    )
+    return None, "default", [warning]

@@ -1,0 +1,165 @@
+"""The command line: the only module that reads files, prints or exits.
+
+Exit codes: 0 success, 1 invalid input (every problem reported on stderr, nothing on stdout),
+2 usage error, 3 internal error (a bug: one line on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from mpigen import __version__
+from mpigen.options import DEFAULT_KUBECTL_DELIVERY_IMAGE, PROCESSING_RESOURCE_TYPES, Options
+
+EXIT_INVALID = 1
+EXIT_USAGE = 2
+EXIT_INTERNAL = 3
+
+INPUT_SUFFIXES = (".yaml", ".yml", ".json")
+STDIN = "-"
+
+
+class InvalidInput(Exception):
+    """Input problems already formatted one per line; exit 1."""
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__("\n".join(lines))
+        self.lines = lines
+
+
+def _expand(paths: tuple[str, ...]) -> Iterator[str]:
+    """Files as given; directories searched recursively for *.yaml, *.yml, *.json in sorted order."""
+    for path in paths or (STDIN,):
+        if path != STDIN and os.path.isdir(path):
+            found = []
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                found += [os.path.join(root, f) for f in files if f.endswith(INPUT_SUFFIXES)]
+            yield from sorted(found)
+        else:
+            yield path
+
+
+def _read(path: str) -> tuple[str, bytes]:
+    if path == STDIN:
+        return "<stdin>", sys.stdin.buffer.read()
+    try:
+        return path, Path(path).read_bytes()
+    except OSError as exc:
+        raise InvalidInput([f"{path}: cannot read: {exc.strerror or exc}"]) from None
+
+
+def read_inputs(paths: tuple[str, ...]) -> list[tuple[str, list[Any]]]:
+    """Every input as (source name, documents); all unreadable or malformed inputs reported together."""
+    from mpigen.documents import InputError, decode, load_documents
+
+    inputs, problems = [], []
+    for path in _expand(paths):
+        try:
+            source, data = _read(path)
+            inputs.append((source, load_documents(decode(data, source), source)))
+        except InvalidInput as exc:
+            problems += exc.lines
+        except InputError as exc:
+            problems.append(str(exc))
+    if problems:
+        raise InvalidInput(problems)
+    return inputs
+
+
+def _fail(lines: list[str], code: int) -> NoReturn:
+    for line in lines:
+        click.echo(line, err=True)
+    sys.exit(code)
+
+
+def run_guarded(action: Callable[[], None]) -> None:
+    """Run a command body: input problems exit 1, anything unexpected exits 3 without a traceback."""
+    try:
+        action()
+    except InvalidInput as exc:
+        _fail(exc.lines, EXIT_INVALID)
+    except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # noqa: BLE001 - the one place that turns bugs into exit 3
+        _fail([f"mpigen: internal error: {type(exc).__name__}: {exc} (please report this)"], EXIT_INTERNAL)
+
+
+def compile_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The options shared by every command that compiles (render, validate)."""
+    decorators = [
+        click.option("-n", "--namespace", metavar="NS", help="Namespace for jobs that name none (default: none, so `kubectl apply -n` decides)."),
+        click.option("--gpus-per-node", type=click.IntRange(min=1), default=8, show_default=True, help="v1alpha1: GPUs per node when the job's spec.gpusPerNode is unset."),
+        click.option("--processing-units-per-node", type=click.IntRange(min=1), default=1, show_default=True, help="v1alpha1: processing units per node when spec.processingUnitsPerNode is unset."),
+        click.option("--processing-resource-type", type=click.Choice(PROCESSING_RESOURCE_TYPES), default=PROCESSING_RESOURCE_TYPES[0], show_default=True, help="v1alpha1: resource when spec.processingResourceType is unset."),
+        click.option("--kubectl-delivery-image", metavar="IMAGE", default=DEFAULT_KUBECTL_DELIVERY_IMAGE, show_default=True, help="Image of the launcher's init container that copies kubectl into /opt/kube."),
+    ]
+    for decorator in reversed(decorators):
+        func = decorator(func)
+    return func
+
+
+def make_options(**values: Any) -> Options:
+    return Options(
+        gpus_per_node=values["gpus_per_node"],
+        processing_units_per_node=values["processing_units_per_node"],
+        processing_resource_type=values["processing_resource_type"],
+        kubectl_delivery_image=values["kubectl_delivery_image"],
+        namespace=values["namespace"] or None,
+    )
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, "--version", prog_name="mpigen", message="%(prog)s %(version)s")
+def cli() -> None:
+    """Compile Kubeflow MPIJobs (kubeflow.org/v1alpha1, v1alpha2) into plain Kubernetes manifests.
+
+    \b
+    Examples:
+      mpigen render job.yaml | kubectl apply -f -
+      mpigen render -o json jobs/ > manifests.json
+    """
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
+@click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True, help="YAML stream, or JSON v1 List.")
+@compile_options
+def render(paths: tuple[str, ...], output: str, **values: Any) -> None:
+    """Print the Kubernetes objects for every MPIJob in PATH... (files, directories, or - for stdin).
+
+    Directories are searched recursively for *.yaml, *.yml and *.json. Documents that are not
+    MPIJobs pass through unchanged, in place. If any input is invalid, every problem is reported on
+    stderr and nothing is printed.
+
+    \b
+    Examples:
+      mpigen render job.yaml | kubectl apply -f -
+      cat job.yaml | mpigen render -n training
+      mpigen render -o json examples/ > all.json
+    """
+    run_guarded(lambda: _render(paths, output, make_options(**values)))
+
+
+def _render(paths: tuple[str, ...], output: str, options: Options) -> None:
+    from mpigen.emit import FORMATS
+    from mpigen.pipeline import process
+
+    result = process(read_inputs(paths), options)
+    for finding in result.warnings:
+        click.echo(finding.text(), err=True)
+    if result.errors:
+        raise InvalidInput([finding.text() for finding in result.errors])
+    text = FORMATS[output](result.objects)
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def main() -> None:
+    cli(prog_name="mpigen")

@@ -1,0 +1,89 @@
+"""The compiler: one MPIJob document in, the Kubernetes objects that run it out. Pure.
+
+`compile_job` does no I/O and reads no clock, environment or randomness: the same document and
+options always give the same objects, in the same order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mpigen import api
+from mpigen.build import canonical
+from mpigen.build.configmap import build_config_map
+from mpigen.build.launcher import build_launcher_job
+from mpigen.build.rbac import (
+    build_launcher_role,
+    build_launcher_role_binding,
+    build_launcher_service_account,
+)
+from mpigen.build.workers import build_worker_stateful_set
+from mpigen.errors import CompileError, Issue
+from mpigen.options import Options
+from mpigen.plan import JobPlan
+
+Builder = Callable[[JobPlan, Options], list[dict[str, Any]]]
+
+
+def _one(build: Callable[[JobPlan], dict[str, Any]]) -> Builder:
+    return lambda plan, options: [build(plan)]
+
+
+# The order of the documents of one job. It is API: GitOps diffs and `kubectl apply -f -` depend on
+# it (identities and RBAC before what uses them, configuration before pods, workers before the
+# launcher). Append new objects in their place; never reorder.
+BUILDERS: tuple[Builder, ...] = (
+    _one(build_launcher_service_account),
+    _one(build_launcher_role),
+    _one(build_launcher_role_binding),
+    _one(build_config_map),
+    _one(build_worker_stateful_set),
+    lambda plan, options: [build_launcher_job(plan, options)],
+)
+
+
+@dataclass
+class Compilation:
+    """The objects of one job, and the warnings met on the way."""
+
+    objects: list[dict[str, Any]]
+    warnings: list[Issue] = field(default_factory=list)
+    name: str = ""
+
+
+def plan_job(job: object, options: Options) -> JobPlan:
+    """Normalise any supported input version into a JobPlan (raises CompileError)."""
+    if not isinstance(job, dict):
+        raise CompileError([Issue((), "expected an MPIJob mapping")])
+    front = api.front_for(job)
+    if front is None:
+        raise CompileError([_unsupported(job)], kind=str(job.get("kind") or "MPIJob"))
+    return front(job, options)
+
+
+def _unsupported(job: dict[str, Any]) -> Issue:
+    wanted = ", ".join(api.supported())
+    api_version, kind = job.get("apiVersion"), job.get("kind")
+    if any(kind == k for _, k in api.FRONTS):
+        return Issue(("apiVersion",), f'unsupported apiVersion "{api_version}" for {kind}; supported: {wanted}')
+    return Issue(("kind",), f'unsupported kind "{kind}" in {api_version}; mpigen compiles: {wanted}')
+
+
+def build_objects(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
+    return [canonical(obj) for build in BUILDERS for obj in build(plan, options)]
+
+
+def compile_job(job: object, options: Options | None = None) -> Compilation:
+    options = options or Options()
+    plan = plan_job(job, options)
+    return Compilation(build_objects(plan, options), list(plan.warnings), plan.name)
+
+
+def compile(job: object, options: Options | None = None) -> list[dict[str, Any]]:  # noqa: A001
+    """The Kubernetes objects the mpi-operator would create for `job`, plus what runs it without one.
+
+    Raises CompileError carrying every problem found (each with its field path).
+    """
+    return compile_job(job, options).objects

@@ -1,0 +1,70 @@
+"""Issues: every problem mpigen finds, as data with a field path.
+
+An `Issue` names where (a path of keys and list indices inside one document), what (a message saying
+what was expected and what was found) and how bad (error or warning). `CompileError` carries every
+issue found in one job, not only the first. Rendering issues as text, JSON or KRM results is done by
+the shells (cli, krm); this module only holds the data and the path notation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Path = tuple[str | int, ...]
+Severity = Literal["error", "warning"]
+
+
+def format_path(path: Path) -> str:
+    """Render a path the way kubectl explains fields: `spec.containers[0].name`.
+
+    Keys that are not plain identifiers (label keys such as `nvidia.com/gpu`) are bracketed and quoted
+    so the path stays unambiguous: `limits["nvidia.com/gpu"]`.
+    """
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part and all(c.isalnum() or c in "_-" for c in part):
+            out += f".{part}" if out else part
+        else:
+            out += f'["{part}"]'
+    return out
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One problem (or warning) at one place in one input document."""
+
+    path: Path
+    message: str
+    severity: Severity = "error"
+
+    def text(self) -> str:
+        where = format_path(self.path)
+        return f"{where}: {self.message}" if where else self.message
+
+    def under(self, *prefix: str | int) -> Issue:
+        """The same issue, seen from a document that holds this one at `prefix`."""
+        return Issue(tuple(prefix) + self.path, self.message, self.severity)
+
+
+@dataclass
+class CompileError(Exception):
+    """An input job could not be compiled; `issues` holds every problem found."""
+
+    issues: list[Issue]
+    kind: str = "MPIJob"
+    name: str = ""
+    warnings: list[Issue] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        who = f"{self.kind}/{self.name}" if self.name else self.kind
+        return "\n".join(f"{who}: {issue.text()}" for issue in self.issues)
+
+
+class InternalError(Exception):
+    """mpigen produced something it should not have: a bug, never the user's fault (exit 3)."""

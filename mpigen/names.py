@@ -1,0 +1,77 @@
+"""Names: every derived name, label, selector, path and constant that the manifests share.
+
+One place, so that a builder, the validator and the scripts can never disagree on what the launcher
+Job or the third worker pod is called. Values mirror mpi-operator v0.2.0
+(`pkg/controllers/v1alpha{1,2}/mpi_job_controller.go`, the `const` blocks and `getLabelsMap`).
+"""
+
+from __future__ import annotations
+
+import re
+
+GROUP = "kubeflow.org"
+KIND = "MPIJob"
+
+CONFIG_SUFFIX = "-config"
+LAUNCHER_SUFFIX = "-launcher"
+WORKER_SUFFIX = "-worker"
+
+CONFIG_VOLUME = "mpi-job-config"
+CONFIG_MOUNT_PATH = "/etc/mpi"
+KUBEXEC_SCRIPT = "kubexec.sh"
+HOSTFILE = "hostfile"
+KUBECTL_DELIVERY = "kubectl-delivery"
+KUBECTL_TARGET_DIR_ENV = "TARGET_DIR"
+KUBECTL_VOLUME = "mpi-job-kubectl"
+KUBECTL_MOUNT_PATH = "/opt/kube"
+KUBECTL_PATH = f"{KUBECTL_MOUNT_PATH}/kubectl"
+
+SCRIPT_MODE = 0o555
+HOSTFILE_MODE = 0o444
+
+LABEL_GROUP_NAME = "group_name"
+LABEL_JOB_NAME = "mpi_job_name"
+LABEL_ROLE = "mpi_role_type"
+ROLE_LAUNCHER = "launcher"
+ROLE_WORKER = "worker"
+
+MASTER_ROLE_LABEL = "node-role.kubernetes.io/master"
+
+_DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
+DNS1123_LABEL_MAX = 63
+
+
+def is_dns1123_label(value: str) -> bool:
+    return len(value) <= DNS1123_LABEL_MAX and bool(_DNS1123_LABEL.match(value))
+
+
+def config_map(job: str) -> str:
+    return job + CONFIG_SUFFIX
+
+
+def launcher(job: str) -> str:
+    """The launcher Job, its ServiceAccount, Role and RoleBinding all share this name."""
+    return job + LAUNCHER_SUFFIX
+
+
+def worker_set(job: str) -> str:
+    """The worker StatefulSet (and the headless Service its `serviceName` names)."""
+    return job + WORKER_SUFFIX
+
+
+def worker_pod(job: str, index: int) -> str:
+    return f"{worker_set(job)}-{index}"
+
+
+def worker_pods(job: str, workers: int) -> list[str]:
+    return [worker_pod(job, i) for i in range(workers)]
+
+
+def app_labels(job: str) -> dict[str, str]:
+    """Labels of the ConfigMap and the launcher's RBAC objects (v0.2.0 `getLabelsMap`)."""
+    return {"app": job}
+
+
+def role_labels(job: str, role: str) -> dict[str, str]:
+    """Labels (and selector) of the launcher and worker pods and their controllers."""
+    return {LABEL_GROUP_NAME: GROUP, LABEL_JOB_NAME: job, LABEL_ROLE: role}

@@ -1,0 +1,71 @@
+"""The pipeline over a stream of documents: compile the MPIJobs, pass everything else through. Pure.
+
+Shared by every shell (CLI, KRM function, kustomize plugin), so that they give the same objects and
+report the same problems. Each problem is a `Finding`: where (source, document), which object, and the
+`Issue` itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mpigen import api
+from mpigen.documents import Document
+from mpigen.errors import CompileError, Issue
+from mpigen.options import Options
+
+
+@dataclass(frozen=True)
+class Finding:
+    source: str
+    document: int | None  # 1-based position in its stream, shown only for multi-document inputs
+    kind: str
+    name: str
+    issue: Issue
+
+    def text(self) -> str:
+        where = f"{self.source}: " + (f"document {self.document}: " if self.document else "")
+        who = f"{self.kind}/{self.name}" if self.name else self.kind
+        label = "warning: " if self.issue.severity == "warning" else ""
+        return f"{where}{who}: {label}{self.issue.text()}"
+
+
+@dataclass
+class Result:
+    objects: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[Finding] = field(default_factory=list)
+    warnings: list[Finding] = field(default_factory=list)
+    jobs: int = 0
+
+
+def _finding(source: str, doc: Document, kind: str, name: str, issue: Issue) -> Finding:
+    return Finding(source, doc.index if doc.total > 1 else None, kind, name, issue)
+
+
+def process(inputs: list[tuple[str, list[Document]]], options: Options) -> Result:
+    """Compile every MPIJob of every input; non-MPIJob documents pass through unchanged, in place."""
+    from mpigen.compiler import compile_job  # deferred: a stream without MPIJobs needs no pydantic
+
+    result = Result()
+    for source, documents in inputs:
+        for doc in documents:
+            data = doc.data
+            if not isinstance(data, dict):
+                issue = Issue((), "expected a Kubernetes object (a mapping with apiVersion and kind)")
+                result.errors.append(_finding(source, doc, "document", "", issue))
+                continue
+            if not api.claims(data):
+                result.objects.append(data)
+                continue
+            result.jobs += 1
+            try:
+                compilation = compile_job(data, options)
+            except CompileError as exc:
+                for issue in exc.issues:
+                    result.errors.append(_finding(source, doc, exc.kind, exc.name, issue))
+                continue
+            result.objects.extend(compilation.objects)
+            for issue in compilation.warnings:
+                result.warnings.append(_finding(source, doc, "MPIJob", compilation.name, issue))
+    return result

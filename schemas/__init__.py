@@ -1,0 +1,1 @@
+"""Resource package: JSON Schemas shipped with mpigen (input schemas, vendored CRD schemas)."""

@@ -1,0 +1,1 @@
+"""Resource package: jinja2 templates for the files that end up inside pods."""
