@@ -55,21 +55,19 @@ def _read(path: str) -> tuple[str, bytes]:
         raise InvalidInput([f"{path}: cannot read: {exc.strerror or exc}"]) from None
 
 
-def read_inputs(paths: tuple[str, ...]) -> list[tuple[str, list[Any]]]:
-    """Every input as (source name, documents); all unreadable or malformed inputs reported together."""
+def read_inputs(paths: tuple[str, ...]) -> list[tuple[str, list[Any] | str]]:
+    """Every input as (source name, documents), or (source name, problem) when it cannot be read."""
     from mpigen.documents import InputError, decode, load_documents
 
-    inputs, problems = [], []
+    inputs: list[tuple[str, list[Any] | str]] = []
     for path in _expand(paths):
         try:
             source, data = _read(path)
             inputs.append((source, load_documents(decode(data, source), source)))
         except InvalidInput as exc:
-            problems += exc.lines
+            inputs.append((path, exc.lines[0]))
         except InputError as exc:
-            problems.append(str(exc))
-    if problems:
-        raise InvalidInput(problems)
+            inputs.append((path, str(exc)))
     return inputs
 
 
@@ -151,12 +149,19 @@ def _render(paths: tuple[str, ...], output: str, options: Options) -> None:
     from mpigen.emit import FORMATS
     from mpigen.pipeline import process
 
-    result = process(read_inputs(paths), options)
-    for finding in result.warnings:
-        click.echo(finding.text(), err=True)
-    if result.errors:
-        raise InvalidInput([finding.text() for finding in result.errors])
-    text = FORMATS[output](result.objects)
+    objects, problems = [], []
+    for source, documents in read_inputs(paths):
+        if isinstance(documents, str):
+            problems.append(documents)
+            continue
+        result = process([(source, documents)], options)
+        for finding in result.warnings:
+            click.echo(finding.text(), err=True)
+        problems += [finding.text() for finding in result.errors]
+        objects += result.objects
+    if problems:
+        raise InvalidInput(problems)
+    text = FORMATS[output](objects)
     sys.stdout.write(text)
     sys.stdout.flush()
 

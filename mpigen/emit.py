@@ -9,7 +9,22 @@ Python). JSON: a `v1` List, as `kubectl get -o json` prints several objects.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
+
+# Strings that some YAML reader Kubernetes tooling uses (go-yaml, YAML 1.2 core) takes for a number,
+# boolean or null although PyYAML's own YAML 1.1 rules would leave them plain: quote them too.
+# (kustomize kyaml/yaml/compatibility.go keeps such values quoted for the same reason.)
+_AMBIGUOUS = re.compile(
+    r"""(?x)
+    [yYnN]
+    | [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+    | [-+]?0[xX][0-9a-fA-F_]+ | 0[oO][0-7_]+ | [-+]?0[bB][01_]+ | [-+]?[0-9][0-9_]*
+    | [-+]?\.(inf|Inf|INF) | \.(nan|NaN|NAN)
+    | ~ | null | Null | NULL
+    | (true|True|TRUE|false|False|FALSE|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF)
+    """
+)
 
 _DUMPER: Any = None
 
@@ -26,7 +41,7 @@ def _dumper() -> Any:
                 return True  # never &id001 / *id001: every object is written out in full
 
         def represent_str(dumper: Any, value: str) -> Any:
-            style = "|" if "\n" in value else None
+            style = "|" if "\n" in value else ("'" if _AMBIGUOUS.fullmatch(value) else None)
             return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
         Dumper.add_representer(str, represent_str)

@@ -26,9 +26,9 @@ class Finding:
 
     def text(self) -> str:
         where = f"{self.source}: " + (f"document {self.document}: " if self.document else "")
-        who = f"{self.kind}/{self.name}" if self.name else self.kind
+        who = f"{self.kind}/{self.name}: " if self.name else (f"{self.kind}: " if self.kind else "")
         label = "warning: " if self.issue.severity == "warning" else ""
-        return f"{where}{who}: {label}{self.issue.text()}"
+        return f"{where}{who}{label}{self.issue.text()}"
 
 
 @dataclass
@@ -53,7 +53,7 @@ def process(inputs: list[tuple[str, list[Document]]], options: Options) -> Resul
             data = doc.data
             if not isinstance(data, dict):
                 issue = Issue((), "expected a Kubernetes object (a mapping with apiVersion and kind)")
-                result.errors.append(_finding(source, doc, "document", "", issue))
+                result.errors.append(_finding(source, doc, "", "", issue))
                 continue
             if not api.claims(data):
                 result.objects.append(data)

@@ -26,7 +26,6 @@ SUPPORTED_KUBE_VERSIONS: tuple[str, ...] = kubeschema.supported_versions()
 DEFAULT_KUBE_VERSION: str = SUPPORTED_KUBE_VERSIONS[-1]
 
 _KUBE_VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.\d+)?")
-_INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 _SHOWN_CHARS = 40
 
 
@@ -36,7 +35,7 @@ def parse_kube_version(text: str) -> str:
     version = f"{int(match[1])}.{int(match[2])}" if match else None
     if version not in SUPPORTED_KUBE_VERSIONS:
         supported = f"{SUPPORTED_KUBE_VERSIONS[0]} to {SUPPORTED_KUBE_VERSIONS[-1]}"
-        raise ValueError(f"unsupported Kubernetes version {text!r}: expected {supported}, like \"1.30\"")
+        raise ValueError(f'unsupported Kubernetes version {text!r}: expected {supported}, like "1.30"')
     return version
 
 
@@ -49,63 +48,71 @@ def validate_object(obj: dict[str, Any], kube_version: str = DEFAULT_KUBE_VERSIO
     for field, value in (("apiVersion", api_version), ("kind", kind)):
         if not isinstance(value, str) or not value:
             return [Issue((field,), f"expected a non-empty string, got {_describe(value)}")]
-    validator = _object_validator(version, api_version, kind)
-    if validator is None:
+    compiled = _object_schema(version, api_version, kind)
+    if compiled is None:
         message = f"unknown kind: no schema for {kind} in {api_version} (Kubernetes {version})"
         return [Issue((), message)]
-    return _check(validator, obj)
+    return compiled.issues(obj)
 
 
 def validate_pod_template(template: dict[str, Any], kube_version: str = DEFAULT_KUBE_VERSION) -> list[Issue]:
     """Every problem of one pod template (a PodTemplateSpec: metadata and spec), paths relative to it."""
     version = parse_kube_version(kube_version)
-    return _check(_definition_validator(version, kubeschema.POD_TEMPLATE_SPEC), template)
+    return _definition_schema(version, kubeschema.POD_TEMPLATE_SPEC).issues(template)
+
+
+class _Compiled:
+    """One schema, ready: the quick check for the common case, jsonschema (built on demand) for errors."""
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        self.schema = schema
+        self.quick = kubeschema.quick_check(schema)
+
+    @functools.cached_property
+    def full(self) -> Validator:
+        import jsonschema
+        from referencing import Registry
+
+        cls = jsonschema.validators.validator_for(self.schema, default=jsonschema.Draft202012Validator)
+        # An empty registry retrieves nothing: a reference left unresolved is an error, never a download.
+        return cls(self.schema, registry=Registry(), format_checker=_format_checker())
+
+    def issues(self, instance: Any) -> list[Issue]:
+        if self.quick is not None and self.quick(instance):
+            return []
+        found = (issue for error in self.full.iter_errors(instance) for issue in _issues(error))
+        return list(dict.fromkeys(found))
 
 
 @functools.lru_cache(maxsize=256)
-def _object_validator(version: str, api_version: str, kind: str) -> Validator | None:
+def _object_schema(version: str, api_version: str, kind: str) -> _Compiled | None:
     schema = kubeschema.object_schema(version, api_version, kind)
-    return None if schema is None else _compile(schema)
+    return None if schema is None else _Compiled(schema)
 
 
-@functools.lru_cache(maxsize=None)
-def _definition_validator(version: str, name: str) -> Validator:
-    return _compile(kubeschema.definition_schema(version, name))
+@functools.cache
+def _definition_schema(version: str, name: str) -> _Compiled:
+    return _Compiled(kubeschema.definition_schema(version, name))
 
 
-def _compile(schema: dict[str, Any]) -> Validator:
-    import jsonschema
-    from referencing import Registry
-
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    # An empty registry retrieves nothing: a reference left unresolved is an error, never a download.
-    return cls(schema, registry=Registry(), format_checker=_format_checker())
-
-
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _format_checker() -> Any:
-    # Only the integer widths: the API server rejects an out-of-range int32 (replicas: 3000000000). The
-    # other formats in the schemas (date-time, byte, double) are in fields mpigen does not write.
     import jsonschema
 
     checker = jsonschema.FormatChecker(formats=())
-    for name, (low, high) in _INT_RANGES.items():
-        checker.checks(name)(functools.partial(_in_range, low=low, high=high))
+    for name, check in kubeschema.FORMAT_CHECKS.items():
+        checker.checks(name)(check)
     return checker
-
-
-def _in_range(value: object, low: int, high: int) -> bool:
-    return not isinstance(value, int | float) or isinstance(value, bool) or low <= value <= high
-
-
-def _check(validator: Validator, instance: Any) -> list[Issue]:
-    issues = (issue for error in validator.iter_errors(instance) for issue in _issues(error))
-    return list(dict.fromkeys(issues))
 
 
 def _issues(error: ValidationError) -> Iterator[Issue]:
     """The Issues one jsonschema error stands for (several for several unknown or missing fields)."""
-    path, keyword, expected, found = tuple(error.absolute_path), error.validator, error.validator_value, error.instance
+    path, keyword, expected, found = (
+        tuple(error.absolute_path),
+        error.validator,
+        error.validator_value,
+        error.instance,
+    )
     if keyword == "additionalProperties":
         for name in _unknown_fields(error.schema, found):
             yield Issue((*path, name), f'unknown field "{name}"')
@@ -116,22 +123,26 @@ def _issues(error: ValidationError) -> Iterator[Issue]:
     elif keyword in ("oneOf", "anyOf"):
         yield from _alternative_issues(error)
     else:
-        yield Issue(path, _message(str(keyword), expected, found, error.message))
+        yield Issue(path, _message(str(keyword), error.schema, expected, found, error.message))
 
 
-def _message(keyword: str, expected: Any, found: Any, fallback: str) -> str:
+def _message(keyword: str, schema: dict[str, Any], expected: Any, found: Any, fallback: str) -> str:
     got = _describe(found)
     if keyword == "type":
         return f"expected {_types(expected)}, got {got}"
     if keyword in ("enum", "const"):
-        choices = expected if keyword == "enum" else [expected]
-        return f"expected one of {', '.join(json.dumps(c) for c in choices if c is not None)}; got {got}"
+        choices = [json.dumps(c) for c in (expected if keyword == "enum" else [expected]) if c is not None]
+        return f"expected {' or '.join(filter(None, [', '.join(choices[:-1]), choices[-1]]))}, got {got}"
     if keyword == "format":
         return f"expected {expected}, got {got}"
     if keyword in ("minimum", "maximum"):
         return f"must be {'>=' if keyword == 'minimum' else '<='} {expected}, got {got}"
     if keyword == "pattern":
-        return f"got {got}, which does not match {expected}"
+        return (
+            f"expected {schema['title']}, got {got}"
+            if "title" in schema
+            else f"got {got}, not matching {expected}"
+        )
     return fallback
 
 
@@ -145,9 +156,11 @@ def _alternative_issues(error: ValidationError) -> Iterator[Issue]:
         # Quantity, IntOrString: oneOf [string|null, number|null]; also fails on null, valid under both.
         yield Issue(path, f"expected {_types(b['type'] for b in branches)}, got {_describe(error.instance)}")
     elif context and all(e.validator == "type" and e.absolute_path == error.absolute_path for e in context):
-        yield Issue(path, f"expected {_types(e.validator_value for e in context)}, got {_describe(error.instance)}")
-    elif context:
-        yield from _issues(best_match(context))
+        yield Issue(
+            path, f"expected {_types(e.validator_value for e in context)}, got {_describe(error.instance)}"
+        )
+    elif (best := best_match([error])) is not error:
+        yield from _issues(best)  # the branch the instance comes closest to: "2GB" fails the pattern
     else:
         yield Issue(path, error.message)
 
@@ -159,10 +172,11 @@ def _unknown_fields(schema: dict[str, Any], instance: dict[str, Any]) -> list[st
 
 
 def _types(types: str | Iterable[str | list[str]]) -> str:
-    names: list[str] = []
+    """`"string" or "number"` from one type, a list of them, or several of either; null only if alone."""
+    names: dict[str, None] = {}
     for item in [types] if isinstance(types, str) else types:
-        names.extend(t for t in ([item] if isinstance(item, str) else item) if t not in names)
-    shown = [t for t in names if t != "null"] or names
+        names.update(dict.fromkeys([item] if isinstance(item, str) else item))
+    shown = [t for t in names if t != "null"] or list(names)
     return " or ".join(shown)
 
 

@@ -1,0 +1,274 @@
+"""Cluster: run planned pods as Linux namespaces on this machine, with kubectl the only stand-in.
+
+Each pod is a named network namespace (eth0 on the harness's bridge, a 10.244.0.0/16 address) plus a
+holder process (the pause container) that owns the pod's own UTS (hostname = pod name), IPC and mount
+namespaces. In its private mount namespace the holder mounts a tmpfs on /dev/shm and /tmp, a
+kubelet-style /etc/hosts, a resolv.conf without a nameserver, and every volume at its mountPath
+(ConfigMap items with their modes, read-only; emptyDirs writable); mount points missing on the machine
+are made in an overlay of their nearest existing parent, so the machine itself never changes. The
+ConfigMap/emptyDir contents live in a work dir under /var/tmp (pods get their own /tmp).
+
+`Cluster.run` enters a pod (`nsenter -t PID -n -u -m -i`) with a clean environment, like kubelet starts a
+container, and guards every run with a timeout that kills whatever the run left behind. `stop` (also
+via `with`, and atexit as a backstop) kills every process in the pods' namespaces, deletes the
+namespaces and the work dir, whatever happened before.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import itertools
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from . import netns, podfs
+from .netns import HarnessError
+from .pods import DEFAULT_PATH, Container, Pod
+
+KUBECTL_SH = Path(__file__).with_name("kubectl.sh")
+POD_CIDR_PREFIX = "10.244."
+_counter = itertools.count()
+_live: set[Cluster] = set()
+
+
+@dataclass(frozen=True)
+class ClusterOptions:
+    """How pods differ from a plain cluster; the defaults are what a Kubernetes pod gets.
+
+    hosts: "kubelet" writes only the pod's own name (as kubelet does); "pod-names" adds every pod.
+    unroutable_interface: give every pod a second interface `net1` on a subnet that reaches nowhere.
+    shared_hostname_and_shm: every pod gets hostname "shared-node" and one common /dev/shm.
+    absent: pods that are planned but never started (kubectl says NotFound).
+    """
+
+    hosts: Literal["kubelet", "pod-names"] = "kubelet"
+    unroutable_interface: bool = False
+    shared_hostname_and_shm: bool = False
+    absent: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Run:
+    """One finished command in a pod."""
+
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+
+    def describe(self) -> str:
+        """Exit code, time and the tail of both streams, for assertion messages."""
+        return (f"$ {shlex.join(self.argv)}\nexit {self.returncode} after {self.seconds:.1f}s\n"
+                f"--- stdout (tail)\n{self.stdout[-3000:]}\n--- stderr (tail)\n{self.stderr[-3000:]}")
+
+
+class RunTimeout(HarnessError):
+    """A command in a pod did not finish in time; it and everything it started were killed."""
+
+    def __init__(self, run: Run, timeout: float) -> None:
+        super().__init__(f"timed out after {timeout}s\n{run.describe()}")
+        self.run = run
+
+
+def _die_with_parent() -> None:
+    # PR_SET_PDEATHSIG survives exec: if pytest dies, the holder chain dies too (atexit cannot run then).
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
+
+
+@dataclass(eq=False)
+class Cluster:
+    """Pods running as namespaces; use `with Cluster(pods) as cluster:` or start()/stop()."""
+
+    pods: Sequence[Pod]
+    options: ClusterOptions = ClusterOptions()
+    prefix: str = field(default_factory=lambda: f"mpge2e-{os.getpid()}-{next(_counter)}")
+    pids: dict[str, int] = field(default_factory=dict, init=False)
+    workdir: Path = field(default=Path(), init=False)
+    _procs: list[subprocess.Popen[bytes]] = field(default_factory=list, init=False)
+    _holders: list[subprocess.Popen[bytes]] = field(default_factory=list, init=False)
+
+    def __post_init__(self) -> None:
+        self.by_name = {pod.name: pod for pod in self.pods}
+        self.netns = {pod.name: f"{self.prefix}-{i}" for i, pod in enumerate(self.pods)}
+        self.address = {pod.name: f"{POD_CIDR_PREFIX}{(i + 2) // 256}.{(i + 2) % 256}"
+                        for i, pod in enumerate(self.pods)}
+        self.bridge_ns = f"{self.prefix}-net"
+        self.running = [pod for pod in self.pods if pod.name not in self.options.absent]
+
+    # -- life cycle -------------------------------------------------------------------------------
+
+    def __enter__(self) -> Cluster:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        """Create the network, start every pod not `absent`, deliver kubectl; stop() on any failure."""
+        netns.create_network(self.bridge_ns, [self.netns[p.name] for p in self.running])
+        _live.add(self)
+        try:
+            self.workdir = Path(tempfile.mkdtemp(prefix=f"{self.prefix}-", dir="/var/tmp"))
+            os.chmod(self.workdir, 0o755)
+            mounts = {pod.name: self._prepare(pod) for pod in self.running}
+            self._start_holders(mounts)
+            for pod in self.running:
+                self._write_enter(pod)
+            for pod in self.running:
+                if pod.role == "worker":
+                    self._procs.append(self._spawn(pod, pod.containers[0], stdout=subprocess.DEVNULL))
+        except BaseException:
+            self.stop()
+            raise
+
+    def stop(self) -> None:
+        """Kill every process in the pods, delete the namespaces and the work dir. Idempotent."""
+        _live.discard(self)
+        names = [*self.netns.values(), self.bridge_ns]
+        try:
+            netns.kill_all(netns.netns_inodes(names))
+            for proc in self._procs:
+                proc.kill()
+                proc.wait(timeout=10)
+            self._procs.clear()
+        finally:
+            try:
+                netns.delete_netns(names)
+            finally:
+                if self.workdir != Path() and self.workdir.exists():
+                    shutil.rmtree(self.workdir)
+
+    def leftovers(self) -> list[str]:
+        """What of this cluster still exists on the machine (empty after stop())."""
+        names = [*self.netns.values(), self.bridge_ns]
+        out = sorted(netns.existing_netns().intersection(names))
+        out += [f"pid {pid}" for pid in netns.pids_in(netns.netns_inodes(names))]
+        if self.workdir != Path() and self.workdir.exists():
+            out.append(str(self.workdir))
+        return out
+
+    # -- running things ---------------------------------------------------------------------------
+
+    def command(self, pod: str, argv: Sequence[str], env: Mapping[str, str], cwd: str = "/") -> list[str]:
+        """The argv that runs `argv` inside `pod` with exactly `env`."""
+        if pod not in self.pids:
+            raise HarnessError(f"pod {pod} is not running")
+        podfs.check_env(env)
+        pairs = [f"{k}={v}" for k, v in env.items()]
+        return ["nsenter", "-t", str(self.pids[pod]), "-n", "-u", "-m", "-i", f"--wdns={cwd}", "--",
+                "env", "-i", *pairs, *argv]
+
+    def container_env(self, pod: str, container: Container) -> dict[str, str]:
+        """The env a container process gets: the image's PATH, HOSTNAME, HOME, then the spec's env."""
+        return {"PATH": DEFAULT_PATH, "HOSTNAME": self._hostname(pod), "HOME": "/root", **container.env_dict()}
+
+    def run(self, pod: str, argv: Sequence[str], env: Mapping[str, str], timeout: float,
+            cwd: str = "/") -> Run:
+        """Run `argv` in `pod`; on timeout kill it and all it started in every pod, raise RunTimeout."""
+        start = time.monotonic()
+        proc = subprocess.Popen(self.command(pod, argv, env, cwd), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.reap(extra_group=proc.pid)
+            out, err = proc.communicate(timeout=30)
+            raise RunTimeout(self._result(argv, proc.returncode, out, err, start), timeout) from None
+        return self._result(argv, proc.returncode, out, err, start)
+
+    def run_container(self, pod: str, container: Container, timeout: float,
+                      extra_env: Mapping[str, str] | None = None) -> Run:
+        """Run a container's command in its pod the way kubelet would, plus `extra_env` (harness-only)."""
+        env = {**self.container_env(pod, container), **(extra_env or {})}
+        return self.run(pod, container.argv, env, timeout, cwd=container.working_dir)
+
+    def reap(self, extra_group: int | None = None) -> None:
+        """Kill whatever runs in the pods besides the holders and worker containers (and a group)."""
+        if extra_group is not None:
+            try:
+                os.killpg(extra_group, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        keep = {proc.pid for proc in self._procs} | set(self.pids.values())
+        netns.kill_all(netns.netns_inodes(self.netns.values()), keep=keep | self._holder_parents())
+
+    def script_ready(self, pod: str, values: Sequence[str]) -> None:
+        """What `kubectl get pod POD -o jsonpath=...Ready...` prints on successive calls (last repeats)."""
+        path = self.workdir / "pods" / pod
+        path.mkdir(parents=True, exist_ok=True)
+        (path / "ready").write_text("".join(f"{v}\n" for v in values))
+
+    # -- internals --------------------------------------------------------------------------------
+
+    def _hostname(self, pod: str) -> str:
+        return podfs.SHARED_HOSTNAME if self.options.shared_hostname_and_shm else pod
+
+    def _result(self, argv: Sequence[str], rc: int, out: bytes, err: bytes, start: float) -> Run:
+        return Run(tuple(argv), rc, out.decode(errors="replace"), err.decode(errors="replace"),
+                   time.monotonic() - start)
+
+    def _holder_parents(self) -> set[int]:
+        return {proc.pid for proc in self._holders}
+
+    def _spawn(self, pod: Pod, container: Container, **kwargs: object) -> subprocess.Popen[bytes]:
+        cmd = self.command(pod.name, container.argv, self.container_env(pod.name, container),
+                           container.working_dir)
+        return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, start_new_session=True, **kwargs)  # type: ignore[call-overload]
+
+    def _hosts(self, pod: Pod) -> str:
+        shown = self.running if self.options.hosts == "pod-names" else [pod]
+        return podfs.KUBELET_HOSTS + "".join(podfs.hosts_entry(p, self.address[p.name]) for p in shown)
+
+    def _prepare(self, pod: Pod) -> list[str]:
+        kubectl = podfs.kubectl_text(KUBECTL_SH.read_text(), self.workdir)
+        return podfs.prepare_pod_files(self.workdir / "pods" / pod.name, pod, self._hosts(pod), kubectl)
+
+    def _start_holders(self, mounts: dict[str, list[str]]) -> None:
+        shm = None
+        if self.options.shared_hostname_and_shm:
+            shm = self.workdir / "shared-shm"
+            shm.mkdir(mode=0o1777)
+        for i, pod in enumerate(self.running):
+            script = podfs.holder_script(hostname=self._hostname(pod.name), address=self.address[pod.name],
+                                         index=i, mounts=mounts[pod.name], shm=shm,
+                                         unroutable=self.options.unroutable_interface)
+            argv = ["nsenter", f"--net={netns.NETNS_DIR}/{self.netns[pod.name]}", "unshare", "--uts",
+                    "--mount", "--ipc", "--propagation=private", "--fork", "--kill-child", "sh", "-ec", script]
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, preexec_fn=_die_with_parent)
+            self._holders.append(proc)
+            self._procs.append(proc)
+        for pod, proc in zip(self.running, self._holders, strict=True):
+            assert proc.stdout is not None
+            line = proc.stdout.readline().decode().strip()
+            if not line.isdigit():
+                err = proc.stderr.read().decode() if proc.stderr and proc.poll() is not None else ""
+                raise HarnessError(f"pod {pod.name} did not start: {line!r} {err.strip()}")
+            self.pids[pod.name] = int(line)
+
+    def _write_enter(self, pod: Pod) -> None:
+        """`pods/POD/enter CMD...`: what the fake kubectl execs (the pod's first container, clean env)."""
+        main = pod.containers[0]
+        cmd = self.command(pod.name, [], self.container_env(pod.name, main), main.working_dir)
+        enter = self.workdir / "pods" / pod.name / "enter"
+        enter.write_text(podfs.enter_script(cmd))
+        enter.chmod(0o755)
+
+
+@atexit.register
+def _stop_all() -> None:
+    """Backstop: a cluster a crashed test never stopped is stopped when Python exits."""
+    for cluster in list(_live):
+        cluster.stop()

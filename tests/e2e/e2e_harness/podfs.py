@@ -1,0 +1,167 @@
+"""Pod file systems: the files a pod sees and the holder script that mounts them in its namespaces.
+
+Each pod's files are prepared on the machine under `<workdir>/pods/<pod>/` (volumes, hosts,
+resolv.conf, overlay dirs) and mounted by the pod's holder inside its own mount namespace, which the
+holder made private before mounting; so nothing shows up outside the pod. The kubectl-delivery init
+container of mpi-operator v0.2.0 (`cp /bin/kubectl $TARGET_DIR`) is the one thing emulated: it delivers
+the fake kubectl into the volume mounted at its TARGET_DIR.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Mapping
+from pathlib import Path
+
+from .netns import HarnessError
+from .pods import Container, Pod
+
+KUBELET_HOSTS = """# Kubernetes-managed hosts file (mpigen e2e harness).
+127.0.0.1\tlocalhost
+::1\tlocalhost ip6-localhost ip6-loopback
+fe00::0\tip6-localnet
+fe00::0\tip6-mcastprefix
+fe00::1\tip6-allnodes
+fe00::2\tip6-allrouters
+"""
+# No nameserver: glibc then asks 127.0.0.1 inside the pod, where nothing listens, so a name that is
+# not in /etc/hosts fails at once and no DNS query can leave the pod.
+RESOLV_CONF = "search default.svc.cluster.local svc.cluster.local cluster.local\noptions ndots:5\n"
+UNROUTABLE_PREFIX = "192.168.77."
+SHARED_HOSTNAME = "shared-node"
+
+
+def is_kubectl_delivery(container: Container) -> bool:
+    """The operator's kubectl-delivery init container (no command of its own; copies kubectl)."""
+    return container.name == "kubectl-delivery" or (not container.argv and "TARGET_DIR" in container.env_dict())
+
+
+def hosts_entry(pod: Pod, address: str) -> str:
+    """The line kubelet writes for a pod (`IP FQDN NAME` for a pod with a subdomain)."""
+    if pod.subdomain:
+        fqdn = f"{pod.name}.{pod.subdomain}.{pod.namespace}.svc.cluster.local"
+        return f"{address}\t{fqdn}\t{pod.name}\n"
+    return f"{address}\t{pod.name}\n"
+
+
+def _write_volume(root: Path, pod: Pod, name: str) -> Path:
+    path = root / "volumes" / name
+    if path.exists():
+        return path
+    path.mkdir(parents=True)
+    path.chmod(0o777 if pod.volume(name).kind == "emptyDir" else 0o755)
+    for file in pod.volume(name).files:
+        target = path / file.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(file.content)
+        target.chmod(file.mode)
+    return path
+
+
+def _deliver_kubectl(root: Path, pod: Pod, kubectl: str) -> None:
+    for init in pod.init_containers:
+        if not is_kubectl_delivery(init):
+            continue
+        target = init.env_dict().get("TARGET_DIR", "/opt/kube")
+        mount = pod.mounts().get(target)
+        if mount is None:
+            raise HarnessError(f"pod {pod.name}: kubectl-delivery's TARGET_DIR {target} is not a volume")
+        dest = root / "volumes" / mount.volume / "kubectl"
+        dest.write_text(kubectl)
+        dest.chmod(0o755)
+
+
+def _nearest_existing(path: str) -> str:
+    parent = os.path.dirname(path.rstrip("/")) or "/"
+    while not os.path.isdir(parent):
+        parent = os.path.dirname(parent)
+    return parent
+
+
+def mount_lines(root: Path, pod: Pod) -> list[str]:
+    """Shell lines (run as root inside the pod's private mount namespace) that mount its volumes.
+
+    A mountPath missing on the machine is created in an overlay of its nearest existing parent
+    (e.g. /etc/mpi in an overlay of /etc), whose upper dir lives in the work dir.
+    """
+    lines: list[str] = []
+    overlays: dict[str, Path] = {}
+    mounts = pod.mounts()
+    for path in sorted(mounts):
+        if os.path.lexists(path):
+            if not os.path.isdir(path):
+                raise HarnessError(f"pod {pod.name}: mountPath {path} exists on this machine as a file")
+            continue
+        parent = _nearest_existing(path)
+        if parent == "/":
+            raise HarnessError(f"pod {pod.name}: mountPath {path}: no parent directory to overlay")
+        upper = overlays.setdefault(parent, root / "overlay" / str(len(overlays)))
+        (upper / "upper" / os.path.relpath(path, parent)).mkdir(parents=True, exist_ok=True)
+        (upper / "work").mkdir(parents=True, exist_ok=True)
+    for parent in sorted(overlays, key=lambda p: p.count("/")):
+        upper = overlays[parent]
+        opts = f"lowerdir={parent},upperdir={upper / 'upper'},workdir={upper / 'work'}"
+        lines.append(f"mount -t overlay overlay -o {shlex.quote(opts)} {shlex.quote(parent)}")
+    for path, mount in sorted(mounts.items()):
+        source = _write_volume(root, pod, mount.volume)
+        lines.append(f"mount --bind {shlex.quote(str(source))} {shlex.quote(path)}")
+        if mount.read_only or pod.volume(mount.volume).kind == "configMap":
+            lines.append(f"mount -o remount,bind,ro {shlex.quote(path)}")
+    return lines
+
+
+def prepare_pod_files(root: Path, pod: Pod, hosts: str, kubectl: str) -> list[str]:
+    """Write the pod's files under `root`; return the mount lines for its holder."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "hosts").write_text(hosts)
+    (root / "resolv.conf").write_text(RESOLV_CONF.replace("default", pod.namespace, 1))
+    lines = mount_lines(root, pod)
+    _deliver_kubectl(root, pod, kubectl)
+    for name in ("hosts", "resolv.conf"):
+        lines.append(f"mount --bind {shlex.quote(str(root / name))} /etc/{name}")
+    if (root / "ready").exists() is False:
+        (root / "ready").write_text("True\n")
+    return lines
+
+
+def holder_script(*, hostname: str, address: str, index: int, mounts: list[str], shm: Path | None,
+                  unroutable: bool) -> str:
+    """The pause container: network, hostname, private /dev/shm and /tmp, volumes; prints its PID."""
+    lines = [
+        "ip link set lo up",
+        f"ip addr add {address}/16 dev eth0",
+        "ip link set eth0 up",
+    ]
+    if unroutable:
+        lines += [
+            "ip link add net1 type dummy",
+            f"ip addr add {UNROUTABLE_PREFIX}{index % 250 + 2}/24 dev net1",
+            "ip link set net1 up",
+        ]
+    lines.append(f"hostname {shlex.quote(hostname)}")
+    if shm is None:
+        lines.append("mount -t tmpfs -o mode=1777,size=256m shm /dev/shm")
+    else:
+        lines.append(f"mount --bind {shlex.quote(str(shm))} /dev/shm")
+    lines.append("mount -t tmpfs -o mode=1777 tmp /tmp")
+    lines += mounts
+    lines += ["echo $$", "exec sleep infinity"]
+    return "\n".join(lines) + "\n"
+
+
+def kubectl_text(template: str, state: Path) -> str:
+    """The fake kubectl with its state dir filled in."""
+    return template.replace("@STATE@", shlex.quote(str(state)), 1)
+
+
+def enter_script(command: list[str]) -> str:
+    """`enter CMD...`: run CMD in a pod as its first container (what `kubectl exec` does)."""
+    return f'#!/bin/sh\nexec {shlex.join(command)} "$@"\n'
+
+
+def check_env(env: Mapping[str, str]) -> None:
+    """Refuse env names `env -i NAME=VALUE` would misread."""
+    for name in env:
+        if not name or "=" in name:
+            raise HarnessError(f"invalid environment variable name {name!r}")

@@ -1,0 +1,134 @@
+"""The command line as users run it: inputs, outputs, exit codes and messages."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mpigen.cli import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
+
+JOB = """\
+apiVersion: kubeflow.org/v1alpha2
+kind: MPIJob
+metadata: {name: NAME, namespace: ml}
+spec:
+  mpiReplicaSpecs:
+    Launcher: {template: {spec: {containers: [{name: l, image: i}]}}}
+    Worker: {replicas: 2, template: {spec: {containers: [{name: w, image: i}]}}}
+"""
+
+
+def invoke(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args), input=stdin, catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_stdin_is_the_default_input() -> None:
+    code, out, err = invoke("render", stdin=JOB.replace("NAME", "a"))
+    assert code == 0, err
+    assert "name: a-launcher" in out
+    code2, out2, _ = invoke("render", "-", stdin=JOB.replace("NAME", "a"))
+    assert (code2, out2) == (0, out)
+
+
+def test_directories_are_searched_recursively_in_sorted_order(tmp_path: Path) -> None:
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "two.yml").write_text(JOB.replace("NAME", "two"))
+    (tmp_path / "a.yaml").write_text(JOB.replace("NAME", "one"))
+    (tmp_path / "notes.txt").write_text("not yaml")
+    (tmp_path / ".hidden").mkdir()
+    (tmp_path / ".hidden" / "x.yaml").write_text("{{{")
+    code, out, err = invoke("render", str(tmp_path))
+    assert code == 0, err
+    assert out.index("name: one-launcher") < out.index("name: two-launcher")
+
+
+def test_json_output_is_a_v1_list() -> None:
+    code, out, _ = invoke("render", "-o", "json", str(EXAMPLE))
+    assert code == 0
+    document = json.loads(out)
+    assert document["apiVersion"] == "v1" and document["kind"] == "List"
+    assert [item["kind"] for item in document["items"]][-1] == "Job"
+
+
+def test_yaml_and_json_carry_the_same_objects() -> None:
+    import yaml
+
+    _, out_yaml, _ = invoke("render", str(EXAMPLE))
+    _, out_json, _ = invoke("render", "-o", "json", str(EXAMPLE))
+    assert list(yaml.safe_load_all(out_yaml)) == json.loads(out_json)["items"]
+
+
+def test_render_twice_gives_identical_bytes() -> None:
+    first = invoke("render", str(EXAMPLE))
+    assert invoke("render", str(EXAMPLE)) == first
+
+
+def test_invalid_input_prints_nothing_and_reports_every_problem(tmp_path: Path) -> None:
+    good = tmp_path / "good.yaml"
+    good.write_text(JOB.replace("NAME", "good"))
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(JOB.replace("NAME", "bad").replace("replicas: 2", "replicas: 0"))
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("a: [\n")
+    code, out, err = invoke("render", str(good), str(bad), str(broken))
+    assert code == 1
+    assert out == ""
+    lines = err.splitlines()
+    assert f"{bad}: MPIJob/bad: spec.mpiReplicaSpecs.Worker.replicas: must be >= 1, got 0" in lines
+    assert any(line.startswith(f"{broken}: line ") for line in lines)
+
+
+def test_missing_file_is_reported(tmp_path: Path) -> None:
+    code, out, err = invoke("render", str(tmp_path / "nope.yaml"))
+    assert (code, out) == (1, "")
+    assert "nope.yaml: cannot read: No such file or directory" in err
+
+
+def test_usage_errors_exit_2() -> None:
+    assert invoke("render", "--gpus-per-node", "0")[0] == 2
+    assert invoke("render", "--processing-resource-type", "tpu")[0] == 2
+    assert invoke("render", "-o", "xml")[0] == 2
+    assert invoke("frobnicate")[0] == 2
+
+
+def test_internal_errors_exit_3_without_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    import mpigen.compiler
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("kaboom")
+
+    monkeypatch.setattr(mpigen.compiler, "compile_job", boom)
+    code, out, err = invoke("render", str(EXAMPLE))
+    assert (code, out) == (3, "")
+    assert err == "mpigen: internal error: RuntimeError: kaboom (please report this)\n"
+
+
+def test_non_mpijob_documents_pass_through_in_place() -> None:
+    stream = "apiVersion: v1\nkind: Namespace\nmetadata: {name: ml}\n---\n" + JOB.replace("NAME", "x")
+    code, out, _ = invoke("render", stdin=stream)
+    assert code == 0
+    assert out.startswith("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ml\n---\n")
+
+
+def test_help_shows_examples_and_options() -> None:
+    code, out, _ = invoke("render", "--help")
+    assert code == 0
+    for text in ("Examples:", "--gpus-per-node", "--processing-units-per-node", "--processing-resource-type",
+                 "--kubectl-delivery-image", "--namespace", "mpioperator/kubectl-delivery:latest"):
+        assert text in out
+    assert "Examples:" in invoke("--help")[1]
+
+
+def test_console_script_runs_and_reports_version() -> None:
+    done = subprocess.run([sys.executable, "-m", "mpigen", "--version"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0
+    assert done.stdout.startswith("mpigen ")

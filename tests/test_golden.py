@@ -1,0 +1,82 @@
+"""Golden cases: `golden/<case>/input.yaml` rendered by the real CLI, compared byte for byte.
+
+A case holds `input.yaml`, optionally `args` (extra command-line arguments, one per line), and either
+`expected.yaml` (stdout, exit 0; warnings, if any, in `warnings.txt`) or `errors.txt` (stderr, exit 1,
+nothing on stdout). `pytest --update-golden` rewrites the expected files and then fails, so an update
+run never passes.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mpigen.cli import cli
+
+GOLDEN = Path(__file__).resolve().parent.parent / "golden"
+CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir()) if GOLDEN.is_dir() else []
+
+
+def test_cases_exist() -> None:
+    assert len(CASES) >= 10, f"no golden cases found under {GOLDEN}"
+    for case in CASES:
+        files = {p.name for p in (GOLDEN / case).iterdir()}
+        assert "input.yaml" in files, f"{case}: no input.yaml"
+        assert ("expected.yaml" in files) != ("errors.txt" in files), (
+            f"{case}: needs exactly one of expected.yaml or errors.txt"
+        )
+
+
+def run_case(case: str) -> tuple[int, str, str]:
+    directory = GOLDEN / case
+    args_file = directory / "args"
+    args = args_file.read_text().split("\n") if args_file.exists() else []
+    runner = CliRunner()
+    cwd = os.getcwd()
+    os.chdir(directory)
+    try:
+        result = runner.invoke(cli, ["render", *[a for a in args if a], "input.yaml"], catch_exceptions=False)
+    finally:
+        os.chdir(cwd)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def compare(path: Path, actual: str, update: bool) -> None:
+    if update:
+        if actual:
+            path.write_text(actual)
+        elif path.exists():
+            path.unlink()
+        return
+    expected = path.read_text() if path.exists() else ""
+    if actual != expected:
+        diff = "".join(
+            difflib.unified_diff(
+                expected.splitlines(keepends=True),
+                actual.splitlines(keepends=True),
+                f"{path} (expected)",
+                f"{path} (actual)",
+            )
+        )
+        pytest.fail(f"{diff}\nIf the change is right, update with: python -m pytest tests/test_golden.py --update-golden")
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_golden(case: str, request: pytest.FixtureRequest) -> None:
+    update = bool(request.config.getoption("--update-golden"))
+    directory = GOLDEN / case
+    code, stdout, stderr = run_case(case)
+    if (directory / "errors.txt").exists():
+        assert stdout == "", "an invalid input must print nothing on stdout"
+        assert code == 1, f"exit code {code}, stderr:\n{stderr}"
+        compare(directory / "errors.txt", stderr, update)
+    else:
+        assert code == 0, f"exit code {code}, stderr:\n{stderr}"
+        compare(directory / "expected.yaml", stdout, update)
+        compare(directory / "warnings.txt", stderr, update)
+    if update:
+        pytest.fail(f"golden files of {case} rewritten; review the diff and run again without --update-golden")

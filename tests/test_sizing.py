@@ -1,0 +1,109 @@
+"""v1alpha1 sizing arithmetic (mpi-operator v0.2.0 `allocateProcessingUnits`) and slot rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import mpigen
+from mpigen.api import v1alpha1
+from mpigen.options import Options
+from mpigen.quantity import whole_units
+
+
+def job(spec: dict[str, Any], limits: dict[str, Any] | None = None) -> dict[str, Any]:
+    container: dict[str, Any] = {"name": "c", "image": "i"}
+    if limits is not None:
+        container["resources"] = {"limits": limits}
+    return {
+        "apiVersion": "kubeflow.org/v1alpha1",
+        "kind": "MPIJob",
+        "metadata": {"name": "j", "namespace": "ns"},
+        "spec": {**spec, "template": {"spec": {"containers": [container]}}},
+    }
+
+
+@pytest.mark.parametrize(
+    ("spec", "options", "workers", "slots"),
+    [
+        ({"gpus": 1}, Options(), 1, 1),
+        ({"gpus": 4}, Options(), 1, 4),
+        ({"gpus": 8}, Options(), 1, 8),
+        ({"gpus": 16}, Options(), 2, 8),
+        ({"gpus": 64}, Options(), 8, 8),
+        ({"gpus": 16, "gpusPerNode": 4}, Options(), 4, 4),
+        ({"gpus": 8}, Options(gpus_per_node=2), 4, 2),
+        ({"gpus": 16, "gpusPerNode": 16}, Options(gpus_per_node=2), 1, 16),
+        ({"processingUnits": 2}, Options(), 2, 1),
+        ({"processingUnits": 8, "processingUnitsPerNode": 4}, Options(), 2, 4),
+        ({"processingUnits": 4}, Options(processing_units_per_node=8), 1, 4),
+        ({"gpus": 16, "slotsPerWorker": 3}, Options(), 2, 3),
+    ],
+)
+def test_total_sizing(spec: dict[str, Any], options: Options, workers: int, slots: int) -> None:
+    plan = v1alpha1.to_plan(job(spec), options)
+    assert (plan.workers, plan.slots_per_worker) == (workers, slots)
+
+
+def test_gpus_sizing_sets_worker_limit_as_quantity_string() -> None:
+    plan = v1alpha1.to_plan(job({"gpus": 16, "gpusPerNode": 4}), Options())
+    limits = plan.worker_template["spec"]["containers"][0]["resources"]["limits"]
+    assert limits == {"nvidia.com/gpu": "4"}
+
+
+def test_processing_resource_type_decides_the_limit_written() -> None:
+    plan = v1alpha1.to_plan(job({"processingUnits": 4, "processingResourceType": "cpu"}), Options())
+    assert plan.worker_template["spec"]["containers"][0]["resources"]["limits"] == {"cpu": "1"}
+
+
+@pytest.mark.parametrize(
+    ("limits", "resource", "slots"),
+    [
+        ({"nvidia.com/gpu": 4}, "nvidia.com/gpu", 4),
+        ({"nvidia.com/gpu": "2"}, "nvidia.com/gpu", 2),
+        ({"cpu": "1500m"}, "cpu", 1),
+        ({"cpu": "2000m"}, "cpu", 2),
+        ({"cpu": "0"}, "cpu", 1),
+        ({"memory": "1Gi"}, "cpu", 1),
+        (None, "nvidia.com/gpu", 1),
+    ],
+)
+def test_replicas_sizing_reads_units_from_the_limit(
+    limits: dict[str, Any] | None, resource: str, slots: int
+) -> None:
+    spec = {"replicas": 3, "processingResourceType": resource}
+    plan = v1alpha1.to_plan(job(spec, limits), Options())
+    assert plan.workers == 3
+    assert plan.slots_per_worker == slots
+    # Never rewritten: the limit stays exactly as the user wrote it (or absent).
+    written = plan.worker_template["spec"]["containers"][0].get("resources", {}).get("limits")
+    assert written == limits
+
+
+@pytest.mark.parametrize(
+    ("spec", "path"),
+    [
+        ({"gpus": 16, "gpusPerNode": 6}, ("spec", "gpus")),
+        ({"processingUnits": 24, "processingUnitsPerNode": 16}, ("spec", "processingUnits")),
+        ({"gpus": 12}, ("spec", "gpus")),
+        ({"gpus": 3}, ("spec", "gpus")),
+        ({"gpus": 8, "replicas": 1}, ("spec", "replicas")),
+        ({"gpus": 8, "processingUnits": 8}, ("spec", "processingUnits")),
+        ({}, ("spec",)),
+        ({"replicas": 0}, ("spec", "replicas")),
+    ],
+)
+def test_sizing_errors_name_the_field(spec: dict[str, Any], path: tuple[str, ...]) -> None:
+    with pytest.raises(mpigen.CompileError) as info:
+        v1alpha1.to_plan(job(spec), Options())
+    assert [issue.path for issue in info.value.issues] == [path]
+
+
+@pytest.mark.parametrize(
+    ("value", "units"),
+    [(4, 4), ("4", 4), ("1500m", None), ("2000m", 2), ("1k", 1000), ("1Ki", 1024), ("1e3", 1000),
+     ("0.5", None), ("abc", None), (True, None), ("", None), ("-2", -2)],
+)
+def test_whole_units(value: object, units: int | None) -> None:
+    assert whole_units(value) == units
