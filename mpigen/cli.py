@@ -15,7 +15,13 @@ from typing import Any, NoReturn
 import click
 
 from mpigen import __version__
-from mpigen.options import DEFAULT_KUBECTL_DELIVERY_IMAGE, PROCESSING_RESOURCE_TYPES, Options
+from mpigen.options import (
+    DEFAULT_KUBECTL_DELIVERY_IMAGE,
+    DEFAULT_WAIT_TIMEOUT_SECONDS,
+    GANG_SCHEDULERS,
+    PROCESSING_RESOURCE_TYPES,
+    Options,
+)
 
 EXIT_INVALID = 1
 EXIT_USAGE = 2
@@ -96,7 +102,10 @@ def compile_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--gpus-per-node", type=click.IntRange(min=1), default=8, show_default=True, help="v1alpha1: GPUs per node when the job's spec.gpusPerNode is unset."),
         click.option("--processing-units-per-node", type=click.IntRange(min=1), default=1, show_default=True, help="v1alpha1: processing units per node when spec.processingUnitsPerNode is unset."),
         click.option("--processing-resource-type", type=click.Choice(PROCESSING_RESOURCE_TYPES), default=PROCESSING_RESOURCE_TYPES[0], show_default=True, help="v1alpha1: resource when spec.processingResourceType is unset."),
-        click.option("--kubectl-delivery-image", metavar="IMAGE", default=DEFAULT_KUBECTL_DELIVERY_IMAGE, show_default=True, help="Image of the launcher's init container that copies kubectl into /opt/kube."),
+        click.option("--kubectl-delivery-image", metavar="IMAGE", default=DEFAULT_KUBECTL_DELIVERY_IMAGE, show_default=True, help="Image that delivers kubectl to the launcher (alpine with kubectl); also runs the wait-for-workers and clean-up scripts."),
+        click.option("--wait-timeout", "wait_timeout_seconds", type=click.IntRange(min=1), default=DEFAULT_WAIT_TIMEOUT_SECONDS, show_default=True, metavar="SECONDS", help="How long the launcher waits for every worker pod to be Ready before it fails (and the Job retries)."),
+        click.option("--gang-scheduler", type=click.Choice(GANG_SCHEDULERS), default=None, help="Gang-schedule the job's pods: emit a PodGroup (minMember = workers + 1) and a workers' PodDisruptionBudget. Default: off."),
+        click.option("--scheduler-name", metavar="NAME", default=None, help="schedulerName of the job's pods under gang scheduling [default: volcano, or scheduler-plugins-scheduler]."),
     ]
     for decorator in reversed(decorators):
         func = decorator(func)
@@ -110,6 +119,9 @@ def make_options(**values: Any) -> Options:
         processing_resource_type=values["processing_resource_type"],
         kubectl_delivery_image=values["kubectl_delivery_image"],
         namespace=values["namespace"] or None,
+        wait_timeout_seconds=values["wait_timeout_seconds"],
+        gang_scheduler=values["gang_scheduler"],
+        scheduler_name=values["scheduler_name"] or None,
     )
 
 

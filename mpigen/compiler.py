@@ -12,15 +12,19 @@ from typing import Any
 
 from mpigen import api
 from mpigen.build import canonical
+from mpigen.build.cleanup import build_cleanup_job, build_cleanup_rbac
 from mpigen.build.configmap import build_config_map
+from mpigen.build.gang import build_pod_group, build_worker_pdb, gang_warnings
 from mpigen.build.launcher import build_launcher_job
 from mpigen.build.rbac import (
     build_launcher_role,
     build_launcher_role_binding,
     build_launcher_service_account,
 )
+from mpigen.build.service import build_worker_service
 from mpigen.build.workers import build_worker_stateful_set
 from mpigen.errors import CompileError, Issue
+from mpigen.limits import check_derived_names
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 
@@ -31,16 +35,26 @@ def _one(build: Callable[[JobPlan], dict[str, Any]]) -> Builder:
     return lambda plan, options: [build(plan)]
 
 
-# The order of the documents of one job. It is API: GitOps diffs and `kubectl apply -f -` depend on
-# it (identities and RBAC before what uses them, configuration before pods, workers before the
-# launcher). Append new objects in their place; never reorder.
+def _with_options(build: Callable[[JobPlan, Options], dict[str, Any]]) -> Builder:
+    return lambda plan, options: [build(plan, options)]
+
+
+# The order of the documents of one job. It is API (documented in the README): GitOps diffs and
+# `kubectl apply -f -` in one pass depend on it: identities and RBAC before the pods that use them,
+# configuration and the PodGroup before pods, workers before the launcher, and the clean-up Job last
+# (it watches the launcher Job). Insert new objects in their place; never reorder.
 BUILDERS: tuple[Builder, ...] = (
     _one(build_launcher_service_account),
     _one(build_launcher_role),
     _one(build_launcher_role_binding),
-    _one(build_config_map),
-    _one(build_worker_stateful_set),
-    lambda plan, options: [build_launcher_job(plan, options)],
+    build_cleanup_rbac,
+    _with_options(build_config_map),
+    _one(build_worker_service),
+    build_pod_group,
+    build_worker_pdb,
+    _with_options(build_worker_stateful_set),
+    _with_options(build_launcher_job),
+    build_cleanup_job,
 )
 
 
@@ -60,7 +74,11 @@ def plan_job(job: object, options: Options) -> JobPlan:
     front = api.front_for(job)
     if front is None:
         raise CompileError([_unsupported(job)], kind=str(job.get("kind") or "MPIJob"))
-    return front(job, options)
+    plan = front(job, options)
+    issues = check_derived_names(plan)
+    if issues:
+        raise CompileError(issues, name=plan.name)
+    return plan
 
 
 def _unsupported(job: dict[str, Any]) -> Issue:
@@ -78,7 +96,8 @@ def build_objects(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
 def compile_job(job: object, options: Options | None = None) -> Compilation:
     options = options or Options()
     plan = plan_job(job, options)
-    return Compilation(build_objects(plan, options), list(plan.warnings), plan.name)
+    warnings = list(plan.warnings) + gang_warnings(plan, options)
+    return Compilation(build_objects(plan, options), warnings, plan.name)
 
 
 def compile(job: object, options: Options | None = None) -> list[dict[str, Any]]:  # noqa: A001

@@ -37,6 +37,27 @@ ROLE_WORKER = "worker"
 
 MASTER_ROLE_LABEL = "node-role.kubernetes.io/master"
 
+CLEANUP_SUFFIX = "-cleanup"
+PDB_SUFFIX = "-pdb"
+WAIT_FOR_WORKERS = "wait-for-workers"
+WAIT_SCRIPT = "wait-for-workers.sh"
+CLEANUP_SCRIPT = "cleanup.sh"
+CLEANUP_CONTAINER = "cleanup"
+
+# Standard labels (kubernetes.io/docs/concepts/overview/working-with-objects/common-labels) on every
+# emitted object and pod: one handle per job for `kubectl delete -l` and `kubectl apply --prune -l`.
+APP_NAME = "mpijob"
+MANAGED_BY = "mpigen"
+COMPONENT_RBAC = "rbac"
+COMPONENT_CONFIG = "config"
+COMPONENT_WORKER = "worker"
+COMPONENT_LAUNCHER = "launcher"
+COMPONENT_SCHEDULING = "scheduling"
+COMPONENT_CLEANUP = "cleanup"
+
+VOLCANO_GROUP_ANNOTATION = "scheduling.k8s.io/group-name"
+SCHEDULER_PLUGINS_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
+
 _DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
 DNS1123_LABEL_MAX = 63
 
@@ -65,6 +86,28 @@ def worker_pod(job: str, index: int) -> str:
 
 def worker_pods(job: str, workers: int) -> list[str]:
     return [worker_pod(job, i) for i in range(workers)]
+
+
+def cleanup(job: str) -> str:
+    """The clean-up Job and its own ServiceAccount, Role and RoleBinding."""
+    return job + CLEANUP_SUFFIX
+
+
+def pdb(job: str) -> str:
+    return job + PDB_SUFFIX
+
+
+def pod_group(job: str) -> str:
+    return job
+
+
+def standard_labels(job: str, component: str) -> dict[str, str]:
+    return {
+        "app.kubernetes.io/name": APP_NAME,
+        "app.kubernetes.io/instance": job,
+        "app.kubernetes.io/component": component,
+        "app.kubernetes.io/managed-by": MANAGED_BY,
+    }
 
 
 def app_labels(job: str) -> dict[str, str]:

@@ -14,6 +14,14 @@ CPU_RESOURCE = "cpu"
 PROCESSING_RESOURCE_TYPES = (GPU_RESOURCE, CPU_RESOURCE)
 
 DEFAULT_KUBECTL_DELIVERY_IMAGE = "mpioperator/kubectl-delivery:latest"
+DEFAULT_WAIT_TIMEOUT_SECONDS = 600
+
+VOLCANO = "volcano"
+SCHEDULER_PLUGINS = "scheduler-plugins"
+GANG_SCHEDULERS = (VOLCANO, SCHEDULER_PLUGINS)
+# The scheduler a gang scheduler's pods name: Volcano's own, and the profile name of the
+# scheduler-plugins scheduler when it runs beside the default scheduler (its Helm chart's default).
+DEFAULT_SCHEDULER_NAMES = {VOLCANO: "volcano", SCHEDULER_PLUGINS: "scheduler-plugins-scheduler"}
 
 
 @dataclass(frozen=True)
@@ -27,3 +35,15 @@ class Options:
     # Namespace for objects whose job names none. None: leave metadata.namespace out, so that
     # `kubectl apply -n NS` decides.
     namespace: str | None = None
+    # How long the launcher's wait-for-workers init container waits for every worker pod to be Ready.
+    wait_timeout_seconds: int = DEFAULT_WAIT_TIMEOUT_SECONDS
+    # Gang scheduling: None (off), "volcano" or "scheduler-plugins".
+    gang_scheduler: str | None = None
+    # schedulerName for the job's pods under gang scheduling; None: the gang scheduler's default.
+    scheduler_name: str | None = None
+
+    @property
+    def effective_scheduler_name(self) -> str | None:
+        if self.gang_scheduler is None:
+            return None
+        return self.scheduler_name or DEFAULT_SCHEDULER_NAMES[self.gang_scheduler]

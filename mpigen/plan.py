@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from mpigen.errors import Issue
+from mpigen.errors import Issue, Path
 
 CleanPodPolicy = Literal["None", "Running", "All"]
 
@@ -35,6 +35,8 @@ class JobPlan:
     active_deadline_seconds: int | None
     clean_pod_policy: CleanPodPolicy
     warnings: tuple[Issue, ...] = field(default=())
+    # Where each template sits in the input document ("launcher", "worker"), for messages.
+    template_paths: dict[str, Path] = field(default_factory=dict)
 
     @property
     def worker_pod_names(self) -> list[str]:

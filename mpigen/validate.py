@@ -13,10 +13,10 @@ import functools
 import json
 import re
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from mpigen import kubeschema
-from mpigen.errors import Issue
+from mpigen.errors import Issue, Path
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
@@ -107,14 +107,9 @@ def _format_checker() -> Any:
 
 def _issues(error: ValidationError) -> Iterator[Issue]:
     """The Issues one jsonschema error stands for (several for several unknown or missing fields)."""
-    path, keyword, expected, found = (
-        tuple(error.absolute_path),
-        error.validator,
-        error.validator_value,
-        error.instance,
-    )
+    path, keyword, expected, found, schema = _parts(error)
     if keyword == "additionalProperties":
-        for name in _unknown_fields(error.schema, found):
+        for name in _unknown_fields(schema, found):
             yield Issue((*path, name), f'unknown field "{name}"')
     elif keyword == "required":
         for name in expected:
@@ -123,7 +118,13 @@ def _issues(error: ValidationError) -> Iterator[Issue]:
     elif keyword in ("oneOf", "anyOf"):
         yield from _alternative_issues(error)
     else:
-        yield Issue(path, _message(str(keyword), error.schema, expected, found, error.message))
+        yield Issue(path, _message(keyword, schema, expected, found, error.message))
+
+
+def _parts(error: ValidationError) -> tuple[Path, str, Any, Any, dict[str, Any]]:
+    """Where, which keyword, its value, the value found, the schema (set on every iter_errors error)."""
+    schema = cast(dict[str, Any], error.schema)
+    return tuple(error.absolute_path), str(error.validator), error.validator_value, error.instance, schema
 
 
 def _message(keyword: str, schema: dict[str, Any], expected: Any, found: Any, fallback: str) -> str:
@@ -150,15 +151,13 @@ def _alternative_issues(error: ValidationError) -> Iterator[Issue]:
     """oneOf/anyOf: one message for int-or-string style unions, else the most relevant branch's issues."""
     from jsonschema.exceptions import best_match
 
-    path, branches = tuple(error.absolute_path), error.validator_value
-    context = list(error.context or ())
+    path, _, branches, found, _ = _parts(error)
+    context = [_parts(e) for e in error.context or ()]
     if all(set(branch) == {"type"} for branch in branches):
         # Quantity, IntOrString: oneOf [string|null, number|null]; also fails on null, valid under both.
-        yield Issue(path, f"expected {_types(b['type'] for b in branches)}, got {_describe(error.instance)}")
-    elif context and all(e.validator == "type" and e.absolute_path == error.absolute_path for e in context):
-        yield Issue(
-            path, f"expected {_types(e.validator_value for e in context)}, got {_describe(error.instance)}"
-        )
+        yield Issue(path, f"expected {_types(b['type'] for b in branches)}, got {_describe(found)}")
+    elif context and all(keyword == "type" and where == path for where, keyword, *_ in context):
+        yield Issue(path, f"expected {_types(c[2] for c in context)}, got {_describe(found)}")
     elif (best := best_match([error])) is not error:
         yield from _issues(best)  # the branch the instance comes closest to: "2GB" fails the pattern
     else:

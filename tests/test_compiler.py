@@ -35,7 +35,23 @@ def by_kind(objects: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 def test_document_order_is_fixed() -> None:
     kinds = [obj["kind"] for obj in mpigen.compile(v2job())]
-    assert kinds == ["ServiceAccount", "Role", "RoleBinding", "ConfigMap", "StatefulSet", "Job"]
+    assert kinds == ["ServiceAccount", "Role", "RoleBinding", "ConfigMap", "Service", "StatefulSet", "Job"]
+    gang = mpigen.compile(v2job(cleanPodPolicy="All"), mpigen.Options(gang_scheduler="volcano"))
+    assert [(obj["kind"], obj["metadata"]["name"]) for obj in gang] == [
+        ("ServiceAccount", "pi-launcher"),
+        ("Role", "pi-launcher"),
+        ("RoleBinding", "pi-launcher"),
+        ("ServiceAccount", "pi-cleanup"),
+        ("Role", "pi-cleanup"),
+        ("RoleBinding", "pi-cleanup"),
+        ("ConfigMap", "pi-config"),
+        ("Service", "pi-worker"),
+        ("PodGroup", "pi"),
+        ("PodDisruptionBudget", "pi-pdb"),
+        ("StatefulSet", "pi-worker"),
+        ("Job", "pi-launcher"),
+        ("Job", "pi-cleanup"),
+    ]
 
 
 def test_derived_names() -> None:
@@ -45,6 +61,7 @@ def test_derived_names() -> None:
     assert names.worker_pods("pi", 3) == ["pi-worker-0", "pi-worker-1", "pi-worker-2"]
     objects = by_kind(mpigen.compile(v2job()))
     assert {obj["metadata"]["name"] for obj in objects.values()} == {"pi-launcher", "pi-config", "pi-worker"}
+    assert names.cleanup("pi") == "pi-cleanup" and names.pdb("pi") == "pi-pdb"
     assert all(obj["metadata"]["namespace"] == "ml" for obj in objects.values())
 
 

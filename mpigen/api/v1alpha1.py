@@ -191,5 +191,6 @@ def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
         active_deadline_seconds=spec.activeDeadlineSeconds,
         # v0.2.0 scales the v1alpha1 worker StatefulSet to 0 once the launcher has finished.
         clean_pod_policy="All",
+        template_paths={"launcher": ("spec", "template"), "worker": ("spec", "template")},
         warnings=tuple(issues + worker_warnings + launcher_warnings),
     )

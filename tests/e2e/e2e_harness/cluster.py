@@ -46,14 +46,17 @@ class ClusterOptions:
     """How pods differ from a plain cluster; the defaults are what a Kubernetes pod gets.
 
     hosts: "kubelet" writes only the pod's own name (as kubelet does); "pod-names" adds every pod.
-    unroutable_interface: give every pod a second interface `net1` on a subnet that reaches nowhere.
-    shared_hostname_and_shm: every pod gets hostname "shared-node" and one common /dev/shm.
+    unroutable_interface: give every pod a second interface `net1` on a subnet that reaches nowhere
+        (as a second CNI network or a host interface would).
+    shared_hostname: every pod gets the hostname "shared-node" (as if they shared a UTS namespace).
+    shared_shm: every pod mounts one common /dev/shm (as if they shared the host's).
     absent: pods that are planned but never started (kubectl says NotFound).
     """
 
     hosts: Literal["kubelet", "pod-names"] = "kubelet"
     unroutable_interface: bool = False
-    shared_hostname_and_shm: bool = False
+    shared_hostname: bool = False
+    shared_shm: bool = False
     absent: frozenset[str] = frozenset()
 
 
@@ -117,7 +120,8 @@ class Cluster:
 
     def start(self) -> None:
         """Create the network, start every pod not `absent`, deliver kubectl; stop() on any failure."""
-        netns.create_network(self.bridge_ns, [self.netns[p.name] for p in self.running])
+        netns.create_network(self.bridge_ns, [self.netns[p.name] for p in self.running],
+                             unroutable=self.options.unroutable_interface)
         _live.add(self)
         try:
             self.workdir = Path(tempfile.mkdtemp(prefix=f"{self.prefix}-", dir="/var/tmp"))
@@ -194,6 +198,29 @@ class Cluster:
         env = {**self.container_env(pod, container), **(extra_env or {})}
         return self.run(pod, container.argv, env, timeout, cwd=container.working_dir)
 
+    def launcher(self) -> Pod:
+        """The launcher pod (the one a Job made)."""
+        found = [pod for pod in self.pods if pod.role == "launcher"]
+        if len(found) != 1:
+            raise HarnessError(f"expected one launcher pod, found {len(found)}")
+        return found[0]
+
+    def run_launcher(self, timeout: float, extra_env: Mapping[str, str] | None = None) -> Run:
+        """Start the launcher pod's containers as kubelet would: init containers in order, then the main one.
+
+        kubectl-delivery was emulated at start; any other init container (such as a wait-for-workers
+        one) runs here with its own env and must exit 0, else its Run is returned. `extra_env` goes to
+        the main container only; `timeout` bounds each container.
+        """
+        pod = self.launcher()
+        for init in pod.init_containers:
+            if podfs.is_kubectl_delivery(init):
+                continue
+            done = self.run_container(pod.name, init, timeout)
+            if done.returncode != 0:
+                return done
+        return self.run_container(pod.name, pod.containers[0], timeout, extra_env)
+
     def reap(self, extra_group: int | None = None) -> None:
         """Kill whatever runs in the pods besides the holders and worker containers (and a group)."""
         if extra_group is not None:
@@ -213,7 +240,7 @@ class Cluster:
     # -- internals --------------------------------------------------------------------------------
 
     def _hostname(self, pod: str) -> str:
-        return podfs.SHARED_HOSTNAME if self.options.shared_hostname_and_shm else pod
+        return podfs.SHARED_HOSTNAME if self.options.shared_hostname else pod
 
     def _result(self, argv: Sequence[str], rc: int, out: bytes, err: bytes, start: float) -> Run:
         return Run(tuple(argv), rc, out.decode(errors="replace"), err.decode(errors="replace"),
@@ -237,7 +264,7 @@ class Cluster:
 
     def _start_holders(self, mounts: dict[str, list[str]]) -> None:
         shm = None
-        if self.options.shared_hostname_and_shm:
+        if self.options.shared_shm:
             shm = self.workdir / "shared-shm"
             shm.mkdir(mode=0o1777)
         for i, pod in enumerate(self.running):

@@ -39,8 +39,11 @@ def existing_netns() -> set[str]:
         return set()
 
 
-def create_network(bridge_ns: str, pod_ns: Sequence[str]) -> None:
+def create_network(bridge_ns: str, pod_ns: Sequence[str], unroutable: bool = False) -> None:
     """Create the bridge namespace and one namespace per pod with `eth0` plugged into the bridge.
+
+    With `unroutable`, each pod also gets `net1`, a veth whose other end stays unplugged in the bridge
+    namespace: an interface with an address and a subnet route that reaches nothing.
 
     Refuses (HarnessError, nothing created) when any of the names already exists: a previous run that
     was killed before its clean-up, or another harness using the same prefix.
@@ -53,6 +56,8 @@ def create_network(bridge_ns: str, pod_ns: Sequence[str]) -> None:
     links = [f"link add {BRIDGE} type bridge", f"link set {BRIDGE} up"]
     for i, name in enumerate(pod_ns):
         links += [f"link add v{i} type veth peer name eth0 netns {name}", f"link set v{i} master {BRIDGE} up"]
+        if unroutable:
+            links += [f"link add u{i} type veth peer name net1 netns {name}", f"link set u{i} up"]
     ip_batch(links, netns=bridge_ns)
 
 

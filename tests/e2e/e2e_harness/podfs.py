@@ -135,7 +135,6 @@ def holder_script(*, hostname: str, address: str, index: int, mounts: list[str],
     ]
     if unroutable:
         lines += [
-            "ip link add net1 type dummy",
             f"ip addr add {UNROUTABLE_PREFIX}{index % 250 + 2}/24 dev net1",
             "ip link set net1 up",
         ]
