@@ -113,6 +113,8 @@ def compile_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def make_options(**values: Any) -> Options:
+    if values["scheduler_name"] and not values["gang_scheduler"]:
+        raise click.UsageError("--scheduler-name needs --gang-scheduler")
     return Options(
         gpus_per_node=values["gpus_per_node"],
         processing_units_per_node=values["processing_units_per_node"],

@@ -66,7 +66,7 @@ class FakeKubectl:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.path = folder / "kubectl"
-        self.path.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(str(FAKE_KUBECTL))} \"$@\"\n")
+        self.path.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -I -S {shlex.quote(str(FAKE_KUBECTL))} \"$@\"\n")
         self.path.chmod(0o755)
 
     def run(self, shell: list[str], script: str, answers: dict[str, list[Any]], path: str = "") -> Result:
@@ -268,11 +268,11 @@ def test_wait_counts_time_slept_without_a_clock(shell: list[str], kubectl: FakeK
     broken.mkdir()
     (broken / "date").write_text("#!/bin/sh\nexit 1\n")
     (broken / "date").chmod(0o755)
-    script = wait_script(kubectl, 1, timeout_seconds=2, interval_seconds=1)
+    script = wait_script(kubectl, 1, timeout_seconds=1, interval_seconds=1)
     result = kubectl.run(shell, script, {}, path=f"{broken}{os.pathsep}")
     assert result.rc == 1
-    assert result.err == "timed out after 2s; not Ready: 1/1 workers: pi-worker-0\n"
-    assert len(pod_batches(result)) == 3
+    assert result.err == "timed out after 1s; not Ready: 1/1 workers: pi-worker-0\n"
+    assert len(pod_batches(result)) == 2
 
 
 # --- cleanup ---------------------------------------------------------------------------------------

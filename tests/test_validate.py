@@ -377,7 +377,8 @@ def test_importing_is_cheap_and_valid_objects_do_not_need_jsonschema() -> None:
 
 
 # The quick check must agree with jsonschema on every object, or a bad object could pass unreported.
-JSON_VALUES = st.recursive(
+EDGE_VALUES = [None, True, 0, -1, 1.5, 3.0, 2**31, 2**63, "", "3", "2Gi", "1.5x", [], {}, ["a"], {"a": "b"}]
+JSON_VALUES = st.sampled_from(EDGE_VALUES) | st.recursive(
     st.none()
     | st.booleans()
     | st.integers(-(2**64), 2**64)
@@ -401,20 +402,20 @@ def spots(node: Any, path: tuple[str | int, ...] = ()) -> list[tuple[str | int, 
 
 @st.composite
 def mutated(draw: st.DrawFn) -> Obj:
+    """A valid object with 1 to 3 values replaced, keys renamed or added, or keys deleted."""
     obj = valid(draw(st.sampled_from(sorted(VALID))))
     for _ in range(draw(st.integers(1, 3))):
-        paths = [
-            p for p in spots(obj) if p and isinstance(p[-1], str) and p not in (("apiVersion",), ("kind",))
-        ]
-        path = draw(st.sampled_from(paths))
+        path = draw(st.sampled_from([p for p in spots(obj) if p not in ((), ("apiVersion",), ("kind",))]))
         parent = obj
         for part in path[:-1]:
             parent = parent[part]
-        name = draw(st.sampled_from([path[-1], path[-1] + "x", "name", "spec", "limits", "cpu"]))
-        if draw(st.booleans()) and name in parent and parent is not obj:
-            del parent[name]
+        key = path[-1]
+        if isinstance(key, str):
+            key = draw(st.sampled_from([key, key + "x", "name", "spec", "limits", "cpu"]))
+        if isinstance(key, str) and key in parent and parent is not obj and draw(st.booleans()):
+            del parent[key]
         else:
-            parent[name] = draw(JSON_VALUES)
+            parent[key] = copy.deepcopy(draw(JSON_VALUES))  # EDGE_VALUES holds shared lists and dicts
     return obj
 
 
