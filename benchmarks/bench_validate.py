@@ -1,8 +1,9 @@
 """Benchmark: how long output validation takes, cold (first job in a process) and warm.
 
 Validates the objects of one typical MPIJob (ServiceAccount, Role, RoleBinding, ConfigMap, PodGroup,
-worker StatefulSet, launcher Job) cold and warm, then those of 1,000 such jobs. Run it in a fresh
-process, since the cold number includes importing jsonschema and loading the schemas:
+worker StatefulSet, launcher Job) cold and warm, then those of 1,000 such jobs, then a job with a typo
+(valid objects never import jsonschema; the first error does). Run it in a fresh process, since the
+cold numbers include loading the schemas:
 
     python benchmarks/bench_validate.py [--kube-version 1.30] [--jobs 1000]
 """
@@ -10,6 +11,7 @@ process, since the cold number includes importing jsonschema and loading the sch
 from __future__ import annotations
 
 import argparse
+import copy
 import time
 from typing import Any
 
@@ -131,23 +133,36 @@ def timed(objects: list[dict[str, Any]], kube_version: str) -> tuple[float, int]
     return time.perf_counter() - start, issues
 
 
+def with_typo(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The same objects, the worker StatefulSet's container with a misspelt `resources`."""
+    worker = copy.deepcopy(objects[5])
+    container = worker["spec"]["template"]["spec"]["containers"][0]
+    container["resurces"] = container.pop("resources")
+    return [*objects[:5], worker, *objects[6:]]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kube-version", default=DEFAULT_KUBE_VERSION)
     parser.add_argument("--jobs", type=int, default=1000)
     args = parser.parse_args()
+    version = args.kube_version
     one = job_objects(0)
-    cold, issues = timed(one, args.kube_version)
-    warm, _ = timed(job_objects(1), args.kube_version)
+    cold, issues = timed(one, version)
+    warm, _ = timed(job_objects(1), version)
     many = [obj for i in range(args.jobs) for obj in job_objects(i)]
-    bulk, bulk_issues = timed(many, args.kube_version)
-    print(f"Kubernetes {args.kube_version}, {len(one)} objects per job")
-    print(f"one job, cold:  {cold * 1e3:8.1f} ms  ({issues} issues)")
+    bulk, bulk_issues = timed(many, version)
+    bad_cold, bad_issues = timed(with_typo(job_objects(2)), version)
+    bad_warm, _ = timed(with_typo(job_objects(3)), version)
+    print(f"Kubernetes {version}, {len(one)} objects per job")
+    print(f"one job, cold:  {cold * 1e3:8.2f} ms  ({issues} issues)")
     print(f"one job, warm:  {warm * 1e3:8.2f} ms")
+    per_object = bulk / len(many) * 1e6
     print(
-        f"{args.jobs} jobs ({len(many)} objects): {bulk:.3f} s = {bulk / len(many) * 1e6:.0f} us/object "
-        f"({bulk_issues} issues)"
+        f"{args.jobs} jobs ({len(many)} objects): {bulk:.3f} s = {per_object:.0f} us/object ({bulk_issues} issues)"
     )
+    print(f"one job with a typo, first error in the process: {bad_cold * 1e3:8.2f} ms  ({bad_issues} issues)")
+    print(f"one job with a typo, warm:                       {bad_warm * 1e3:8.2f} ms")
 
 
 if __name__ == "__main__":

@@ -232,9 +232,13 @@ def _all(checks: list[Check]) -> Check:
 
 
 def _type(value: str | list[str]) -> Check:
-    names = [value] if isinstance(value, str) else value
+    return _type_check((value,) if isinstance(value, str) else tuple(value))
+
+
+@functools.cache  # a few distinct type lists, thousands of uses
+def _type_check(names: tuple[str, ...]) -> Check:
     if not set(names) <= _PY_TYPES.keys() | _NUMERIC_TYPES.keys():
-        raise _Unsupported(value)
+        raise _Unsupported(names)
     plain = tuple(_PY_TYPES[name] for name in names if name in _PY_TYPES)
     numeric = [_NUMERIC_TYPES[name] for name in names if name in _NUMERIC_TYPES]
     if not numeric:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fakekubectl.apiserver import FakeAPIServer, Request, World, job, pod
 
 from mpigen.runtime_scripts import (
     cleanup_role_rules,
@@ -28,8 +29,6 @@ from mpigen.runtime_scripts import (
     render_wait_script,
     wait_role_rules,
 )
-
-from fakekubectl.apiserver import FakeAPIServer, Request, World, job, pod
 
 FAKE_KUBECTL = Path(__file__).resolve().parent / "fakekubectl" / "fake_kubectl.py"
 SHELLS = {"dash": ["dash"], "busybox": ["busybox", "sh"]}
@@ -66,14 +65,18 @@ class FakeKubectl:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.path = folder / "kubectl"
-        self.path.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -I -S {shlex.quote(str(FAKE_KUBECTL))} \"$@\"\n")
+        self.path.write_text(
+            f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -I -S {shlex.quote(str(FAKE_KUBECTL))} "$@"\n'
+        )
         self.path.chmod(0o755)
 
     def run(self, shell: list[str], script: str, answers: dict[str, list[Any]], path: str = "") -> Result:
         """Run `shell -c script` (as the clean-up Job does) against these scripted answers."""
         (self.folder / "scenario.json").write_text(json.dumps(answers))
         env = {**os.environ, "FAKE_KUBECTL_DIR": str(self.folder), "PATH": path + os.environ["PATH"]}
-        done = subprocess.run([*shell, "-c", script], capture_output=True, text=True, env=env, timeout=30)
+        done = subprocess.run(
+            [*shell, "-c", script], check=False, capture_output=True, text=True, env=env, timeout=30
+        )
         log = self.folder / "calls.jsonl"
         calls = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
         return Result(done.returncode, done.stdout, done.stderr, calls)
@@ -99,10 +102,14 @@ def cleanup_script(kubectl: FakeKubectl | str, **options: Any) -> str:
 
 def pod_batches(result: Result) -> list[list[str]]:
     """The pod names of each `get pod` call, in order."""
-    return [[a for a in call[2:] if a.startswith("pi-worker-")] for call in result.calls if call[:2] == ["get", "pod"]]
+    return [
+        [a for a in call[2:] if a.startswith("pi-worker-")]
+        for call in result.calls
+        if call[:2] == ["get", "pod"]
+    ]
 
 
-def launcher(*conditions: str, uid: str = UID) -> dict[str, Any]:
+def launcher(*conditions: str, uid: str = UID) -> Any:
     """A Job answer whose listed conditions are True."""
     return {"uid": uid, "conditions": dict.fromkeys(conditions, "True")}
 
@@ -123,7 +130,7 @@ def test_wait_renderer_rejects_unsafe_names(name: str) -> None:
 def test_cleanup_renderer_rejects_unsafe_names(field: str, name: str) -> None:
     names = {"launcher_job": LAUNCHER, "statefulset": STS, "self_job": SELF, "self_rbac": SELF, field: name}
     with pytest.raises(ValueError, match=field):
-        render_cleanup_script(**names)
+        render_cleanup_script(**names)  # type: ignore[arg-type]  # mypy cannot see the keys are all str
 
 
 def test_wait_renderer_rejects_pod_names_too_long() -> None:
@@ -151,7 +158,8 @@ def test_wait_renderer_rejects_bad_values(options: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize(
-    "options", [{"interval_seconds": -1}, {"missing_grace_seconds": None}, {"action": "delete"}, {"kubectl": "$K"}]
+    "options",
+    [{"interval_seconds": -1}, {"missing_grace_seconds": None}, {"action": "delete"}, {"kubectl": "$K"}],
 )
 def test_cleanup_renderer_rejects_bad_values(options: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
@@ -174,7 +182,9 @@ def rendered_scripts() -> dict[str, str]:
 
 @pytest.mark.parametrize("name", sorted(rendered_scripts()))
 def test_scripts_parse(shell: list[str], name: str) -> None:
-    done = subprocess.run([*shell, "-n", "-c", rendered_scripts()[name]], capture_output=True, text=True)
+    done = subprocess.run(
+        [*shell, "-n", "-c", rendered_scripts()[name]], check=False, capture_output=True, text=True
+    )
     assert (done.returncode, done.stderr) == (0, "")
 
 
@@ -184,7 +194,9 @@ def test_scripts_pass_shellcheck(name: str, tmp_path: Path) -> None:
         pytest.skip("shellcheck is not installed (Debian package shellcheck)")
     script = tmp_path / name
     script.write_text(rendered_scripts()[name])
-    done = subprocess.run(["shellcheck", "--shell=sh", str(script)], capture_output=True, text=True)
+    done = subprocess.run(
+        ["shellcheck", "--shell=sh", str(script)], check=False, capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stdout
 
 
@@ -220,7 +232,9 @@ def test_wait_polls_only_pods_not_yet_ready(shell: list[str], kubectl: FakeKubec
 
 
 def test_wait_asks_for_pods_in_batches(shell: list[str], kubectl: FakeKubectl) -> None:
-    answers = {f"get pod pi-worker-{i}": ["True"] for i in range(5)} | {"get pod pi-worker-3": ["False", "True"]}
+    answers = {f"get pod pi-worker-{i}": ["True"] for i in range(5)} | {
+        "get pod pi-worker-3": ["False", "True"]
+    }
     result = kubectl.run(shell, wait_script(kubectl, 5, batch_size=2), answers)
     assert result.rc == 0
     assert pod_batches(result) == [
@@ -256,14 +270,18 @@ def test_wait_shows_each_kubectl_error_once(shell: list[str], kubectl: FakeKubec
     result = kubectl.run(shell, wait_script(kubectl, 2), answers)
     assert result.rc == 0
     assert result.err.splitlines() == [
-        'kubectl: Error from server (Forbidden): pods "pi-worker-0" is forbidden: User '
-        '"system:serviceaccount:default:fake" cannot get resource "pods" in API group "" in the namespace "default"',
+        (
+            'kubectl: Error from server (Forbidden): pods "pi-worker-0" is forbidden: User '
+            '"system:serviceaccount:default:fake" cannot get resource "pods" in API group "" in the namespace "default"'
+        ),
         "kubectl: The connection to the server 10.96.0.1:443 was refused - did you specify the right host or port?",
     ]
     assert len(pod_batches(result)) == 5
 
 
-def test_wait_counts_time_slept_without_a_clock(shell: list[str], kubectl: FakeKubectl, tmp_path: Path) -> None:
+def test_wait_counts_time_slept_without_a_clock(
+    shell: list[str], kubectl: FakeKubectl, tmp_path: Path
+) -> None:
     broken = tmp_path / "broken-clock"
     broken.mkdir()
     (broken / "date").write_text("#!/bin/sh\nexit 1\n")
@@ -281,7 +299,8 @@ def test_wait_counts_time_slept_without_a_clock(shell: list[str], kubectl: FakeK
 def adoption_calls(uid: str = UID) -> list[list[str]]:
     patch = owner_patch(SELF, uid)
     return [["get", "job", SELF, "-o", "jsonpath={.metadata.uid}"]] + [
-        ["patch", kind, SELF, "--type=merge", "-p", patch] for kind in ("serviceaccount", "role", "rolebinding")
+        ["patch", kind, SELF, "--type=merge", "-p", patch]
+        for kind in ("serviceaccount", "role", "rolebinding")
     ]
 
 
@@ -306,7 +325,10 @@ def test_cleanup_waits_through_retried_attempts(shell: list[str], kubectl: FakeK
     # A failed pod that the Job will retry leaves no Failed condition; only the last state ends it.
     running = launcher()
     retrying = {"uid": UID, "conditions": {"Suspended": "False", "Failed": "False"}}
-    answers = {f"get job {SELF}": [launcher()], f"get job {LAUNCHER}": [running, retrying, running, launcher("Complete")]}
+    answers = {
+        f"get job {SELF}": [launcher()],
+        f"get job {LAUNCHER}": [running, retrying, running, launcher("Complete")],
+    }
     result = kubectl.run(shell, cleanup_script(kubectl), answers)
     assert result.rc == 0
     assert result.count("get", "job", LAUNCHER) == 4
@@ -334,7 +356,10 @@ def test_cleanup_treats_a_long_missing_launcher_as_deleted(shell: list[str], kub
 
 
 def test_cleanup_waits_for_a_launcher_created_late(shell: list[str], kubectl: FakeKubectl) -> None:
-    answers = {f"get job {SELF}": [launcher()], f"get job {LAUNCHER}": ["NotFound", "NotFound", launcher(), launcher("Complete")]}
+    answers = {
+        f"get job {SELF}": [launcher()],
+        f"get job {LAUNCHER}": ["NotFound", "NotFound", launcher(), launcher("Complete")],
+    }
     result = kubectl.run(shell, cleanup_script(kubectl, missing_grace_seconds=600), answers)
     assert result.rc == 0
     assert result.count("get", "job", LAUNCHER) == 4
@@ -342,14 +367,17 @@ def test_cleanup_waits_for_a_launcher_created_late(shell: list[str], kubectl: Fa
 
 
 def test_cleanup_keeps_polling_through_errors(shell: list[str], kubectl: FakeKubectl) -> None:
-    answers = {f"get job {SELF}": [launcher()], f"get job {LAUNCHER}": ["Refused", "Refused", "Forbidden", launcher("Complete")]}
+    answers = {
+        f"get job {SELF}": [launcher()],
+        f"get job {LAUNCHER}": ["Refused", "Refused", "Forbidden", launcher("Complete")],
+    }
     result = kubectl.run(shell, cleanup_script(kubectl), answers)
     assert result.rc == 0
     assert result.count("get", "job", LAUNCHER) == 4
     warnings = result.err.splitlines()
     assert len(warnings) == 2
     assert warnings[0].startswith("warning: kubectl: The connection to the server")
-    assert warnings[1].startswith(f"warning: kubectl: {FORBIDDEN}: jobs.batch \"{LAUNCHER}\" is forbidden")
+    assert warnings[1].startswith(f'warning: kubectl: {FORBIDDEN}: jobs.batch "{LAUNCHER}" is forbidden')
 
 
 def test_cleanup_warns_when_adoption_fails_and_still_scales(shell: list[str], kubectl: FakeKubectl) -> None:
@@ -359,7 +387,9 @@ def test_cleanup_warns_when_adoption_fails_and_still_scales(shell: list[str], ku
     assert result.count("patch") == 0
     assert result.count("scale") == 1
     assert result.count("get", "job", SELF) == 2  # tried again after scaling down
-    assert result.err.startswith(f"warning: cannot read the uid of job/{SELF}, its RBAC objects stay behind: ")
+    assert result.err.startswith(
+        f"warning: cannot read the uid of job/{SELF}, its RBAC objects stay behind: "
+    )
     assert FORBIDDEN in result.err
 
 
@@ -388,14 +418,22 @@ def test_cleanup_rejects_a_uid_that_is_not_one(shell: list[str], kubectl: FakeKu
 
 
 def test_cleanup_accepts_a_statefulset_already_gone(shell: list[str], kubectl: FakeKubectl) -> None:
-    answers = {f"get job {SELF}": [launcher()], f"get job {LAUNCHER}": [launcher("Complete")], f"scale statefulset {STS}": ["NotFound"]}
+    answers = {
+        f"get job {SELF}": [launcher()],
+        f"get job {LAUNCHER}": [launcher("Complete")],
+        f"scale statefulset {STS}": ["NotFound"],
+    }
     result = kubectl.run(shell, cleanup_script(kubectl), answers)
     assert (result.rc, result.err) == (0, "")
     assert result.out.endswith(f"statefulset/{STS} is already gone\n")
 
 
 def test_cleanup_fails_when_it_cannot_scale(shell: list[str], kubectl: FakeKubectl) -> None:
-    answers = {f"get job {SELF}": [launcher()], f"get job {LAUNCHER}": [launcher("Complete")], f"scale statefulset {STS}": ["Forbidden"]}
+    answers = {
+        f"get job {SELF}": [launcher()],
+        f"get job {LAUNCHER}": [launcher("Complete")],
+        f"scale statefulset {STS}": ["Forbidden"],
+    }
     result = kubectl.run(shell, cleanup_script(kubectl), answers)
     assert result.rc == 1
     assert result.count("scale") == 5
@@ -426,29 +464,45 @@ def allowed(request: Request, rules: list[dict[str, Any]]) -> bool:
 
 def run_real(script: str, world: World, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     with FakeAPIServer(world) as server:
-        env = {**os.environ, "KUBECONFIG": str(server.kubeconfig(tmp_path / "kubeconfig")), "HOME": str(tmp_path)}
+        env = {
+            **os.environ,
+            "KUBECONFIG": str(server.kubeconfig(tmp_path / "kubeconfig")),
+            "HOME": str(tmp_path),
+        }
         sh = shutil.which("dash") or "sh"
-        return subprocess.run([sh, "-c", script], capture_output=True, text=True, env=env, timeout=60)
+        return subprocess.run(
+            [sh, "-c", script], check=False, capture_output=True, text=True, env=env, timeout=60
+        )
 
 
 def test_real_kubectl_wait_requests_are_allowed(tmp_path: Path) -> None:
-    world = World({"pods": {"pi-worker-0": pod("True"), "pi-worker-1": pod("False"), "pi-worker-3": pod(None)}})
-    script = render_wait_script(pod_prefix="pi-worker", workers=5, kubectl=real_kubectl(), timeout_seconds=0, batch_size=3)
+    world = World(
+        {"pods": {"pi-worker-0": pod("True"), "pi-worker-1": pod("False"), "pi-worker-3": pod(None)}}
+    )
+    script = render_wait_script(
+        pod_prefix="pi-worker", workers=5, kubectl=real_kubectl(), timeout_seconds=0, batch_size=3
+    )
     done = run_real(script, world, tmp_path)
     assert done.returncode == 1
-    assert done.stderr.endswith("s; not Ready: 4/5 workers: pi-worker-1 pi-worker-2 pi-worker-3 pi-worker-4\n")
+    assert done.stderr.endswith(
+        "s; not Ready: 4/5 workers: pi-worker-1 pi-worker-2 pi-worker-3 pi-worker-4\n"
+    )
     rules = wait_role_rules(pod_prefix="pi-worker", workers=5)
     assert [r for r in world.requests if not allowed(r, rules)] == []
     assert {r.name for r in world.requests} == {f"pi-worker-{i}" for i in range(5)}
 
 
 def test_real_kubectl_cleanup_requests_are_allowed(tmp_path: Path) -> None:
-    rbac = {SELF: {}}
-    world = World({
-        "jobs": {SELF: job(UID), LAUNCHER: job("0-0", Complete="True")},
-        "statefulsets": {STS: {"spec": {"replicas": 3}}},
-        "serviceaccounts": rbac, "roles": rbac, "rolebindings": rbac,
-    })
+    rbac: dict[str, dict[str, Any]] = {SELF: {}}
+    world = World(
+        {
+            "jobs": {SELF: job(UID), LAUNCHER: job("0-0", Complete="True")},
+            "statefulsets": {STS: {"spec": {"replicas": 3}}},
+            "serviceaccounts": rbac,
+            "roles": rbac,
+            "rolebindings": rbac,
+        }
+    )
     done = run_real(cleanup_script(real_kubectl()), world, tmp_path)
     assert (done.returncode, done.stderr) == (0, "")
     rules = cleanup_role_rules(launcher_job=LAUNCHER, statefulset=STS, self_job=SELF, self_rbac=SELF)
@@ -458,7 +512,14 @@ def test_real_kubectl_cleanup_requests_are_allowed(tmp_path: Path) -> None:
 
 
 def test_real_kubectl_cleanup_with_launcher_and_workers_gone(tmp_path: Path) -> None:
-    world = World({"jobs": {SELF: job(UID)}, "serviceaccounts": {SELF: {}}, "roles": {SELF: {}}, "rolebindings": {SELF: {}}})
+    world = World(
+        {
+            "jobs": {SELF: job(UID)},
+            "serviceaccounts": {SELF: {}},
+            "roles": {SELF: {}},
+            "rolebindings": {SELF: {}},
+        }
+    )
     done = run_real(cleanup_script(real_kubectl()), world, tmp_path)
     assert (done.returncode, done.stderr) == (0, "")
     assert f"job/{LAUNCHER} has been missing for 0s (deleted by hand?)" in done.stdout

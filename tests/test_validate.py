@@ -71,6 +71,7 @@ def volcano_podgroup() -> Obj:
         priorityClassName="high",
         minResources={"nvidia.com/gpu": 2, "cpu": "1500m", "memory": "3Gi"},
         minTaskMember={"launcher": 1, "worker": 2},
+        networkTopology={"mode": "hard", "highestTierAllowed": 1},
     )
 
 
@@ -150,13 +151,17 @@ def valid(name: str) -> Obj:
     return copy.deepcopy(VALID[name]())
 
 
-def with_change(name: str, path: tuple[str | int, ...], value: Any) -> Obj:
-    """A valid object of `name` with the value at `path` set (a new key, or objects, if not there)."""
-    obj = valid(name)
-    node = obj
+def parent_of(doc: Any, path: tuple[str | int, ...]) -> Any:
+    """The object or list holding `path`, making missing objects on the way."""
     for part in path[:-1]:
-        node = node.setdefault(part, {}) if isinstance(node, dict) else node[part]
-    node[path[-1]] = value
+        doc = doc.setdefault(part, {}) if isinstance(doc, dict) else doc[part]
+    return doc
+
+
+def with_change(name: str, path: tuple[str | int, ...], value: Any) -> Obj:
+    """A valid object of `name` with the value at `path` set (a new key if it is not there)."""
+    obj = valid(name)
+    parent_of(obj, path)[path[-1]] = value
     return obj
 
 
@@ -400,16 +405,29 @@ def spots(node: Any, path: tuple[str | int, ...] = ()) -> list[tuple[str | int, 
     return [path, *inner]
 
 
+def assert_quick_check_agrees(obj: Obj, schema_of: Obj) -> None:
+    """The quick check of `schema_of`'s kind says valid exactly when jsonschema finds no error in `obj`."""
+    compiled = validate._object_schema(DEFAULT_KUBE_VERSION, schema_of["apiVersion"], schema_of["kind"])
+    assert compiled is not None and compiled.quick is not None
+    assert compiled.quick(obj) == compiled.full.is_valid(obj), obj
+    assert (compiled.issues(obj) == []) == compiled.full.is_valid(obj), obj
+
+
+@pytest.mark.parametrize("name", VALID)
+def test_quick_check_agrees_with_jsonschema_on_every_edge_value_everywhere(name: str) -> None:
+    for path in spots(valid(name))[1:]:
+        for value in EDGE_VALUES:
+            obj = with_change(name, path, copy.deepcopy(value))
+            assert_quick_check_agrees(obj, valid(name))
+
+
 @st.composite
 def mutated(draw: st.DrawFn) -> Obj:
     """A valid object with 1 to 3 values replaced, keys renamed or added, or keys deleted."""
     obj = valid(draw(st.sampled_from(sorted(VALID))))
     for _ in range(draw(st.integers(1, 3))):
         path = draw(st.sampled_from([p for p in spots(obj) if p not in ((), ("apiVersion",), ("kind",))]))
-        parent = obj
-        for part in path[:-1]:
-            parent = parent[part]
-        key = path[-1]
+        parent, key = parent_of(obj, path), path[-1]
         if isinstance(key, str):
             key = draw(st.sampled_from([key, key + "x", "name", "spec", "limits", "cpu"]))
         if isinstance(key, str) and key in parent and parent is not obj and draw(st.booleans()):
@@ -428,7 +446,4 @@ def mutated(draw: st.DrawFn) -> Obj:
 )
 @given(mutated())
 def test_quick_check_agrees_with_jsonschema(obj: Obj) -> None:
-    compiled = validate._object_schema(DEFAULT_KUBE_VERSION, obj["apiVersion"], obj["kind"])
-    assert compiled is not None and compiled.quick is not None
-    assert compiled.quick(obj) == compiled.full.is_valid(obj)
-    assert (validate_object(obj) == []) == compiled.full.is_valid(obj)
+    assert_quick_check_agrees(obj, obj)

@@ -14,7 +14,7 @@ import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 VERBS = {"GET": "get", "PATCH": "patch", "PUT": "update"}
 KINDS = {  # resource -> (group, version, kind, short names)
@@ -26,7 +26,9 @@ KINDS = {  # resource -> (group, version, kind, short names)
     "rolebindings": ("rbac.authorization.k8s.io", "v1", "RoleBinding", []),
 }
 SUBRESOURCES = {"statefulsets/scale": "Scale", "pods/exec": "PodExecOptions"}
-_OBJECT_PATH = re.compile(r"/(?:api|apis/(?P<group>[^/]+))/v1/namespaces/[^/]+/(?P<res>[^/]+)/(?P<name>[^/]+)(?:/(?P<sub>[^/]+))?\Z")
+_OBJECT_PATH = re.compile(
+    r"/(?:api|apis/(?P<group>[^/]+))/v1/namespaces/[^/]+/(?P<res>[^/]+)/(?P<name>[^/]+)(?:/(?P<sub>[^/]+))?\Z"
+)
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,14 @@ def discovery(path: str) -> dict[str, Any] | None:
 def _resource_list(group: str) -> dict[str, Any]:
     verbs = ["get", "list", "patch", "update"]
     resources = [
-        {"name": res, "singularName": "", "namespaced": True, "kind": kind, "verbs": verbs, "shortNames": short}
+        {
+            "name": res,
+            "singularName": "",
+            "namespaced": True,
+            "kind": kind,
+            "verbs": verbs,
+            "shortNames": short,
+        }
         for res, (g, _, kind, short) in KINDS.items()
         if g == group
     ]
@@ -95,7 +104,12 @@ def _resource_list(group: str) -> dict[str, Any]:
         for sub, kind in SUBRESOURCES.items()
         if KINDS[sub.split("/")[0]][0] == group
     ]
-    return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": f"{group}/v1".lstrip("/"), "resources": resources}
+    return {
+        "kind": "APIResourceList",
+        "apiVersion": "v1",
+        "groupVersion": f"{group}/v1".lstrip("/"),
+        "resources": resources,
+    }
 
 
 def answer(world: World, method: str, path: str) -> tuple[int, dict[str, Any]]:
@@ -124,8 +138,15 @@ def _object(res: str, name: str, sub: str | None, body: dict[str, Any]) -> dict[
 
 
 def _status(code: int, reason: str, message: str, **details: str) -> dict[str, Any]:
-    return {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": reason, "code": code,
-            "message": message, "details": details}
+    return {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "status": "Failure",
+        "reason": reason,
+        "code": code,
+        "message": message,
+        "details": details,
+    }
 
 
 class FakeAPIServer:
@@ -152,7 +173,7 @@ class FakeAPIServer:
 
             do_GET = do_PATCH = do_PUT = _reply
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base's name
+            def log_message(self, format: str, *args: Any) -> None:
                 """Stay quiet: the world's request list is the log."""
 
         return Handler
@@ -161,17 +182,26 @@ class FakeAPIServer:
         """Write a kubeconfig for this server (namespace default) to `path`."""
         host, port = self._server.server_address[:2]
         server = f"http://{host!s}:{port}"
-        path.write_text(json.dumps({
-            "apiVersion": "v1",
-            "kind": "Config",
-            "clusters": [{"name": "fake", "cluster": {"server": server}}],
-            "users": [{"name": "fake", "user": {"token": "fake"}}],
-            "contexts": [{"name": "fake", "context": {"cluster": "fake", "user": "fake", "namespace": "default"}}],
-            "current-context": "fake",
-        }))
+        path.write_text(
+            json.dumps(
+                {
+                    "apiVersion": "v1",
+                    "kind": "Config",
+                    "clusters": [{"name": "fake", "cluster": {"server": server}}],
+                    "users": [{"name": "fake", "user": {"token": "fake"}}],
+                    "contexts": [
+                        {
+                            "name": "fake",
+                            "context": {"cluster": "fake", "user": "fake", "namespace": "default"},
+                        }
+                    ],
+                    "current-context": "fake",
+                }
+            )
+        )
         return path
 
-    def __enter__(self) -> FakeAPIServer:
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 

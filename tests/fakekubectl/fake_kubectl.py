@@ -27,7 +27,11 @@ RESOURCES = {  # kubectl's names for a kind: (resource for messages, API group, 
     "job": ("jobs.batch", "batch", "job.batch"),
     "statefulset": ("statefulsets.apps", "apps", "statefulset.apps"),
     "serviceaccount": ("serviceaccounts", "", "serviceaccount"),
-    "role": ("roles.rbac.authorization.k8s.io", "rbac.authorization.k8s.io", "role.rbac.authorization.k8s.io"),
+    "role": (
+        "roles.rbac.authorization.k8s.io",
+        "rbac.authorization.k8s.io",
+        "role.rbac.authorization.k8s.io",
+    ),
     "rolebinding": (
         "rolebindings.rbac.authorization.k8s.io",
         "rbac.authorization.k8s.io",
@@ -106,7 +110,7 @@ def get_job(cluster: Cluster, name: str, output: str, out: list[str], err: list[
         return 1
     if output == "jsonpath={.metadata.uid}":
         out.append(answer.get("uid", ""))
-    elif output.startswith("jsonpath={range .status.conditions[?(@.status==\"True\")]}"):
+    elif output.startswith('jsonpath={range .status.conditions[?(@.status=="True")]}'):
         out.append("".join(f"{t} " for t, s in answer.get("conditions", {}).items() if s == "True"))
     else:
         raise Unsupported(output)

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from .cluster import Cluster, ClusterOptions, Run, RunTimeout
+from .cluster import Cluster, ClusterOptions, Run, RunTimeout, StartCluster
 from .netns import HarnessError
 from .pods import Pod, PlanError, one, parse_hostfile, plan_pods
 
@@ -18,6 +18,7 @@ __all__ = [
     "Pod",
     "Run",
     "RunTimeout",
+    "StartCluster",
     "one",
     "parse_hostfile",
     "plan_pods",

@@ -26,7 +26,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -45,7 +45,8 @@ _live: set[Cluster] = set()
 class ClusterOptions:
     """How pods differ from a plain cluster; the defaults are what a Kubernetes pod gets.
 
-    hosts: "kubelet" writes only the pod's own name (as kubelet does); "pod-names" adds every pod.
+    hosts: what each pod's /etc/hosts names besides localhost: "kubelet" only the pod itself (what kubelet
+        writes), "pod-names" every pod, "none" nothing (the pod cannot resolve even its own name).
     unroutable_interface: give every pod a second interface `net1` on a subnet that reaches nowhere
         (as a second CNI network or a host interface would).
     shared_hostname: every pod gets the hostname "shared-node" (as if they shared a UTS namespace).
@@ -53,7 +54,7 @@ class ClusterOptions:
     absent: pods that are planned but never started (kubectl says NotFound).
     """
 
-    hosts: Literal["kubelet", "pod-names"] = "kubelet"
+    hosts: Literal["none", "kubelet", "pod-names"] = "kubelet"
     unroutable_interface: bool = False
     shared_hostname: bool = False
     shared_shm: bool = False
@@ -255,7 +256,7 @@ class Cluster:
         return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, start_new_session=True, **kwargs)  # type: ignore[call-overload]
 
     def _hosts(self, pod: Pod) -> str:
-        shown = self.running if self.options.hosts == "pod-names" else [pod]
+        shown = {"none": [], "kubelet": [pod], "pod-names": self.running}[self.options.hosts]
         return podfs.KUBELET_HOSTS + "".join(podfs.hosts_entry(p, self.address[p.name]) for p in shown)
 
     def _prepare(self, pod: Pod) -> list[str]:
@@ -292,6 +293,10 @@ class Cluster:
         enter = self.workdir / "pods" / pod.name / "enter"
         enter.write_text(podfs.enter_script(cmd))
         enter.chmod(0o755)
+
+
+StartCluster = Callable[..., Cluster]
+"""The `start_cluster(objects, **ClusterOptions fields)` fixture's type."""
 
 
 @atexit.register

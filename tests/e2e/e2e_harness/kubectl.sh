@@ -7,10 +7,16 @@
 #       with the real one's "command terminated with exit code N" on stderr.
 #   kubectl get pod[s] POD -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}'
 #       prints the pod's Ready condition as the test scripted it (True, False, empty), no newline.
+#   kubectl get pod[s] POD... [--no-headers] -o custom-columns=NAME:.metadata.name,READY:<that field>
+#       one row per pod found (`<none>` for an empty condition), NotFound errors for the others.
+# Each get consumes one scripted value per named pod (see Cluster.script_ready); the last one stays.
 # A pod that does not exist fails like the real one: `Error from server (NotFound): pods "NAME" not
 # found`, exit 1. State lives in the harness's state dir, written into this file on delivery.
 STATE=@STATE@
-READY_JSONPATH='{.status.conditions[?(@.type=="Ready")].status}'
+READY_FIELD='.status.conditions[?(@.type=="Ready")].status'
+READY_JSONPATH="{$READY_FIELD}"
+NL='
+'
 
 not_found() {
     echo "Error from server (NotFound): pods \"$1\" not found" >&2
@@ -63,25 +69,62 @@ next_ready() {
 
 kubectl_get() {
     kind=$1
-    case "$kind" in pod|pods|po) ;; *) usage "get: only pods are supported, got $kind" ;; esac
+    case "$kind" in pod|pods|po) ;; *) usage "get: only pods are supported, got ${kind:-nothing}" ;; esac
     shift
-    pod=
+    pods=
     output=
+    headers=1
     while [ $# -gt 0 ]; do
         case "$1" in
-            -o|--output) shift; output=$1 ;;
+            -o|--output) shift; output=${1-} ;;
             -o=*|--output=*) output=${1#*=} ;;
             -o*) output=${1#-o} ;;
+            --no-headers|--no-headers=true) headers= ;;
             -*) usage "get: unsupported flag $1" ;;
-            *) pod=$1 ;;
+            *) pods="$pods $1" ;;
         esac
         shift
     done
-    [ -n "$pod" ] || usage "get: expected a pod name"
-    [ "$output" = "jsonpath=$READY_JSONPATH" ] || usage "get: only -o jsonpath=$READY_JSONPATH is supported"
-    value=$(next_ready "$pod") || not_found "$pod"
-    [ "$value" = NotFound ] && not_found "$pod"
-    printf "%s" "$value"
+    [ -n "$pods" ] || usage "get: expected pod names"
+    case "$output" in
+        "jsonpath=$READY_JSONPATH")
+            set -- $pods
+            [ $# -eq 1 ] || usage "get: jsonpath output is supported for one pod only"
+            value=$(next_ready "$1") || not_found "$1"
+            [ "$value" = NotFound ] && not_found "$1"
+            printf "%s" "$value" ;;
+        "custom-columns=NAME:.metadata.name,READY:$READY_FIELD")
+            ready_table "$headers" $pods ;;
+        *) usage "get: only -o jsonpath=$READY_JSONPATH or -o custom-columns=NAME:.metadata.name,READY:$READY_FIELD" ;;
+    esac
+}
+
+# ready_table HEADERS POD...: the table kubectl prints (columns padded by 3), then one NotFound error
+# per missing pod on stderr and exit 1 if any was missing, as kubectl does for several names.
+ready_table() {
+    headers=$1
+    shift
+    rows=
+    missing=
+    width=4
+    for pod in "$@"; do
+        if value=$(next_ready "$pod") && [ "$value" != NotFound ]; then
+            rows="$rows$pod ${value:-<none>}$NL"
+            [ ${#pod} -gt $width ] && width=${#pod}
+        else
+            missing="$missing $pod"
+        fi
+    done
+    fmt="%-${width}s   %s\n"
+    if [ -n "$rows" ]; then
+        [ -n "$headers" ] && printf "$fmt" NAME READY
+        printf "%s" "$rows" | while read -r pod value; do printf "$fmt" "$pod" "$value"; done
+    fi
+    [ -z "$missing" ] && exit 0
+    for pod in $missing; do
+        echo "Error from server (NotFound): pods \"$pod\" not found" >&2
+    done
+    exit 1
 }
 
 case "$1" in

@@ -1,7 +1,7 @@
 """Pod plans: what kubelet would run for a list of rendered Kubernetes objects, as plain data.
 
 `plan_pods(objects)` turns mpigen's output into one `Pod` per pod the cluster would create: one per
-StatefulSet replica (`<sts>-<i>`) and one per Job (`<job>-<suffix>`, a generated name like a Job
+StatefulSet replica (`<sts>-<i>`) and one for the launcher Job (`<job>-<suffix>`, a generated name like a Job
 controller's). Only what the harness needs is read: containers (command, args, env, workingDir, volume
 mounts), init containers and volumes (ConfigMap items with their modes, emptyDirs). Everything else
 (RBAC, Services, PodGroups, resources) is ignored here; the tests check those elsewhere. Pure: no I/O.
@@ -183,8 +183,17 @@ def _pod(name: str, role: Literal["launcher", "worker"], owner: Obj, template: O
     )
 
 
+def is_launcher_job(obj: Obj) -> bool:
+    """The launcher Job (label `mpi_role_type: launcher`, as v0.2.0 sets), not e.g. a clean-up Job."""
+    labels = obj.get("metadata", {}).get("labels") or {}
+    return obj.get("kind") == "Job" and labels.get("mpi_role_type") == "launcher"
+
+
 def plan_pods(objects: Iterable[Obj], launcher_suffix: str = "e2e00") -> list[Pod]:
-    """Every pod the rendered objects make: StatefulSet replicas first, then one pod per Job."""
+    """The job's pods: one per worker StatefulSet replica, then the launcher Job's pod.
+
+    Other Jobs (mpigen's clean-up Job talks to the API server only) are not run.
+    """
     objects = list(objects)
     config_maps = {o["metadata"]["name"]: o for o in objects if o.get("kind") == "ConfigMap"}
     pods: list[Pod] = []
@@ -195,7 +204,7 @@ def plan_pods(objects: Iterable[Obj], launcher_suffix: str = "e2e00") -> list[Po
                 pods.append(_pod(f"{base}-{i}", "worker", obj, spec["template"], config_maps,
                                  subdomain=spec.get("serviceName", "")))
     for obj in objects:
-        if obj.get("kind") == "Job":
+        if is_launcher_job(obj):
             name = f"{obj['metadata']['name']}-{launcher_suffix}"
             pods.append(_pod(name, "launcher", obj, obj["spec"]["template"], config_maps))
     return pods

@@ -1,0 +1,78 @@
+"""End-to-end fixtures: real Open MPI through mpigen's rendered manifests, pods as Linux namespaces.
+
+Every test module here sets `pytestmark = pytest.mark.e2e` (`pytest -m "not e2e"` leaves them out). They need root, `ip netns`,
+`unshare`/`nsenter` and Open MPI; Open MPI is installed with apt-get when missing (once per machine,
+under a lock); without root or namespaces the tests skip and say why.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e_harness import Cluster, ClusterOptions, StartCluster, openmpi, plan_pods
+
+Objects = list[dict[str, Any]]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "e2e: end-to-end run of real mpirun through rendered manifests (root, namespaces)"
+    )
+
+
+@pytest.fixture(scope="session")
+def namespaces() -> None:
+    """Skip unless this machine can run pods as namespaces (root, ip netns, unshare, nsenter)."""
+    reason = openmpi.missing_prerequisite()
+    if reason:
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def mpi(namespaces: None) -> str:
+    """Open MPI is installed (installing it if missing and possible); its version line."""
+    reason = openmpi.ensure_openmpi()
+    if reason:
+        pytest.skip(reason)
+    return openmpi.openmpi_version()
+
+
+@pytest.fixture(scope="session")
+def program(mpi: str) -> Iterator[Path]:
+    """allreduce.c built with mpicc, in a directory every pod sees (pods get their own /tmp)."""
+    build = Path(tempfile.mkdtemp(prefix="mpigen-e2e-build-", dir="/var/tmp"))
+    build.chmod(0o755)
+    try:
+        yield openmpi.build_program(build)
+    finally:
+        shutil.rmtree(build, ignore_errors=True)
+
+
+@pytest.fixture()
+def render() -> Callable[..., Objects]:
+    """`render(job, **options)`: mpigen's output for one MPIJob, as the tests' only source of manifests."""
+    import mpigen
+
+    def run(job: dict[str, Any], **options: Any) -> Objects:
+        return mpigen.compile(job, mpigen.Options(**options))
+
+    return run
+
+
+@pytest.fixture()
+def start_cluster(namespaces: None) -> Iterator[StartCluster]:
+    """`start_cluster(objects, **ClusterOptions)`: the job's pods running; all stopped after the test."""
+    with ExitStack() as stack:
+
+        def start(objects: Sequence[dict[str, Any]], **options: Any) -> Cluster:
+            cluster = Cluster(plan_pods(objects), ClusterOptions(**options))
+            stack.enter_context(cluster)
+            return cluster
+
+        yield start
