@@ -1,8 +1,24 @@
-"""Shared pytest configuration: the golden-file update switch."""
+"""Shared pytest configuration: the golden-file update switch, and the Debian tools tests use."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import debian  # noqa: E402
+
+# Shells and linters the generated POSIX scripts are tested with (tests/test_runtime_scripts.py).
+SCRIPT_TOOLS = {"dash": "dash", "busybox": "busybox", "shellcheck": "shellcheck"}
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    problem = debian.ensure(SCRIPT_TOOLS)
+    if problem:
+        print(f"mpigen tests: {problem}; tests that need them will skip", file=sys.stderr)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

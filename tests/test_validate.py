@@ -329,6 +329,17 @@ def test_volcano_podgroup_uses_the_vendored_schema(version: str) -> None:
     }
 
 
+@pytest.mark.parametrize("version", SUPPORTED_KUBE_VERSIONS)
+def test_podgroups_are_never_checked_against_built_in_scheduling_kinds(version: str) -> None:
+    # Kubernetes 1.35 to 1.37 ship scheduling.k8s.io PodGroups (v1alpha1 to v1beta1); kubernetes-validate's
+    # lookup would pick them for any scheduling.*/v1alpha1 or v1beta1 PodGroup and report false errors.
+    assert validate_object(valid("PodGroup-volcano"), version) == []
+    assert validate_object(valid("PodGroup-scheduler-plugins"), version) == []
+    for api_version in ("scheduling.sigs.k8s.io/v1alpha1", "scheduling.volcano.sh/v1alpha1"):
+        [issue] = validate_object({"apiVersion": api_version, "kind": "PodGroup", "spec": {}}, version)
+        assert issue.message.startswith("unknown kind: no schema for PodGroup")
+
+
 def test_scheduler_plugins_podgroup_has_its_own_schema() -> None:
     obj = with_change("PodGroup-scheduler-plugins", ("spec", "queue"), "default")  # a Volcano-only field
     obj["metadata"] = {"namespace": "default"}

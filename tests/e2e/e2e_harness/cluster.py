@@ -147,7 +147,11 @@ class Cluster:
             for proc in self._procs:
                 proc.kill()
                 proc.wait(timeout=10)
+                for pipe in (proc.stdout, proc.stderr):
+                    if pipe is not None:
+                        pipe.close()
             self._procs.clear()
+            self._holders.clear()
         finally:
             try:
                 netns.delete_netns(names)
