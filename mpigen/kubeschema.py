@@ -141,7 +141,7 @@ def _kube_file(version: str, api_version: str, kind: str) -> Schema | None:
         return None
     schema: Schema = json.loads(path.read_bytes())
     wanted = {"group": group, "version": ver, "kind": kind}
-    return schema
+    return schema if wanted in schema.get("x-kubernetes-group-version-kind", []) else None
 
 
 def _vendored_file(name: str) -> Schema:

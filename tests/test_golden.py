@@ -80,3 +80,21 @@ def test_golden(case: str, request: pytest.FixtureRequest) -> None:
         compare(directory / "warnings.txt", stderr, update)
     if update:
         pytest.fail(f"golden files of {case} rewritten; review the diff and run again without --update-golden")
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if (GOLDEN / c / "expected.yaml").exists()])
+def test_golden_output_is_valid_kubernetes(case: str) -> None:
+    """Every expected object passes the strict schema of its kind, for the oldest and newest version."""
+    import yaml
+
+    from mpigen.validate import DEFAULT_KUBE_VERSION, validate_object
+
+    objects = [obj for obj in yaml.safe_load_all((GOLDEN / case / "expected.yaml").read_text()) if obj]
+    assert objects
+    for version in ("1.25", DEFAULT_KUBE_VERSION):
+        problems = [
+            f"{obj['kind']}/{obj['metadata']['name']}: {issue.text()}"
+            for obj in objects
+            for issue in validate_object(obj, version)
+        ]
+        assert problems == [], f"Kubernetes {version}"
