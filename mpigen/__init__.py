@@ -16,7 +16,7 @@ from mpigen.options import Options
 
 __version__ = "0.1.0"
 
-__all__ = ["CompileError", "Compilation", "Issue", "Options", "__version__", "compile", "compile_job"]
+__all__ = ["Compilation", "CompileError", "Issue", "Options", "__version__", "compile", "compile_job"]
 
 if TYPE_CHECKING:
     from mpigen.compiler import Compilation, compile, compile_job

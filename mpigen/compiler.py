@@ -100,7 +100,7 @@ def compile_job(job: object, options: Options | None = None) -> Compilation:
     return Compilation(build_objects(plan, options), warnings, plan.name)
 
 
-def compile(job: object, options: Options | None = None) -> list[dict[str, Any]]:  # noqa: A001
+def compile(job: object, options: Options | None = None) -> list[dict[str, Any]]:
     """The Kubernetes objects the mpi-operator would create for `job`, plus what runs it without one.
 
     Raises CompileError carrying every problem found (each with its field path).

@@ -82,10 +82,8 @@ def load_documents(text: str, source: str) -> list[Document]:
     """Every non-empty document of a YAML (or JSON) stream, checked to be plain JSON-like data."""
     import yaml
 
-    raw: list[Any] = []
     try:
-        for data in yaml.load_all(text, Loader=_loader()):
-            raw.append(data)
+        raw: list[Any] = list(yaml.load_all(text, Loader=_loader()))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""

@@ -9,6 +9,7 @@ Schemas come from two offline places and nowhere else:
 Every schema is returned with its `$ref`s inlined and its annotations (descriptions, `x-kubernetes-*`)
 dropped: jsonschema then walks plain nested dicts instead of resolving a reference at every step. A
 definition that refers to itself (none of the kinds mpigen emits) stays a local `#/$defs/...` reference.
+`quick_check` compiles such a schema into closures that only say valid or not, 15x faster than jsonschema.
 
 kubernetes-validate's own lookup maps any group onto its first DNS label (`scheduling.volcano.sh` ->
 `scheduling`), which finds the built-in scheduling.k8s.io PodGroup for a Volcano one. Here a file only
@@ -164,10 +165,10 @@ def definition_schema(version: str, name: str) -> Schema:
     return _Inliner(_definitions(version)).root({"$ref": f"#/$defs/{name}"})
 
 
-# The quick check: a yes/no answer from closures, about 15x faster than jsonschema's iter_errors on these
-# schemas. It implements exactly the keywords the schemas use, with jsonschema's semantics (3.0 is an
-# integer, True is not; a keyword only constrains the types it applies to); any other keyword makes
-# `quick_check` return None. validate.py asks jsonschema for the errors whenever the quick check says no.
+# The quick check implements exactly the keywords these schemas use, with jsonschema's semantics (3.0 is
+# an integer, True is not; a keyword only constrains the types it applies to); any other keyword makes
+# `quick_check` return None. validate.py asks jsonschema for the errors whenever the quick check says no,
+# and tests/test_validate.py checks that both agree on thousands of broken objects.
 
 
 def _in_range(low: int, high: int) -> Check:

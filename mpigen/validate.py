@@ -1,10 +1,11 @@
 """Output validation: check generated Kubernetes objects against strict schemas, offline.
 
 kubeconform-style: each object is checked against the strict schema of its exact apiVersion/kind for one
-Kubernetes version (see `mpigen.kubeschema` for where schemas come from), and every jsonschema error
+Kubernetes version (`mpigen.kubeschema` says where schemas come from), and every jsonschema error
 becomes an `Issue` whose path is relative to the object and whose message says what was expected and
-what was found. Nothing is fetched; jsonschema is imported, and a schema loaded and compiled, only on
-first use, then reused for every later object of the same kind and version.
+what was found. Nothing is fetched. A schema is loaded and compiled on first use, once per version and
+kind; valid objects pass through its quick check alone, and jsonschema is imported only to explain an
+invalid one.
 """
 
 from __future__ import annotations
@@ -132,18 +133,16 @@ def _message(keyword: str, schema: dict[str, Any], expected: Any, found: Any, fa
     if keyword == "type":
         return f"expected {_types(expected)}, got {got}"
     if keyword in ("enum", "const"):
-        choices = [json.dumps(c) for c in (expected if keyword == "enum" else [expected]) if c is not None]
-        return f"expected {' or '.join(filter(None, [', '.join(choices[:-1]), choices[-1]]))}, got {got}"
+        choices = [json.dumps(c) for c in (expected if keyword == "enum" else [expected])]
+        return f"expected {_either(choices)}, got {got}"
     if keyword == "format":
         return f"expected {expected}, got {got}"
     if keyword in ("minimum", "maximum"):
         return f"must be {'>=' if keyword == 'minimum' else '<='} {expected}, got {got}"
+    if keyword == "pattern" and "title" in schema:
+        return f"expected {schema['title']}, got {got}"  # the vendored schemas name their patterns
     if keyword == "pattern":
-        return (
-            f"expected {schema['title']}, got {got}"
-            if "title" in schema
-            else f"got {got}, not matching {expected}"
-        )
+        return f"expected a string matching {expected}, got {got}"
     return fallback
 
 
@@ -175,8 +174,11 @@ def _types(types: str | Iterable[str | list[str]]) -> str:
     names: dict[str, None] = {}
     for item in [types] if isinstance(types, str) else types:
         names.update(dict.fromkeys([item] if isinstance(item, str) else item))
-    shown = [t for t in names if t != "null"] or list(names)
-    return " or ".join(shown)
+    return _either([t for t in names if t != "null"] or list(names))
+
+
+def _either(choices: list[str]) -> str:
+    return f"{', '.join(choices[:-1])} or {choices[-1]}" if len(choices) > 1 else "".join(choices)
 
 
 def _describe(value: Any) -> str:
@@ -189,4 +191,4 @@ def _describe(value: Any) -> str:
     if kind is None:
         return type(value).__name__
     text = json.dumps(value)
-    return f"{kind} {text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 4] + '...' + text[-1]}"
+    return f"{kind} {text if len(text) <= _SHOWN_CHARS else text[:_SHOWN_CHARS] + '...'}"

@@ -329,6 +329,18 @@ def test_volcano_podgroup_uses_the_vendored_schema(version: str) -> None:
     }
 
 
+@pytest.mark.parametrize("filename", sorted(kubeschema.VENDORED_SCHEMAS.values()))
+def test_vendored_schemas_are_valid_draft_2020_12(filename: str) -> None:
+    import importlib.resources
+
+    from jsonschema import Draft202012Validator
+
+    text = importlib.resources.files("mpigen.schemas").joinpath(filename).read_text(encoding="utf-8")
+    schema = json.loads(text)
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    Draft202012Validator.check_schema(schema)
+
+
 @pytest.mark.parametrize("version", SUPPORTED_KUBE_VERSIONS)
 def test_podgroups_are_never_checked_against_built_in_scheduling_kinds(version: str) -> None:
     # Kubernetes 1.35 to 1.37 ship scheduling.k8s.io PodGroups (v1alpha1 to v1beta1); kubernetes-validate's

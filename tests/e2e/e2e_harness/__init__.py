@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from .cluster import Cluster, ClusterOptions, Run, RunTimeout, StartCluster
+from . import netns
 from .netns import HarnessError
 from .pods import Pod, PlanError, one, parse_hostfile, plan_pods
 
@@ -14,6 +15,7 @@ __all__ = [
     "Cluster",
     "ClusterOptions",
     "HarnessError",
+    "netns",
     "PlanError",
     "Pod",
     "Run",

@@ -99,6 +99,7 @@ class Cluster:
     prefix: str = field(default_factory=lambda: f"mpge2e-{os.getpid()}-{next(_counter)}")
     pids: dict[str, int] = field(default_factory=dict, init=False)
     workdir: Path = field(default=Path(), init=False)
+    init_runs: list[Run] = field(default_factory=list, init=False)
     _procs: list[subprocess.Popen[bytes]] = field(default_factory=list, init=False)
     _holders: list[subprocess.Popen[bytes]] = field(default_factory=list, init=False)
 
@@ -214,14 +215,17 @@ class Cluster:
         """Start the launcher pod's containers as kubelet would: init containers in order, then the main one.
 
         kubectl-delivery was emulated at start; any other init container (such as a wait-for-workers
-        one) runs here with its own env and must exit 0, else its Run is returned. `extra_env` goes to
+        one) runs here with its own env and must exit 0, else its Run is returned; `init_runs` keeps
+        them all. `extra_env` goes to
         the main container only; `timeout` bounds each container.
         """
         pod = self.launcher()
+        self.init_runs.clear()
         for init in pod.init_containers:
             if podfs.is_kubectl_delivery(init):
                 continue
             done = self.run_container(pod.name, init, timeout)
+            self.init_runs.append(done)
             if done.returncode != 0:
                 return done
         return self.run_container(pod.name, pod.containers[0], timeout, extra_env)
