@@ -1,0 +1,55 @@
+"""Builders: one small function per Kubernetes object, each turning a `JobPlan` into a plain dict.
+
+`canonical` gives every generated object the same key order, so output is stable whatever order the
+input used: `apiVersion, kind, metadata` at the top, `name` (and in metadata `namespace`) first in
+every mapping, everything else sorted as `kubectl get -o yaml` sorts it. List order is never changed:
+containers, env and command order mean something.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mpigen import names
+from mpigen.plan import JobPlan
+
+_TOP = {"apiVersion": 0, "kind": 1, "metadata": 2}
+_INNER = {"name": 0, "namespace": 1}
+
+
+def _ordered(value: dict[str, Any], rank: dict[str, int]) -> list[str]:
+    return sorted(value, key=lambda key: (rank.get(key, len(rank)), key))
+
+
+def _canonical(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _canonical(value[key]) for key in _ordered(value, _INNER)}
+    if isinstance(value, list):
+        return [_canonical(item) for item in value]
+    return value
+
+
+def canonical(obj: dict[str, Any]) -> dict[str, Any]:
+    """A deep copy of a Kubernetes object in mpigen's fixed key order."""
+    return {key: _canonical(obj[key]) for key in _ordered(obj, _TOP)}
+
+
+def object_meta(plan: JobPlan, name: str, component: str, labels: dict[str, str] | None = None) -> dict[str, Any]:
+    """metadata of an emitted object: its name, the job's namespace, the operator's labels (if any)
+    and the standard `app.kubernetes.io/*` labels."""
+    meta: dict[str, Any] = {"name": name}
+    if plan.namespace is not None:
+        meta["namespace"] = plan.namespace
+    meta["labels"] = {**(labels or {}), **names.standard_labels(plan.name, component)}
+    return meta
+
+
+def merge_pod_labels(template: dict[str, Any], labels: dict[str, str]) -> None:
+    """Add `labels` over the template's own (v0.2.0: "keep the labels which are set in PodTemplate")."""
+    meta = template.setdefault("metadata", {})
+    meta["labels"] = {**(meta.get("labels") or {}), **labels}
+
+
+def merge_pod_annotations(template: dict[str, Any], annotations: dict[str, str]) -> None:
+    meta = template.setdefault("metadata", {})
+    meta["annotations"] = {**(meta.get("annotations") or {}), **annotations}
