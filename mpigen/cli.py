@@ -95,6 +95,17 @@ def run_guarded(action: Callable[[], None]) -> None:
         _fail([f"mpigen: internal error: {type(exc).__name__}: {exc} (please report this)"], EXIT_INTERNAL)
 
 
+def _kube_version(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    from mpigen.validate import parse_kube_version
+
+    try:
+        return parse_kube_version(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
 def compile_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """The options shared by every command that compiles (render, validate)."""
     decorators = [
@@ -105,6 +116,8 @@ def compile_options(func: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--kubectl-delivery-image", metavar="IMAGE", default=DEFAULT_KUBECTL_DELIVERY_IMAGE, show_default=True, help="Image that delivers kubectl to the launcher (alpine with kubectl); also runs the wait-for-workers and clean-up scripts."),
         click.option("--wait-timeout", "wait_timeout_seconds", type=click.IntRange(min=1), default=DEFAULT_WAIT_TIMEOUT_SECONDS, show_default=True, metavar="SECONDS", help="How long the launcher waits for every worker pod to be Ready before it fails (and the Job retries)."),
         click.option("--gang-scheduler", type=click.Choice(GANG_SCHEDULERS), default=None, help="Gang-schedule the job's pods: emit a PodGroup (minMember = workers + 1) and a workers' PodDisruptionBudget. Default: off."),
+        click.option("--kube-version", metavar="VERSION", default=None, callback=_kube_version, help="Kubernetes version whose strict schemas check pod templates and output (1.25 to 1.37) [default: newest]."),
+        click.option("--no-validate", "validate", flag_value=False, default=True, help="Skip the schema checks of pod templates and output."),
         click.option("--scheduler-name", metavar="NAME", default=None, help="schedulerName of the job's pods under gang scheduling [default: volcano, or scheduler-plugins-scheduler]."),
     ]
     for decorator in reversed(decorators):
@@ -124,6 +137,8 @@ def make_options(**values: Any) -> Options:
         wait_timeout_seconds=values["wait_timeout_seconds"],
         gang_scheduler=values["gang_scheduler"],
         scheduler_name=values["scheduler_name"] or None,
+        validate=values["validate"],
+        kube_version=values["kube_version"],
     )
 
 
@@ -163,7 +178,7 @@ def _render(paths: tuple[str, ...], output: str, options: Options) -> None:
     from mpigen.emit import FORMATS
     from mpigen.pipeline import process
 
-    objects, problems = [], []
+    objects, problems, bugs = [], [], []
     for source, documents in read_inputs(paths):
         if isinstance(documents, str):
             problems.append(documents)
@@ -172,9 +187,13 @@ def _render(paths: tuple[str, ...], output: str, options: Options) -> None:
         for finding in result.warnings:
             click.echo(finding.text(), err=True)
         problems += [finding.text() for finding in result.errors]
+        bugs += [finding.text() for finding in result.invalid_output]
         objects += result.objects
     if problems:
         raise InvalidInput(problems)
+    if bugs:
+        header = "mpigen: internal error: the output fails Kubernetes' schemas (please report this):"
+        _fail([header, *bugs], EXIT_INTERNAL)
     text = FORMATS[output](objects)
     sys.stdout.write(text)
     sys.stdout.flush()

@@ -41,6 +41,10 @@ class Options:
     gang_scheduler: str | None = None
     # schedulerName for the job's pods under gang scheduling; None: the gang scheduler's default.
     scheduler_name: str | None = None
+    # Check pod templates and every emitted object against Kubernetes' strict schemas of this version
+    # ("1.25" .. "1.37"; None: the newest shipped).
+    validate: bool = True
+    kube_version: str | None = None
 
     @property
     def effective_scheduler_name(self) -> str | None:

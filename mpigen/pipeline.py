@@ -36,6 +36,8 @@ class Result:
     objects: list[dict[str, Any]] = field(default_factory=list)
     errors: list[Finding] = field(default_factory=list)
     warnings: list[Finding] = field(default_factory=list)
+    # Emitted objects that fail Kubernetes' schemas: mpigen's bugs, never the user's (exit 3).
+    invalid_output: list[Finding] = field(default_factory=list)
     jobs: int = 0
 
 
@@ -66,6 +68,19 @@ def process(inputs: list[tuple[str, list[Document]]], options: Options) -> Resul
                     result.errors.append(_finding(source, doc, exc.kind, exc.name, issue))
                 continue
             result.objects.extend(compilation.objects)
+            if options.validate:
+                result.invalid_output += _check_output(source, doc, compilation.objects, options)
             for issue in compilation.warnings:
                 result.warnings.append(_finding(source, doc, "MPIJob", compilation.name, issue))
     return result
+
+
+def _check_output(source: str, doc: Document, objects: list[dict[str, Any]], options: Options) -> list[Finding]:
+    from mpigen.validate import DEFAULT_KUBE_VERSION, validate_object
+
+    version = options.kube_version or DEFAULT_KUBE_VERSION
+    return [
+        _finding(source, doc, obj["kind"], obj["metadata"]["name"], issue)
+        for obj in objects
+        for issue in validate_object(obj, version)
+    ]

@@ -132,3 +132,32 @@ def test_console_script_runs_and_reports_version() -> None:
     done = subprocess.run([sys.executable, "-m", "mpigen", "--version"], capture_output=True, text=True, check=False)
     assert done.returncode == 0
     assert done.stdout.startswith("mpigen ")
+
+
+def test_invalid_output_is_an_internal_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import mpigen.build.service
+
+    real = mpigen.build.service.build_worker_service
+
+    def broken(plan: object) -> dict[str, object]:
+        service = real(plan)  # type: ignore[arg-type]
+        service["spec"]["clusterIp"] = "None"  # a typo in mpigen itself
+        return service
+
+    monkeypatch.setattr(mpigen.build.service, "build_worker_service", broken)
+    monkeypatch.setattr("mpigen.compiler.BUILDERS", tuple(
+        (lambda plan, options: [broken(plan)]) if i == 5 else b
+        for i, b in enumerate(__import__("mpigen.compiler").compiler.BUILDERS)
+    ))
+    code, out, err = invoke("render", str(EXAMPLE))
+    assert (code, out) == (3, "")
+    assert "internal error: the output fails Kubernetes' schemas" in err
+    assert 'Service/tensorflow-benchmarks-worker: spec.clusterIp: unknown field "clusterIp"' in err
+    code, out, _ = invoke("render", "--no-validate", str(EXAMPLE))
+    assert code == 0 and "clusterIp: None" in out
+
+
+def test_kube_version_is_checked() -> None:
+    code, _, err = invoke("render", "--kube-version", "1.24", str(EXAMPLE))
+    assert code == 2 and "expected 1.25 to 1.37" in err
+    assert invoke("render", "--kube-version", "v1.25.3", str(EXAMPLE))[0] == 0

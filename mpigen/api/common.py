@@ -193,6 +193,17 @@ def check_pod_template(template: object, path: Path) -> list[Issue]:
     return issues
 
 
+def check_pod_template_strictly(template: object, path: Path, kube_version: str | None) -> list[Issue]:
+    """Shape checks, then (when they pass) Kubernetes' strict PodTemplateSpec schema: a typo such as
+    `containers[0].resurces` is reported with its full path before anything is compiled."""
+    issues = check_pod_template(template, path)
+    if issues or not isinstance(template, dict):
+        return issues
+    from mpigen.validate import DEFAULT_KUBE_VERSION, validate_pod_template
+
+    return [issue.under(*path) for issue in validate_pod_template(template, kube_version or DEFAULT_KUBE_VERSION)]
+
+
 def _check_container(container: object, path: Path) -> list[Issue]:
     if not isinstance(container, dict):
         return [Issue(path, f"expected a container mapping, got {_describe(container)}")]

@@ -23,6 +23,7 @@ from mpigen.api.common import (
     Strict,
     check_metadata,
     check_pod_template,
+    check_pod_template_strictly,
     name_of,
     parse_model,
     resolve_namespace,
@@ -164,6 +165,8 @@ def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
     template_path = ("spec", "template")
     issues = check_metadata(job.metadata) + _check_sizing(job.spec)
     issues += check_pod_template(job.spec.template, template_path)
+    if options.validate and not issues:
+        issues += check_pod_template_strictly(job.spec.template, template_path, options.kube_version)
     meta = job.metadata or ObjectMeta()
     namespace, subject_ns, ns_issues = resolve_namespace(meta.namespace, options.namespace)
     issues += ns_issues

@@ -21,6 +21,7 @@ from mpigen.api.common import (
     Strict,
     check_metadata,
     check_pod_template,
+    check_pod_template_strictly,
     name_of,
     parse_model,
     resolve_namespace,
@@ -65,7 +66,7 @@ class MPIJob(Strict):
 _SPECS = ("spec", "mpiReplicaSpecs")
 
 
-def _check_replicas(specs: MPIReplicaSpecs) -> list[Issue]:
+def _check_replicas(specs: MPIReplicaSpecs, options: Options) -> list[Issue]:
     issues = []
     if specs.Launcher is None:
         issues.append(Issue(_SPECS + ("Launcher",), "required: an MPIJob needs exactly one Launcher"))
@@ -80,7 +81,11 @@ def _check_replicas(specs: MPIReplicaSpecs) -> list[Issue]:
     for role in ("Launcher", "Worker"):
         spec = getattr(specs, role)
         if spec is not None:
-            issues += check_pod_template(spec.template, _SPECS + (role, "template"))
+            path = _SPECS + (role, "template")
+            shape = check_pod_template(spec.template, path)
+            if options.validate and not shape:
+                shape = check_pod_template_strictly(spec.template, path, options.kube_version)
+            issues += shape
     return issues
 
 
@@ -112,7 +117,7 @@ def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
     if job is None:
         raise CompileError(issues, name=name_of(document))
     meta = job.metadata or ObjectMeta()
-    issues = check_metadata(job.metadata) + _check_replicas(job.spec.mpiReplicaSpecs)
+    issues = check_metadata(job.metadata) + _check_replicas(job.spec.mpiReplicaSpecs, options)
     namespace, subject_ns, ns_issues = resolve_namespace(meta.namespace, options.namespace)
     issues += ns_issues
     errors = [issue for issue in issues if issue.severity == "error"]
