@@ -1,8 +1,8 @@
 """End-to-end fixtures: real Open MPI through mpigen's rendered manifests, pods as Linux namespaces.
 
-Every test module here sets `pytestmark = pytest.mark.e2e` (`pytest -m "not e2e"` leaves them out). They need root, `ip netns`,
-`unshare`/`nsenter` and Open MPI; Open MPI is installed with apt-get when missing (once per machine,
-under a lock); without root or namespaces the tests skip and say why.
+Every test module here sets `pytestmark = pytest.mark.e2e` (`pytest -m "not e2e"` leaves them out).
+They need root, `ip netns`, `unshare`/`nsenter` and Open MPI; Open MPI is installed with apt-get when
+missing (once per machine, under a lock); without root or namespaces the tests skip and say why.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_harness import Cluster, ClusterOptions, StartCluster, openmpi, plan_pods
+from e2e_harness import Cluster, ClusterOptions, StartCluster, netns, openmpi, plan_pods
+from e2e_harness.cluster import PREFIX, WORKDIR_BASE
 
 Objects = list[dict[str, Any]]
 
@@ -32,6 +33,7 @@ def namespaces() -> None:
     reason = openmpi.missing_prerequisite()
     if reason:
         pytest.skip(reason)
+    netns.remove_stale(PREFIX, WORKDIR_BASE)
 
 
 @pytest.fixture(scope="session")

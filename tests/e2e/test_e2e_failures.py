@@ -24,7 +24,7 @@ FAST = 20  # seconds: what "fails fast" means here; each run's timeout is larger
 def test_missing_worker_fails_mpirun_fast_and_names_the_pod(
     mpi: str, render: Render, start_cluster: StartCluster
 ) -> None:
-    """A worker that is gone (not started, deleted) once mpirun runs: kubectl's NotFound, then ORTE's error."""
+    """A worker gone (never started, deleted) when mpirun runs: kubectl's NotFound, then ORTE's error."""
     objects = render(jobs.v1alpha2("gone", ["mpirun", "hostname"], workers=2, slots=1))
     cluster = start_cluster(objects, absent=frozenset({"gone-worker-1"}))
     launcher = cluster.launcher()
@@ -34,9 +34,13 @@ def test_missing_worker_fails_mpirun_fast_and_names_the_pod(
     assert "ORTE was unable to reliably start one or more daemons" in run.stderr
 
 
-def test_missing_worker_times_out_the_wait_init_container(render: Render, start_cluster: StartCluster) -> None:
+def test_missing_worker_times_out_the_wait_init_container(
+    render: Render, start_cluster: StartCluster
+) -> None:
     """With the launcher started before its workers, wait-for-workers gives up readably at its timeout."""
-    objects = render(jobs.v1alpha2("late", ["mpirun", "hostname"], workers=2, slots=1), wait_timeout_seconds=0)
+    objects = render(
+        jobs.v1alpha2("late", ["mpirun", "hostname"], workers=2, slots=1), wait_timeout_seconds=0
+    )
     cluster = start_cluster(objects, absent=frozenset({"late-worker-1"}))
     run = cluster.run_launcher(60, RUN_AS_ROOT_ENV)
     assert run.argv[:1] == ("/bin/sh",) and run.returncode == 1, run.describe()
@@ -46,7 +50,9 @@ def test_missing_worker_times_out_the_wait_init_container(render: Render, start_
 def test_a_rank_exiting_non_zero_fails_the_launcher(
     program: Path, render: Render, start_cluster: StartCluster
 ) -> None:
-    objects = render(jobs.v1alpha2("crash", ["mpirun", str(program), "--fail-rank", "2:7"], workers=2, slots=2))
+    objects = render(
+        jobs.v1alpha2("crash", ["mpirun", str(program), "--fail-rank", "2:7"], workers=2, slots=2)
+    )
     run = start_cluster(objects).run_launcher(60, RUN_AS_ROOT_ENV)
     assert run.returncode == 7 and run.seconds < FAST, run.describe()
     assert "mpirun detected that one or more processes exited with non-zero status" in run.stderr

@@ -7,11 +7,15 @@ the env of the rendered Job plus `RUN_AS_ROOT_ENV` (the harness runs as root).
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from e2e_harness import StartCluster, jobs, one, parse_hostfile
 from e2e_harness.openmpi import RUN_AS_ROOT_ENV
 from e2e_harness.ranks import check_allreduce, check_hostnames
@@ -24,9 +28,14 @@ JobFactory = Callable[[str, Sequence[str]], dict[str, Any]]
 
 JOBS: dict[str, tuple[JobFactory, list[tuple[int, int]]]] = {
     # name: (job, [(worker index, slots), ...] the hostfile must hold)
-    "v1alpha1-gpus": (lambda name, cmd: jobs.v1alpha1_gpus(name, cmd, gpus=4, gpus_per_node=2), [(0, 2), (1, 2)]),
-    "v1alpha1-replicas": (lambda name, cmd: jobs.v1alpha1_replicas(name, cmd, replicas=3, cpus="2"),
-                          [(0, 2), (1, 2), (2, 2)]),
+    "v1alpha1-gpus": (
+        lambda name, cmd: jobs.v1alpha1_gpus(name, cmd, gpus=4, gpus_per_node=2),
+        [(0, 2), (1, 2)],
+    ),
+    "v1alpha1-replicas": (
+        lambda name, cmd: jobs.v1alpha1_replicas(name, cmd, replicas=3, cpus="2"),
+        [(0, 2), (1, 2), (2, 2)],
+    ),
     "v1alpha2": (lambda name, cmd: jobs.v1alpha2(name, cmd, workers=3, slots=2), [(0, 2), (1, 2), (2, 2)]),
 }
 
@@ -55,6 +64,21 @@ def test_allreduce_ranks_sit_in_the_hostfile_slots_and_sum_right(
     objects = render(make(case, ["mpirun", str(program)]))
     cluster = start_cluster(objects)
     run = cluster.run_launcher(TIMEOUT, RUN_AS_ROOT_ENV)
+    check_allreduce(run, hostfile_of(objects))
+
+
+def test_the_yaml_that_mpigen_render_prints_runs_too(
+    program: Path, tmp_path: Path, start_cluster: StartCluster
+) -> None:
+    """The CLI's YAML stream (what `kubectl apply -f -` would read), parsed back, runs the same way."""
+    job = tmp_path / "job.yaml"
+    job.write_text(json.dumps(jobs.v1alpha1_gpus("cli", ["mpirun", str(program)], gpus=4, gpus_per_node=2)))
+    done = subprocess.run(
+        [sys.executable, "-m", "mpigen", "render", str(job)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    objects = [doc for doc in yaml.safe_load_all(done.stdout) if doc]
+    run = start_cluster(objects).run_launcher(TIMEOUT, RUN_AS_ROOT_ENV)
     check_allreduce(run, hostfile_of(objects))
 
 

@@ -23,8 +23,8 @@ SH = {"PATH": "/usr/bin:/bin"}
 
 
 @pytest.fixture()
-def objects(render: Callable[..., list[dict[str, Any]]]) -> list[dict[str, Any]]:
-    """A small rendered job: pods-worker-0..1 and the launcher."""
+def objects(namespaces: None, render: Callable[..., list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """A small rendered job: pods-worker-0..1 and the launcher (skips where pods cannot run)."""
     return render(jobs.v1alpha2("pods", ["mpirun", "hostname"], workers=2, slots=1))
 
 
@@ -39,13 +39,18 @@ def test_each_pod_has_its_own_hostname_shm_tmp_and_network(
     cluster = start_cluster(objects)
     launcher = cluster.launcher().name
     for pod in ("pods-worker-0", "pods-worker-1", launcher):
-        rc, out, _ = sh(cluster, pod, "hostname; echo x > /dev/shm/mark; echo x > /tmp/mark; ls /dev/shm; ls /tmp")
+        rc, out, _ = sh(
+            cluster, pod, "hostname; echo x > /dev/shm/mark; echo x > /tmp/mark; ls /dev/shm; ls /tmp"
+        )
         assert rc == 0
         assert out.split() == [pod, "mark", "mark"]
     address = cluster.address["pods-worker-0"]
     rc, routes, _ = sh(cluster, "pods-worker-0", "ip route")
     # one subnet on the harness's bridge, no default route: no packet can leave the harness's namespaces
-    assert (rc, routes.split()) == (0, f"10.244.0.0/16 dev eth0 proto kernel scope link src {address}".split())
+    assert (rc, routes.split()) == (
+        0,
+        f"10.244.0.0/16 dev eth0 proto kernel scope link src {address}".split(),
+    )
     rc, links, _ = sh(cluster, "pods-worker-0", "ip -o link | cut -d: -f2 | cut -d@ -f1")
     assert links.split() == ["lo", "eth0"]
     assert not os.path.exists("/etc/mpi") and not os.path.exists("/opt/kube")  # the machine is unchanged
@@ -59,7 +64,9 @@ def test_configmap_files_and_kubectl_appear_where_the_manifests_mount_them(
     config = one(objects, "ConfigMap")["data"]
     rc, out, _ = sh(cluster, launcher, "stat -c '%n %a' /etc/mpi/* /opt/kube/kubectl; cat /etc/mpi/hostfile")
     assert rc == 0
-    assert "/etc/mpi/hostfile 444" in out and "/etc/mpi/kubexec.sh 555" in out and "/opt/kube/kubectl 755" in out
+    assert (
+        "/etc/mpi/hostfile 444" in out and "/etc/mpi/kubexec.sh 555" in out and "/opt/kube/kubectl 755" in out
+    )
     assert out.endswith(config["hostfile"])
     rc, out, _ = sh(cluster, "pods-worker-0", "ls /etc/mpi; ls /opt/kube 2>&1; touch /etc/mpi/x 2>&1")
     assert "kubexec.sh" in out and "hostfile" not in out
@@ -76,8 +83,13 @@ def test_kubectl_exec_runs_in_the_pod_with_a_clean_env_and_propagates_the_exit_c
     kubectl = "/opt/kube/kubectl exec pods-worker-1 -- sh -c"
     rc, out, err = sh(cluster, launcher, f"LEAK=1 {kubectl} 'hostname; env | sort; exit 3'")
     assert rc == 3
-    assert out.split() == ["pods-worker-1", "HOME=/root", "HOSTNAME=pods-worker-1",
-                           "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "PWD=/"]
+    assert out.split() == [
+        "pods-worker-1",
+        "HOME=/root",
+        "HOSTNAME=pods-worker-1",
+        "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        "PWD=/",
+    ]
     assert err == "command terminated with exit code 3\n"
     rc, out, _ = sh(cluster, launcher, f"echo in | {kubectl} 'cat; echo done'")
     assert (rc, out) == (0, "done\n")  # no -i: stdin not attached, like kubectl
@@ -93,13 +105,18 @@ def test_kubectl_fails_like_kubectl_for_a_missing_pod(
     for command in ("exec pods-worker-1 -- true", f"get pod pods-worker-1 -o jsonpath='{READY}'"):
         rc, out, err = sh(cluster, launcher, f"/opt/kube/kubectl {command}")
         assert (rc, out, err) == (1, "", 'Error from server (NotFound): pods "pods-worker-1" not found\n')
-    rc, out, err = sh(cluster, launcher,
-                      f"/opt/kube/kubectl get pod pods-worker-0 pods-worker-1 --no-headers -o '{COLUMNS}'")
+    rc, out, err = sh(
+        cluster,
+        launcher,
+        f"/opt/kube/kubectl get pod pods-worker-0 pods-worker-1 --no-headers -o '{COLUMNS}'",
+    )
     assert (rc, out) == (1, "pods-worker-0   True\n")
     assert err == 'Error from server (NotFound): pods "pods-worker-1" not found\n'
 
 
-def test_kubectl_get_reports_ready_as_scripted(objects: list[dict[str, Any]], start_cluster: StartCluster) -> None:
+def test_kubectl_get_reports_ready_as_scripted(
+    objects: list[dict[str, Any]], start_cluster: StartCluster
+) -> None:
     cluster = start_cluster(objects)
     launcher = cluster.launcher().name
     cluster.script_ready("pods-worker-0", ["NotFound", "", "False", "True"])
@@ -108,15 +125,19 @@ def test_kubectl_get_reports_ready_as_scripted(objects: list[dict[str, Any]], st
     assert seen == [(1, ""), (0, ""), (0, "False"), (0, "True"), (0, "True")]
     cluster.script_ready("pods-worker-1", ["", "True"])
     table = f"/opt/kube/kubectl get pods pods-worker-0 pods-worker-1 -o '{COLUMNS}'"
-    assert sh(cluster, launcher, table)[:2] == (0, "NAME            READY\npods-worker-0   True\n"
-                                                   "pods-worker-1   <none>\n")
+    expected = "NAME            READY\npods-worker-0   True\npods-worker-1   <none>\n"
+    assert sh(cluster, launcher, table)[:2] == (0, expected)
 
 
 def test_stop_removes_everything_and_a_taken_name_is_refused(objects: list[dict[str, Any]]) -> None:
     cluster = Cluster(plan_pods(objects))
     with cluster:
         assert cluster.leftovers()  # namespaces, holder processes and the work dir exist
-        sh(cluster, cluster.launcher().name, "(sleep 600; /opt/kube/kubectl exec pods-worker-0 -- sleep 600) >/dev/null 2>&1 &")
+        sh(
+            cluster,
+            cluster.launcher().name,
+            "(sleep 600; /opt/kube/kubectl exec pods-worker-0 -- sleep 600) >/dev/null 2>&1 &",
+        )
         twin = Cluster(plan_pods(objects), prefix=cluster.prefix)
         with pytest.raises(HarnessError, match="already exist"):
             twin.start()

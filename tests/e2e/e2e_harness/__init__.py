@@ -6,21 +6,22 @@
 
 from __future__ import annotations
 
-from .cluster import Cluster, ClusterOptions, Run, RunTimeout, StartCluster
 from . import netns
+from .cluster import Cluster, StartCluster
 from .netns import HarnessError
-from .pods import Pod, PlanError, one, parse_hostfile, plan_pods
+from .pods import PlanError, Pod, one, parse_hostfile, plan_pods
+from .values import ClusterOptions, Run, RunTimeout
 
 __all__ = [
     "Cluster",
     "ClusterOptions",
     "HarnessError",
-    "netns",
     "PlanError",
     "Pod",
     "Run",
     "RunTimeout",
     "StartCluster",
+    "netns",
     "one",
     "parse_hostfile",
     "plan_pods",

@@ -11,16 +11,16 @@ ConfigMap/emptyDir contents live in a work dir under /var/tmp (pods get their ow
 `Cluster.run` enters a pod (`nsenter -t PID -n -u -m -i`) with a clean environment, like kubelet starts a
 container, and guards every run with a timeout that kills whatever the run left behind. `stop` (also
 via `with`, and atexit as a backstop) kills every process in the pods' namespaces, deletes the
-namespaces and the work dir, whatever happened before.
+namespaces and the work dir, whatever happened before. If Python itself is killed, everything it
+started directly dies with it (parent-death signal), and `netns.remove_stale` deletes the namespaces
+and work dirs of harnesses whose process is gone.
 """
 
 from __future__ import annotations
 
 import atexit
-import ctypes
 import itertools
 import os
-import shlex
 import shutil
 import signal
 import subprocess
@@ -29,65 +29,21 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Self
 
 from . import netns, podfs
 from .netns import HarnessError
 from .pods import DEFAULT_PATH, Container, Pod
+from .values import ClusterOptions, Run, RunTimeout
 
 KUBECTL_SH = Path(__file__).with_name("kubectl.sh")
 POD_CIDR_PREFIX = "10.244."
+# Kept across exec: whatever the harness starts directly dies with the Python that started it.
+DIE_WITH_PYTEST = ("setpriv", "--pdeathsig", "KILL")
+PREFIX = "mpge2e-"  # every namespace and work dir name starts with PREFIX + the creating Python's PID
+WORKDIR_BASE = "/var/tmp"  # not /tmp: each pod mounts its own /tmp
 _counter = itertools.count()
 _live: set[Cluster] = set()
-
-
-@dataclass(frozen=True)
-class ClusterOptions:
-    """How pods differ from a plain cluster; the defaults are what a Kubernetes pod gets.
-
-    hosts: what each pod's /etc/hosts names besides localhost: "kubelet" only the pod itself (what kubelet
-        writes), "pod-names" every pod, "none" nothing (the pod cannot resolve even its own name).
-    unroutable_interface: give every pod a second interface `net1` on a subnet that reaches nowhere
-        (as a second CNI network or a host interface would).
-    shared_hostname: every pod gets the hostname "shared-node" (as if they shared a UTS namespace).
-    shared_shm: every pod mounts one common /dev/shm (as if they shared the host's).
-    absent: pods that are planned but never started (kubectl says NotFound).
-    """
-
-    hosts: Literal["none", "kubelet", "pod-names"] = "kubelet"
-    unroutable_interface: bool = False
-    shared_hostname: bool = False
-    shared_shm: bool = False
-    absent: frozenset[str] = frozenset()
-
-
-@dataclass(frozen=True)
-class Run:
-    """One finished command in a pod."""
-
-    argv: tuple[str, ...]
-    returncode: int
-    stdout: str
-    stderr: str
-    seconds: float
-
-    def describe(self) -> str:
-        """Exit code, time and the tail of both streams, for assertion messages."""
-        return (f"$ {shlex.join(self.argv)}\nexit {self.returncode} after {self.seconds:.1f}s\n"
-                f"--- stdout (tail)\n{self.stdout[-3000:]}\n--- stderr (tail)\n{self.stderr[-3000:]}")
-
-
-class RunTimeout(HarnessError):
-    """A command in a pod did not finish in time; it and everything it started were killed."""
-
-    def __init__(self, run: Run, timeout: float) -> None:
-        super().__init__(f"timed out after {timeout}s\n{run.describe()}")
-        self.run = run
-
-
-def _die_with_parent() -> None:
-    # PR_SET_PDEATHSIG survives exec: if pytest dies, the holder chain dies too (atexit cannot run then).
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
 
 
 @dataclass(eq=False)
@@ -95,25 +51,26 @@ class Cluster:
     """Pods running as namespaces; use `with Cluster(pods) as cluster:` or start()/stop()."""
 
     pods: Sequence[Pod]
-    options: ClusterOptions = ClusterOptions()
-    prefix: str = field(default_factory=lambda: f"mpge2e-{os.getpid()}-{next(_counter)}")
+    options: ClusterOptions = field(default_factory=ClusterOptions)
+    prefix: str = field(default_factory=lambda: f"{PREFIX}{os.getpid()}-{next(_counter)}")
     pids: dict[str, int] = field(default_factory=dict, init=False)
     workdir: Path = field(default=Path(), init=False)
     init_runs: list[Run] = field(default_factory=list, init=False)
     _procs: list[subprocess.Popen[bytes]] = field(default_factory=list, init=False)
     _holders: list[subprocess.Popen[bytes]] = field(default_factory=list, init=False)
+    _created: bool = field(default=False, init=False)
 
     def __post_init__(self) -> None:
-        self.by_name = {pod.name: pod for pod in self.pods}
         self.netns = {pod.name: f"{self.prefix}-{i}" for i, pod in enumerate(self.pods)}
-        self.address = {pod.name: f"{POD_CIDR_PREFIX}{(i + 2) // 256}.{(i + 2) % 256}"
-                        for i, pod in enumerate(self.pods)}
+        self.address = {
+            pod.name: f"{POD_CIDR_PREFIX}{(i + 2) // 256}.{(i + 2) % 256}" for i, pod in enumerate(self.pods)
+        }
         self.bridge_ns = f"{self.prefix}-net"
         self.running = [pod for pod in self.pods if pod.name not in self.options.absent]
 
     # -- life cycle -------------------------------------------------------------------------------
 
-    def __enter__(self) -> Cluster:
+    def __enter__(self) -> Self:
         self.start()
         return self
 
@@ -122,43 +79,65 @@ class Cluster:
 
     def start(self) -> None:
         """Create the network, start every pod not `absent`, deliver kubectl; stop() on any failure."""
-        netns.create_network(self.bridge_ns, [self.netns[p.name] for p in self.running],
-                             unroutable=self.options.unroutable_interface)
+        netns.create_network(
+            self.bridge_ns,
+            [self.netns[p.name] for p in self.running],
+            unroutable=self.options.unroutable_interface,
+        )
+        self._created = True
         _live.add(self)
         try:
-            self.workdir = Path(tempfile.mkdtemp(prefix=f"{self.prefix}-", dir="/var/tmp"))
+            self.workdir = Path(tempfile.mkdtemp(prefix=f"{self.prefix}-", dir=WORKDIR_BASE))
             os.chmod(self.workdir, 0o755)
             mounts = {pod.name: self._prepare(pod) for pod in self.running}
             self._start_holders(mounts)
             for pod in self.running:
                 self._write_enter(pod)
             for pod in self.running:
-                if pod.role == "worker":
-                    self._procs.append(self._spawn(pod, pod.containers[0], stdout=subprocess.DEVNULL))
+                if pod.role == "worker":  # the worker's own container (`sleep 365d`) runs as in a pod
+                    self._procs.append(self._spawn(pod, pod.containers[0]))
         except BaseException:
             self.stop()
             raise
 
     def stop(self) -> None:
-        """Kill every process in the pods, delete the namespaces and the work dir. Idempotent."""
+        """Kill every process in the pods, delete the namespaces and the work dir. Idempotent.
+
+        Every step is tried even when an earlier one failed; the first failure is raised at the end.
+        """
         _live.discard(self)
+        if not self._created:
+            return  # never made anything: the names may belong to someone else
         names = [*self.netns.values(), self.bridge_ns]
-        try:
-            netns.kill_all(netns.netns_inodes(names))
-            for proc in self._procs:
-                proc.kill()
-                proc.wait(timeout=10)
-                for pipe in (proc.stdout, proc.stderr):
-                    if pipe is not None:
-                        pipe.close()
-            self._procs.clear()
-            self._holders.clear()
-        finally:
+        errors: list[BaseException] = []
+        steps: list[Callable[[], None]] = [
+            lambda: netns.kill_all(netns.netns_inodes(names)),
+            self._wait_procs,
+            lambda: netns.delete_netns(names),
+            self._remove_workdir,
+        ]
+        for step in steps:
             try:
-                netns.delete_netns(names)
-            finally:
-                if self.workdir != Path() and self.workdir.exists():
-                    shutil.rmtree(self.workdir)
+                step()
+            except Exception as exc:  # noqa: BLE001 - clean up as much as possible, report the first
+                errors.append(exc)
+        self._created = False
+        if errors:
+            raise errors[0]
+
+    def _wait_procs(self) -> None:
+        for proc in self._procs:
+            proc.kill()
+            proc.wait(timeout=10)
+            for pipe in (proc.stdout, proc.stderr):
+                if pipe is not None:
+                    pipe.close()
+        self._procs.clear()
+        self._holders.clear()
+
+    def _remove_workdir(self) -> None:
+        if self.workdir != Path() and self.workdir.exists():
+            shutil.rmtree(self.workdir)
 
     def leftovers(self) -> list[str]:
         """What of this cluster still exists on the machine (empty after stop())."""
@@ -177,29 +156,50 @@ class Cluster:
             raise HarnessError(f"pod {pod} is not running")
         podfs.check_env(env)
         pairs = [f"{k}={v}" for k, v in env.items()]
-        return ["nsenter", "-t", str(self.pids[pod]), "-n", "-u", "-m", "-i", f"--wdns={cwd}", "--",
-                "env", "-i", *pairs, *argv]
+        return [
+            "nsenter",
+            "-t",
+            str(self.pids[pod]),
+            "-n",
+            "-u",
+            "-m",
+            "-i",
+            f"--wdns={cwd}",
+            "--",
+            "env",
+            "-i",
+            *pairs,
+            *argv,
+        ]
 
     def container_env(self, pod: str, container: Container) -> dict[str, str]:
         """The env a container process gets: the image's PATH, HOSTNAME, HOME, then the spec's env."""
-        return {"PATH": DEFAULT_PATH, "HOSTNAME": self._hostname(pod), "HOME": "/root", **container.env_dict()}
+        image_env = {"PATH": DEFAULT_PATH, "HOSTNAME": self._hostname(pod), "HOME": "/root"}
+        return {**image_env, **container.env_dict()}
 
-    def run(self, pod: str, argv: Sequence[str], env: Mapping[str, str], timeout: float,
-            cwd: str = "/") -> Run:
+    def run(
+        self, pod: str, argv: Sequence[str], env: Mapping[str, str], timeout: float, cwd: str = "/"
+    ) -> Run:
         """Run `argv` in `pod`; on timeout kill it and all it started in every pod, raise RunTimeout."""
         start = time.monotonic()
-        proc = subprocess.Popen(self.command(pod, argv, env, cwd), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        proc = subprocess.Popen(
+            [*DIE_WITH_PYTEST, *self.command(pod, argv, env, cwd)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
         try:
             out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             self.reap(extra_group=proc.pid)
-            out, err = proc.communicate(timeout=30)
+            out, err = proc.communicate(timeout=30)  # every writer was just killed
             raise RunTimeout(self._result(argv, proc.returncode, out, err, start), timeout) from None
         return self._result(argv, proc.returncode, out, err, start)
 
-    def run_container(self, pod: str, container: Container, timeout: float,
-                      extra_env: Mapping[str, str] | None = None) -> Run:
+    def run_container(
+        self, pod: str, container: Container, timeout: float, extra_env: Mapping[str, str] | None = None
+    ) -> Run:
         """Run a container's command in its pod the way kubelet would, plus `extra_env` (harness-only)."""
         env = {**self.container_env(pod, container), **(extra_env or {})}
         return self.run(pod, container.argv, env, timeout, cwd=container.working_dir)
@@ -212,12 +212,11 @@ class Cluster:
         return found[0]
 
     def run_launcher(self, timeout: float, extra_env: Mapping[str, str] | None = None) -> Run:
-        """Start the launcher pod's containers as kubelet would: init containers in order, then the main one.
+        """Run the launcher pod's containers as kubelet would: init containers in order, then the main one.
 
         kubectl-delivery was emulated at start; any other init container (such as a wait-for-workers
         one) runs here with its own env and must exit 0, else its Run is returned; `init_runs` keeps
-        them all. `extra_env` goes to
-        the main container only; `timeout` bounds each container.
+        them all. `extra_env` goes to the main container only; `timeout` bounds each container.
         """
         pod = self.launcher()
         self.init_runs.clear()
@@ -241,7 +240,13 @@ class Cluster:
         netns.kill_all(netns.netns_inodes(self.netns.values()), keep=keep | self._holder_parents())
 
     def script_ready(self, pod: str, values: Sequence[str]) -> None:
-        """What `kubectl get pod POD -o jsonpath=...Ready...` prints on successive calls (last repeats)."""
+        """What `kubectl get pod POD ...Ready...` prints on successive calls (the last value repeats).
+
+        Values: "True", "False", "" (no Ready condition yet) or "NotFound". Call after start(); a pod
+        that is `absent` can be scripted too (kubectl exec still finds no such pod).
+        """
+        if not self._created:
+            raise HarnessError("script_ready needs a started cluster")
         path = self.workdir / "pods" / pod
         path.mkdir(parents=True, exist_ok=True)
         (path / "ready").write_text("".join(f"{v}\n" for v in values))
@@ -252,16 +257,28 @@ class Cluster:
         return podfs.SHARED_HOSTNAME if self.options.shared_hostname else pod
 
     def _result(self, argv: Sequence[str], rc: int, out: bytes, err: bytes, start: float) -> Run:
-        return Run(tuple(argv), rc, out.decode(errors="replace"), err.decode(errors="replace"),
-                   time.monotonic() - start)
+        return Run(
+            tuple(argv),
+            rc,
+            out.decode(errors="replace"),
+            err.decode(errors="replace"),
+            time.monotonic() - start,
+        )
 
     def _holder_parents(self) -> set[int]:
         return {proc.pid for proc in self._holders}
 
-    def _spawn(self, pod: Pod, container: Container, **kwargs: object) -> subprocess.Popen[bytes]:
-        cmd = self.command(pod.name, container.argv, self.container_env(pod.name, container),
-                           container.working_dir)
-        return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, start_new_session=True, **kwargs)  # type: ignore[call-overload]
+    def _spawn(self, pod: Pod, container: Container) -> subprocess.Popen[bytes]:
+        cmd = self.command(
+            pod.name, container.argv, self.container_env(pod.name, container), container.working_dir
+        )
+        return subprocess.Popen(
+            [*DIE_WITH_PYTEST, *cmd],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
 
     def _hosts(self, pod: Pod) -> str:
         shown = {"none": [], "kubelet": [pod], "pod-names": self.running}[self.options.hosts]
@@ -277,22 +294,20 @@ class Cluster:
             shm = self.workdir / "shared-shm"
             shm.mkdir(mode=0o1777)
         for i, pod in enumerate(self.running):
-            script = podfs.holder_script(hostname=self._hostname(pod.name), address=self.address[pod.name],
-                                         index=i, mounts=mounts[pod.name], shm=shm,
-                                         unroutable=self.options.unroutable_interface)
-            argv = ["nsenter", f"--net={netns.NETNS_DIR}/{self.netns[pod.name]}", "unshare", "--uts",
-                    "--mount", "--ipc", "--propagation=private", "--fork", "--kill-child", "sh", "-ec", script]
-            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, preexec_fn=_die_with_parent)
+            script = podfs.holder_script(
+                hostname=self._hostname(pod.name),
+                address=self.address[pod.name],
+                index=i,
+                mounts=mounts[pod.name],
+                shm=shm,
+                unroutable=self.options.unroutable_interface,
+            )
+            proc = podfs.start_holder(f"{netns.NETNS_DIR}/{self.netns[pod.name]}", script)
             self._holders.append(proc)
             self._procs.append(proc)
+        deadline = time.monotonic() + podfs.HOLDER_START_TIMEOUT
         for pod, proc in zip(self.running, self._holders, strict=True):
-            assert proc.stdout is not None
-            line = proc.stdout.readline().decode().strip()
-            if not line.isdigit():
-                err = proc.stderr.read().decode() if proc.stderr and proc.poll() is not None else ""
-                raise HarnessError(f"pod {pod.name} did not start: {line!r} {err.strip()}")
-            self.pids[pod.name] = int(line)
+            self.pids[pod.name] = podfs.read_holder_pid(pod.name, proc, deadline)
 
     def _write_enter(self, pod: Pod) -> None:
         """`pods/POD/enter CMD...`: what the fake kubectl execs (the pod's first container, clean env)."""

@@ -22,8 +22,11 @@ def v1alpha1_gpus(name: str, command: Sequence[str], gpus: int = 4, gpus_per_nod
         "apiVersion": "kubeflow.org/v1alpha1",
         "kind": "MPIJob",
         "metadata": {"name": name, "namespace": "e2e"},
-        "spec": {"gpus": gpus, "gpusPerNode": gpus_per_node,
-                 "template": {"spec": {"containers": [_container(command)]}}},
+        "spec": {
+            "gpus": gpus,
+            "gpusPerNode": gpus_per_node,
+            "template": {"spec": {"containers": [_container(command)]}},
+        },
     }
 
 
@@ -34,8 +37,11 @@ def v1alpha1_replicas(name: str, command: Sequence[str], replicas: int = 3, cpus
         "apiVersion": "kubeflow.org/v1alpha1",
         "kind": "MPIJob",
         "metadata": {"name": name, "namespace": "e2e"},
-        "spec": {"replicas": replicas, "processingResourceType": "cpu",
-                 "template": {"spec": {"containers": [_container(command, **limits)]}}},
+        "spec": {
+            "replicas": replicas,
+            "processingResourceType": "cpu",
+            "template": {"spec": {"containers": [_container(command, **limits)]}},
+        },
     }
 
 
@@ -49,8 +55,10 @@ def v1alpha2(name: str, command: Sequence[str], workers: int = 3, slots: int = 2
             "slotsPerWorker": slots,
             "mpiReplicaSpecs": {
                 "Launcher": {"replicas": 1, "template": {"spec": {"containers": [_container(command)]}}},
-                "Worker": {"replicas": workers,
-                           "template": {"spec": {"containers": [_container(["sleep", "365d"])]}}},
+                "Worker": {
+                    "replicas": workers,
+                    "template": {"spec": {"containers": [_container(["sleep", "365d"])]}},
+                },
             },
         },
     }

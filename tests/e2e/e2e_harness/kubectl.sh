@@ -95,7 +95,8 @@ kubectl_get() {
             printf "%s" "$value" ;;
         "custom-columns=NAME:.metadata.name,READY:$READY_FIELD")
             ready_table "$headers" $pods ;;
-        *) usage "get: only -o jsonpath=$READY_JSONPATH or -o custom-columns=NAME:.metadata.name,READY:$READY_FIELD" ;;
+        *) usage "get: only -o jsonpath=$READY_JSONPATH or" \
+                 "-o custom-columns=NAME:.metadata.name,READY:$READY_FIELD" ;;
     esac
 }
 

@@ -8,6 +8,8 @@ machine. `ip -batch` keeps namespace creation to a handful of processes even for
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import signal
 import subprocess
 import time
@@ -50,8 +52,10 @@ def create_network(bridge_ns: str, pod_ns: Sequence[str], unroutable: bool = Fal
     """
     taken = sorted(existing_netns().intersection([bridge_ns, *pod_ns]))
     if taken:
-        raise HarnessError(f"network namespaces already exist: {', '.join(taken)}; delete them with "
-                           f"`ip netns del NAME` after checking nothing uses them")
+        raise HarnessError(
+            f"network namespaces already exist: {', '.join(taken)}; delete them with "
+            f"`ip netns del NAME` after checking nothing uses them"
+        )
     ip_batch([f"netns add {name}" for name in (bridge_ns, *pod_ns)])
     links = [f"link add {BRIDGE} type bridge", f"link set {BRIDGE} up"]
     for i, name in enumerate(pod_ns):
@@ -102,6 +106,26 @@ def kill_all(inodes: set[tuple[int, int]], keep: Iterable[int] = (), rounds: int
                 pass
         time.sleep(0.02)
     raise HarnessError(f"processes survive SIGKILL in the harness namespaces: {victims}")
+
+
+def remove_stale(prefix: str, workdir_base: str) -> list[str]:
+    """Remove what harnesses whose Python process is gone left behind (killed before their atexit).
+
+    Names are `<prefix><pid>-<n>-...`; only those of PIDs that no longer run are touched. Returns the
+    namespaces removed.
+    """
+    pattern = re.compile(rf"{re.escape(prefix)}(\d+)-")
+    dead = sorted(
+        n for n in existing_netns() if (m := pattern.match(n)) and not os.path.exists(f"/proc/{m[1]}")
+    )
+    if dead:
+        kill_all(netns_inodes(dead))
+        delete_netns(dead)
+    for entry in os.listdir(workdir_base):
+        m = pattern.match(entry)
+        if m and not os.path.exists(f"/proc/{m[1]}"):
+            shutil.rmtree(os.path.join(workdir_base, entry), ignore_errors=True)
+    return dead
 
 
 def delete_netns(names: Sequence[str]) -> None:

@@ -21,7 +21,7 @@ APT_TIMEOUT = 900
 # refuses root unless told twice (the same as `mpirun --allow-run-as-root`). A real image's user
 # decides this; mpigen does not.
 RUN_AS_ROOT_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
-TOOLS = ("ip", "unshare", "nsenter", "flock", "sleep")
+TOOLS = ("ip", "unshare", "nsenter", "setpriv", "flock", "sleep")
 PROGRAM = Path(__file__).with_name("allreduce.c")
 
 
@@ -34,8 +34,12 @@ def missing_prerequisite() -> str | None:
     missing = [tool for tool in TOOLS if shutil.which(tool) is None]
     if missing:
         return f"e2e tests need {', '.join(missing)} (iproute2, util-linux, coreutils)"
-    probe = subprocess.run(["unshare", "--net", "--uts", "--mount", "--ipc", "--fork", "true"],
-                           capture_output=True, text=True, check=False)
+    probe = subprocess.run(
+        ["unshare", "--net", "--uts", "--mount", "--ipc", "--fork", "true"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if probe.returncode != 0:
         return f"e2e tests cannot create namespaces here: {probe.stderr.strip()}"
     netns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False)
@@ -57,16 +61,20 @@ def ensure_openmpi() -> str | None:
     if have_openmpi():
         return None
     if os.geteuid() != 0 or shutil.which("apt-get") is None:
-        return f"Open MPI is missing and cannot be installed here (needs root and apt-get: {' '.join(APT_PACKAGES)})"
+        packages = " ".join(APT_PACKAGES)
+        return f"Open MPI is missing and cannot be installed here (needs root and apt-get: {packages})"
     with APT_LOCK.open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if have_openmpi():  # another session installed it while we waited
             return None
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        for argv in (["apt-get", "update"],
-                     ["apt-get", "install", "-y", "--no-install-recommends", *APT_PACKAGES]):
-            done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=APT_TIMEOUT,
-                                  check=False)
+        for argv in (
+            ["apt-get", "update"],
+            ["apt-get", "install", "-y", "--no-install-recommends", *APT_PACKAGES],
+        ):
+            done = subprocess.run(
+                argv, capture_output=True, text=True, env=env, timeout=APT_TIMEOUT, check=False
+            )
             if done.returncode != 0:
                 raise RuntimeError(f"{' '.join(argv)} failed ({done.returncode}):\n{done.stderr[-3000:]}")
     if not have_openmpi():
@@ -83,6 +91,7 @@ def openmpi_version() -> str:
 def build_program(dest_dir: Path) -> Path:
     """Compile allreduce.c with mpicc into `dest_dir` (which every pod sees: not under /tmp)."""
     exe = dest_dir / "allreduce"
-    subprocess.run(["mpicc", "-O2", "-Wall", "-o", str(exe), str(PROGRAM)], check=True,
-                   capture_output=True, text=True)
+    subprocess.run(
+        ["mpicc", "-O2", "-Wall", "-o", str(exe), str(PROGRAM)], check=True, capture_output=True, text=True
+    )
     return exe

@@ -10,7 +10,10 @@ the fake kubectl into the volume mounted at its TARGET_DIR.
 from __future__ import annotations
 
 import os
+import select
 import shlex
+import subprocess
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -27,14 +30,17 @@ fe00::2\tip6-allrouters
 """
 # No nameserver: glibc then asks 127.0.0.1 inside the pod, where nothing listens, so a name that is
 # not in /etc/hosts fails at once and no DNS query can leave the pod.
-RESOLV_CONF = "search default.svc.cluster.local svc.cluster.local cluster.local\noptions ndots:5\n"
+RESOLV_CONF = "search {namespace}.svc.cluster.local svc.cluster.local cluster.local\noptions ndots:5\n"
 UNROUTABLE_PREFIX = "192.168.77."
 SHARED_HOSTNAME = "shared-node"
+HOLDER_START_TIMEOUT = 60  # seconds for all pods of a cluster to be set up
 
 
 def is_kubectl_delivery(container: Container) -> bool:
     """The operator's kubectl-delivery init container (no command of its own; copies kubectl)."""
-    return container.name == "kubectl-delivery" or (not container.argv and "TARGET_DIR" in container.env_dict())
+    return container.name == "kubectl-delivery" or (
+        not container.argv and "TARGET_DIR" in container.env_dict()
+    )
 
 
 def hosts_entry(pod: Pod, address: str) -> str:
@@ -115,18 +121,19 @@ def prepare_pod_files(root: Path, pod: Pod, hosts: str, kubectl: str) -> list[st
     """Write the pod's files under `root`; return the mount lines for its holder."""
     root.mkdir(parents=True, exist_ok=True)
     (root / "hosts").write_text(hosts)
-    (root / "resolv.conf").write_text(RESOLV_CONF.replace("default", pod.namespace, 1))
+    (root / "resolv.conf").write_text(RESOLV_CONF.format(namespace=pod.namespace))
     lines = mount_lines(root, pod)
     _deliver_kubectl(root, pod, kubectl)
     for name in ("hosts", "resolv.conf"):
         lines.append(f"mount --bind {shlex.quote(str(root / name))} /etc/{name}")
-    if (root / "ready").exists() is False:
+    if not (root / "ready").exists():  # not scripted before start: Ready at once
         (root / "ready").write_text("True\n")
     return lines
 
 
-def holder_script(*, hostname: str, address: str, index: int, mounts: list[str], shm: Path | None,
-                  unroutable: bool) -> str:
+def holder_script(
+    *, hostname: str, address: str, index: int, mounts: list[str], shm: Path | None, unroutable: bool
+) -> str:
     """The pause container: network, hostname, private /dev/shm and /tmp, volumes; prints its PID."""
     lines = [
         "ip link set lo up",
@@ -147,6 +154,45 @@ def holder_script(*, hostname: str, address: str, index: int, mounts: list[str],
     lines += mounts
     lines += ["echo $$", "exec sleep infinity"]
     return "\n".join(lines) + "\n"
+
+
+def start_holder(netns_path: str, script: str) -> subprocess.Popen[bytes]:
+    """Start a pod's holder: `script` in new UTS, mount and IPC namespaces inside the named netns.
+
+    The parent-death signal survives exec (setpriv -> nsenter -> unshare) and unshare's --kill-child
+    passes it on, so no holder outlives a killed pytest (atexit cannot run then).
+    """
+    argv = [
+        "setpriv",
+        "--pdeathsig",
+        "KILL",
+        "nsenter",
+        f"--net={netns_path}",
+        "unshare",
+        "--uts",
+        "--mount",
+        "--ipc",
+        "--propagation=private",
+        "--fork",
+        "--kill-child",
+        "sh",
+        "-ec",
+        script,
+    ]
+    return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def read_holder_pid(pod: str, holder: subprocess.Popen[bytes], deadline: float) -> int:
+    """The PID a holder prints once its pod is set up (HarnessError with its stderr if it fails)."""
+    assert holder.stdout is not None and holder.stderr is not None
+    ready, _, _ = select.select([holder.stdout], [], [], max(deadline - time.monotonic(), 0))
+    line = holder.stdout.readline().decode().strip() if ready else ""
+    if line.isdigit():
+        return int(line)
+    if not ready:
+        raise HarnessError(f"pod {pod} did not start within {HOLDER_START_TIMEOUT}s")
+    holder.wait(timeout=10)
+    raise HarnessError(f"pod {pod} did not start: {holder.stderr.read().decode().strip()}")
 
 
 def kubectl_text(template: str, state: Path) -> str:

@@ -134,7 +134,8 @@ def _container(spec: Obj, pod: str, namespace: str, where: str) -> Container:
     env = _env(spec, pod, namespace, where)
     argv = [expand(str(a), dict(env)) for a in (*(spec.get("command") or ()), *(spec.get("args") or ()))]
     mounts = tuple(
-        Mount(m["name"], m["mountPath"], bool(m.get("readOnly", False))) for m in spec.get("volumeMounts") or []
+        Mount(m["name"], m["mountPath"], bool(m.get("readOnly", False)))
+        for m in spec.get("volumeMounts") or []
     )
     return Container(
         name=spec["name"],
@@ -165,8 +166,14 @@ def _volume(spec: Obj, config_maps: Mapping[str, Obj], where: str) -> Volume:
     return Volume(spec["name"], "configMap", tuple(files))
 
 
-def _pod(name: str, role: Literal["launcher", "worker"], owner: Obj, template: Obj, config_maps: Mapping[str, Obj],
-         subdomain: str = "") -> Pod:
+def _pod(
+    name: str,
+    role: Literal["launcher", "worker"],
+    owner: Obj,
+    template: Obj,
+    config_maps: Mapping[str, Obj],
+    subdomain: str = "",
+) -> Pod:
     meta, spec = template.get("metadata") or {}, template["spec"]
     namespace = owner["metadata"].get("namespace") or "default"
     where = f"{owner['kind']}/{owner['metadata']['name']}"
@@ -175,7 +182,9 @@ def _pod(name: str, role: Literal["launcher", "worker"], owner: Obj, template: O
         role=role,
         owner=where,
         containers=tuple(_container(c, name, namespace, where) for c in spec["containers"]),
-        init_containers=tuple(_container(c, name, namespace, where) for c in spec.get("initContainers") or []),
+        init_containers=tuple(
+            _container(c, name, namespace, where) for c in spec.get("initContainers") or []
+        ),
         volumes=tuple(_volume(v, config_maps, where) for v in spec.get("volumes") or []),
         subdomain=subdomain,
         namespace=namespace,
@@ -201,8 +210,16 @@ def plan_pods(objects: Iterable[Obj], launcher_suffix: str = "e2e00") -> list[Po
         if obj.get("kind") == "StatefulSet":
             base, spec = obj["metadata"]["name"], obj["spec"]
             for i in range(int(spec.get("replicas", 1))):
-                pods.append(_pod(f"{base}-{i}", "worker", obj, spec["template"], config_maps,
-                                 subdomain=spec.get("serviceName", "")))
+                pods.append(
+                    _pod(
+                        f"{base}-{i}",
+                        "worker",
+                        obj,
+                        spec["template"],
+                        config_maps,
+                        subdomain=spec.get("serviceName", ""),
+                    )
+                )
     for obj in objects:
         if is_launcher_job(obj):
             name = f"{obj['metadata']['name']}-{launcher_suffix}"

@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from .cluster import Run
+from .values import Run
 
 _LINE = re.compile(
     r"rank=(?P<rank>\d+) size=(?P<size>\d+) local_rank=(?P<local>\d+) host=(?P<host>\S+) "
@@ -40,8 +40,16 @@ def parse_ranks(stdout: str) -> list[RankLine]:
         match = _LINE.fullmatch(line.strip())
         if match is None:
             raise AssertionError(f"unexpected output line: {line!r}")
-        out.append(RankLine(int(match["rank"]), int(match["size"]), int(match["local"]), match["host"],
-                            int(match["sum"]), int(match["max"])))
+        out.append(
+            RankLine(
+                int(match["rank"]),
+                int(match["size"]),
+                int(match["local"]),
+                match["host"],
+                int(match["sum"]),
+                int(match["max"]),
+            )
+        )
     return sorted(out, key=lambda r: r.rank)
 
 
