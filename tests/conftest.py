@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import debian  # noqa: E402
+import debian
 
 # Shells and linters the generated POSIX scripts are tested with (tests/test_runtime_scripts.py).
 SCRIPT_TOOLS = {"dash": "dash", "busybox": "busybox", "shellcheck": "shellcheck"}

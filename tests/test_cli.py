@@ -135,20 +135,18 @@ def test_console_script_runs_and_reports_version() -> None:
 
 
 def test_invalid_output_is_an_internal_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    import mpigen.build.service
+    import mpigen.compiler
 
-    real = mpigen.build.service.build_worker_service
+    real = mpigen.compiler.compile_job
 
-    def broken(plan: object) -> dict[str, object]:
-        service = real(plan)  # type: ignore[arg-type]
-        service["spec"]["clusterIp"] = "None"  # a typo in mpigen itself
-        return service
+    def with_a_bug(job: object, options: object = None) -> object:
+        compilation = real(job, options)  # type: ignore[arg-type]
+        for obj in compilation.objects:
+            if obj["kind"] == "Service":
+                obj["spec"]["clusterIp"] = "None"  # a typo in mpigen itself
+        return compilation
 
-    monkeypatch.setattr(mpigen.build.service, "build_worker_service", broken)
-    monkeypatch.setattr("mpigen.compiler.BUILDERS", tuple(
-        (lambda plan, options: [broken(plan)]) if i == 5 else b
-        for i, b in enumerate(__import__("mpigen.compiler").compiler.BUILDERS)
-    ))
+    monkeypatch.setattr(mpigen.compiler, "compile_job", with_a_bug)
     code, out, err = invoke("render", str(EXAMPLE))
     assert (code, out) == (3, "")
     assert "internal error: the output fails Kubernetes' schemas" in err

@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from mpigen import names
 from mpigen.errors import Issue, Path
@@ -45,8 +45,6 @@ class ObjectMeta(Strict):
 
 
 PodTemplate = dict[str, Any]
-
-Int32Positive = Field(default=None, ge=1, le=INT32_MAX)
 
 
 def _describe(value: object) -> str:

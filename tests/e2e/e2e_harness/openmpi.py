@@ -8,15 +8,13 @@ a lock, so that parallel sessions don't race. Anything else missing makes the te
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import subprocess
 from pathlib import Path
 
 APT_PACKAGES = ("openmpi-bin", "libopenmpi-dev")
-APT_LOCK = Path("/tmp/mpigen-e2e-apt.lock")
-APT_TIMEOUT = 900
+OPENMPI_TOOLS = {"mpirun": "openmpi-bin", "mpicc": "libopenmpi-dev"}
 # What the harness adds to the launcher container's env: it runs every pod as root, and Open MPI
 # refuses root unless told twice (the same as `mpirun --allow-run-as-root`). A real image's user
 # decides this; mpigen does not.
@@ -54,31 +52,19 @@ def have_openmpi() -> bool:
 
 
 def ensure_openmpi() -> str | None:
-    """Install Open MPI with apt-get if it is missing (once, under a lock); the reason it can't, or None.
+    """Install Open MPI with apt-get if it is missing (tests/debian.py); the reason it can't, or None.
 
     Raises RuntimeError when apt-get was tried and failed: that is a broken machine, not a skip.
     """
+    import debian  # tests/debian.py, on sys.path through tests/conftest.py
+
     if have_openmpi():
         return None
     if os.geteuid() != 0 or shutil.which("apt-get") is None:
-        packages = " ".join(APT_PACKAGES)
-        return f"Open MPI is missing and cannot be installed here (needs root and apt-get: {packages})"
-    with APT_LOCK.open("a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if have_openmpi():  # another session installed it while we waited
-            return None
-        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        for argv in (
-            ["apt-get", "update"],
-            ["apt-get", "install", "-y", "--no-install-recommends", *APT_PACKAGES],
-        ):
-            done = subprocess.run(
-                argv, capture_output=True, text=True, env=env, timeout=APT_TIMEOUT, check=False
-            )
-            if done.returncode != 0:
-                raise RuntimeError(f"{' '.join(argv)} failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    if not have_openmpi():
-        raise RuntimeError(f"installed {' '.join(APT_PACKAGES)} but mpirun/mpicc are still not on PATH")
+        return f"Open MPI is missing and cannot be installed here (needs root and apt-get: {' '.join(APT_PACKAGES)})"
+    problem = debian.ensure(OPENMPI_TOOLS)
+    if problem:
+        raise RuntimeError(f"installing {' '.join(APT_PACKAGES)}: {problem}")
     return None
 
 
