@@ -142,7 +142,40 @@ def make_options(**values: Any) -> Options:
     )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class LazyGroup(click.Group):
+    """A command group whose commands live in their own modules, imported only when run (start-up time:
+    `mpigen render` inside a kustomize build must not pay for the KRM or schema code)."""
+
+    def __init__(self, *args: Any, lazy: dict[str, str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy = dict(lazy or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.lazy and cmd_name not in self.commands:
+            import importlib
+
+            module, _, attr = self.lazy[cmd_name].partition(":")
+            self.add_command(getattr(importlib.import_module(module), attr), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
+# Commands defined in other modules: name -> "module:attribute".
+LAZY_COMMANDS = {
+    "validate": "mpigen.validate_cmd:validate",
+    "schema": "mpigen.schema:schema",
+    "krm": "mpigen.krm:krm",
+    "kustomize-plugin": "mpigen.kustomize_plugin:kustomize_plugin",
+}
+
+
+@click.group(
+    cls=LazyGroup,
+    lazy=LAZY_COMMANDS,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.version_option(__version__, "--version", prog_name="mpigen", message="%(prog)s %(version)s")
 def cli() -> None:
     """Compile Kubeflow MPIJobs (kubeflow.org/v1alpha1, v1alpha2) into plain Kubernetes manifests.
@@ -200,4 +233,10 @@ def _render(paths: tuple[str, ...], output: str, options: Options) -> None:
 
 
 def main() -> None:
+    if len(sys.argv) == 1 and not sys.stdin.isatty():
+        # No arguments and piped input: run as a KRM function, which is how kustomize
+        # (`config.kubernetes.io/function: {exec: {path: mpigen}}`) and kpt call an executable.
+        from mpigen.krm import run_function
+
+        sys.exit(run_function(sys.stdin.buffer, sys.stdout.buffer, sys.stderr))
     cli(prog_name="mpigen")

@@ -24,6 +24,7 @@ from mpigen.build.rbac import (
 from mpigen.build.service import build_worker_service
 from mpigen.build.workers import build_worker_stateful_set
 from mpigen.errors import CompileError, Issue
+from mpigen.job_options import options_for
 from mpigen.limits import check_derived_names
 from mpigen.options import Options
 from mpigen.plan import JobPlan
@@ -65,20 +66,28 @@ class Compilation:
     objects: list[dict[str, Any]]
     warnings: list[Issue] = field(default_factory=list)
     name: str = ""
+    # The options the job was compiled with: the caller's, with the job's `mpigen.dev/*` annotations.
+    options: Options = field(default_factory=Options)
 
 
-def plan_job(job: object, options: Options) -> JobPlan:
-    """Normalise any supported input version into a JobPlan (raises CompileError)."""
+def plan_job(job: object, options: Options) -> tuple[JobPlan, Options]:
+    """Normalise any supported input version into a JobPlan, with the options that apply to this job
+    (the caller's, overridden by the job's `mpigen.dev/*` annotations). Raises CompileError."""
     if not isinstance(job, dict):
         raise CompileError([Issue((), "expected an MPIJob mapping")])
     front = api.front_for(job)
     if front is None:
         raise CompileError([_unsupported(job)], kind=str(job.get("kind") or "MPIJob"))
-    plan = front(job, options)
-    issues = check_derived_names(plan)
+    options, option_issues = options_for(job, options)
+    try:
+        plan = front(job, options)
+    except CompileError as exc:
+        exc.issues[:0] = option_issues
+        raise
+    issues = option_issues + check_derived_names(plan)
     if issues:
         raise CompileError(issues, name=plan.name)
-    return plan
+    return plan, options
 
 
 def _unsupported(job: dict[str, Any]) -> Issue:
@@ -94,10 +103,9 @@ def build_objects(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
 
 
 def compile_job(job: object, options: Options | None = None) -> Compilation:
-    options = options or Options()
-    plan = plan_job(job, options)
+    plan, options = plan_job(job, options or Options())
     warnings = list(plan.warnings) + gang_warnings(plan, options)
-    return Compilation(build_objects(plan, options), warnings, plan.name)
+    return Compilation(build_objects(plan, options), warnings, plan.name, options)
 
 
 def compile(job: object, options: Options | None = None) -> list[dict[str, Any]]:

@@ -68,8 +68,8 @@ def process(inputs: list[tuple[str, list[Document]]], options: Options) -> Resul
                     result.errors.append(_finding(source, doc, exc.kind, exc.name, issue))
                 continue
             result.objects.extend(compilation.objects)
-            if options.validate:
-                result.invalid_output += _check_output(source, doc, compilation.objects, options)
+            if compilation.options.validate:
+                result.invalid_output += _check_output(source, doc, compilation.objects, compilation.options)
             for issue in compilation.warnings:
                 result.warnings.append(_finding(source, doc, "MPIJob", compilation.name, issue))
     return result

@@ -1,0 +1,123 @@
+"""Per-job options: every render option can also be set on the MPIJob itself, as an annotation.
+
+This is how options reach mpigen inside kustomize (the KRM function and the legacy exec plugin get
+the job and nothing else), and it works the same through `mpigen render` and the Python API, so one
+input gives the same objects on every path. Keys are the command-line flag names under the
+`mpigen.dev/` prefix; a job's annotation takes precedence over the command-line flag or `Options`:
+
+    metadata:
+      annotations:
+        mpigen.dev/gang-scheduler: volcano
+        mpigen.dev/kube-version: "1.30"
+
+The annotations configure the compile; they are not copied to the generated objects. An unknown
+`mpigen.dev/` key is an error (a typo must not be ignored silently), as is a value the flag refuses.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from collections.abc import Callable
+from typing import Any
+
+from mpigen.errors import Issue
+from mpigen.options import GANG_SCHEDULERS, PROCESSING_RESOURCE_TYPES, Options
+
+PREFIX = "mpigen.dev/"
+
+
+def _positive_int(value: str) -> int:
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f'expected a whole number >= 1 (as a string), got "{value}"')
+    return int(value)
+
+
+def _choice(*choices: str) -> Callable[[str], str]:
+    def parse(value: str) -> str:
+        if value not in choices:
+            raise ValueError(f'must be one of {", ".join(choices)}; got "{value}"')
+        return value
+
+    return parse
+
+
+def _text(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty")
+    return value
+
+
+def _namespace(value: str) -> str:
+    from mpigen.names import is_dns1123_label
+
+    if not is_dns1123_label(value):
+        raise ValueError(f'"{value}" is not a valid namespace (DNS-1123 label)')
+    return value
+
+
+def _kube_version(value: str) -> str:
+    from mpigen.validate import parse_kube_version
+
+    return parse_kube_version(value)
+
+
+def _boolean(value: str) -> bool:
+    if value not in ("true", "false"):
+        raise ValueError(f'must be "true" or "false"; got "{value}"')
+    return value == "true"
+
+
+# annotation key (after the prefix) -> (Options field, parser). Keys are the CLI flag names.
+ANNOTATIONS: dict[str, tuple[str, Callable[[str], Any]]] = {
+    "gpus-per-node": ("gpus_per_node", _positive_int),
+    "processing-units-per-node": ("processing_units_per_node", _positive_int),
+    "processing-resource-type": ("processing_resource_type", _choice(*PROCESSING_RESOURCE_TYPES)),
+    "kubectl-delivery-image": ("kubectl_delivery_image", _text),
+    "namespace": ("namespace", _namespace),
+    "wait-timeout": ("wait_timeout_seconds", _positive_int),
+    "gang-scheduler": ("gang_scheduler", _choice(*GANG_SCHEDULERS)),
+    "scheduler-name": ("scheduler_name", _text),
+    "kube-version": ("kube_version", _kube_version),
+    "validate": ("validate", _boolean),
+}
+
+
+def annotation_paths(job: dict[str, Any]) -> dict[str, Any]:
+    meta = job.get("metadata")
+    annotations = meta.get("annotations") if isinstance(meta, dict) else None
+    if not isinstance(annotations, dict):
+        return {}
+    return {key: value for key, value in annotations.items() if isinstance(key, str) and key.startswith(PREFIX)}
+
+
+def options_for(job: dict[str, Any], options: Options) -> tuple[Options, list[Issue]]:
+    """`options` with the job's `mpigen.dev/*` annotations applied, and the problems found in them."""
+    found = annotation_paths(job)
+    if not found:
+        return options, []
+    changes: dict[str, Any] = {}
+    issues: list[Issue] = []
+    for key in sorted(found):
+        path = ("metadata", "annotations", key)
+        short = key[len(PREFIX) :]
+        if short not in ANNOTATIONS:
+            close = difflib.get_close_matches(short, list(ANNOTATIONS), n=1)
+            hint = f' (did you mean "{PREFIX}{close[0]}"?)' if close else ""
+            known = ", ".join(sorted(ANNOTATIONS))
+            issues.append(Issue(path, f'unknown mpigen option "{key}"{hint}; known options: {known}'))
+            continue
+        field, parse = ANNOTATIONS[short]
+        value = found[key]
+        if not isinstance(value, str):
+            continue  # the job's metadata check reports it: annotation values are strings
+        try:
+            changes[field] = parse(value)
+        except ValueError as exc:
+            issues.append(Issue(path, str(exc)))
+    merged = dataclasses.replace(options, **changes)
+    if merged.scheduler_name and not merged.gang_scheduler:
+        issues.append(
+            Issue(("metadata", "annotations", PREFIX + "scheduler-name"), f"needs {PREFIX}gang-scheduler (or --gang-scheduler)")
+        )
+    return merged, issues
