@@ -25,9 +25,10 @@ from mpigen.build.service import build_worker_service
 from mpigen.build.workers import build_worker_stateful_set
 from mpigen.errors import CompileError, Issue
 from mpigen.job_options import options_for
-from mpigen.limits import check_derived_names
+from mpigen.limits import check_derived_names, check_sizes
 from mpigen.options import Options
 from mpigen.plan import JobPlan
+from mpigen.rules import check_plan
 
 Builder = Callable[[JobPlan, Options], list[dict[str, Any]]]
 
@@ -85,6 +86,8 @@ def plan_job(job: object, options: Options) -> tuple[JobPlan, Options]:
         exc.issues[:0] = option_issues
         raise
     issues = option_issues + check_derived_names(plan)
+    issues += check_plan(plan)
+    issues += [] if issues else check_sizes(plan, options)
     if issues:
         raise CompileError(issues, name=plan.name)
     return plan, options

@@ -1,18 +1,32 @@
-"""API-server rules on derived names that no JSON schema expresses, checked before anything is built.
+"""API-server limits that no JSON schema expresses, checked on the plan before anything is built.
+
+Derived names:
 
 Names and label values are at most 63 characters; the launcher's and the clean-up Job's names become
 their pods' `job-name` label; a StatefulSet's name plus `-` and a 10-character hash becomes its pods'
 `controller-revision-hash` label; worker pod names become hostnames; the Service `<job>-worker` must be
 a DNS-1035 label (start with a letter).
+
+Sizes: the ConfigMap's hostfile and the launcher Role's `resourceNames` grow by one line or entry per
+worker. The API server refuses a ConfigMap whose data exceeds 1 MiB, and etcd (default
+`--max-request-bytes`) an object over 1.5 MiB. Both sizes are computed arithmetically, in time
+independent of the worker count, so an absurd count (2^31 - 1) is refused at once with the largest job
+that fits, and no billion-line hostfile is ever built.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+
 from mpigen import names
 from mpigen.errors import Issue
+from mpigen.options import Options
 from mpigen.plan import JobPlan
 
 REVISION_HASH_LENGTH = 10
+CONFIG_MAP_MAX_BYTES = 1024 * 1024  # apimachinery validation: ConfigMap data + binaryData
+OBJECT_MAX_BYTES = 1536 * 1024  # etcd's default --max-request-bytes, the practical limit of one object
 
 
 def check_derived_names(plan: JobPlan) -> list[Issue]:
@@ -42,3 +56,81 @@ def check_derived_names(plan: JobPlan) -> list[Issue]:
     if not job[:1].isalpha():
         issues.append(Issue(where, f'must start with a letter: the worker Service "{names.worker_set(job)}" is a DNS-1035 label'))
     return issues
+
+
+def digit_count_sum(n: int) -> int:
+    """Total number of decimal digits in 0, 1, ..., n-1."""
+    total, low, width = 0, 0, 1
+    while low < n:
+        high = min(n, 10**width)
+        total += (high - low) * width
+        low, width = 10**width, width + 1
+    return total
+
+
+def worker_names_length(job: str, workers: int) -> int:
+    """Total characters of the names `<job>-worker-0` .. `<job>-worker-<workers-1>`, without building them."""
+    return workers * (len(names.worker_set(job)) + 1) + digit_count_sum(workers)
+
+
+def hostfile_bytes(job: str, workers: int, slots: int) -> int:
+    """Bytes of the hostfile: one `<pod> slots=<n>` line per worker (see templates/hostfile.j2)."""
+    return worker_names_length(job, workers) + workers * len(f" slots={slots}\n")
+
+
+def config_map_bytes(plan: JobPlan, options: Options, workers: int) -> int:
+    """Data size of the job's ConfigMap (keys and values, as the API server counts it) for `workers`."""
+    from mpigen.build.cleanup import render_cleanup, wants_cleanup
+    from mpigen.build.configmap import render_kubexec, render_wait
+
+    fixed = {names.KUBEXEC_SCRIPT: render_kubexec(), names.WAIT_SCRIPT: render_wait(plan, options)}
+    if wants_cleanup(plan):
+        fixed[names.CLEANUP_SCRIPT] = render_cleanup(plan)
+    size = sum(len(key) + len(value.encode()) for key, value in fixed.items())
+    return size + len(names.HOSTFILE) + hostfile_bytes(plan.name, workers, plan.slots_per_worker)
+
+
+def role_bytes(plan: JobPlan, workers: int) -> int:
+    """Size of the launcher Role as compact JSON (an upper bound of what etcd stores) for `workers`:
+    two `resourceNames` lists of every worker pod."""
+    from dataclasses import replace
+
+    from mpigen.build.rbac import build_launcher_role
+
+    empty = build_launcher_role(replace(plan, workers=0))
+    base = len(json.dumps(empty, separators=(",", ":")).encode())
+    # Each name adds its characters, two quotes and a comma (one fewer comma per list).
+    per_list = worker_names_length(plan.name, workers) + 3 * workers - (1 if workers else 0)
+    return base + 2 * per_list
+
+
+def largest_fitting(size: Callable[[int], int], limit: int, upper: int) -> int:
+    """The largest worker count in 1..upper whose size(count) <= limit (0 when none): a binary search,
+    since sizes grow with the count."""
+    low, high = 0, upper
+    while low < high:
+        middle = (low + high + 1) // 2
+        if size(middle) <= limit:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def check_sizes(plan: JobPlan, options: Options) -> list[Issue]:
+    """The ConfigMap and the launcher Role fit the API server's limits for this worker count."""
+    checks: list[tuple[str, str, Callable[[int], int], int, str]] = [
+        ("ConfigMap", names.config_map(plan.name), lambda n: config_map_bytes(plan, options, n), CONFIG_MAP_MAX_BYTES, "1 MiB"),
+        ("Role", names.launcher(plan.name), lambda n: role_bytes(plan, n), OBJECT_MAX_BYTES, "1.5 MiB"),
+    ]
+    for kind, name, size, limit, shown in checks:
+        actual = size(plan.workers)
+        if actual > limit:
+            fits = largest_fitting(size, limit, plan.workers)
+            message = (
+                f"{plan.workers} workers do not fit: the {kind} {name} would be {actual:,} bytes, over the "
+                f"{shown} the API server accepts; the largest job that fits has {fits:,} workers "
+                f"(with slotsPerWorker {plan.slots_per_worker} and this job name)"
+            )
+            return [Issue(plan.workers_path, message)]
+    return []

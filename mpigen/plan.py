@@ -37,6 +37,8 @@ class JobPlan:
     warnings: tuple[Issue, ...] = field(default=())
     # Where each template sits in the input document ("launcher", "worker"), for messages.
     template_paths: dict[str, Path] = field(default_factory=dict)
+    # Where the worker count comes from in the input document, for messages about it.
+    workers_path: Path = ("spec",)
 
     @property
     def worker_pod_names(self) -> list[str]:

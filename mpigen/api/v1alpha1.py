@@ -195,5 +195,6 @@ def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
         # v0.2.0 scales the v1alpha1 worker StatefulSet to 0 once the launcher has finished.
         clean_pod_policy="All",
         template_paths={"launcher": ("spec", "template"), "worker": ("spec", "template")},
+        workers_path=("spec", next((k for k in ("gpus", "processingUnits", "replicas") if getattr(spec, k) is not None), "replicas")),
         warnings=tuple(issues + worker_warnings + launcher_warnings),
     )

@@ -141,5 +141,6 @@ def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
         active_deadline_seconds=spec.activeDeadlineSeconds,
         clean_pod_policy=spec.cleanPodPolicy or "None",
         template_paths={"launcher": _SPECS + ("Launcher", "template"), "worker": _SPECS + ("Worker", "template")},
+        workers_path=_SPECS + ("Worker", "replicas"),
         warnings=tuple(issues + launcher_warnings + worker_warnings),
     )

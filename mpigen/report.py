@@ -1,0 +1,146 @@
+"""Validation reports: what `mpigen validate` found, per resource, as kubeconform reports it. Pure.
+
+One `Resource` per input document and per object the inputs would produce, each with a kubeconform
+status: `statusValid`, `statusInvalid` (the input breaks a rule: exit 1), `statusError` (the input
+cannot be read at all: exit 1) or `statusSkipped` (not an MPIJob: passed through, not checked).
+An emitted object that fails Kubernetes' schemas is `statusInvalid` with `bug: true` (exit 3): that is
+mpigen's fault, never the user's. Field paths in the JSON report are JSON Pointers (`/spec/replicas`),
+as kubeconform prints them; the text report uses mpigen's one-line form (`spec.replicas`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mpigen import api
+from mpigen.documents import Document
+from mpigen.errors import Path
+from mpigen.options import Options
+from mpigen.pipeline import Finding, process
+
+VALID, INVALID, ERROR, SKIPPED = "statusValid", "statusInvalid", "statusError", "statusSkipped"
+
+
+@dataclass
+class Resource:
+    filename: str
+    kind: str
+    name: str
+    version: str
+    status: str
+    findings: list[Finding] = field(default_factory=list)  # errors (or schema failures) of this resource
+    warnings: list[Finding] = field(default_factory=list)
+    msg: str = ""
+    bug: bool = False
+
+
+@dataclass
+class Report:
+    resources: list[Resource] = field(default_factory=list)
+
+    def count(self, status: str) -> int:
+        return sum(resource.status == status for resource in self.resources)
+
+    @property
+    def exit_code(self) -> int:
+        if any(resource.bug for resource in self.resources):
+            return 3
+        return 1 if self.count(INVALID) or self.count(ERROR) else 0
+
+
+def json_pointer(path: Path) -> str:
+    """RFC 6901: `("spec", "containers", 0)` -> `/spec/containers/0`."""
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+
+
+def check_documents(report: Report, source: str, documents: list[Document] | str, options: Options) -> None:
+    """Add to `report` one resource per document of `source` and per object it would produce."""
+    if isinstance(documents, str):
+        report.resources.append(Resource(source, "", "", "", ERROR, msg=documents))
+        return
+    for doc in documents:
+        report.resources += _resources(source, doc, options)
+
+
+def _resources(source: str, doc: Document, options: Options) -> list[Resource]:
+    data = doc.data
+    kind, name, version = _identity(data)
+    if isinstance(data, dict) and not api.claims(data):
+        return [Resource(source, kind, name, version, SKIPPED, msg="not an MPIJob: passed through unchanged, not checked")]
+    result = process([(source, [doc])], options)
+    job = Resource(source, kind, name, version, INVALID if result.errors else VALID, result.errors, result.warnings)
+    if result.errors:
+        job.msg = "; ".join(finding.issue.text() for finding in result.errors)
+        return [job]
+    out = [job]
+    for obj in result.objects:
+        meta = obj["metadata"]
+        bugs = [f for f in result.invalid_output if (f.kind, f.name) == (obj["kind"], meta["name"])]
+        status = INVALID if bugs else VALID
+        resource = Resource(source, obj["kind"], meta["name"], obj["apiVersion"], status, bugs, bug=bool(bugs))
+        if bugs:
+            resource.msg = "mpigen produced an object that fails Kubernetes' schemas (please report this): " + "; ".join(
+                finding.issue.text() for finding in bugs
+            )
+        out.append(resource)
+    return out
+
+
+def _identity(data: Any) -> tuple[str, str, str]:
+    if not isinstance(data, dict):
+        return "", "", ""
+    meta = data.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    return tuple(str(value) if isinstance(value, str) else "" for value in (data.get("kind"), name, data.get("apiVersion")))  # type: ignore[return-value]
+
+
+def _errors(findings: list[Finding]) -> list[dict[str, str]]:
+    return [{"path": json_pointer(f.issue.path), "msg": f.issue.message} for f in findings]
+
+
+def to_json(report: Report) -> str:
+    resources = []
+    for resource in report.resources:
+        entry: dict[str, Any] = {
+            "filename": resource.filename,
+            "kind": resource.kind,
+            "name": resource.name,
+            "version": resource.version,
+            "status": resource.status,
+            "msg": resource.msg,
+        }
+        if resource.findings:
+            entry["validationErrors"] = _errors(resource.findings)
+        if resource.warnings:
+            entry["warnings"] = _errors(resource.warnings)
+        resources.append(entry)
+    summary = {
+        "valid": report.count(VALID),
+        "invalid": report.count(INVALID),
+        "errors": report.count(ERROR),
+        "skipped": report.count(SKIPPED),
+    }
+    return json.dumps({"resources": resources, "summary": summary}, indent=2) + "\n"
+
+
+def to_text(report: Report) -> str:
+    lines = []
+    for resource in report.resources:
+        if resource.status == ERROR:
+            lines.append(resource.msg)
+        lines += [finding.text() for finding in resource.findings + resource.warnings]
+    return "".join(line + "\n" for line in lines)
+
+
+def summary_line(report: Report) -> str:
+    files = len({resource.filename for resource in report.resources})
+    return (
+        f"Summary: {len(report.resources)} resources found in {files} files - Valid: {report.count(VALID)}, "
+        f"Invalid: {report.count(INVALID)}, Errors: {report.count(ERROR)}, Skipped: {report.count(SKIPPED)}"
+    )
+
+
+FORMATS: dict[str, Callable[[Report], str]] = {"text": to_text, "json": to_json}
