@@ -189,9 +189,11 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
-@click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True, help="YAML stream, or JSON v1 List.")
+@click.option("-o", "--output", type=click.Choice(["yaml", "json"]), default="yaml", show_default=True, help="YAML stream, or JSON v1 List (with --output-dir: one .yaml or .json file per object).")
+@click.option("--output-dir", metavar="DIR", type=click.Path(file_okay=False, path_type=Path), help="Write one file per object into DIR (named as `kustomize build -o` names them), replacing a previous render whole: no stale files, nothing half-written on error.")
+@click.option("--check", "check_path", metavar="PATH", type=click.Path(path_type=Path), help="Render, print nothing but a unified diff, and exit 1 if PATH (a file of rendered YAML/JSON, or an --output-dir directory) is not exactly what would be rendered.")
 @compile_options
-def render(paths: tuple[str, ...], output: str, **values: Any) -> None:
+def render(paths: tuple[str, ...], output: str, output_dir: Path | None, check_path: Path | None, **values: Any) -> None:
     """Print the Kubernetes objects for every MPIJob in PATH... (files, directories, or - for stdin).
 
     Directories are searched recursively for *.yaml, *.yml and *.json. Documents that are not
@@ -203,11 +205,16 @@ def render(paths: tuple[str, ...], output: str, **values: Any) -> None:
       mpigen render job.yaml | kubectl apply -f -
       cat job.yaml | mpigen render -n training
       mpigen render -o json examples/ > all.json
+      mpigen render --output-dir rendered/ jobs/
+      mpigen render --check rendered/ jobs/     # in CI: exit 1 with a diff if rendered/ is stale
     """
-    run_guarded(lambda: _render(paths, output, make_options(**values)))
+    if output_dir and check_path:
+        raise click.UsageError("--output-dir and --check cannot be used together")
+    options = make_options(**values)
+    run_guarded(lambda: _render(paths, output, options, output_dir, check_path))
 
 
-def _render(paths: tuple[str, ...], output: str, options: Options) -> None:
+def _render(paths: tuple[str, ...], output: str, options: Options, output_dir: Path | None = None, check_path: Path | None = None) -> None:
     from mpigen.emit import FORMATS
     from mpigen.pipeline import process
 
@@ -227,9 +234,42 @@ def _render(paths: tuple[str, ...], output: str, options: Options) -> None:
     if bugs:
         header = "mpigen: internal error: the output fails Kubernetes' schemas (please report this):"
         _fail([header, *bugs], EXIT_INTERNAL)
+    if output_dir or check_path:
+        _write_or_check(objects, output, output_dir, check_path)
+        return
     text = FORMATS[output](objects)
     sys.stdout.write(text)
     sys.stdout.flush()
+
+
+def _write_or_check(objects: list[dict[str, Any]], output: str, output_dir: Path | None, check_path: Path | None) -> None:
+    from mpigen import gitops
+    from mpigen.emit import FORMATS
+
+    try:
+        if output_dir:
+            files = gitops.files_for(objects, output)
+            gitops.replace_directory(output_dir, files)
+            click.echo(f"mpigen: wrote {len(files)} files to {output_dir}", err=True)
+            return
+        assert check_path is not None
+        if check_path.is_dir():
+            committed, rendered, root = gitops.read_rendered(check_path), gitops.files_for(objects, output), str(check_path)
+        else:
+            text = check_path.read_text(encoding="utf-8") if check_path.exists() else None
+            committed = {} if text is None else {"": text}
+            rendered, root = {"": FORMATS[output](objects)}, str(check_path)
+            committed, rendered = {root: v for v in committed.values()}, {root: v for v in rendered.values()}
+            root = ""
+    except gitops.RenderDirError as exc:
+        raise InvalidInput([f"mpigen: {exc}"]) from None
+    except OSError as exc:
+        raise InvalidInput([f"mpigen: {exc.filename or ''}: {exc.strerror or exc}"]) from None
+    diff = gitops.diff_files(committed, rendered, root)
+    if diff:
+        sys.stdout.write(diff)
+        sys.stdout.flush()
+        _fail([f"mpigen: {check_path} is stale; re-render it (mpigen render --output-dir or > file)"], EXIT_INVALID)
 
 
 def main() -> None:
