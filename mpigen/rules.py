@@ -44,44 +44,54 @@ _ADDED = {
 
 def check_plan(plan: JobPlan) -> list[Issue]:
     """Collisions with what mpigen adds, and malformed labels, in the job's pod templates."""
-    issues: list[Issue] = []
+    templates: dict[Path, tuple[dict[str, Any], list[str]]] = {}
     for role, template in (("launcher", plan.launcher_template), ("worker", plan.worker_template)):
-        path = plan.template_paths.get(role, ())
-        issues += _collisions(role, template, path) + _metadata_keys(template.get("metadata") or {}, path + ("metadata",))
-    return list(dict.fromkeys(issues))  # v1alpha1's one template serves both roles: say each once
+        # v1alpha1's one template serves both roles: check it once, for both.
+        templates.setdefault(plan.template_paths.get(role, (role,)), (template, []))[1].append(role)
+    issues: list[Issue] = []
+    for path, (template, roles) in templates.items():
+        issues += _collisions(roles, template, path)
+        issues += _metadata_keys(template.get("metadata") or {}, path + ("metadata",))
+    return issues
 
 
-def _collisions(role: str, template: dict[str, Any], path: Path) -> list[Issue]:
-    volumes, inits, env, mounts = _ADDED[role]
+def _collisions(roles: list[str], template: dict[str, Any], path: Path) -> list[Issue]:
+    def reserving(index: int, value: object) -> str:
+        """The roles whose pods get `value` from mpigen ("" for none), e.g. "launcher and worker"."""
+        return " and ".join(role for role in roles if value in _ADDED[role][index])
+
     pod = template.get("spec") or {}
     spec_path = path + ("spec",)
     issues = []
     for index, volume in enumerate(pod.get("volumes") or []):
-        if isinstance(volume, dict) and volume.get("name") in volumes:
-            message = _reserved(volume["name"], f"adds a volume of that name to the {role} pod", "rename yours")
+        name = volume.get("name") if isinstance(volume, dict) else None
+        if who := reserving(0, name):
+            message = _reserved(name, f"adds a volume of that name to the {who} pods", "rename yours")
             issues.append(Issue(spec_path + ("volumes", index, "name"), message))
     for field in ("containers", "initContainers"):
         for index, container in enumerate(pod.get(field) or []):
-            if isinstance(container, dict) and container.get("name") in inits:
-                message = _reserved(container["name"], f"adds an init container of that name to the {role} pod", "rename yours")
+            name = container.get("name") if isinstance(container, dict) else None
+            if who := reserving(1, name):
+                message = _reserved(name, f"adds an init container of that name to the {who} pods", "rename yours")
                 issues.append(Issue(spec_path + (field, index, "name"), message))
     containers = pod.get("containers") or [{}]
     first = containers[0] if isinstance(containers[0], dict) else {}
     first_path = spec_path + ("containers", 0)
     for index, var in enumerate(first.get("env") or []):
-        if isinstance(var, dict) and var.get("name") in env:
-            what = f"sets it in the {role}'s first container to point Open MPI at kubexec.sh and the hostfile"
-            issues.append(Issue(first_path + ("env", index, "name"), _reserved(var["name"], what, "remove yours")))
+        name = var.get("name") if isinstance(var, dict) else None
+        if who := reserving(2, name):
+            what = f"sets it in the first container of the {who} pods, to point Open MPI at kubexec.sh and the hostfile"
+            issues.append(Issue(first_path + ("env", index, "name"), _reserved(name, what, "remove yours")))
     for index, mount in enumerate(first.get("volumeMounts") or []):
         target = str(mount.get("mountPath", "")).rstrip("/") if isinstance(mount, dict) else ""
-        if target in mounts:
-            what = "mounts kubectl there" if target == names.KUBECTL_MOUNT_PATH else "mounts the job's ConfigMap there"
-            message = _reserved(mount["mountPath"], f"{what} in the {role}'s first container", "mount yours elsewhere")
+        if who := reserving(3, target):
+            what = "kubectl" if target == names.KUBECTL_MOUNT_PATH else "the job's ConfigMap"
+            message = _reserved(mount["mountPath"], f"mounts {what} there in the first container of the {who} pods", "mount yours elsewhere")
             issues.append(Issue(first_path + ("volumeMounts", index, "mountPath"), message))
     return issues
 
 
-def _reserved(value: str, what: str, fix: str) -> str:
+def _reserved(value: object, what: str, fix: str) -> str:
     return f'"{value}" is reserved: mpigen {what}; {fix}'
 
 

@@ -202,6 +202,22 @@ def check_pod_template_strictly(template: object, path: Path, kube_version: str 
     return [issue.under(*path) for issue in validate_pod_template(template, kube_version or DEFAULT_KUBE_VERSION)]
 
 
+def check_raw_templates(document: dict[str, Any], paths: list[Path], options: Any) -> list[Issue]:
+    """Pod template problems of a document whose model did not parse, so that one run reports them
+    along with the model's (templates are plain dicts to the model: their problems never overlap)."""
+    issues: list[Issue] = []
+    for path in paths:
+        node: Any = document
+        for key in path:
+            node = node.get(key) if isinstance(node, dict) else None
+        if isinstance(node, dict):
+            shape = check_pod_template(node, path)
+            if options.validate and not shape:
+                shape = check_pod_template_strictly(node, path, options.kube_version)
+            issues += shape
+    return issues
+
+
 def _check_container(container: object, path: Path) -> list[Issue]:
     if not isinstance(container, dict):
         return [Issue(path, f"expected a container mapping, got {_describe(container)}")]

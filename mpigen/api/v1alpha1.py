@@ -24,6 +24,7 @@ from mpigen.api.common import (
     check_metadata,
     check_pod_template,
     check_pod_template_strictly,
+    check_raw_templates,
     name_of,
     parse_model,
     resolve_namespace,
@@ -161,7 +162,7 @@ def _launcher_template(template: dict[str, Any], spec: MPIJobSpec) -> tuple[dict
 def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
     job, issues = parse_model(MPIJob, document)
     if job is None:
-        raise CompileError(issues, name=name_of(document))
+        raise CompileError(issues + check_raw_templates(document, [("spec", "template")], options), name=name_of(document))
     template_path = ("spec", "template")
     issues = check_metadata(job.metadata) + _check_sizing(job.spec)
     issues += check_pod_template(job.spec.template, template_path)

@@ -22,6 +22,7 @@ from mpigen.api.common import (
     check_metadata,
     check_pod_template,
     check_pod_template_strictly,
+    check_raw_templates,
     name_of,
     parse_model,
     resolve_namespace,
@@ -115,7 +116,8 @@ def _worker_template(spec: ReplicaSpec) -> tuple[dict[str, Any], list[Issue]]:
 def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
     job, issues = parse_model(MPIJob, document)
     if job is None:
-        raise CompileError(issues, name=name_of(document))
+        paths = [_SPECS + (role, "template") for role in ("Launcher", "Worker")]
+        raise CompileError(issues + check_raw_templates(document, paths, options), name=name_of(document))
     meta = job.metadata or ObjectMeta()
     issues = check_metadata(job.metadata) + _check_replicas(job.spec.mpiReplicaSpecs, options)
     namespace, subject_ns, ns_issues = resolve_namespace(meta.namespace, options.namespace)
