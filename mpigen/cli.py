@@ -256,11 +256,9 @@ def _write_or_check(objects: list[dict[str, Any]], output: str, output_dir: Path
         if check_path.is_dir():
             committed, rendered, root = gitops.read_rendered(check_path), gitops.files_for(objects, output), str(check_path)
         else:
-            text = check_path.read_text(encoding="utf-8") if check_path.exists() else None
-            committed = {} if text is None else {"": text}
-            rendered, root = {"": FORMATS[output](objects)}, str(check_path)
-            committed, rendered = {root: v for v in committed.values()}, {root: v for v in rendered.values()}
-            root = ""
+            name = str(check_path)
+            committed = {name: check_path.read_text(encoding="utf-8")} if check_path.exists() else {}
+            rendered, root = {name: FORMATS[output](objects)}, ""
     except gitops.RenderDirError as exc:
         raise InvalidInput([f"mpigen: {exc}"]) from None
     except OSError as exc:
