@@ -61,7 +61,7 @@ def _single_json(obj: dict[str, Any]) -> str:
 
 def diff_files(committed: dict[str, str], rendered: dict[str, str], root: str) -> str:
     """A unified diff from the committed files to the fresh render ("" when they are the same)."""
-    out = []
+    out: list[str] = []
     for name in sorted(committed.keys() | rendered.keys()):
         old, new = committed.get(name), rendered.get(name)
         if old == new:

@@ -123,14 +123,15 @@ def check_sizes(plan: JobPlan, options: Options) -> list[Issue]:
         ("ConfigMap", names.config_map(plan.name), lambda n: config_map_bytes(plan, options, n), CONFIG_MAP_MAX_BYTES, "1 MiB"),
         ("Role", names.launcher(plan.name), lambda n: role_bytes(plan, n), OBJECT_MAX_BYTES, "1.5 MiB"),
     ]
-    for kind, name, size, limit, shown in checks:
-        actual = size(plan.workers)
-        if actual > limit:
-            fits = largest_fitting(size, limit, plan.workers)
-            message = (
-                f"{plan.workers} workers do not fit: the {kind} {name} would be {actual:,} bytes, over the "
-                f"{shown} the API server accepts; the largest job that fits has {fits:,} workers "
-                f"(with slotsPerWorker {plan.slots_per_worker} and this job name)"
-            )
-            return [Issue(plan.workers_path, message)]
-    return []
+    over = [(kind, name, size, limit, shown) for kind, name, size, limit, shown in checks if size(plan.workers) > limit]
+    if not over:
+        return []
+    # The largest job that fits must fit every limit, not only the one that is broken.
+    fits = min(largest_fitting(size, limit, plan.workers) for _, _, size, limit, _ in checks)
+    kind, name, size, _, shown = over[0]
+    message = (
+        f"{plan.workers} workers do not fit: the {kind} {name} would be {size(plan.workers):,} bytes, over the "
+        f"{shown} the API server accepts; the largest job that fits has {fits:,} workers "
+        f"(with slotsPerWorker {plan.slots_per_worker} and this job name)"
+    )
+    return [Issue(plan.workers_path, message)]

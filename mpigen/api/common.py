@@ -9,6 +9,7 @@ sure the parts the compiler edits have the shape it needs.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -202,7 +203,7 @@ def check_pod_template_strictly(template: object, path: Path, kube_version: str 
     return [issue.under(*path) for issue in validate_pod_template(template, kube_version or DEFAULT_KUBE_VERSION)]
 
 
-def check_raw_templates(document: dict[str, Any], paths: list[Path], options: Any) -> list[Issue]:
+def check_raw_templates(document: dict[str, Any], paths: Sequence[Path], options: Any) -> list[Issue]:
     """Pod template problems of a document whose model did not parse, so that one run reports them
     along with the model's (templates are plain dicts to the model: their problems never overlap)."""
     issues: list[Issue] = []
