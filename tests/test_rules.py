@@ -81,10 +81,11 @@ def test_worker_may_use_launcher_only_names() -> None:
 def test_launcher_variables_mpigen_sets_are_reserved(variable: str) -> None:
     document = job()
     at(document, LAUNCHER)["containers"][0]["env"] = [{"name": "OMPI_MCA_btl", "value": "tcp"}, {"name": variable, "value": "x"}]
-    assert errors_of(document) == [
+    expected = (
         f'{".".join(LAUNCHER)}.containers[0].env[1].name: "{variable}" is reserved: mpigen sets it in the first '
         "container of the launcher pods, to point Open MPI at kubexec.sh and the hostfile; remove yours"
-    ]
+    )
+    assert errors_of(document) == [expected]
 
 
 def test_other_open_mpi_variables_are_the_users() -> None:
@@ -130,10 +131,11 @@ def test_label_values(value: str, ok: bool) -> None:
 def test_template_labels_are_checked_with_their_paths() -> None:
     document = job()
     document["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["metadata"] = {"labels": {"run": "x" * 64}}
-    assert errors_of(document) == [
-        'spec.mpiReplicaSpecs.Worker.template.metadata.labels.run: invalid label value: '
+    expected = (
+        "spec.mpiReplicaSpecs.Worker.template.metadata.labels.run: invalid label value: "
         f'"{"x" * 64}" has 64 characters, more than 63'
-    ]
+    )
+    assert errors_of(document) == [expected]
 
 
 # --- sizes --------------------------------------------------------------------------------------
@@ -180,7 +182,7 @@ def test_long_names_make_the_role_the_limit() -> None:
 
 
 def test_absurd_worker_counts_never_build_a_hostfile(monkeypatch: pytest.MonkeyPatch) -> None:
-    import mpigen.build.configmap as configmap
+    from mpigen.build import configmap
 
     def refuse(*args: object) -> str:
         raise AssertionError("the hostfile was rendered for an absurd worker count")
