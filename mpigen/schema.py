@@ -1,0 +1,85 @@
+"""`mpigen schema`: print the JSON Schema of MPIJob input for one apiVersion.
+
+The schemas are generated from the input models by `python -m mpigen.schemagen` and shipped in the
+package (`mpigen.schemas`); this command only reads one, so it needs neither pydantic nor jsonschema.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import re
+import sys
+
+import click
+
+from mpigen import api
+
+_VERSION = re.compile(r"v(\d+)(?:(alpha|beta)(\d+))?")
+# Kubernetes orders versions GA > beta > alpha, then by number (apimachinery version priority).
+_STABILITY = {"alpha": 0, "beta": 1, None: 2}
+
+
+def schema_file(api_version: str, kind: str) -> str:
+    """The name of the schema file of one input front: `mpijob-kubeflow-v1alpha2.json`."""
+    group, _, version = api_version.partition("/")
+    return f"{kind.lower()}-{group.split('.')[0]}-{version}.json"
+
+
+def api_versions() -> list[str]:
+    """Every MPIJob apiVersion mpigen compiles, oldest first."""
+    return sorted({version for version, kind in api.FRONTS if kind == "MPIJob"}, key=_version_order)
+
+
+def _version_order(api_version: str) -> tuple[int, int, int]:
+    match = _VERSION.fullmatch(api_version.partition("/")[2])
+    if match is None:
+        return (0, 0, 0)
+    return (int(match[1]), _STABILITY[match[2]], int(match[3] or 0))
+
+
+def read_schema(api_version: str) -> str:
+    """The text of the shipped JSON Schema for MPIJobs of `api_version`."""
+    name = schema_file(api_version, "MPIJob")
+    return importlib.resources.files("mpigen.schemas").joinpath(name).read_text(encoding="utf-8")
+
+
+@click.command()
+@click.option(
+    "--api-version",
+    type=click.Choice(api_versions()),
+    default=api_versions()[-1],
+    show_default=True,
+    help="The MPIJob apiVersion whose schema to print.",
+)
+@click.option(
+    "--list", "list_versions", is_flag=True, help="Print the supported apiVersions, one per line, and exit."
+)
+def schema(api_version: str, list_versions: bool) -> None:
+    """Print the JSON Schema (draft 2020-12) of an MPIJob document of one apiVersion.
+
+    The schema describes the whole document (apiVersion, kind, metadata, spec) and forbids unknown
+    fields, so a typo such as `slotPerWorker` is flagged as you type. Pod templates are described as
+    objects only: mpigen checks them against Kubernetes' strict PodTemplateSpec schema of the selected
+    Kubernetes version when it compiles the job.
+
+    \b
+    Examples:
+      mpigen schema --list
+      mpigen schema --api-version kubeflow.org/v1alpha2 > mpijob-v1alpha2.schema.json
+
+    \b
+    Then, for editors using yaml-language-server (VS Code's YAML extension, Neovim, Helix, ...),
+    start the job's file with:
+      # yaml-language-server: $schema=./mpijob-v1alpha2.schema.json
+    """
+    from mpigen.cli import run_guarded
+
+    run_guarded(lambda: _print(api_version, list_versions))
+
+
+def _print(api_version: str, list_versions: bool) -> None:
+    text = (
+        "".join(f"{version}\n" for version in api_versions()) if list_versions else read_schema(api_version)
+    )
+    sys.stdout.write(text)
+    sys.stdout.flush()
