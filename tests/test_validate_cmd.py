@@ -1,0 +1,135 @@
+"""`mpigen validate`: reports for every resource, kubeconform's JSON shape, exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from mpigen.cli import cli
+
+GOOD = """\
+apiVersion: kubeflow.org/v1alpha2
+kind: MPIJob
+metadata: {name: good, namespace: ml}
+spec:
+  mpiReplicaSpecs:
+    Launcher: {template: {spec: {containers: [{name: l, image: i}]}}}
+    Worker: {replicas: 2, template: {spec: {containers: [{name: w, image: i}]}}}
+"""
+BAD = GOOD.replace("good", "bad").replace("replicas: 2", "replicas: two").replace("spec:\n", "spec:\n  slotPerWorker: 2\n", 1)
+CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: b}\n"
+
+
+def invoke(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, ["validate", *args], input=stdin, catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def report(*args: str, stdin: str | None = None) -> tuple[int, dict[str, Any]]:
+    code, out, _ = invoke("-o", "json", *args, stdin=stdin)
+    return code, json.loads(out)
+
+
+def test_a_valid_job_reports_itself_and_every_object_it_would_produce() -> None:
+    code, data = report(stdin=GOOD)
+    assert code == 0
+    kinds = [(r["kind"], r["name"], r["status"]) for r in data["resources"]]
+    assert kinds[0] == ("MPIJob", "good", "statusValid")
+    assert ("StatefulSet", "good-worker", "statusValid") in kinds
+    assert ("Job", "good-launcher", "statusValid") in kinds
+    assert data["summary"] == {"valid": len(kinds), "invalid": 0, "errors": 0, "skipped": 0}
+    for resource in data["resources"]:
+        assert set(resource) == {"filename", "kind", "name", "version", "status", "msg"}
+        assert resource["filename"] == "<stdin>"
+
+
+def test_an_invalid_job_lists_every_problem_with_json_pointer_paths() -> None:
+    code, data = report(stdin=BAD)
+    assert code == 1
+    [job] = data["resources"]
+    assert (job["kind"], job["name"], job["version"], job["status"]) == ("MPIJob", "bad", "kubeflow.org/v1alpha2", "statusInvalid")
+    paths = {error["path"] for error in job["validationErrors"]}
+    assert paths == {"/spec/slotPerWorker", "/spec/mpiReplicaSpecs/Worker/replicas"}
+    assert "slotPerWorker" in job["msg"] and "replicas" in job["msg"]
+    assert data["summary"]["invalid"] == 1
+
+
+def test_one_bad_job_among_good_ones_is_reported_and_fails_the_run(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text(GOOD)
+    (tmp_path / "b.yaml").write_text(BAD)
+    (tmp_path / "c.yaml").write_text(CONFIG_MAP)
+    code, data = report(str(tmp_path))
+    assert code == 1
+    statuses = {(Path(r["filename"]).name, r["kind"], r["status"]) for r in data["resources"]}
+    assert ("a.yaml", "MPIJob", "statusValid") in statuses
+    assert ("b.yaml", "MPIJob", "statusInvalid") in statuses
+    assert ("c.yaml", "ConfigMap", "statusSkipped") in statuses
+    assert data["summary"]["skipped"] == 1 and data["summary"]["invalid"] == 1
+
+
+def test_unreadable_inputs_are_errors(tmp_path: Path) -> None:
+    (tmp_path / "broken.yaml").write_text("a: [1, 2\n")
+    code, data = report(str(tmp_path / "broken.yaml"), str(tmp_path / "missing.yaml"))
+    assert code == 1
+    assert [r["status"] for r in data["resources"]] == ["statusError", "statusError"]
+    assert data["summary"]["errors"] == 2
+    assert "missing.yaml: cannot read" in data["resources"][1]["msg"]
+
+
+def test_text_output_is_one_line_per_problem_and_prints_no_manifests() -> None:
+    code, out, _ = invoke(stdin=BAD)
+    assert code == 1
+    assert sorted(out.splitlines()) == [
+        '<stdin>: MPIJob/bad: spec.mpiReplicaSpecs.Worker.replicas: expected an integer, got string "two"',
+        '<stdin>: MPIJob/bad: spec.slotPerWorker: unknown field "slotPerWorker" (did you mean "slotsPerWorker"?)',
+    ]
+    code, out, _ = invoke(stdin=GOOD)
+    assert (code, out) == (0, "")
+
+
+def test_text_summary_counts_statuses() -> None:
+    code, out, _ = invoke("--summary", stdin=GOOD + "---\n" + CONFIG_MAP)
+    assert code == 0
+    assert out == "Summary: 9 resources found in 1 files - Valid: 8, Invalid: 0, Errors: 0, Skipped: 1\n"
+
+
+def test_warnings_are_reported_but_do_not_fail() -> None:
+    code, data = report(stdin=GOOD.replace(", namespace: ml", ""))
+    assert code == 0
+    warnings = data["resources"][0]["warnings"]
+    assert warnings[0]["path"] == "/metadata/namespace"
+
+
+def test_options_apply_as_they_do_for_render() -> None:
+    code, data = report("--gang-scheduler", "volcano", stdin=GOOD)
+    assert code == 0
+    assert "PodGroup" in {r["kind"] for r in data["resources"]}
+    code, _, err = invoke("--kube-version", "1.2", stdin=GOOD)
+    assert code == 2 and "--kube-version" in err
+
+
+def test_an_invalid_object_from_mpigen_is_a_bug_exit_3(monkeypatch: pytest.MonkeyPatch) -> None:
+    import mpigen.validate
+    from mpigen.errors import Issue
+
+    def broken(obj: dict[str, Any], version: str) -> list[Issue]:
+        return [Issue(("spec", "replicas"), "expected integer")] if obj["kind"] == "StatefulSet" else []
+
+    monkeypatch.setattr(mpigen.validate, "validate_object", broken)
+    code, data = report(stdin=GOOD)
+    assert code == 3
+    bad = [r for r in data["resources"] if r["status"] == "statusInvalid"]
+    assert [(r["kind"], r["validationErrors"]) for r in bad] == [
+        ("StatefulSet", [{"path": "/spec/replicas", "msg": "expected integer"}])
+    ]
+    assert "please report this" in bad[0]["msg"]
+
+
+def test_json_pointer_escapes() -> None:
+    from mpigen.report import json_pointer
+
+    assert json_pointer(("limits", "nvidia.com/gpu", 0, "a~b")) == "/limits/nvidia.com~1gpu/0/a~0b"
