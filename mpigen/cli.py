@@ -180,10 +180,17 @@ LAZY_COMMANDS = {
 def cli() -> None:
     """Compile Kubeflow MPIJobs (kubeflow.org/v1alpha1, v1alpha2) into plain Kubernetes manifests.
 
+    Every option of render and validate can also be set on a job as an annotation
+    `mpigen.dev/<option>` (e.g. mpigen.dev/gang-scheduler: volcano), which wins over the flag.
+    With no arguments and piped input, mpigen runs as a KRM function (see `mpigen krm --help`).
+
     \b
     Examples:
       mpigen render job.yaml | kubectl apply -f -
       mpigen render -o json jobs/ > manifests.json
+      mpigen validate -o json jobs/
+      mpigen render --output-dir rendered/ jobs/ && mpigen render --check rendered/ jobs/
+      mpigen kustomize-plugin install     # then: kubectl kustomize --enable-alpha-plugins DIR
     """
 
 
