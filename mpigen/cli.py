@@ -211,7 +211,7 @@ def render(paths: tuple[str, ...], output: str, output_dir: Path | None, check_p
     Examples:
       mpigen render job.yaml | kubectl apply -f -
       cat job.yaml | mpigen render -n training
-      mpigen render -o json examples/ > all.json
+      mpigen render -o json jobs/ > all.json
       mpigen render --output-dir rendered/ jobs/
       mpigen render --check rendered/ jobs/     # in CI: exit 1 with a diff if rendered/ is stale
     """

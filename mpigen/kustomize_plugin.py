@@ -1,0 +1,289 @@
+"""The legacy kustomize exec plugin: `kubectl kustomize --enable-alpha-plugins` compiles MPIJobs.
+
+`kubectl kustomize` skips exec KRM functions without a word (kubernetes/kubectl#1498) but runs
+legacy exec plugins under `--enable-alpha-plugins` (`kubectl apply -k` runs neither: it has no such
+flag, so its output is piped into `kubectl apply -f -`). kustomize looks for a generator's
+plugin at `<plugin home>/<group>/<version>/<lowercase kind>/<Kind>`
+(kustomize api/internal/plugins/loader/loader.go: AbsolutePluginPath), runs it with the path of a
+temporary file that holds the generator's config (here: the MPIJob) as its only argument, in the
+kustomization's directory, and reads the generated objects from its stdout
+(api/internal/plugins/execplugin/execplugin.go: invokePlugin). A non-zero exit fails the build and
+kustomize shows the plugin's stderr; on success stderr is dropped, so warnings are not seen there.
+
+`install` writes one small `/bin/sh` wrapper per supported apiVersion that execs this very Python
+with `-m mpigen kustomize-plugin run`: a shebang naming the Python directly would break on paths
+with spaces and on long virtualenv paths (the kernel splits a shebang at whitespace and truncates
+it), while the wrapper quotes any path. `-P` keeps the kustomization's directory (the plugin's
+working directory) off `sys.path`, so nothing there can shadow mpigen's modules.
+
+Options reach the plugin only through the job's `mpigen.dev/*` annotations (mpigen/job_options.py).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:
+    from mpigen.documents import Document
+
+PLUGIN_HOME_ENV = "KUSTOMIZE_PLUGIN_HOME"
+XDG_CONFIG_HOME_ENV = "XDG_CONFIG_HOME"
+CONFIG_ROOT_ENV = "KUSTOMIZE_PLUGIN_CONFIG_ROOT"
+KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+WRAPPER_MARK = "# mpigen kustomize plugin"
+
+
+def default_plugin_home(environ: Mapping[str, str]) -> Path:
+    """Where kustomize looks for plugins: $KUSTOMIZE_PLUGIN_HOME, else $XDG_CONFIG_HOME/kustomize/plugin,
+    else ~/.config/kustomize/plugin (kustomize api/konfig/plugins.go: DefaultAbsPluginHome)."""
+    if environ.get(PLUGIN_HOME_ENV):
+        return Path(environ[PLUGIN_HOME_ENV])
+    if environ.get(XDG_CONFIG_HOME_ENV):
+        return Path(environ[XDG_CONFIG_HOME_ENV]) / "kustomize" / "plugin"
+    home = Path(environ["HOME"]) if environ.get("HOME") else Path.home()
+    return home / ".config" / "kustomize" / "plugin"
+
+
+def plugin_paths(home: Path) -> list[Path]:
+    """The executable kustomize runs for each supported (apiVersion, kind)."""
+    from mpigen.api import FRONTS
+
+    paths = []
+    for api_version, kind in FRONTS:
+        group, _, version = api_version.partition("/")
+        paths.append(home / group / version / kind.lower() / kind)
+    return paths
+
+
+def wrapper_script(python: str) -> str:
+    """The plugin executable: run mpigen with the Python it is installed in, whatever that path holds."""
+    quoted = shlex.quote(python)
+    return (
+        "#!/bin/sh\n"
+        f"{WRAPPER_MARK}, written by `mpigen kustomize-plugin install`: kustomize runs it with the path of\n"
+        "# a file holding one MPIJob. It runs the mpigen installed with the Python below; re-run the install\n"
+        "# after moving or removing that Python.\n"
+        f"if [ ! -x {quoted} ]; then\n"
+        f"  echo {shlex.quote(f'mpigen kustomize plugin: {python} is gone; run: mpigen kustomize-plugin install')} >&2\n"
+        "  exit 1\n"
+        "fi\n"
+        f'exec {quoted} -P -m mpigen kustomize-plugin run "$@"\n'
+    )
+
+
+def write_executable(path: Path, text: str) -> None:
+    """Replace `path` atomically: a build running at the same time sees the old file or the new one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as handle:
+            handle.write(text)
+        os.chmod(tmp, 0o755)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def is_installed(path: Path) -> bool:
+    """Whether `path` is a plugin that `install` wrote (and not some other generator's executable)."""
+    try:
+        with path.open("rb") as handle:
+            return WRAPPER_MARK.encode() in handle.read(4096)
+    except OSError:
+        return False
+
+
+def remove_plugin(path: Path, home: Path) -> bool:
+    """Remove one plugin that `install` wrote, and the directories it leaves empty (never `home`)."""
+    if not is_installed(path):
+        return False
+    path.unlink()
+    for parent in path.parents:
+        if parent == home or home not in parent.parents:
+            break
+        try:
+            parent.rmdir()
+        except OSError:
+            break
+    return True
+
+
+def locate_job(root: str, job: Any) -> tuple[str, Document] | None:
+    """The file of the kustomization's `generators:` that holds `job`, and the job's place in it, so
+    that messages name the file the user wrote (kustomize hands the plugin a temporary copy).
+
+    Best effort: None when the kustomization or the job cannot be matched (for instance a job that a
+    nested kustomization renamed).
+    """
+    from mpigen.documents import Document, InputError, decode, load_documents
+
+    if not isinstance(job, dict) or not isinstance(job.get("metadata"), dict):
+        return None
+    key = (job.get("apiVersion"), job.get("kind"), job["metadata"].get("name"))
+    for entry in _generator_files(Path(root)):
+        try:
+            documents = load_documents(decode(entry.read_bytes(), str(entry)), str(entry))
+        except (OSError, InputError):
+            continue
+        for doc in documents:
+            data = doc.data
+            meta = data.get("metadata") if isinstance(data, dict) else None
+            if isinstance(meta, dict) and (data.get("apiVersion"), data.get("kind"), meta.get("name")) == key:
+                return str(entry), Document(doc.index, job, doc.total)
+    return None
+
+
+def _generator_files(root: Path) -> list[Path]:
+    from mpigen.documents import InputError, decode, load_documents
+
+    for name in KUSTOMIZATION_FILES:
+        kustomization = root / name
+        if kustomization.is_file():
+            break
+    else:
+        return []
+    try:
+        documents = load_documents(decode(kustomization.read_bytes(), name), name)
+    except (OSError, InputError):
+        return []
+    data = documents[0].data if documents else None
+    generators = data.get("generators") if isinstance(data, dict) else None
+    if not isinstance(generators, list):
+        return []
+    return [root / entry for entry in generators if isinstance(entry, str) and (root / entry).is_file()]
+
+
+def generate(documents: list[Document], source: str) -> tuple[str, list[str], list[str], list[str]]:
+    """The plugin body, pure: (YAML of the generated objects, warnings, errors, internal errors)."""
+    from mpigen.emit import to_yaml
+    from mpigen.options import Options
+    from mpigen.pipeline import process
+
+    result = process([(source, documents)], Options())
+    warnings = [finding.text() for finding in result.warnings]
+    errors = [finding.text() for finding in result.errors]
+    bugs = [finding.text() for finding in result.invalid_output]
+    if errors or bugs:
+        return "", warnings, errors, bugs
+    return to_yaml(result.objects), warnings, [], []
+
+
+@click.group()
+def kustomize_plugin() -> None:
+    """Install mpigen as a kustomize generator plugin, for `kubectl kustomize --enable-alpha-plugins`.
+
+    \b
+    Then list an MPIJob file under `generators:` in a kustomization:
+      mpigen kustomize-plugin install
+      kubectl kustomize --enable-alpha-plugins DIR
+    Options are set on the MPIJob as `mpigen.dev/<option>` annotations.
+    """
+
+
+plugin_home_option = click.option(
+    "--plugin-home",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help=f"Plugin directory [default: ${PLUGIN_HOME_ENV}, else ${XDG_CONFIG_HOME_ENV}/kustomize/plugin, "
+    "else ~/.config/kustomize/plugin].",
+)
+
+
+def _resolve_home(plugin_home: Path | None) -> Path:
+    return (plugin_home or default_plugin_home(os.environ)).absolute()
+
+
+@kustomize_plugin.command()
+@plugin_home_option
+def install(plugin_home: Path | None) -> None:
+    """Write the plugin executables (one per MPIJob apiVersion); running it again replaces them."""
+    from mpigen.cli import run_guarded
+
+    def action() -> None:
+        home = _resolve_home(plugin_home)
+        script = wrapper_script(sys.executable)
+        for path in plugin_paths(home):
+            try:
+                write_executable(path, script)
+            except OSError as exc:
+                raise click.ClickException(f"cannot write {path}: {exc.strerror or exc}") from None
+            click.echo(f"installed {path}")
+        if home != default_plugin_home(os.environ).absolute():
+            click.echo(f"kustomize finds it with: export {PLUGIN_HOME_ENV}={shlex.quote(str(home))}")
+        click.echo("build with: kubectl kustomize --enable-alpha-plugins DIR")
+
+    run_guarded(action)
+
+
+@kustomize_plugin.command()
+@plugin_home_option
+def uninstall(plugin_home: Path | None) -> None:
+    """Remove the plugin executables that `install` wrote."""
+    home = _resolve_home(plugin_home)
+    for path in plugin_paths(home):
+        try:
+            removed = remove_plugin(path, home)
+        except OSError as exc:
+            raise click.ClickException(f"cannot remove {path}: {exc.strerror or exc}") from None
+        status = (
+            "removed"
+            if removed
+            else ("left alone, not written by mpigen" if path.exists() else "not installed")
+        )
+        click.echo(f"{status}: {path}")
+
+
+@kustomize_plugin.command()
+@plugin_home_option
+def path(plugin_home: Path | None) -> None:
+    """Print the plugin directory (where `install` writes)."""
+    click.echo(str(_resolve_home(plugin_home)))
+
+
+@kustomize_plugin.command(hidden=True)
+@click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
+def run(config: Path) -> None:
+    """The plugin itself, as kustomize runs it: compile the MPIJob in CONFIG and print its objects."""
+    from mpigen.cli import run_guarded
+
+    run_guarded(lambda: _run(config, os.environ.get(CONFIG_ROOT_ENV) or os.getcwd()))
+
+
+def _run(config: Path, root: str) -> None:
+    from mpigen.cli import EXIT_INTERNAL, EXIT_INVALID, InvalidInput
+    from mpigen.documents import InputError, decode, load_documents
+
+    # Messages name the generator file the user wrote when it can be found, else the kustomization's
+    # directory: never kustomize's temporary copy, a name that means nothing to the user.
+    source = f"{root} (kustomize generator)"
+    try:
+        documents = load_documents(decode(config.read_bytes(), source), source)
+    except OSError as exc:
+        raise InvalidInput([f"mpigen: cannot read {config}: {exc.strerror or exc}"]) from None
+    except InputError as exc:
+        raise InvalidInput([str(exc)]) from None
+    found = locate_job(root, documents[0].data) if len(documents) == 1 else None
+    if found:
+        source, documents = found[0], [found[1]]
+    text, warnings, errors, bugs = generate(documents, source)
+    for line in warnings:
+        click.echo(line, err=True)
+    if bugs and not errors:
+        click.echo(
+            "mpigen: internal error: the output fails Kubernetes' schemas (please report this):", err=True
+        )
+    for line in errors or bugs:
+        click.echo(line, err=True)
+    if errors or bugs:
+        sys.exit(EXIT_INVALID if errors else EXIT_INTERNAL)
+    sys.stdout.buffer.write(text.encode("utf-8"))
+    sys.stdout.flush()
