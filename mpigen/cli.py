@@ -98,7 +98,7 @@ def run_guarded(action: Callable[[], None]) -> None:
 def _kube_version(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
-    from mpigen.validate import parse_kube_version
+    from mpigen.kube.versions import parse_kube_version
 
     try:
         return parse_kube_version(value)

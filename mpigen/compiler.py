@@ -16,6 +16,7 @@ from mpigen.build.cleanup import build_cleanup_job, build_cleanup_rbac
 from mpigen.build.configmap import build_config_map
 from mpigen.build.gang import build_pod_group, build_worker_pdb, gang_warnings
 from mpigen.build.launcher import build_launcher_job
+from mpigen.build.limits import check_derived_names, check_sizes
 from mpigen.build.rbac import (
     build_launcher_role,
     build_launcher_role_binding,
@@ -25,7 +26,6 @@ from mpigen.build.service import build_worker_service
 from mpigen.build.workers import build_worker_stateful_set
 from mpigen.errors import CompileError, Issue
 from mpigen.job_options import options_for
-from mpigen.limits import check_derived_names, check_sizes
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 from mpigen.rules import check_plan

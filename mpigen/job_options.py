@@ -57,7 +57,7 @@ def _namespace(value: str) -> str:
 
 
 def _kube_version(value: str) -> str:
-    from mpigen.validate import parse_kube_version
+    from mpigen.kube.versions import parse_kube_version
 
     return parse_kube_version(value)
 

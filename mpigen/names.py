@@ -25,6 +25,11 @@ KUBECTL_TARGET_DIR_ENV = "TARGET_DIR"
 KUBECTL_VOLUME = "mpi-job-kubectl"
 KUBECTL_MOUNT_PATH = "/opt/kube"
 KUBECTL_PATH = f"{KUBECTL_MOUNT_PATH}/kubectl"
+# The launcher's variables that point Open MPI at kubexec.sh and the hostfile (build/launcher.py: launcher_env).
+RSH_AGENT_ENV = "OMPI_MCA_plm_rsh_agent"
+HOSTFILE_ENV = "OMPI_MCA_orte_default_hostfile"
+NO_TREE_SPAWN_ENV = "OMPI_MCA_plm_rsh_no_tree_spawn"
+LAUNCHER_ENV = (RSH_AGENT_ENV, HOSTFILE_ENV, NO_TREE_SPAWN_ENV)
 
 SCRIPT_MODE = 0o555
 HOSTFILE_MODE = 0o444

@@ -77,10 +77,9 @@ def process(inputs: list[tuple[str, list[Document]]], options: Options) -> Resul
 
 def _check_output(source: str, doc: Document, objects: list[dict[str, Any]], options: Options) -> list[Finding]:
     """The emitted objects against Kubernetes' strict schemas and the API-server rules they miss."""
+    from mpigen.kube.validator import validate_object
     from mpigen.rules import check_objects
-    from mpigen.validate import DEFAULT_KUBE_VERSION, validate_object
 
-    version = options.kube_version or DEFAULT_KUBE_VERSION
-    found = [(obj, issue) for obj in objects for issue in validate_object(obj, version)]
+    found = [(obj, issue) for obj in objects for issue in validate_object(obj, options.kube_version)]
     found += check_objects(objects)
     return [_finding(source, doc, obj["kind"], obj["metadata"]["name"], issue) for obj, issue in found]

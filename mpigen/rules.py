@@ -19,7 +19,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from mpigen import names
-from mpigen.build.launcher import launcher_env
 from mpigen.errors import Issue, Path
 from mpigen.plan import JobPlan
 
@@ -35,7 +34,7 @@ _ADDED = {
     "launcher": (
         (names.CONFIG_VOLUME, names.KUBECTL_VOLUME),
         (names.KUBECTL_DELIVERY, names.WAIT_FOR_WORKERS),
-        tuple(var["name"] for var in launcher_env()),
+        names.LAUNCHER_ENV,
         (names.CONFIG_MOUNT_PATH, names.KUBECTL_MOUNT_PATH),
     ),
     "worker": ((names.CONFIG_VOLUME,), (), (), (names.CONFIG_MOUNT_PATH,)),

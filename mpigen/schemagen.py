@@ -29,8 +29,8 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from mpigen import api, names
+from mpigen.build.limits import REVISION_HASH_LENGTH
 from mpigen.job_options import ANNOTATIONS, PREFIX
-from mpigen.limits import REVISION_HASH_LENGTH
 from mpigen.options import GANG_SCHEDULERS, PROCESSING_RESOURCE_TYPES
 from mpigen.schema import schema_file
 

@@ -22,10 +22,11 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from mpigen import limits, names
+from mpigen import names
+from mpigen.build import limits
 from mpigen.job_options import PREFIX
+from mpigen.kube.versions import SUPPORTED_KUBE_VERSIONS
 from mpigen.options import CPU_RESOURCE, GANG_SCHEDULERS, GPU_RESOURCE, PROCESSING_RESOURCE_TYPES, Options
-from mpigen.validate import SUPPORTED_KUBE_VERSIONS
 
 Obj = dict[str, Any]
 Draw = Any  # hypothesis' draw function
@@ -36,7 +37,7 @@ MAX_WORKERS = 64
 MAX_PER_NODE = 16
 
 # The longest job name every derived name allows: `<job>-worker` plus "-" and the 10-character
-# controller-revision-hash stays a 63-character label value (mpigen/limits.py); the other derived
+# controller-revision-hash stays a 63-character label value (mpigen/build/limits.py); the other derived
 # names (`<job>-launcher`, `<job>-cleanup`, `<job>-worker-63`) are shorter.
 JOB_NAME_MAX = names.DNS1123_LABEL_MAX - 1 - limits.REVISION_HASH_LENGTH - len(names.WORKER_SUFFIX)
 

@@ -87,7 +87,8 @@ def test_golden_output_is_valid_kubernetes(case: str) -> None:
     """Every expected object passes the strict schema of its kind, for the oldest and newest version."""
     import yaml
 
-    from mpigen.validate import DEFAULT_KUBE_VERSION, validate_object
+    from mpigen.kube.validator import validate_object
+    from mpigen.kube.versions import DEFAULT_KUBE_VERSION
 
     objects = [obj for obj in yaml.safe_load_all((GOLDEN / case / "expected.yaml").read_text()) if obj]
     assert objects

@@ -33,9 +33,10 @@ from urllib.parse import unquote, urlparse
 import pytest
 import yaml
 
-from mpigen import kubeschema
 from mpigen.emit import FORMATS
-from mpigen.validate import DEFAULT_KUBE_VERSION, validate_object
+from mpigen.kube import schemas as kubeschema
+from mpigen.kube.validator import validate_object
+from mpigen.kube.versions import DEFAULT_KUBE_VERSION
 
 Obj = dict[str, Any]
 

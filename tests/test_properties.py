@@ -24,7 +24,8 @@ from strategies import VARIANTS, Case, cases
 import mpigen
 from mpigen import names
 from mpigen.emit import FORMATS
-from mpigen.validate import DEFAULT_KUBE_VERSION, validate_object
+from mpigen.kube.validator import validate_object
+from mpigen.kube.versions import DEFAULT_KUBE_VERSION
 
 Obj = dict[str, Any]
 

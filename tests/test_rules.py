@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from mpigen import limits, names
+from mpigen import names
+from mpigen.build import limits
 from mpigen.compiler import compile_job, plan_job
 from mpigen.errors import CompileError
 from mpigen.job_options import ANNOTATIONS, PREFIX, options_for

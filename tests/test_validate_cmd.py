@@ -113,13 +113,13 @@ def test_options_apply_as_they_do_for_render() -> None:
 
 
 def test_an_invalid_object_from_mpigen_is_a_bug_exit_3(monkeypatch: pytest.MonkeyPatch) -> None:
-    import mpigen.validate
+    import mpigen.kube.validator
     from mpigen.errors import Issue
 
     def broken(obj: dict[str, Any], version: str) -> list[Issue]:
         return [Issue(("spec", "replicas"), "expected integer")] if obj["kind"] == "StatefulSet" else []
 
-    monkeypatch.setattr(mpigen.validate, "validate_object", broken)
+    monkeypatch.setattr(mpigen.kube.validator, "validate_object", broken)
     code, data = report(stdin=GOOD)
     assert code == 3
     bad = [r for r in data["resources"] if r["status"] == "statusInvalid"]

@@ -198,9 +198,9 @@ def check_pod_template_strictly(template: object, path: Path, kube_version: str 
     issues = check_pod_template(template, path)
     if issues or not isinstance(template, dict):
         return issues
-    from mpigen.validate import DEFAULT_KUBE_VERSION, validate_pod_template
+    from mpigen.kube.validator import validate_pod_template
 
-    return [issue.under(*path) for issue in validate_pod_template(template, kube_version or DEFAULT_KUBE_VERSION)]
+    return [issue.under(*path) for issue in validate_pod_template(template, kube_version)]
 
 
 def check_raw_templates(document: dict[str, Any], paths: Sequence[Path], options: Any) -> list[Issue]:

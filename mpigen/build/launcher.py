@@ -27,9 +27,9 @@ def launcher_env() -> list[dict[str, str]]:
     70 workers in tests/e2e/test_e2e_large.py.
     """
     return [
-        {"name": "OMPI_MCA_plm_rsh_agent", "value": f"{names.CONFIG_MOUNT_PATH}/{names.KUBEXEC_SCRIPT}"},
-        {"name": "OMPI_MCA_orte_default_hostfile", "value": f"{names.CONFIG_MOUNT_PATH}/{names.HOSTFILE}"},
-        {"name": "OMPI_MCA_plm_rsh_no_tree_spawn", "value": "1"},
+        {"name": names.RSH_AGENT_ENV, "value": f"{names.CONFIG_MOUNT_PATH}/{names.KUBEXEC_SCRIPT}"},
+        {"name": names.HOSTFILE_ENV, "value": f"{names.CONFIG_MOUNT_PATH}/{names.HOSTFILE}"},
+        {"name": names.NO_TREE_SPAWN_ENV, "value": "1"},
     ]
 
 

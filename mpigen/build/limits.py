@@ -1,5 +1,8 @@
 """API-server limits that no JSON schema expresses, checked on the plan before anything is built.
 
+It sits with the builders because it measures what they build: the sizes come from the builders' own
+scripts and Role, so a change to a builder cannot leave the limit check measuring something else.
+
 Derived names:
 
 Names and label values are at most 63 characters; the launcher's and the clean-up Job's names become

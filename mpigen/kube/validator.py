@@ -1,7 +1,7 @@
 """Output validation: check generated Kubernetes objects against strict schemas, offline.
 
 kubeconform-style: each object is checked against the strict schema of its exact apiVersion/kind for one
-Kubernetes version (`mpigen.kubeschema` says where schemas come from), and every jsonschema error
+Kubernetes version (`mpigen.kube.schemas` says where schemas come from), and every jsonschema error
 becomes an `Issue` whose path is relative to the object and whose message says what was expected and
 what was found. Nothing is fetched. A schema is loaded and compiled on first use, once per version and
 kind; valid objects pass through its quick check alone, and jsonschema is imported only to explain an
@@ -16,33 +16,20 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, cast
 
-from mpigen import kubeschema
 from mpigen.errors import Issue, Path
+from mpigen.kube import schemas as kubeschema
+from mpigen.kube.versions import default_kube_version, parse_kube_version
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
     from jsonschema.protocols import Validator
 
-SUPPORTED_KUBE_VERSIONS: tuple[str, ...] = kubeschema.supported_versions()
-DEFAULT_KUBE_VERSION: str = SUPPORTED_KUBE_VERSIONS[-1]
-
-_KUBE_VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.\d+)?")
 _SHOWN_CHARS = 40
 
 
-def parse_kube_version(text: str) -> str:
-    """Normalise "1.30", "v1.30" or "1.30.2" to "1.30"; refuse versions without shipped schemas."""
-    match = _KUBE_VERSION.fullmatch(text.strip())
-    version = f"{int(match[1])}.{int(match[2])}" if match else None
-    if version not in SUPPORTED_KUBE_VERSIONS:
-        supported = f"{SUPPORTED_KUBE_VERSIONS[0]} to {SUPPORTED_KUBE_VERSIONS[-1]}"
-        raise ValueError(f'unsupported Kubernetes version {text!r}: expected {supported}, like "1.30"')
-    return version
-
-
-def validate_object(obj: dict[str, Any], kube_version: str = DEFAULT_KUBE_VERSION) -> list[Issue]:
+def validate_object(obj: dict[str, Any], kube_version: str | None = None) -> list[Issue]:
     """Every problem of one Kubernetes object, checked against the schema of its exact apiVersion/kind."""
-    version = parse_kube_version(kube_version)
+    version = default_kube_version() if kube_version is None else parse_kube_version(kube_version)
     if not isinstance(obj, dict):
         return [Issue((), f"expected object, got {_describe(obj)}")]
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
@@ -56,9 +43,9 @@ def validate_object(obj: dict[str, Any], kube_version: str = DEFAULT_KUBE_VERSIO
     return compiled.issues(obj)
 
 
-def validate_pod_template(template: dict[str, Any], kube_version: str = DEFAULT_KUBE_VERSION) -> list[Issue]:
+def validate_pod_template(template: dict[str, Any], kube_version: str | None = None) -> list[Issue]:
     """Every problem of one pod template (a PodTemplateSpec: metadata and spec), paths relative to it."""
-    version = parse_kube_version(kube_version)
+    version = default_kube_version() if kube_version is None else parse_kube_version(kube_version)
     return _definition_schema(version, kubeschema.POD_TEMPLATE_SPEC).issues(template)
 
 
