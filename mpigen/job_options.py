@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mpigen.errors import Issue
-from mpigen.options import GANG_SCHEDULERS, PROCESSING_RESOURCE_TYPES, Options
+from mpigen.options import OPTION_TABLE, Options
 
 PREFIX = "mpigen.dev/"
 
@@ -68,18 +68,19 @@ def _boolean(value: str) -> bool:
     return value == "true"
 
 
-# annotation key (after the prefix) -> (Options field, parser). Keys are the CLI flag names.
+# The parser of each kind of value (mpigen.options.ValueKind); a choice's is made from its choices.
+PARSERS: dict[str, Callable[[str], Any]] = {
+    "count": _positive_int,
+    "text": _text,
+    "namespace": _namespace,
+    "kube-version": _kube_version,
+    "switch": _boolean,
+}
+
+# annotation key (after the prefix) -> (Options field, parser), from mpigen.options.OPTION_TABLE.
 ANNOTATIONS: dict[str, tuple[str, Callable[[str], Any]]] = {
-    "gpus-per-node": ("gpus_per_node", _positive_int),
-    "processing-units-per-node": ("processing_units_per_node", _positive_int),
-    "processing-resource-type": ("processing_resource_type", _choice(*PROCESSING_RESOURCE_TYPES)),
-    "kubectl-delivery-image": ("kubectl_delivery_image", _text),
-    "namespace": ("namespace", _namespace),
-    "wait-timeout": ("wait_timeout_seconds", _positive_int),
-    "gang-scheduler": ("gang_scheduler", _choice(*GANG_SCHEDULERS)),
-    "scheduler-name": ("scheduler_name", _text),
-    "kube-version": ("kube_version", _kube_version),
-    "validate": ("validate", _boolean),
+    spec.flag: (spec.field, _choice(*spec.choices) if spec.kind == "choice" else PARSERS[spec.kind])
+    for spec in OPTION_TABLE
 }
 
 

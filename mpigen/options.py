@@ -1,4 +1,7 @@
-"""Options: every knob of a compile, as one frozen value (the counterpart of black's `Mode`).
+"""Options: every knob of a compile, as one frozen value (the counterpart of black's `Mode`), and the
+one table of them (`OPTION_TABLE`) from which the command-line flags (mpigen.shells.common), the
+`mpigen.dev/*` annotations (mpigen.job_options) and the input schemas' list of those annotations
+(tools/schemagen.py) are all derived.
 
 Defaults are those of the mpi-operator v0.2.0 as shipped (`deploy/3-mpi-operator.yaml` passes
 `--gpus-per-node 8` and `--kubectl-delivery-image mpioperator/kubectl-delivery:latest`;
@@ -8,6 +11,7 @@ Defaults are those of the mpi-operator v0.2.0 as shipped (`deploy/3-mpi-operator
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 GPU_RESOURCE = "nvidia.com/gpu"
 CPU_RESOURCE = "cpu"
@@ -51,3 +55,39 @@ class Options:
         if self.gang_scheduler is None:
             return None
         return self.scheduler_name or DEFAULT_SCHEDULER_NAMES[self.gang_scheduler]
+
+
+# How an option's value is written and checked: on the command line (click type), in an annotation
+# (parser in mpigen.job_options) and in the input schema (tools/schemagen.py).
+ValueKind = Literal["count", "choice", "text", "namespace", "kube-version", "switch"]
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One option: its flag (`--<flag>`; `mpigen.dev/<flag>` as an annotation), the `Options` field it
+    sets, its kind of value, the flag's help and the annotation's description in the input schema.
+    A "switch" is on by default: the flag is `--no-<flag>`, the annotation "true" or "false"."""
+
+    flag: str
+    field: str
+    kind: ValueKind
+    help: str
+    summary: str
+    choices: tuple[str, ...] = ()
+    metavar: str | None = None
+    short: str | None = None
+
+
+# In the order `--help` lists the flags.
+OPTION_TABLE: tuple[OptionSpec, ...] = (
+    OptionSpec("namespace", "namespace", "namespace", "Namespace for jobs that name none (default: none, so `kubectl apply -n` decides).", "Namespace of the generated objects when metadata.namespace is unset.", metavar="NS", short="-n"),
+    OptionSpec("gpus-per-node", "gpus_per_node", "count", "v1alpha1: GPUs per node when the job's spec.gpusPerNode is unset.", "v1alpha1: GPUs per node when spec.gpusPerNode is unset (default 8)."),
+    OptionSpec("processing-units-per-node", "processing_units_per_node", "count", "v1alpha1: processing units per node when spec.processingUnitsPerNode is unset.", "v1alpha1: units per node when spec.processingUnitsPerNode is unset."),
+    OptionSpec("processing-resource-type", "processing_resource_type", "choice", "v1alpha1: resource when spec.processingResourceType is unset.", "v1alpha1: the resource when spec.processingResourceType is unset.", choices=PROCESSING_RESOURCE_TYPES),
+    OptionSpec("kubectl-delivery-image", "kubectl_delivery_image", "text", "Image that delivers kubectl to the launcher (alpine with kubectl); also runs the wait-for-workers and clean-up scripts.", "Image that delivers kubectl and runs the launcher's helper scripts.", metavar="IMAGE"),
+    OptionSpec("wait-timeout", "wait_timeout_seconds", "count", "How long the launcher waits for every worker pod to be Ready before it fails (and the Job retries).", "Seconds the launcher waits for every worker pod to be Ready (default 600).", metavar="SECONDS"),
+    OptionSpec("gang-scheduler", "gang_scheduler", "choice", "Gang-schedule the job's pods: emit a PodGroup (minMember = workers + 1) and a workers' PodDisruptionBudget. Default: off.", "Gang-schedule the job: a PodGroup and a workers' PDB.", choices=GANG_SCHEDULERS),
+    OptionSpec("kube-version", "kube_version", "kube-version", "Kubernetes version whose strict schemas check pod templates and output (1.25 to 1.37) [default: newest].", 'Kubernetes version of the schema checks, like "1.30" (default: newest).', metavar="VERSION"),
+    OptionSpec("validate", "validate", "switch", "Skip the schema checks of pod templates and output.", '"false" skips the schema checks of pod templates and output.'),
+    OptionSpec("scheduler-name", "scheduler_name", "text", "schedulerName of the job's pods under gang scheduling [default: volcano, or scheduler-plugins-scheduler].", "schedulerName of the job's pods under gang scheduling.", metavar="NAME"),
+)

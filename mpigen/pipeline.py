@@ -1,55 +1,29 @@
 """The pipeline over a stream of documents: compile the MPIJobs, pass everything else through. Pure.
 
 Shared by every shell (CLI, KRM function, kustomize plugin), so that they give the same objects and
-report the same problems. Each problem is a `Finding`: where (source, document), which object, and the
-`Issue` itself.
+report the same problems, as one `Outcome` (mpigen/outcome.py).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from mpigen import api
 from mpigen.documents import Document
 from mpigen.errors import CompileError, Issue
 from mpigen.options import Options
-
-
-@dataclass(frozen=True)
-class Finding:
-    source: str
-    document: int | None  # 1-based position in its stream, shown only for multi-document inputs
-    kind: str
-    name: str
-    issue: Issue
-
-    def text(self) -> str:
-        where = f"{self.source}: " + (f"document {self.document}: " if self.document else "")
-        who = f"{self.kind}/{self.name}: " if self.name else (f"{self.kind}: " if self.kind else "")
-        label = "warning: " if self.issue.severity == "warning" else ""
-        return f"{where}{who}{label}{self.issue.text()}"
-
-
-@dataclass
-class Result:
-    objects: list[dict[str, Any]] = field(default_factory=list)
-    errors: list[Finding] = field(default_factory=list)
-    warnings: list[Finding] = field(default_factory=list)
-    # Emitted objects that fail Kubernetes' schemas: mpigen's bugs, never the user's (exit 3).
-    invalid_output: list[Finding] = field(default_factory=list)
-    jobs: int = 0
+from mpigen.outcome import Finding, Outcome
 
 
 def _finding(source: str, doc: Document, kind: str, name: str, issue: Issue) -> Finding:
     return Finding(source, doc.index if doc.total > 1 else None, kind, name, issue)
 
 
-def process(inputs: list[tuple[str, list[Document]]], options: Options) -> Result:
+def process(inputs: list[tuple[str, list[Document]]], options: Options) -> Outcome:
     """Compile every MPIJob of every input; non-MPIJob documents pass through unchanged, in place."""
     from mpigen.compiler import compile_job  # deferred: a stream without MPIJobs needs no pydantic
 
-    result = Result()
+    result = Outcome()
     for source, documents in inputs:
         for doc in documents:
             data = doc.data

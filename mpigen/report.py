@@ -1,11 +1,13 @@
 """Validation reports: what `mpigen validate` found, per resource, as kubeconform reports it. Pure.
 
-One `Resource` per input document and per object the inputs would produce, each with a kubeconform
-status: `statusValid`, `statusInvalid` (the input breaks a rule: exit 1), `statusError` (the input
-cannot be read at all: exit 1) or `statusSkipped` (not an MPIJob: passed through, not checked).
-An emitted object that fails Kubernetes' schemas is `statusInvalid` with `bug: true` (exit 3): that is
-mpigen's fault, never the user's. Field paths in the JSON report are JSON Pointers (`/spec/replicas`),
-as kubeconform prints them; the text report uses mpigen's one-line form (`spec.replicas`).
+The kubeconform rendering of `mpigen.outcome`: one `Resource` row per input document and per object
+the inputs would produce, each with a kubeconform status: `statusValid`, `statusInvalid` (the input
+breaks a rule: exit 1), `statusError` (the input cannot be read at all: exit 1) or `statusSkipped`
+(not an MPIJob: passed through, not checked). An emitted object that fails Kubernetes' schemas is
+`statusInvalid` with `bug: true`: mpigen's fault, never the user's (exit 3 when no input is invalid,
+the rule every shell shares: `mpigen.outcome.exit_code`). Field paths in the JSON report are JSON
+Pointers (`/spec/replicas`), as kubeconform prints them; the text report uses mpigen's one-line form
+(`spec.replicas`).
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ from typing import Any
 
 from mpigen import api
 from mpigen.documents import Document
-from mpigen.errors import Path
 from mpigen.options import Options
-from mpigen.pipeline import Finding, process
+from mpigen.outcome import PLEASE_REPORT, Finding, exit_code, json_errors
+from mpigen.pipeline import process
 
 VALID, INVALID, ERROR, SKIPPED = "statusValid", "statusInvalid", "statusError", "statusSkipped"
 
@@ -46,14 +48,9 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        if any(resource.bug for resource in self.resources):
-            return 3
-        return 1 if self.count(INVALID) or self.count(ERROR) else 0
-
-
-def json_pointer(path: Path) -> str:
-    """RFC 6901: `("spec", "containers", 0)` -> `/spec/containers/0`."""
-    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+        bugs = any(resource.bug for resource in self.resources)
+        invalid = any(resource.status in (INVALID, ERROR) and not resource.bug for resource in self.resources)
+        return exit_code(invalid, bugs)
 
 
 def check_documents(report: Report, source: str, documents: list[Document] | str, options: Options) -> None:
@@ -82,7 +79,7 @@ def _resources(source: str, doc: Document, options: Options) -> list[Resource]:
         status = INVALID if bugs else VALID
         resource = Resource(source, obj["kind"], meta["name"], obj["apiVersion"], status, bugs, bug=bool(bugs))
         if bugs:
-            resource.msg = "mpigen produced an object that fails Kubernetes' schemas (please report this): " + "; ".join(
+            resource.msg = f"mpigen produced an object that fails Kubernetes' schemas ({PLEASE_REPORT}): " + "; ".join(
                 finding.issue.text() for finding in bugs
             )
         out.append(resource)
@@ -97,10 +94,6 @@ def _identity(data: Any) -> tuple[str, str, str]:
     return tuple(str(value) if isinstance(value, str) else "" for value in (data.get("kind"), name, data.get("apiVersion")))  # type: ignore[return-value]
 
 
-def _errors(findings: list[Finding]) -> list[dict[str, str]]:
-    return [{"path": json_pointer(f.issue.path), "msg": f.issue.message} for f in findings]
-
-
 def to_json(report: Report) -> str:
     resources = []
     for resource in report.resources:
@@ -113,9 +106,9 @@ def to_json(report: Report) -> str:
             "msg": resource.msg,
         }
         if resource.findings:
-            entry["validationErrors"] = _errors(resource.findings)
+            entry["validationErrors"] = json_errors(resource.findings)
         if resource.warnings:
-            entry["warnings"] = _errors(resource.warnings)
+            entry["warnings"] = json_errors(resource.warnings)
         resources.append(entry)
     summary = {
         "valid": report.count(VALID),

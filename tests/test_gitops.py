@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from mpigen import gitops
 from mpigen.cli import cli
+from mpigen.shells import outdir
 
 JOB = """\
 apiVersion: kubeflow.org/v1alpha2
@@ -81,7 +82,7 @@ def test_a_new_render_leaves_no_stale_files(jobs: Path, tmp_path: Path) -> None:
 
 
 def test_the_swap_works_without_renameat2(jobs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(gitops, "_exchange", lambda a, b: False)
+    monkeypatch.setattr(outdir, "_exchange", lambda a, b: False)
     out = tmp_path / "rendered"
     out.mkdir()
     (out / "v1_configmap_old.yaml").write_text("old")

@@ -7,24 +7,40 @@ job mpigen compiles, and refuse what the fronts refuse wherever JSON Schema can 
 from __future__ import annotations
 
 import copy
+import importlib.util
 import json
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
 from jsonschema import Draft202012Validator
 
-from mpigen import api, schemagen
-from mpigen.cli import cli, make_options, render
+from mpigen import api
+from mpigen.api import api_versions, schema_file
+from mpigen.cli import cli
 from mpigen.compiler import compile_job
 from mpigen.documents import InputError, decode, load_documents
 from mpigen.errors import CompileError
 from mpigen.options import Options
-from mpigen.schema import api_versions, schema_file
+from mpigen.shells.common import make_options
+from mpigen.shells.render import render
+
+
+def _load_schemagen() -> ModuleType:
+    """tools/schemagen.py, the developer tool that writes schemas/ (not part of the installed package)."""
+    spec = importlib.util.spec_from_file_location("schemagen", Path(__file__).resolve().parents[1] / "tools" / "schemagen.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+schemagen = _load_schemagen()
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "schemas"

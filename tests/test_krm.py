@@ -6,16 +6,18 @@ import io
 import re
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from tools import find_kustomize, function_executable
 
 import mpigen
-from mpigen import krm
 from mpigen.emit import to_yaml
+from mpigen.krm import NotAResourceList, protocol, yamltext
+from mpigen.shells.krm import run_function
+from tools import find_kustomize, function_executable
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden"
@@ -123,11 +125,21 @@ def resource_list(items: str, function_config: str | None = None) -> str:
     return text
 
 
-def run(text: str) -> krm.Outcome:
+@dataclass(frozen=True)
+class Run:
+    """What the function writes: the ResourceList on stdout, its exit code, the lines on stderr."""
+
+    output: str
+    code: int
+    messages: list[str]
+
+
+def run(text: str) -> Run:
     try:
-        return krm.process_resource_list(text.encode())
-    except krm.NotAResourceList as exc:
-        return krm.Outcome("", krm.EXIT_INVALID, [str(exc)])
+        output, outcome = protocol.process_resource_list(text.encode())
+    except NotAResourceList as exc:
+        return Run("", 1, [str(exc)])
+    return Run(output, outcome.exit_code, outcome.lines())
 
 
 def items_of(output: str) -> list[Any]:
@@ -310,7 +322,7 @@ def test_running_on_its_own_output_changes_nothing() -> None:
 
 def test_a_list_without_jobs_comes_back_byte_for_byte() -> None:
     text = resource_list(PASS_THROUGH + AFTER).replace("'0'", "\"0\"") + "# the end\n"
-    assert run(text) == krm.Outcome(text, 0, [])
+    assert run(text) == Run(text, 0, [])
 
 
 def test_generated_strings_stay_strings_for_yaml_1_1_and_1_2_readers() -> None:
@@ -392,10 +404,10 @@ def test_unexpected_failures_exit_3_with_the_list_echoed(where: str, monkeypatch
     def boom(*args: object) -> None:
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(krm, where, boom)
+    monkeypatch.setattr(protocol if where == "_compile" else yamltext, where, boom)
     text = resource_list(as_item(job()))
     stdout, stderr = io.BytesIO(), io.StringIO()
-    assert krm.run_function(io.BytesIO(text.encode()), stdout, stderr) == 3
+    assert run_function(io.BytesIO(text.encode()), stdout, stderr) == 3
     output = yaml.safe_load(stdout.getvalue())
     assert output["items"] == yaml.safe_load(text)["items"]
     assert output["results"] == [{"message": "mpigen: internal error: RuntimeError: kaboom (please report this)", "severity": "error"}]
@@ -423,7 +435,7 @@ def test_other_layouts_keep_their_data_and_comments() -> None:
         + "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b, labels: *labels}  # shares a's labels\n"
     )
     for text, comment in ((wide, "# kept"), (aliased, "# shares a's labels")):
-        assert krm._cut_items(text, "mpigen-generated-0-") is None  # the whole-list path
+        assert yamltext._cut_items(text, "mpigen-generated-0-") is None  # the whole-list path
         outcome = run(text)
         assert outcome.code == 0, outcome.messages
         source = yaml.safe_load(text)["items"]
@@ -443,7 +455,7 @@ def test_a_json_resource_list_is_answered_in_yaml() -> None:
     outcome = run(json.dumps(document, indent=2))
     assert outcome.code == 0
     assert items_of(outcome.output) == [document["items"][0], *compiled(job())]
-    assert krm.PLACEHOLDER not in outcome.output
+    assert yamltext.PLACEHOLDER not in outcome.output
 
 
 def test_loading_the_module_stays_cheap() -> None:

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
-from tools import find_kubectl
 
 from mpigen.cli import cli
-from mpigen.kustomize_plugin import default_plugin_home, plugin_paths, wrapper_script
+from mpigen.shells.kustomize_plugin import default_plugin_home, plugin_paths, wrapper_script
+from tools import find_kubectl
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

@@ -130,6 +130,6 @@ def test_an_invalid_object_from_mpigen_is_a_bug_exit_3(monkeypatch: pytest.Monke
 
 
 def test_json_pointer_escapes() -> None:
-    from mpigen.report import json_pointer
+    from mpigen.outcome import json_pointer
 
     assert json_pointer(("limits", "nvidia.com/gpu", 0, "a~b")) == "/limits/nvidia.com~1gpu/0/a~0b"

@@ -7,6 +7,7 @@ document of theirs is compiled, so start-up stays cheap.
 from __future__ import annotations
 
 import importlib
+import re
 from typing import Any, Protocol
 
 from mpigen import names
@@ -44,3 +45,26 @@ def front_for(document: dict[str, Any]) -> Front | None:
         return None
     to_plan: Front = importlib.import_module(f"mpigen.api.{module}").to_plan
     return to_plan
+
+
+_VERSION = re.compile(r"v(\d+)(?:(alpha|beta)(\d+))?")
+# Kubernetes orders versions GA > beta > alpha, then by number (apimachinery version priority).
+_STABILITY = {"alpha": 0, "beta": 1, None: 2}
+
+
+def schema_file(api_version: str, kind: str) -> str:
+    """The name of the schema file of one input front: `mpijob-kubeflow-v1alpha2.json`."""
+    group, _, version = api_version.partition("/")
+    return f"{kind.lower()}-{group.split('.')[0]}-{version}.json"
+
+
+def api_versions() -> list[str]:
+    """Every MPIJob apiVersion mpigen compiles, oldest first."""
+    return sorted({version for version, kind in FRONTS if kind == "MPIJob"}, key=_version_order)
+
+
+def _version_order(api_version: str) -> tuple[int, int, int]:
+    match = _VERSION.fullmatch(api_version.partition("/")[2])
+    if match is None:
+        return (0, 0, 0)
+    return (int(match[1]), _STABILITY[match[2]], int(match[3] or 0))

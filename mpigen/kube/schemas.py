@@ -53,7 +53,7 @@ _NAMED_SCHEMAS = frozenset({"properties", "patternProperties", "$defs"})
 
 def _schema_root() -> Path:
     # find_spec locates the package without importing it: kubernetes_validate/__init__ imports jsonschema
-    # and PyYAML, which would make `import mpigen.validate` slow.
+    # and PyYAML, which would make `import mpigen.kube.validator` slow.
     spec = importlib.util.find_spec("kubernetes_validate")
     if spec is None or not spec.submodule_search_locations:
         raise ImportError("mpigen needs the kubernetes-validate package for its Kubernetes schemas")

@@ -10,14 +10,15 @@ names that grow with the worker count, command-line options) is left to `mpigen 
 Pod templates are plain mappings in the models: mpigen checks them against Kubernetes' strict
 PodTemplateSpec schema of the selected Kubernetes version, so the input schema does not repeat it.
 
-    python -m mpigen.schemagen            rewrite schemas/mpijob-*.json
-    python -m mpigen.schemagen --check    exit 1 naming every stale file
+A developer tool, not part of the installed package; run from the repository's top:
+
+    python tools/schemagen.py            rewrite schemas/mpijob-*.json
+    python tools/schemagen.py --check    exit 1 naming every stale file
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.resources
 import json
 import sys
 import types
@@ -29,15 +30,15 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from mpigen import api, names
+from mpigen.api import schema_file
 from mpigen.build.limits import REVISION_HASH_LENGTH
 from mpigen.job_options import ANNOTATIONS, PREFIX
-from mpigen.options import GANG_SCHEDULERS, PROCESSING_RESOURCE_TYPES
-from mpigen.schema import schema_file
+from mpigen.options import OPTION_TABLE, OptionSpec
 
 Schema = dict[str, Any]
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 ID_BASE = "https://mpigen.dev/schemas/"
-REGENERATE = "python -m mpigen.schemagen"
+REGENERATE = "python tools/schemagen.py"
 
 # annotated_types constraint attribute (pydantic's ge=, le=, ...) -> JSON Schema keyword.
 _BOUNDS = {"ge": "minimum", "le": "maximum", "gt": "exclusiveMinimum", "lt": "exclusiveMaximum"}
@@ -151,7 +152,7 @@ def require(schema: Schema, *fields: str) -> None:
 
 
 def name_max_length() -> int:
-    """The longest job name whose fixed derived names fit their limits (mpigen.limits)."""
+    """The longest job name whose fixed derived names fit their limits (mpigen.build.limits)."""
     label = names.DNS1123_LABEL_MAX
     return min(
         label - len(names.launcher("")),
@@ -166,34 +167,22 @@ _TEXT = {"type": "string", "pattern": "\\S"}
 
 _KUBE_VERSION = {"type": "string", "pattern": "^\\s*v?[0-9]+\\.[0-9]+(\\.[0-9]+)?\\s*$"}
 
-# Annotation key (after mpigen.dev/) -> (schema of its value, what it sets). Mirrors mpigen.job_options.
-OPTION_ANNOTATIONS: dict[str, tuple[Schema, str]] = {
-    "gpus-per-node": (_POSITIVE, "v1alpha1: GPUs per node when spec.gpusPerNode is unset (default 8)."),
-    "processing-units-per-node": (
-        _POSITIVE,
-        "v1alpha1: units per node when spec.processingUnitsPerNode is unset.",
-    ),
-    "processing-resource-type": (
-        {"enum": list(PROCESSING_RESOURCE_TYPES)},
-        "v1alpha1: the resource when spec.processingResourceType is unset.",
-    ),
-    "kubectl-delivery-image": (_TEXT, "Image that delivers kubectl and runs the launcher's helper scripts."),
-    "namespace": (
-        {"type": "string", "pattern": _DNS1123_LABEL, "maxLength": names.DNS1123_LABEL_MAX},
-        "Namespace of the generated objects when metadata.namespace is unset.",
-    ),
-    "wait-timeout": (_POSITIVE, "Seconds the launcher waits for every worker pod to be Ready (default 600)."),
-    "gang-scheduler": (
-        {"enum": list(GANG_SCHEDULERS)},
-        "Gang-schedule the job: a PodGroup and a workers' PDB.",
-    ),
-    "scheduler-name": (_TEXT, "schedulerName of the job's pods under gang scheduling."),
-    "kube-version": (
-        _KUBE_VERSION,
-        'Kubernetes version of the schema checks, like "1.30" (default: newest).',
-    ),
-    "validate": ({"enum": ["true", "false"]}, '"false" skips the schema checks of pod templates and output.'),
+# The schema of each kind of option value (mpigen.options.ValueKind), as mpigen.job_options parses it.
+_VALUE_SCHEMAS: dict[str, Schema] = {
+    "count": _POSITIVE,
+    "text": _TEXT,
+    "namespace": {"type": "string", "pattern": _DNS1123_LABEL, "maxLength": names.DNS1123_LABEL_MAX},
+    "kube-version": _KUBE_VERSION,
+    "switch": {"enum": ["true", "false"]},
 }
+
+
+def value_schema(spec: OptionSpec) -> Schema:
+    return {"enum": list(spec.choices)} if spec.kind == "choice" else _VALUE_SCHEMAS[spec.kind]
+
+
+# Annotation key (after mpigen.dev/) -> (schema of its value, what it sets), from mpigen.options.OPTION_TABLE.
+OPTION_ANNOTATIONS: dict[str, tuple[Schema, str]] = {spec.flag: (value_schema(spec), spec.summary) for spec in OPTION_TABLE}
 
 
 def add_metadata_rules(document: Schema) -> None:
@@ -362,8 +351,8 @@ def generate() -> dict[str, str]:
 
 
 def schemas_dir() -> Path:
-    """Where the schemas live: the repository's schemas/ in a development install."""
-    return Path(str(importlib.resources.files("mpigen.schemas")))
+    """Where the schemas live: the repository's schemas/ (shipped as the package mpigen.schemas)."""
+    return Path(__file__).resolve().parent.parent / "schemas"
 
 
 def stale_files(directory: Path) -> list[str]:
@@ -384,7 +373,7 @@ def main(argv: list[str]) -> int:
             print(f"{directory / name}: stale; regenerate with: {REGENERATE}", file=sys.stderr)
         return 1 if stale else 0
     if argv:
-        print("usage: python -m mpigen.schemagen [--check]", file=sys.stderr)
+        print(f"usage: {REGENERATE} [--check]", file=sys.stderr)
         return 2
     for name, text in generate().items():
         (directory / name).write_text(text, encoding="utf-8")

@@ -1,40 +1,18 @@
 """`mpigen schema`: print the JSON Schema of MPIJob input for one apiVersion.
 
-The schemas are generated from the input models by `python -m mpigen.schemagen` and shipped in the
+The schemas are generated from the input models by `python tools/schemagen.py` and shipped in the
 package (`mpigen.schemas`); this command only reads one, so it needs neither pydantic nor jsonschema.
 """
 
 from __future__ import annotations
 
 import importlib.resources
-import re
 import sys
 
 import click
 
-from mpigen import api
-
-_VERSION = re.compile(r"v(\d+)(?:(alpha|beta)(\d+))?")
-# Kubernetes orders versions GA > beta > alpha, then by number (apimachinery version priority).
-_STABILITY = {"alpha": 0, "beta": 1, None: 2}
-
-
-def schema_file(api_version: str, kind: str) -> str:
-    """The name of the schema file of one input front: `mpijob-kubeflow-v1alpha2.json`."""
-    group, _, version = api_version.partition("/")
-    return f"{kind.lower()}-{group.split('.')[0]}-{version}.json"
-
-
-def api_versions() -> list[str]:
-    """Every MPIJob apiVersion mpigen compiles, oldest first."""
-    return sorted({version for version, kind in api.FRONTS if kind == "MPIJob"}, key=_version_order)
-
-
-def _version_order(api_version: str) -> tuple[int, int, int]:
-    match = _VERSION.fullmatch(api_version.partition("/")[2])
-    if match is None:
-        return (0, 0, 0)
-    return (int(match[1]), _STABILITY[match[2]], int(match[3] or 0))
+from mpigen.api import api_versions, schema_file
+from mpigen.shells.common import run_guarded
 
 
 def read_schema(api_version: str) -> str:
@@ -72,8 +50,6 @@ def schema(api_version: str, list_versions: bool) -> None:
     start the job's file with:
       # yaml-language-server: $schema=./mpijob-v1alpha2.schema.json
     """
-    from mpigen.cli import run_guarded
-
     run_guarded(lambda: _print(api_version, list_versions))
 
 

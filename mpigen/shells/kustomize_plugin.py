@@ -17,6 +17,7 @@ it), while the wrapper quotes any path. `-P` keeps the kustomization's directory
 working directory) off `sys.path`, so nothing there can shadow mpigen's modules.
 
 Options reach the plugin only through the job's `mpigen.dev/*` annotations (mpigen/job_options.py).
+`generate` is the plugin's pure body; the rest is its shell.
 """
 
 from __future__ import annotations
@@ -31,8 +32,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from mpigen.shells.common import InvalidInput, run_guarded, write_lines
+
 if TYPE_CHECKING:
     from mpigen.documents import Document
+    from mpigen.outcome import Outcome
 
 PLUGIN_HOME_ENV = "KUSTOMIZE_PLUGIN_HOME"
 XDG_CONFIG_HOME_ENV = "XDG_CONFIG_HOME"
@@ -162,19 +166,14 @@ def _generator_files(root: Path) -> list[Path]:
     return [root / entry for entry in generators if isinstance(entry, str) and (root / entry).is_file()]
 
 
-def generate(documents: list[Document], source: str) -> tuple[str, list[str], list[str], list[str]]:
-    """The plugin body, pure: (YAML of the generated objects, warnings, errors, internal errors)."""
+def generate(documents: list[Document], source: str) -> tuple[str, Outcome]:
+    """The plugin body, pure: the YAML of the generated objects ("" on any problem), and the outcome."""
     from mpigen.emit import to_yaml
     from mpigen.options import Options
     from mpigen.pipeline import process
 
-    result = process([(source, documents)], Options())
-    warnings = [finding.text() for finding in result.warnings]
-    errors = [finding.text() for finding in result.errors]
-    bugs = [finding.text() for finding in result.invalid_output]
-    if errors or bugs:
-        return "", warnings, errors, bugs
-    return to_yaml(result.objects), warnings, [], []
+    outcome = process([(source, documents)], Options())
+    return ("" if outcome.exit_code else to_yaml(outcome.objects)), outcome
 
 
 @click.group()
@@ -206,8 +205,6 @@ def _resolve_home(plugin_home: Path | None) -> Path:
 @plugin_home_option
 def install(plugin_home: Path | None) -> None:
     """Write the plugin executables (one per MPIJob apiVersion); running it again replaces them."""
-    from mpigen.cli import run_guarded
-
     def action() -> None:
         home = _resolve_home(plugin_home)
         script = wrapper_script(sys.executable)
@@ -253,13 +250,10 @@ def path(plugin_home: Path | None) -> None:
 @click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
 def run(config: Path) -> None:
     """The plugin itself, as kustomize runs it: compile the MPIJob in CONFIG and print its objects."""
-    from mpigen.cli import run_guarded
-
     run_guarded(lambda: _run(config, os.environ.get(CONFIG_ROOT_ENV) or os.getcwd()))
 
 
 def _run(config: Path, root: str) -> None:
-    from mpigen.cli import EXIT_INTERNAL, EXIT_INVALID, InvalidInput
     from mpigen.documents import InputError, decode, load_documents
 
     # Messages name the generator file the user wrote when it can be found, else the kustomization's
@@ -274,16 +268,9 @@ def _run(config: Path, root: str) -> None:
     found = locate_job(root, documents[0].data) if len(documents) == 1 else None
     if found:
         source, documents = found[0], [found[1]]
-    text, warnings, errors, bugs = generate(documents, source)
-    for line in warnings:
-        click.echo(line, err=True)
-    if bugs and not errors:
-        click.echo(
-            "mpigen: internal error: the output fails Kubernetes' schemas (please report this):", err=True
-        )
-    for line in errors or bugs:
-        click.echo(line, err=True)
-    if errors or bugs:
-        sys.exit(EXIT_INVALID if errors else EXIT_INTERNAL)
+    text, outcome = generate(documents, source)
+    write_lines(outcome.lines())
+    if outcome.exit_code:
+        sys.exit(outcome.exit_code)
     sys.stdout.buffer.write(text.encode("utf-8"))
     sys.stdout.flush()

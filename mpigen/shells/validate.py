@@ -7,12 +7,13 @@ from typing import Any
 
 import click
 
-from mpigen.cli import compile_options, make_options, read_inputs, run_guarded
+from mpigen.report import FORMATS, Report, check_documents, summary_line
+from mpigen.shells.common import compile_options, make_options, read_inputs, run_guarded
 
 
 @click.command()
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
-@click.option("-o", "--output", type=click.Choice(["text", "json"]), default="text", show_default=True, help="One line per problem, or a kubeconform-shaped JSON report of every resource.")
+@click.option("-o", "--output", type=click.Choice(list(FORMATS)), default="text", show_default=True, help="One line per problem, or a kubeconform-shaped JSON report of every resource.")
 @click.option("--summary", is_flag=True, help="text: end with a summary line (counts per status).")
 @compile_options
 def validate(paths: tuple[str, ...], output: str, summary: bool, **values: Any) -> None:
@@ -39,8 +40,6 @@ def validate(paths: tuple[str, ...], output: str, summary: bool, **values: Any) 
 
 
 def _validate(paths: tuple[str, ...], output: str, summary: bool, options: Any) -> None:
-    from mpigen.report import FORMATS, Report, check_documents, summary_line
-
     report = Report()
     for source, documents in read_inputs(paths):
         check_documents(report, source, documents, options)

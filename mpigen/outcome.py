@@ -1,0 +1,137 @@
+"""Outcomes: what one run of mpigen made and found, the one result every shell reports from. Pure.
+
+An `Outcome` holds the objects made and every problem found, each a `Finding` (where: source and
+document; which object; the `Issue` itself). Its problems come in three sorts: `errors` (the input is
+invalid: exit 1), `warnings` (reported, never fatal) and `invalid_output` (an emitted object fails
+Kubernetes' schemas: mpigen's bug, never the user's, exit 3). An unexpected exception is a bug too.
+
+This module owns every way a problem is written out, so that the shells (render, validate, the KRM
+function, the kustomize plugin) say the same thing the same way:
+- a text line: `job.yaml: MPIJob/pi: spec.slotsPerWorker: must be >= 1, got 0` (`Finding.text`);
+- a kubeconform-like JSON error: `{"path": "/spec/slotsPerWorker", "msg": ...}` (`json_errors`);
+- a KRM `results[]` entry: severity, resourceRef, field.path, file (`krm_result`).
+It also computes the exit code, once (`exit_code`), and words the internal-error lines, once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mpigen.errors import Issue, Path, format_path
+
+EXIT_OK = 0
+EXIT_INVALID = 1  # invalid input: every problem reported on stderr, nothing on stdout
+EXIT_USAGE = 2  # a usage error (click's own code)
+EXIT_INTERNAL = 3  # a bug in mpigen: one line on stderr, never a traceback
+
+PLEASE_REPORT = "please report this"
+INVALID_OUTPUT_HEADER = f"mpigen: internal error: the output fails Kubernetes' schemas ({PLEASE_REPORT}):"
+
+
+def exit_code(invalid: bool, internal: bool) -> int:
+    """The one exit code rule: input problems first (a bug shows once they are fixed), then bugs."""
+    if invalid:
+        return EXIT_INVALID
+    return EXIT_INTERNAL if internal else EXIT_OK
+
+
+def internal_error(exc: BaseException) -> str:
+    """The line for an unexpected exception: what it was, never a traceback."""
+    return f"mpigen: internal error: {type(exc).__name__}: {exc} ({PLEASE_REPORT})"
+
+
+def invalid_output_message(kind: str, name: str, issue: Issue) -> str:
+    """A KRM result's message for an emitted object that fails Kubernetes' schemas."""
+    return f"internal error ({PLEASE_REPORT}): generated {kind}/{name}: {issue.text()}"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem at one place: the input (source, document), the object, and the issue."""
+
+    source: str  # empty for a problem already worded whole (an input that cannot be read)
+    document: int | None  # 1-based position in its stream, shown only for multi-document inputs
+    kind: str
+    name: str
+    issue: Issue
+
+    @classmethod
+    def line(cls, text: str) -> Finding:
+        """A problem whose text is already complete (it names its own source)."""
+        return cls("", None, "", "", Issue((), text))
+
+    def text(self) -> str:
+        where = (f"{self.source}: " if self.source else "") + (f"document {self.document}: " if self.document else "")
+        who = f"{self.kind}/{self.name}: " if self.name else (f"{self.kind}: " if self.kind else "")
+        label = "warning: " if self.issue.severity == "warning" else ""
+        return f"{where}{who}{label}{self.issue.text()}"
+
+
+@dataclass
+class Outcome:
+    """The objects made from some inputs and every problem found in them."""
+
+    objects: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[Finding] = field(default_factory=list)
+    warnings: list[Finding] = field(default_factory=list)
+    # Emitted objects that fail Kubernetes' schemas: mpigen's bugs, never the user's (exit 3).
+    invalid_output: list[Finding] = field(default_factory=list)
+    jobs: int = 0
+    crash: str = ""  # the internal-error line of an unexpected exception
+
+    @classmethod
+    def crashed(cls, exc: BaseException) -> Outcome:
+        return cls(crash=internal_error(exc))
+
+    def add(self, other: Outcome) -> None:
+        """Take in the outcome of more inputs, after this one's."""
+        self.objects += other.objects
+        self.errors += other.errors
+        self.warnings += other.warnings
+        self.invalid_output += other.invalid_output
+        self.jobs += other.jobs
+        self.crash = self.crash or other.crash
+
+    @property
+    def exit_code(self) -> int:
+        return exit_code(bool(self.errors), bool(self.invalid_output or self.crash))
+
+    def lines(self) -> list[str]:
+        """What the shells write on stderr: warnings, then the errors, or else the bugs under a header."""
+        if self.crash:
+            return [self.crash]
+        lines = [finding.text() for finding in self.warnings]
+        if self.errors:
+            return lines + [finding.text() for finding in self.errors]
+        if self.invalid_output:
+            lines += [INVALID_OUTPUT_HEADER, *(finding.text() for finding in self.invalid_output)]
+        return lines
+
+
+def json_pointer(path: Path) -> str:
+    """RFC 6901: `("spec", "containers", 0)` -> `/spec/containers/0`, as kubeconform prints paths."""
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+
+
+def json_errors(findings: list[Finding]) -> list[dict[str, str]]:
+    """Findings as kubeconform's `validationErrors`."""
+    return [{"path": json_pointer(f.issue.path), "msg": f.issue.message} for f in findings]
+
+
+def krm_result(
+    message: str,
+    severity: str,
+    path: Path = (),
+    resource_ref: dict[str, str] | None = None,
+    file: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One KRM `results[]` entry, shaped as kyaml's framework.Result."""
+    entry: dict[str, Any] = {"message": message, "severity": severity}
+    if resource_ref:
+        entry["resourceRef"] = resource_ref
+    if path:
+        entry["field"] = {"path": format_path(path)}
+    if file is not None:
+        entry["file"] = file
+    return entry

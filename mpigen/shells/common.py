@@ -1,0 +1,141 @@
+"""What the command shells share, and the only I/O they share: reading inputs, running a command body
+so that problems exit 1 and bugs exit 3 without a traceback, writing problems, and the compile flags.
+
+Not a command itself: each command module in mpigen.shells imports this one, never another command.
+The exit codes and every line about a bug come from mpigen.outcome.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from mpigen.options import OPTION_TABLE, Options, OptionSpec
+from mpigen.outcome import EXIT_INTERNAL, EXIT_INVALID, internal_error
+
+INPUT_SUFFIXES = (".yaml", ".yml", ".json")
+STDIN = "-"
+
+
+class InvalidInput(Exception):
+    """Input problems already formatted one per line; exit 1."""
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__("\n".join(lines))
+        self.lines = lines
+
+
+def _expand(paths: tuple[str, ...]) -> Iterator[str]:
+    """Files as given; directories searched recursively for *.yaml, *.yml, *.json in sorted order."""
+    for path in paths or (STDIN,):
+        if path != STDIN and os.path.isdir(path):
+            found = []
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                found += [os.path.join(root, f) for f in files if f.endswith(INPUT_SUFFIXES)]
+            yield from sorted(found)
+        else:
+            yield path
+
+
+def _read(path: str) -> tuple[str, bytes]:
+    if path == STDIN:
+        return "<stdin>", sys.stdin.buffer.read()
+    try:
+        return path, Path(path).read_bytes()
+    except OSError as exc:
+        raise InvalidInput([f"{path}: cannot read: {exc.strerror or exc}"]) from None
+
+
+def read_inputs(paths: tuple[str, ...]) -> list[tuple[str, list[Any] | str]]:
+    """Every input as (source name, documents), or (source name, problem) when it cannot be read."""
+    from mpigen.documents import InputError, decode, load_documents
+
+    inputs: list[tuple[str, list[Any] | str]] = []
+    for path in _expand(paths):
+        try:
+            source, data = _read(path)
+            inputs.append((source, load_documents(decode(data, source), source)))
+        except InvalidInput as exc:
+            inputs.append((path, exc.lines[0]))
+        except InputError as exc:
+            inputs.append((path, str(exc)))
+    return inputs
+
+
+def write_lines(lines: list[str]) -> None:
+    for line in lines:
+        click.echo(line, err=True)
+
+
+def fail(lines: list[str], code: int) -> NoReturn:
+    write_lines(lines)
+    sys.exit(code)
+
+
+def run_guarded(action: Callable[[], None]) -> None:
+    """Run a command body: input problems exit 1, anything unexpected exits 3 without a traceback."""
+    try:
+        action()
+    except InvalidInput as exc:
+        fail(exc.lines, EXIT_INVALID)
+    except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # noqa: BLE001 - the one place that turns bugs into exit 3
+        fail([internal_error(exc)], EXIT_INTERNAL)
+
+
+def _kube_version(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    from mpigen.kube.versions import parse_kube_version
+
+    try:
+        return parse_kube_version(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+_DEFAULTS = {field.name: field.default for field in dataclasses.fields(Options)}
+
+
+def _flag(spec: OptionSpec) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The click option of one entry of mpigen.options.OPTION_TABLE, its default the `Options` one."""
+    if spec.kind == "switch":
+        return click.option(f"--no-{spec.flag}", spec.field, flag_value=False, default=True, help=spec.help)
+    default = _DEFAULTS[spec.field]
+    kind: Any = {"count": click.IntRange(min=1), "choice": click.Choice(spec.choices)}.get(spec.kind)
+    return click.option(
+        *filter(None, (spec.short, f"--{spec.flag}")),
+        spec.field,
+        type=kind,
+        default=default,
+        show_default=default is not None,
+        metavar=spec.metavar,
+        callback=_kube_version if spec.kind == "kube-version" else None,
+        help=spec.help,
+    )
+
+
+def compile_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The options shared by every command that compiles (render, validate), from the one option table."""
+    for spec in reversed(OPTION_TABLE):
+        func = _flag(spec)(func)
+    return func
+
+
+def make_options(**values: Any) -> Options:
+    """The `Options` of the compile flags' values (an empty text is unset where unset is the default)."""
+    if values["scheduler_name"] and not values["gang_scheduler"]:
+        raise click.UsageError("--scheduler-name needs --gang-scheduler")
+    fields: dict[str, Any] = {}
+    for spec in OPTION_TABLE:
+        value = values[spec.field]
+        fields[spec.field] = None if value == "" and _DEFAULTS[spec.field] is None else value
+    return Options(**fields)
