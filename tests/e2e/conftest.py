@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from e2e_harness import Cluster, ClusterOptions, StartCluster, netns, openmpi, plan_pods
+from e2e_harness import mpi as implementations
 from e2e_harness.cluster import PREFIX, WORKDIR_BASE
 
 Objects = list[dict[str, Any]]
@@ -54,6 +55,46 @@ def program(mpi: str) -> Iterator[Path]:
         yield openmpi.build_program(build)
     finally:
         shutil.rmtree(build, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def build_dir() -> Iterator[Path]:
+    """A directory every pod sees (pods get their own /tmp) for programs built by the tests."""
+    build = Path(tempfile.mkdtemp(prefix="mpigen-e2e-build-", dir="/var/tmp"))
+    build.chmod(0o755)
+    try:
+        yield build
+    finally:
+        shutil.rmtree(build, ignore_errors=True)
+
+
+_IMPLEMENTATIONS: dict[str, tuple[implementations.Implementation | None, str | None]] = {}
+
+
+@pytest.fixture(params=implementations.NAMES)
+def implementation(request: pytest.FixtureRequest, namespaces: None) -> implementations.Implementation:
+    """Each MPI implementation (with sshd), installed once per session; skips where it cannot be."""
+    name = request.param
+    if name not in _IMPLEMENTATIONS:
+        _IMPLEMENTATIONS[name] = implementations.ensure(name)
+    impl, reason = _IMPLEMENTATIONS[name]
+    if impl is None:
+        pytest.skip(reason or f"{name} is not available")
+    return impl
+
+
+_PROGRAMS: dict[str, Path] = {}
+
+
+@pytest.fixture()
+def mpi_program(implementation: implementations.Implementation, build_dir: Path) -> Path:
+    """allreduce.c built with the implementation's mpicc (once per session)."""
+    reason = implementations.have_compiler()
+    if reason:
+        pytest.skip(reason)
+    if implementation.name not in _PROGRAMS:
+        _PROGRAMS[implementation.name] = implementation.build_program(build_dir)
+    return _PROGRAMS[implementation.name]
 
 
 @pytest.fixture()

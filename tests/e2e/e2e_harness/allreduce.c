@@ -16,7 +16,9 @@ int main(int argc, char **argv) {
     int rank, size, fail_rank = -1, fail_code = 3;
     long mine, sum = 0, max = 0;
     char host[256] = "";
+    /* Open MPI names the local rank OMPI_COMM_WORLD_LOCAL_RANK; Hydra (MPICH, Intel MPI) MPI_LOCALRANKID. */
     const char *local = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    if (!local) local = getenv("MPI_LOCALRANKID");
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

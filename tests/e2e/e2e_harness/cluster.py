@@ -33,7 +33,7 @@ from typing import Self
 
 from . import netns, podfs
 from .netns import HarnessError
-from .pods import DEFAULT_PATH, Container, Pod
+from .pods import Container, Pod
 from .values import ClusterOptions, Run, RunTimeout
 
 KUBECTL_SH = Path(__file__).with_name("kubectl.sh")
@@ -67,6 +67,7 @@ class Cluster:
         }
         self.bridge_ns = f"{self.prefix}-net"
         self.running = [pod for pod in self.pods if pod.name not in self.options.absent]
+        self.by_name = {pod.name: pod for pod in self.pods}
 
     # -- life cycle -------------------------------------------------------------------------------
 
@@ -150,12 +151,22 @@ class Cluster:
 
     # -- running things ---------------------------------------------------------------------------
 
-    def command(self, pod: str, argv: Sequence[str], env: Mapping[str, str], cwd: str = "/") -> list[str]:
-        """The argv that runs `argv` inside `pod` with exactly `env`."""
+    def command(
+        self,
+        pod: str,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        cwd: str = "/",
+        user: tuple[int, int] | None = None,
+    ) -> list[str]:
+        """The argv that runs `argv` inside `pod` with exactly `env` (as `user` (uid, gid), else root)."""
         if pod not in self.pids:
             raise HarnessError(f"pod {pod} is not running")
         podfs.check_env(env)
         pairs = [f"{k}={v}" for k, v in env.items()]
+        as_user = (
+            [] if user is None else ["setpriv", f"--reuid={user[0]}", f"--regid={user[1]}", "--clear-groups"]
+        )
         return [
             "nsenter",
             "-t",
@@ -166,6 +177,7 @@ class Cluster:
             "-i",
             f"--wdns={cwd}",
             "--",
+            *as_user,
             "env",
             "-i",
             *pairs,
@@ -173,17 +185,32 @@ class Cluster:
         ]
 
     def container_env(self, pod: str, container: Container) -> dict[str, str]:
-        """The env a container process gets: the image's PATH, HOSTNAME, HOME, then the spec's env."""
-        image_env = {"PATH": DEFAULT_PATH, "HOSTNAME": self._hostname(pod), "HOME": "/root"}
+        """The env a container process gets: the image's env, HOSTNAME, HOME, then the spec's env."""
+        image = self.options.image
+        image_env = {**image.env, "HOSTNAME": self._hostname(pod), "HOME": image.home(container.run_as_user)}
         return {**image_env, **container.env_dict()}
 
+    @staticmethod
+    def user_of(container: Container) -> tuple[int, int] | None:
+        """(uid, gid) a container runs as, None for the image's user (root here)."""
+        if container.run_as_user is None and container.run_as_group is None:
+            return None
+        uid = container.run_as_user or 0
+        return uid, container.run_as_group if container.run_as_group is not None else uid
+
     def run(
-        self, pod: str, argv: Sequence[str], env: Mapping[str, str], timeout: float, cwd: str = "/"
+        self,
+        pod: str,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        timeout: float,
+        cwd: str = "/",
+        user: tuple[int, int] | None = None,
     ) -> Run:
         """Run `argv` in `pod`; on timeout kill it and all it started in every pod, raise RunTimeout."""
         start = time.monotonic()
         proc = subprocess.Popen(
-            [*DIE_WITH_PYTEST, *self.command(pod, argv, env, cwd)],
+            [*DIE_WITH_PYTEST, *self.command(pod, argv, env, cwd, user)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -202,7 +229,7 @@ class Cluster:
     ) -> Run:
         """Run a container's command in its pod the way kubelet would, plus `extra_env` (harness-only)."""
         env = {**self.container_env(pod, container), **(extra_env or {})}
-        return self.run(pod, container.argv, env, timeout, cwd=container.working_dir)
+        return self.run(pod, container.argv, env, timeout, container.working_dir, self.user_of(container))
 
     def launcher(self) -> Pod:
         """The launcher pod (the one a Job made)."""
@@ -254,7 +281,7 @@ class Cluster:
     # -- internals --------------------------------------------------------------------------------
 
     def _hostname(self, pod: str) -> str:
-        return podfs.SHARED_HOSTNAME if self.options.shared_hostname else pod
+        return podfs.SHARED_HOSTNAME if self.options.shared_hostname else self.by_name[pod].host
 
     def _result(self, argv: Sequence[str], rc: int, out: bytes, err: bytes, start: float) -> Run:
         return Run(
@@ -270,23 +297,51 @@ class Cluster:
 
     def _spawn(self, pod: Pod, container: Container) -> subprocess.Popen[bytes]:
         cmd = self.command(
-            pod.name, container.argv, self.container_env(pod.name, container), container.working_dir
+            pod.name,
+            container.argv,
+            self.container_env(pod.name, container),
+            container.working_dir,
+            self.user_of(container),
         )
-        return subprocess.Popen(
-            [*DIE_WITH_PYTEST, *cmd],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        with (self.workdir / "pods" / pod.name / "container.log").open("wb") as log:
+            return subprocess.Popen(
+                [*DIE_WITH_PYTEST, *cmd],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+
+    def container_log(self, pod: str) -> str:
+        """What a worker pod's container printed so far (stdout and stderr)."""
+        path = self.workdir / "pods" / pod / "container.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def wait_listening(self, port: int, pods: Sequence[str] | None = None, timeout: float = 20) -> None:
+        """Wait until a TCP socket listens on `port` in each pod (workers by default): a readiness probe."""
+        names = [p.name for p in self.running if p.role == "worker"] if pods is None else list(pods)
+        deadline = time.monotonic() + timeout
+        while names:
+            names = [name for name in names if not netns.listening(self.pids[name], port)]
+            if names and time.monotonic() > deadline:
+                logs = "\n".join(f"--- {n}: {self.container_log(n)[-500:]}" for n in names[:3])
+                raise HarnessError(f"nothing listens on port {port} after {timeout}s in {names}\n{logs}")
+            if names:
+                time.sleep(0.05)
 
     def _hosts(self, pod: Pod) -> str:
+        if self.options.hosts == "cluster-dns":
+            own = podfs.hosts_entry(pod, self.address[pod.name])
+            searches = pod.search_list()
+            dns = [podfs.dns_entry(p, self.address[p.name], searches) for p in self.running if p is not pod]
+            return podfs.KUBELET_HOSTS + own + "".join(dns)
         shown = {"none": [], "kubelet": [pod], "pod-names": self.running}[self.options.hosts]
         return podfs.KUBELET_HOSTS + "".join(podfs.hosts_entry(p, self.address[p.name]) for p in shown)
 
     def _prepare(self, pod: Pod) -> list[str]:
         kubectl = podfs.kubectl_text(KUBECTL_SH.read_text(), self.workdir)
-        return podfs.prepare_pod_files(self.workdir / "pods" / pod.name, pod, self._hosts(pod), kubectl)
+        root = self.workdir / "pods" / pod.name
+        return podfs.prepare_pod_files(root, pod, self._hosts(pod), kubectl, self.options.image)
 
     def _start_holders(self, mounts: dict[str, list[str]]) -> None:
         shm = None
@@ -301,6 +356,7 @@ class Cluster:
                 mounts=mounts[pod.name],
                 shm=shm,
                 unroutable=self.options.unroutable_interface,
+                run_dirs=self.options.image.run_dirs,
             )
             proc = podfs.start_holder(f"{netns.NETNS_DIR}/{self.netns[pod.name]}", script)
             self._holders.append(proc)
@@ -312,7 +368,9 @@ class Cluster:
     def _write_enter(self, pod: Pod) -> None:
         """`pods/POD/enter CMD...`: what the fake kubectl execs (the pod's first container, clean env)."""
         main = pod.containers[0]
-        cmd = self.command(pod.name, [], self.container_env(pod.name, main), main.working_dir)
+        cmd = self.command(
+            pod.name, [], self.container_env(pod.name, main), main.working_dir, self.user_of(main)
+        )
         enter = self.workdir / "pods" / pod.name / "enter"
         enter.write_text(podfs.enter_script(cmd))
         enter.chmod(0o755)

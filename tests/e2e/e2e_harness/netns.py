@@ -128,6 +128,21 @@ def remove_stale(prefix: str, workdir_base: str) -> list[str]:
     return dead
 
 
+def listening(pid: int, port: int) -> bool:
+    """A TCP socket listens on `port` in the network namespace of process `pid` (/proc/PID/net/tcp*)."""
+    want = f":{port:04X}"
+    for name in ("tcp", "tcp6"):
+        try:
+            with open(f"/proc/{pid}/net/{name}") as table:
+                lines = table.read().splitlines()[1:]
+        except FileNotFoundError:
+            continue
+        # columns: sl local_address rem_address st ...; st 0A is LISTEN
+        if any(words[1].endswith(want) and words[3] == "0A" for words in map(str.split, lines)):
+            return True
+    return False
+
+
 def delete_netns(names: Sequence[str]) -> None:
     """Delete these named namespaces (those that still exist)."""
     ip_batch([f"netns del {name}" for name in names if name in existing_netns()])

@@ -17,6 +17,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
+from .image import Image
 from .netns import HarnessError
 from .pods import Container, Pod
 
@@ -30,7 +31,7 @@ fe00::2\tip6-allrouters
 """
 # No nameserver: glibc then asks 127.0.0.1 inside the pod, where nothing listens, so a name that is
 # not in /etc/hosts fails at once and no DNS query can leave the pod.
-RESOLV_CONF = "search {namespace}.svc.cluster.local svc.cluster.local cluster.local\noptions ndots:5\n"
+RESOLV_CONF = "search {searches}\noptions ndots:5\n"
 UNROUTABLE_PREFIX = "192.168.77."
 SHARED_HOSTNAME = "shared-node"
 HOLDER_START_TIMEOUT = 60  # seconds for all pods of a cluster to be set up
@@ -44,11 +45,21 @@ def is_kubectl_delivery(container: Container) -> bool:
 
 
 def hosts_entry(pod: Pod, address: str) -> str:
-    """The line kubelet writes for a pod (`IP FQDN NAME` for a pod with a subdomain)."""
+    """The line kubelet writes for a pod (`IP FQDN HOSTNAME` for a pod with a subdomain)."""
     if pod.subdomain:
-        fqdn = f"{pod.name}.{pod.subdomain}.{pod.namespace}.svc.cluster.local"
-        return f"{address}\t{fqdn}\t{pod.name}\n"
-    return f"{address}\t{pod.name}\n"
+        return f"{address}\t{pod.dns_names()[0]}\t{pod.host}\n"
+    return f"{address}\t{pod.host}\n"
+
+
+def dns_entry(pod: Pod, address: str, searches: tuple[str, ...]) -> str:
+    """What cluster DNS lets a pod with `searches` resolve for another pod behind a headless Service,
+    as a hosts line: the FQDN, and every shorter name that one of the search domains completes to it
+    (glibc's files backend does not apply the search list, so the harness does). Empty without DNS."""
+    if not pod.dns_names():
+        return ""
+    fqdn = pod.dns_names()[0]
+    short = [fqdn.removesuffix(f".{domain}") for domain in searches if fqdn.endswith(f".{domain}")]
+    return "\t".join([address, fqdn, *sorted(set(short), key=len, reverse=True)]) + "\n"
 
 
 def _write_volume(root: Path, pod: Pod, name: str) -> Path:
@@ -85,11 +96,43 @@ def _nearest_existing(path: str) -> str:
     return parent
 
 
-def mount_lines(root: Path, pod: Pod) -> list[str]:
+def _in_overlay(root: Path, pod: Pod, overlays: dict[str, Path], path: str) -> Path:
+    """Where `path` (missing on the machine) lives in the overlay of its nearest existing parent."""
+    parent = _nearest_existing(path)
+    if parent == "/":
+        raise HarnessError(f"pod {pod.name}: {path}: no parent directory to overlay")
+    upper = overlays.setdefault(parent, root / "overlay" / str(len(overlays)))
+    (upper / "work").mkdir(parents=True, exist_ok=True)
+    return upper / "upper" / os.path.relpath(path, parent)
+
+
+def _image_lines(root: Path, pod: Pod, image: Image, overlays: dict[str, Path]) -> list[str]:
+    """Put the image's dirs and new files in overlays; return bind mounts for files it replaces."""
+    lines = []
+    for item in image.dirs:
+        target = _in_overlay(root, pod, overlays, item.path)
+        target.mkdir(parents=True, exist_ok=True)
+        target.chmod(item.mode)
+        os.chown(target, item.uid, item.gid)
+    for i, file in enumerate(image.files):
+        if os.path.isfile(file.path):
+            target = root / "image" / str(i)
+            lines.append(f"mount --bind {shlex.quote(str(target))} {shlex.quote(file.path)}")
+        else:
+            target = _in_overlay(root, pod, overlays, file.path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(file.content)
+        target.chmod(file.mode)
+        os.chown(target, file.uid, file.gid)
+    return lines
+
+
+def mount_lines(root: Path, pod: Pod, image: Image) -> list[str]:
     """Shell lines (run as root inside the pod's private mount namespace) that mount its volumes.
 
     A mountPath missing on the machine is created in an overlay of its nearest existing parent
-    (e.g. /etc/mpi in an overlay of /etc), whose upper dir lives in the work dir.
+    (e.g. /etc/mpi in an overlay of /etc), whose upper dir lives in the work dir; so are the image's
+    new files and dirs, while files it replaces are bound over the machine's.
     """
     lines: list[str] = []
     overlays: dict[str, Path] = {}
@@ -99,30 +142,28 @@ def mount_lines(root: Path, pod: Pod) -> list[str]:
             if not os.path.isdir(path):
                 raise HarnessError(f"pod {pod.name}: mountPath {path} exists on this machine as a file")
             continue
-        parent = _nearest_existing(path)
-        if parent == "/":
-            raise HarnessError(f"pod {pod.name}: mountPath {path}: no parent directory to overlay")
-        upper = overlays.setdefault(parent, root / "overlay" / str(len(overlays)))
-        (upper / "upper" / os.path.relpath(path, parent)).mkdir(parents=True, exist_ok=True)
-        (upper / "work").mkdir(parents=True, exist_ok=True)
+        _in_overlay(root, pod, overlays, path).mkdir(parents=True, exist_ok=True)
+    image_binds = _image_lines(root, pod, image, overlays)
     for parent in sorted(overlays, key=lambda p: p.count("/")):
         upper = overlays[parent]
+        (upper / "upper").mkdir(parents=True, exist_ok=True)
         opts = f"lowerdir={parent},upperdir={upper / 'upper'},workdir={upper / 'work'}"
         lines.append(f"mount -t overlay overlay -o {shlex.quote(opts)} {shlex.quote(parent)}")
+    lines += image_binds
     for path, mount in sorted(mounts.items()):
         source = _write_volume(root, pod, mount.volume)
         lines.append(f"mount --bind {shlex.quote(str(source))} {shlex.quote(path)}")
-        if mount.read_only or pod.volume(mount.volume).kind == "configMap":
+        if mount.read_only or pod.volume(mount.volume).kind in ("configMap", "secret"):
             lines.append(f"mount -o remount,bind,ro {shlex.quote(path)}")
     return lines
 
 
-def prepare_pod_files(root: Path, pod: Pod, hosts: str, kubectl: str) -> list[str]:
+def prepare_pod_files(root: Path, pod: Pod, hosts: str, kubectl: str, image: Image) -> list[str]:
     """Write the pod's files under `root`; return the mount lines for its holder."""
     root.mkdir(parents=True, exist_ok=True)
     (root / "hosts").write_text(hosts)
-    (root / "resolv.conf").write_text(RESOLV_CONF.format(namespace=pod.namespace))
-    lines = mount_lines(root, pod)
+    (root / "resolv.conf").write_text(RESOLV_CONF.format(searches=" ".join(pod.search_list())))
+    lines = mount_lines(root, pod, image)
     _deliver_kubectl(root, pod, kubectl)
     for name in ("hosts", "resolv.conf"):
         lines.append(f"mount --bind {shlex.quote(str(root / name))} /etc/{name}")
@@ -132,9 +173,17 @@ def prepare_pod_files(root: Path, pod: Pod, hosts: str, kubectl: str) -> list[st
 
 
 def holder_script(
-    *, hostname: str, address: str, index: int, mounts: list[str], shm: Path | None, unroutable: bool
+    *,
+    hostname: str,
+    address: str,
+    index: int,
+    mounts: list[str],
+    shm: Path | None,
+    unroutable: bool,
+    run_dirs: tuple[str, ...] = (),
 ) -> str:
-    """The pause container: network, hostname, private /dev/shm and /tmp, volumes; prints its PID."""
+    """The pause container: network, hostname, private /dev/shm and /tmp (and /run with `run_dirs`),
+    volumes; prints its PID."""
     lines = [
         "ip link set lo up",
         f"ip addr add {address}/16 dev eth0",
@@ -151,6 +200,9 @@ def holder_script(
     else:
         lines.append(f"mount --bind {shlex.quote(str(shm))} /dev/shm")
     lines.append("mount -t tmpfs -o mode=1777 tmp /tmp")
+    if run_dirs:
+        lines.append("mount -t tmpfs -o mode=755 run /run")
+        lines += [f"mkdir -p -m 755 {shlex.quote(d)}" for d in run_dirs]
     lines += mounts
     lines += ["echo $$", "exec sleep infinity"]
     return "\n".join(lines) + "\n"

@@ -1,20 +1,22 @@
 """Pod plans: what kubelet would run for a list of rendered Kubernetes objects, as plain data.
 
 `plan_pods(objects)` turns mpigen's output into one `Pod` per pod the cluster would create: one per
-StatefulSet replica (`<sts>-<i>`) and one for the launcher Job (`<job>-<suffix>`, a generated name like a Job
-controller's). Only what the harness needs is read: containers (command, args, env, workingDir, volume
-mounts), init containers and volumes (ConfigMap items with their modes, emptyDirs). Everything else
-(RBAC, Services, PodGroups, resources) is ignored here; the tests check those elsewhere. Pure: no I/O.
+StatefulSet replica (`<sts>-<i>`), one per worker Pod object (as mpi-operator v2beta1 creates them), and
+one for the launcher Job (`<job>-<suffix>`, a generated name like a Job controller's). Only what the
+harness needs is read: containers (command, args, env, workingDir, volume mounts, runAsUser/runAsGroup),
+init containers, volumes (ConfigMap and Secret items with their modes, emptyDirs), hostname and
+subdomain. Everything else (RBAC, PodGroups, resources) is ignored here; the tests check those elsewhere.
+Pure: no I/O.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
-
-DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"  # a container image's PATH
 
 Obj = Mapping[str, Any]
 
@@ -34,10 +36,10 @@ class File:
 
 @dataclass(frozen=True)
 class Volume:
-    """A pod volume: `configMap` (files from a ConfigMap, read-only) or `emptyDir` (empty, writable)."""
+    """A pod volume: `configMap`/`secret` (files of the object, read-only) or `emptyDir` (empty, writable)."""
 
     name: str
-    kind: Literal["configMap", "emptyDir"]
+    kind: Literal["configMap", "secret", "emptyDir"]
     files: tuple[File, ...] = ()
 
 
@@ -60,6 +62,8 @@ class Container:
     env: tuple[tuple[str, str], ...]
     mounts: tuple[Mount, ...]
     working_dir: str = "/"
+    run_as_user: int | None = None  # securityContext (the container's, else the pod's); None: the image's
+    run_as_group: int | None = None
 
     def env_dict(self) -> dict[str, str]:
         """The container's own env (later entries win, as in Kubernetes)."""
@@ -68,7 +72,7 @@ class Container:
 
 @dataclass(frozen=True)
 class Pod:
-    """One pod: name (= hostname), which controller made it, its containers and volumes."""
+    """One pod: name, hostname (spec.hostname, else the name), which controller made it, containers, volumes."""
 
     name: str
     role: Literal["launcher", "worker"]
@@ -79,6 +83,25 @@ class Pod:
     subdomain: str = ""
     namespace: str = "default"
     labels: Mapping[str, str] = field(default_factory=dict)
+    hostname: str = ""  # empty: the pod's name
+    dns_searches: tuple[str, ...] = ()  # spec.dnsConfig.searches, after the cluster's own search list
+
+    @property
+    def host(self) -> str:
+        """The pod's hostname, as kubelet sets it (spec.hostname, else the pod name)."""
+        return self.hostname or self.name
+
+    def dns_names(self, cluster_domain: str = "cluster.local") -> tuple[str, ...]:
+        """Names cluster DNS gives the pod through its headless Service (none without a subdomain)."""
+        if not self.subdomain:
+            return ()
+        base = f"{self.host}.{self.subdomain}.{self.namespace}.svc"
+        return (f"{base}.{cluster_domain}", base)
+
+    def search_list(self, cluster_domain: str = "cluster.local") -> tuple[str, ...]:
+        """resolv.conf's search list as kubelet writes it (ClusterFirst, then dnsConfig.searches)."""
+        own = (f"{self.namespace}.svc.{cluster_domain}", f"svc.{cluster_domain}", cluster_domain)
+        return own + tuple(s for s in self.dns_searches if s not in own)
 
     def volume(self, name: str) -> Volume:
         """The volume called `name` (PlanError if the pod has none)."""
@@ -130,8 +153,9 @@ def _env(spec: Obj, pod: str, namespace: str, where: str) -> tuple[tuple[str, st
     return tuple(out)
 
 
-def _container(spec: Obj, pod: str, namespace: str, where: str) -> Container:
+def _container(spec: Obj, pod: str, namespace: str, where: str, pod_security: Obj) -> Container:
     env = _env(spec, pod, namespace, where)
+    security = {**pod_security, **(spec.get("securityContext") or {})}
     argv = [expand(str(a), dict(env)) for a in (*(spec.get("command") or ()), *(spec.get("args") or ()))]
     mounts = tuple(
         Mount(m["name"], m["mountPath"], bool(m.get("readOnly", False)))
@@ -144,26 +168,51 @@ def _container(spec: Obj, pod: str, namespace: str, where: str) -> Container:
         env=env,
         mounts=mounts,
         working_dir=str(spec.get("workingDir") or "/"),
+        run_as_user=security.get("runAsUser"),
+        run_as_group=security.get("runAsGroup"),
     )
 
 
-def _volume(spec: Obj, config_maps: Mapping[str, Obj], where: str) -> Volume:
+def secret_data(secret: Obj) -> dict[str, str]:
+    """A Secret's keys as text: `data` base64-decoded, then `stringData` (which wins, as in the API)."""
+    out = {}
+    for key, value in (secret.get("data") or {}).items():
+        try:
+            out[key] = base64.b64decode(str(value), validate=True).decode()
+        except (binascii.Error, UnicodeDecodeError) as exc:
+            raise PlanError(
+                f"Secret/{secret['metadata']['name']}: data.{key}: not base64 text: {exc}"
+            ) from exc
+    out.update({key: str(value) for key, value in (secret.get("stringData") or {}).items()})
+    return out
+
+
+def _volume(spec: Obj, sources: Mapping[str, Mapping[str, Obj]], where: str) -> Volume:
     if "emptyDir" in spec:
         return Volume(spec["name"], "emptyDir")
-    if "configMap" not in spec:
-        raise PlanError(f"{where}: volume {spec['name']!r}: only configMap and emptyDir are supported")
-    source = spec["configMap"]
-    data = (config_maps.get(source["name"]) or {}).get("data")
-    if data is None:
-        raise PlanError(f"{where}: volume {spec['name']!r} names ConfigMap {source['name']!r}, not rendered")
+    kind: Literal["configMap", "secret"]
+    if "configMap" in spec:
+        kind = "configMap"
+    elif "secret" in spec:
+        kind = "secret"
+    else:
+        raise PlanError(
+            f"{where}: volume {spec['name']!r}: only configMap, secret and emptyDir are supported"
+        )
+    source = spec[kind]
+    name = source["name" if kind == "configMap" else "secretName"]
+    obj = sources[kind].get(name)
+    if obj is None:
+        raise PlanError(f"{where}: volume {spec['name']!r} names {kind} {name!r}, not rendered")
+    data = dict(obj.get("data") or {}) if kind == "configMap" else secret_data(obj)
     default_mode = int(source.get("defaultMode", 0o644))
     items = source.get("items") or [{"key": key, "path": key} for key in data]
     files = []
     for item in items:
         if item["key"] not in data:
-            raise PlanError(f"{where}: ConfigMap {source['name']!r} has no key {item['key']!r}")
+            raise PlanError(f"{where}: {kind} {name!r} has no key {item['key']!r}")
         files.append(File(item["path"], data[item["key"]], int(item.get("mode", default_mode))))
-    return Volume(spec["name"], "configMap", tuple(files))
+    return Volume(spec["name"], kind, tuple(files))
 
 
 def _pod(
@@ -171,42 +220,58 @@ def _pod(
     role: Literal["launcher", "worker"],
     owner: Obj,
     template: Obj,
-    config_maps: Mapping[str, Obj],
+    sources: Mapping[str, Mapping[str, Obj]],
     subdomain: str = "",
 ) -> Pod:
     meta, spec = template.get("metadata") or {}, template["spec"]
     namespace = owner["metadata"].get("namespace") or "default"
     where = f"{owner['kind']}/{owner['metadata']['name']}"
+    security = spec.get("securityContext") or {}
     return Pod(
         name=name,
         role=role,
         owner=where,
-        containers=tuple(_container(c, name, namespace, where) for c in spec["containers"]),
+        containers=tuple(_container(c, name, namespace, where, security) for c in spec["containers"]),
         init_containers=tuple(
-            _container(c, name, namespace, where) for c in spec.get("initContainers") or []
+            _container(c, name, namespace, where, security) for c in spec.get("initContainers") or []
         ),
-        volumes=tuple(_volume(v, config_maps, where) for v in spec.get("volumes") or []),
-        subdomain=subdomain,
+        volumes=tuple(_volume(v, sources, where) for v in spec.get("volumes") or []),
+        subdomain=str(spec.get("subdomain") or subdomain),
         namespace=namespace,
         labels=dict(meta.get("labels") or {}),
+        hostname=str(spec.get("hostname") or ""),
+        dns_searches=tuple(str(d) for d in (spec.get("dnsConfig") or {}).get("searches") or ()),
     )
 
 
-def is_launcher_job(obj: Obj) -> bool:
-    """The launcher Job (label `mpi_role_type: launcher`, as v0.2.0 sets), not e.g. a clean-up Job."""
+ROLE_LABELS = ("mpi_role_type", "training.kubeflow.org/job-role")  # v0.2.0; v2beta1 and kubeflow.org/v1
+
+
+def role_of(obj: Obj) -> str:
+    """The MPI role an object's labels give it (`launcher`, `worker`, or "")."""
     labels = obj.get("metadata", {}).get("labels") or {}
-    return obj.get("kind") == "Job" and labels.get("mpi_role_type") == "launcher"
+    return next((str(labels[key]) for key in ROLE_LABELS if key in labels), "")
+
+
+def is_launcher_job(obj: Obj) -> bool:
+    """The launcher Job (role label `launcher`), not e.g. a clean-up or key-generation Job."""
+    return obj.get("kind") == "Job" and role_of(obj) == "launcher"
 
 
 def plan_pods(objects: Iterable[Obj], launcher_suffix: str = "e2e00") -> list[Pod]:
-    """The job's pods: one per worker StatefulSet replica, then the launcher Job's pod.
+    """The job's pods: one per worker StatefulSet replica or worker Pod, then the launcher Job's pod.
 
     Other Jobs (mpigen's clean-up Job talks to the API server only) are not run.
     """
     objects = list(objects)
-    config_maps = {o["metadata"]["name"]: o for o in objects if o.get("kind") == "ConfigMap"}
+    sources = {
+        "configMap": {o["metadata"]["name"]: o for o in objects if o.get("kind") == "ConfigMap"},
+        "secret": {o["metadata"]["name"]: o for o in objects if o.get("kind") == "Secret"},
+    }
     pods: list[Pod] = []
     for obj in objects:
+        if obj.get("kind") == "Pod" and role_of(obj) == "worker":
+            pods.append(_pod(obj["metadata"]["name"], "worker", obj, obj, sources))
         if obj.get("kind") == "StatefulSet":
             base, spec = obj["metadata"]["name"], obj["spec"]
             for i in range(int(spec.get("replicas", 1))):
@@ -216,14 +281,14 @@ def plan_pods(objects: Iterable[Obj], launcher_suffix: str = "e2e00") -> list[Po
                         "worker",
                         obj,
                         spec["template"],
-                        config_maps,
+                        sources,
                         subdomain=spec.get("serviceName", ""),
                     )
                 )
     for obj in objects:
         if is_launcher_job(obj):
             name = f"{obj['metadata']['name']}-{launcher_suffix}"
-            pods.append(_pod(name, "launcher", obj, obj["spec"]["template"], config_maps))
+            pods.append(_pod(name, "launcher", obj, obj["spec"]["template"], sources))
     return pods
 
 
@@ -236,15 +301,17 @@ def one(objects: Sequence[Obj], kind: str) -> Obj:
 
 
 def parse_hostfile(text: str) -> list[tuple[str, int]]:
-    """`[(host, slots), ...]` from an Open MPI hostfile (`host slots=N`; slots default to 1)."""
+    """`[(host, slots), ...]` from a hostfile: Open MPI's `host slots=N` or Hydra's (MPICH, Intel)
+    `host:N`; slots default to 1."""
     out = []
     for line in text.splitlines():
         words = line.split("#", 1)[0].split()
         if not words:
             continue
-        slots = 1
+        host, colon, count = words[0].partition(":")
+        slots = int(count) if colon else 1
         for word in words[1:]:
             if word.startswith("slots="):
                 slots = int(word.removeprefix("slots="))
-        out.append((words[0], slots))
+        out.append((host, slots))
     return out

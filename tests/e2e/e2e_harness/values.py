@@ -7,6 +7,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Literal
 
+from .image import PLAIN, Image
 from .netns import HarnessError
 
 
@@ -15,7 +16,10 @@ class ClusterOptions:
     """How pods differ from a plain cluster; the defaults are what a Kubernetes pod gets.
 
     hosts: what each pod's /etc/hosts names besides localhost: "kubelet" only the pod itself (what kubelet
-        writes), "pod-names" every pod, "none" nothing (the pod cannot resolve even its own name).
+        writes), "pod-names" every pod, "none" nothing (the pod cannot resolve even its own name),
+        "cluster-dns" the pod itself plus what cluster DNS resolves: every pod with a subdomain as
+        `<hostname>.<subdomain>.<ns>.svc[.cluster.local]` and `<hostname>.<subdomain>`.
+    image: what every container's image adds to the machine's files and env (`image.py`).
     unroutable_interface: give every pod a second interface `net1` on a subnet that reaches nowhere
         (as a second CNI network or a host interface would).
     shared_hostname: every pod gets the hostname "shared-node" (as if they shared a UTS namespace).
@@ -23,7 +27,8 @@ class ClusterOptions:
     absent: pods that are planned but never started (kubectl says NotFound).
     """
 
-    hosts: Literal["none", "kubelet", "pod-names"] = "kubelet"
+    hosts: Literal["none", "kubelet", "pod-names", "cluster-dns"] = "kubelet"
+    image: Image = PLAIN
     unroutable_interface: bool = False
     shared_hostname: bool = False
     shared_shm: bool = False

