@@ -71,30 +71,54 @@ def build_dir() -> Iterator[Path]:
 _IMPLEMENTATIONS: dict[str, tuple[implementations.Implementation | None, str | None]] = {}
 
 
+@pytest.fixture(scope="session")
+def implementation_named(namespaces: None) -> Callable[[str], implementations.Implementation]:
+    """`implementation_named(name)`: that MPI (with sshd), installed once per session, or skip."""
+
+    def get(name: str) -> implementations.Implementation:
+        if name not in _IMPLEMENTATIONS:
+            _IMPLEMENTATIONS[name] = implementations.ensure(name)
+        impl, reason = _IMPLEMENTATIONS[name]
+        if impl is None:
+            pytest.skip(reason or f"{name} is not available")
+        return impl
+
+    return get
+
+
 @pytest.fixture(params=implementations.NAMES)
-def implementation(request: pytest.FixtureRequest, namespaces: None) -> implementations.Implementation:
-    """Each MPI implementation (with sshd), installed once per session; skips where it cannot be."""
-    name = request.param
-    if name not in _IMPLEMENTATIONS:
-        _IMPLEMENTATIONS[name] = implementations.ensure(name)
-    impl, reason = _IMPLEMENTATIONS[name]
-    if impl is None:
-        pytest.skip(reason or f"{name} is not available")
-    return impl
+def implementation(
+    request: pytest.FixtureRequest, implementation_named: Callable[[str], implementations.Implementation]
+) -> implementations.Implementation:
+    """Each MPI implementation the v2beta1 API names (Open MPI 4 and 5, MPICH, Intel MPI)."""
+    return implementation_named(request.param)
 
 
 _PROGRAMS: dict[str, Path] = {}
 
 
+@pytest.fixture(scope="session")
+def program_for(build_dir: Path) -> Callable[[implementations.Implementation], Path]:
+    """`program_for(impl)`: allreduce.c built with that implementation's mpicc (once per session)."""
+
+    def build(impl: implementations.Implementation) -> Path:
+        reason = implementations.have_compiler()
+        if reason:
+            pytest.skip(reason)
+        if impl.name not in _PROGRAMS:
+            _PROGRAMS[impl.name] = impl.build_program(build_dir)
+        return _PROGRAMS[impl.name]
+
+    return build
+
+
 @pytest.fixture()
-def mpi_program(implementation: implementations.Implementation, build_dir: Path) -> Path:
-    """allreduce.c built with the implementation's mpicc (once per session)."""
-    reason = implementations.have_compiler()
-    if reason:
-        pytest.skip(reason)
-    if implementation.name not in _PROGRAMS:
-        _PROGRAMS[implementation.name] = implementation.build_program(build_dir)
-    return _PROGRAMS[implementation.name]
+def mpi_program(
+    implementation: implementations.Implementation,
+    program_for: Callable[[implementations.Implementation], Path],
+) -> Path:
+    """allreduce.c built with the implementation's mpicc."""
+    return program_for(implementation)
 
 
 @pytest.fixture()

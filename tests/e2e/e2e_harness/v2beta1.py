@@ -61,6 +61,9 @@ EXTRA_ENV: dict[str, dict[str, str]] = {
         "PRTE_MCA_prte_keep_fqdn_hostnames": "true",
         "PRTE_MCA_prte_default_hostfile": HOSTFILE,
         "PRTE_MCA_plm_ssh_args": "-o ConnectionAttempts=10",
+        # PRRTE hands plm_ssh_args to its daemons cut at the first "=" ("-o ConnectionAttempts"),
+        # so daemons that tree-spawn others (beyond 64 workers) fail; mpirun must ssh to every one.
+        "PRTE_MCA_plm_ssh_no_tree_spawn": "1",
     },
     "mpich": {},
     "intel": {},
@@ -119,8 +122,12 @@ def objects(
     slots: int = 1,
     ssh_mount: str = USER_SSH,
     namespace: str = "e2e",
+    worker_search: bool = True,
 ) -> list[Obj]:
-    """What the operator creates for a v2beta1 MPIJob (non-root mpiuser unless `ssh_mount` is /root/.ssh)."""
+    """What the operator creates for a v2beta1 MPIJob (non-root mpiuser unless `ssh_mount` is /root/.ssh).
+
+    `worker_search=False` leaves out the workers' DNS search entry `<job>.<ns>.svc.cluster.local`.
+    """
     uid = None if ssh_mount == ROOT_SSH else MPIUSER
     sshd = ["/usr/sbin/sshd", "-De"] + ([] if uid is None else ["-f", "/home/mpiuser/.sshd_config"])
     meta = {"namespace": namespace, "labels": {"app": name}}
@@ -181,7 +188,9 @@ def objects(
                 "spec": {
                     "hostname": f"{name}-worker-{i}",
                     "subdomain": name,
-                    "dnsConfig": {"searches": [f"{name}.{namespace}.svc.cluster.local"]},
+                    "dnsConfig": {
+                        "searches": [f"{name}.{namespace}.svc.cluster.local"] if worker_search else []
+                    },
                     "restartPolicy": "Never",
                     "containers": [worker],
                     "volumes": [_ssh_volume(name, ssh_mount)],
