@@ -6,6 +6,7 @@ knows why each variable and the workers' DNS search entry are there.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -50,7 +51,8 @@ def test_open_mpi_4_without_keep_fqdn_hostnames_cannot_resolve_the_short_names(
     user = cluster.user_of(launcher.containers[0])
     run = cluster.run(launcher.name, launcher.containers[0].argv, env, TIMEOUT, user=user)
     assert run.returncode != 0, run.describe()
-    assert "Could not resolve hostname fqdn-worker-0:" in run.stderr, run.describe()
+    # ORTE gives up at the first daemon that fails, so the other ssh may be killed before it complains
+    assert re.search(r"Could not resolve hostname fqdn-worker-[01]:", run.stderr), run.describe()
 
 
 @pytest.mark.parametrize("name", ["mpich", "intel"])
