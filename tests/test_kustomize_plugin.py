@@ -7,6 +7,7 @@ examples under examples/kustomize and examples/gitops are checked here too.
 from __future__ import annotations
 
 import os
+import shlex
 import stat
 import subprocess
 import sys
@@ -18,6 +19,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+import mpigen
 from mpigen.cli import cli
 from mpigen.shells.kustomize_plugin import default_plugin_home, plugin_paths, wrapper_script
 from tools import find_kubectl
@@ -172,7 +174,10 @@ def test_install_and_path_use_the_default_home_from_the_environment(
 def test_wrapper_runs_a_python_whose_path_has_spaces_and_quotes(tmp_path: Path) -> None:
     odd = tmp_path / "my envs" / "it's here"
     odd.mkdir(parents=True)
-    (odd / "python").symlink_to(sys.executable)
+    # A stand-in Python at an awkward path. Not a symlink to sys.executable: a symlinked interpreter
+    # leaves its virtualenv behind (pyvenv.cfg is looked up beside the link), so it would import
+    # whichever mpigen the base Python has, or none.
+    write_executable_script(odd / "python", f'exec {shlex.quote(sys.executable)} "$@"\n')
     plugin = tmp_path / "MPIJob"
     plugin.write_text(wrapper_script(str(odd / "python")))
     plugin.chmod(0o755)
@@ -183,6 +188,27 @@ def test_wrapper_runs_a_python_whose_path_has_spaces_and_quotes(tmp_path: Path) 
     )
     assert result.returncode == 0, result.stderr
     assert list(yaml.safe_load_all(result.stdout)) == render(str(config))
+
+
+def test_stand_in_python_keeps_the_virtualenv(tmp_path: Path) -> None:
+    """The stand-in above runs this mpigen from this environment, inside a virtualenv or outside one."""
+    odd = tmp_path / "my envs" / "it's here"
+    odd.mkdir(parents=True)
+    write_executable_script(odd / "python", f'exec {shlex.quote(sys.executable)} "$@"\n')
+    probe = tmp_path / "probe"
+    write_executable_script(
+        probe,
+        f"exec {shlex.quote(str(odd / 'python'))} -P -c "
+        + shlex.quote("import mpigen, sys; print(mpigen.__file__); print(sys.prefix)")
+        + "\n",
+    )
+    out = subprocess.run([str(probe)], capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out == [mpigen.__file__, sys.prefix]
+
+
+def write_executable_script(path: Path, body: str) -> None:
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
 
 
 def test_wrapper_says_how_to_fix_a_python_that_is_gone(tmp_path: Path) -> None:
