@@ -9,6 +9,7 @@ keys, invalid UTF-8 and values JSON cannot carry.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +19,29 @@ MAX_NODES = 1_000_000
 
 
 class InputError(Exception):
-    """The input cannot be read as documents; the message says where and why."""
+    """The input cannot be read as documents; the message says where and why.
+
+    `may_hold_mpijob` is False when the text never names `kind: MPIJob` (a GitHub workflow, a Helm
+    template, some other tool's YAML): `mpigen validate` then skips the file, as kubeconform skips what
+    it cannot use, while `render`, which must pass every document through, still refuses it.
+    """
+
+    def __init__(self, message: str, may_hold_mpijob: bool = True) -> None:
+        super().__init__(message)
+        self.may_hold_mpijob = may_hold_mpijob
+
+
+class ForeignInput(str):
+    """The message of an unreadable input that names no MPIJob (see `InputError.may_hold_mpijob`)."""
+
+
+# `kind: MPIJob` in any case, in block or flow YAML or JSON (`"kind": "MPIJob"`).
+_MPIJOB_KIND = re.compile(r"""\bkind['"]?\s*:\s*['"]?mpijob\b""", re.IGNORECASE)
+
+
+def may_hold_mpijob(text: str) -> bool:
+    """Whether a text names an MPIJob kind anywhere (a cheap test before a file is refused)."""
+    return _MPIJOB_KIND.search(text) is not None
 
 
 @dataclass(frozen=True)
@@ -80,6 +103,13 @@ def decode(data: bytes, source: str) -> str:
 
 def load_documents(text: str, source: str) -> list[Document]:
     """Every non-empty document of a YAML (or JSON) stream, checked to be plain JSON-like data."""
+    try:
+        return _load_documents(text, source)
+    except InputError as exc:
+        raise InputError(str(exc), may_hold_mpijob(text)) from None
+
+
+def _load_documents(text: str, source: str) -> list[Document]:
     import yaml
 
     try:

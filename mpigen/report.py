@@ -3,7 +3,8 @@
 The kubeconform rendering of `mpigen.outcome`: one `Resource` row per input document and per object
 the inputs would produce, each with a kubeconform status: `statusValid`, `statusInvalid` (the input
 breaks a rule: exit 1), `statusError` (the input cannot be read at all: exit 1) or `statusSkipped`
-(not an MPIJob: passed through, not checked). An emitted object that fails Kubernetes' schemas is
+(not an MPIJob: passed through, not checked; or a file that cannot be read as YAML and never names an
+MPIJob, such as a Helm template). An emitted object that fails Kubernetes' schemas is
 `statusInvalid` with `bug: true`: mpigen's fault, never the user's (exit 3 when no input is invalid,
 the rule every shell shares: `mpigen.outcome.exit_code`). Field paths in the JSON report are JSON
 Pointers (`/spec/replicas`), as kubeconform prints them; the text report uses mpigen's one-line form
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mpigen import api
-from mpigen.documents import Document
+from mpigen.documents import Document, ForeignInput
 from mpigen.options import Options
 from mpigen.outcome import PLEASE_REPORT, Finding, exit_code, json_errors
 from mpigen.pipeline import process
@@ -55,6 +56,10 @@ class Report:
 
 def check_documents(report: Report, source: str, documents: list[Document] | str, options: Options) -> None:
     """Add to `report` one resource per document of `source` and per object it would produce."""
+    if isinstance(documents, ForeignInput):
+        msg = f"{documents} (names no MPIJob: skipped, not checked)"
+        report.resources.append(Resource(source, "", "", "", SKIPPED, msg=msg))
+        return
     if isinstance(documents, str):
         report.resources.append(Resource(source, "", "", "", ERROR, msg=documents))
         return

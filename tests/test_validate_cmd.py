@@ -72,12 +72,52 @@ def test_one_bad_job_among_good_ones_is_reported_and_fails_the_run(tmp_path: Pat
 
 
 def test_unreadable_inputs_are_errors(tmp_path: Path) -> None:
-    (tmp_path / "broken.yaml").write_text("a: [1, 2\n")
+    (tmp_path / "broken.yaml").write_text("kind: MPIJob\na: [1, 2\n")
     code, data = report(str(tmp_path / "broken.yaml"), str(tmp_path / "missing.yaml"))
     assert code == 1
     assert [r["status"] for r in data["resources"]] == ["statusError", "statusError"]
     assert data["summary"]["errors"] == 2
     assert "missing.yaml: cannot read" in data["resources"][1]["msg"]
+
+
+# Files a pre-commit hook sees in a repository that also keeps MPIJobs; none of them names one.
+FOREIGN_FILES = {
+    # `on:` is a YAML 1.1 boolean: the key is not a string.
+    ".github/workflows/ci.yaml": "name: ci\non: [push]\njobs:\n  test: {runs-on: ubuntu-latest, steps: []}\n",
+    "chart/templates/deployment.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n{{- if .Values.x }}\nspec: {}\n{{- end }}\n",
+    "config/duplicate.yaml": "a: 1\na: 2\n",
+    "config/settings.json": '{"a": [1}',
+}
+
+
+def test_files_that_name_no_mpijob_are_skipped_even_when_they_are_not_plain_yaml(tmp_path: Path) -> None:
+    for name, text in FOREIGN_FILES.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    (tmp_path / "jobs").mkdir()
+    (tmp_path / "jobs" / "good.yaml").write_text(GOOD)
+    files = [str(tmp_path / name) for name in FOREIGN_FILES] + [str(tmp_path / "jobs" / "good.yaml")]
+    code, out, err = invoke(*files)
+    assert (code, out, err) == (0, "", "")
+    code, data = report(*files)
+    assert code == 0
+    skipped = [r for r in data["resources"] if r["status"] == "statusSkipped"]
+    assert [r["filename"] for r in skipped] == [str(tmp_path / name) for name in FOREIGN_FILES]
+    assert all("names no MPIJob: skipped" in r["msg"] for r in skipped)
+
+
+@pytest.mark.parametrize("kind", ["MPIJob", "mpijob", '"MPIJob"'])
+def test_an_unreadable_file_that_names_an_mpijob_is_still_an_error(tmp_path: Path, kind: str) -> None:
+    (tmp_path / "job.yaml").write_text(f"kind: {kind}\nmetadata: {{name: {{{{ .Release.Name }}}}}}\n")
+    code, data = report(str(tmp_path / "job.yaml"))
+    assert code == 1
+    assert [r["status"] for r in data["resources"]] == ["statusError"]
+
+
+def test_render_still_refuses_an_unreadable_file_it_cannot_pass_through(tmp_path: Path) -> None:
+    (tmp_path / "dup.yaml").write_text(FOREIGN_FILES["config/duplicate.yaml"])
+    result = CliRunner().invoke(cli, ["render", str(tmp_path / "dup.yaml")])
+    assert result.exit_code == 1 and 'duplicate key "a"' in result.stderr
 
 
 def test_text_output_is_one_line_per_problem_and_prints_no_manifests() -> None:

@@ -55,7 +55,7 @@ def _read(path: str) -> tuple[str, bytes]:
 
 def read_inputs(paths: tuple[str, ...]) -> list[tuple[str, list[Any] | str]]:
     """Every input as (source name, documents), or (source name, problem) when it cannot be read."""
-    from mpigen.documents import InputError, decode, load_documents
+    from mpigen.documents import ForeignInput, InputError, decode, load_documents
 
     inputs: list[tuple[str, list[Any] | str]] = []
     for path in _expand(paths):
@@ -65,7 +65,7 @@ def read_inputs(paths: tuple[str, ...]) -> list[tuple[str, list[Any] | str]]:
         except InvalidInput as exc:
             inputs.append((path, exc.lines[0]))
         except InputError as exc:
-            inputs.append((path, str(exc)))
+            inputs.append((path, str(exc) if exc.may_hold_mpijob else ForeignInput(str(exc))))
     return inputs
 
 

@@ -22,7 +22,8 @@ def validate(paths: tuple[str, ...], output: str, summary: bool, **values: Any) 
     Inputs are checked against mpigen's input schemas and rules; the objects they would produce against
     Kubernetes' strict schemas for --kube-version. Exit 0 when everything is valid, 1 when an input is
     invalid or unreadable, 3 when mpigen would produce an invalid object (a bug). Documents that are
-    not MPIJobs are reported as skipped.
+    not MPIJobs are reported as skipped, and so are files that cannot be read as YAML but name no
+    MPIJob (GitHub workflows, Helm templates), so a pre-commit hook can pass every YAML file.
 
     \b
     The JSON report has kubeconform's shape:
