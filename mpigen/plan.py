@@ -22,10 +22,9 @@ class JobPlan:
 
     api_version: str
     name: str
-    # Namespace for metadata.namespace; None leaves it out (`kubectl apply -n` decides).
+    # Namespace for metadata.namespace and the RoleBindings' ServiceAccount subjects; None leaves it
+    # out of both (`kubectl apply -n` decides, and a subject without one is the binding's namespace).
     namespace: str | None
-    # Namespace for fields that must name one (the RoleBinding's ServiceAccount subject).
-    subject_namespace: str
     workers: int
     slots_per_worker: int
     # Pod templates after the front's version-specific edits, before the MPI machinery is added.

@@ -8,8 +8,8 @@ Input (`check_plan`, the user's problems, exit 1):
 - template label keys and values and annotation keys are well formed (the schemas only say "string").
 
 Output (`check_objects`, mpigen's own bugs, exit 3): every selector matches the labels of the pods it
-must select, every RoleBinding ServiceAccount subject names a namespace, and every label on every
-object is well formed.
+must select, every RoleBinding ServiceAccount subject is in the binding's own namespace (named, or
+left out when the job has none), and every label on every object is well formed.
 """
 
 from __future__ import annotations
@@ -165,6 +165,18 @@ def _object_issues(obj: dict[str, Any], pods: list[dict[str, str]]) -> Iterator[
     elif obj.get("kind") == "Service" and isinstance(selector, dict) and not any(_matches(selector, labels) for labels in pods):
         yield Issue(("spec", "selector"), "selects none of the job's pods")
     if obj.get("kind") in ("RoleBinding", "ClusterRoleBinding"):
-        for index, subject in enumerate(obj.get("subjects") or []):
-            if subject.get("kind") == "ServiceAccount" and not subject.get("namespace"):
-                yield Issue(("subjects", index, "namespace"), "a ServiceAccount subject needs a namespace")
+        yield from _subject_issues(obj)
+
+
+def _subject_issues(binding: dict[str, Any]) -> Iterator[Issue]:
+    """mpigen binds only the job's own ServiceAccounts: a RoleBinding's subject names the binding's own
+    namespace, or none (which Kubernetes reads as the binding's); a ClusterRoleBinding's must name one."""
+    own = (binding.get("metadata") or {}).get("namespace")
+    for index, subject in enumerate(binding.get("subjects") or []):
+        if subject.get("kind") != "ServiceAccount":
+            continue
+        namespace = subject.get("namespace")
+        if binding["kind"] == "ClusterRoleBinding" and not namespace:
+            yield Issue(("subjects", index, "namespace"), "a ServiceAccount subject needs a namespace")
+        elif binding["kind"] == "RoleBinding" and namespace is not None and namespace != own:
+            yield Issue(("subjects", index, "namespace"), f'"{namespace}" is not the binding\'s own namespace "{own}"')

@@ -119,6 +119,14 @@ def test_non_mpijob_documents_pass_through_in_place() -> None:
     assert out.startswith("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ml\n---\n")
 
 
+def test_the_readmes_first_command_prints_manifests_and_nothing_else() -> None:
+    """`mpigen render examples/v1alpha2/tensorflow-benchmarks.yaml`: the first thing a user sees."""
+    example = Path(__file__).resolve().parent.parent / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
+    done = subprocess.run([sys.executable, "-m", "mpigen", "render", str(example)], capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "kind: RoleBinding" in done.stdout
+
+
 def test_help_shows_examples_and_options() -> None:
     code, out, _ = invoke("render", "--help")
     assert code == 0

@@ -131,11 +131,25 @@ def test_compile_rejects_non_mapping() -> None:
 
 def test_warnings_are_returned_not_printed(capsys: pytest.CaptureFixture[str]) -> None:
     job = v2job()
+    job["spec"]["mpiReplicaSpecs"]["Worker"]["restartPolicy"] = "OnFailure"
+    result = mpigen.compile_job(job)
+    assert [w.path for w in result.warnings] == [("spec", "mpiReplicaSpecs", "Worker", "restartPolicy")]
+    assert capsys.readouterr() == ("", "")
+
+
+def test_without_a_namespace_the_subjects_name_none_and_nothing_warns() -> None:
+    """A RoleBinding's ServiceAccount subject with no namespace is read by Kubernetes as the binding's
+    own namespace, so `kubectl apply -n X` puts the ServiceAccount, the binding and its subject in X."""
+    job = v2job()
+    job["spec"]["cleanPodPolicy"] = "Running"
     del job["metadata"]["namespace"]
     result = mpigen.compile_job(job)
-    assert [w.path for w in result.warnings] == [("metadata", "namespace")]
-    assert by_kind(result.objects)["RoleBinding"]["subjects"][0]["namespace"] == "default"
-    assert capsys.readouterr() == ("", "")
+    assert result.warnings == []
+    bindings = [obj for obj in result.objects if obj["kind"] == "RoleBinding"]
+    assert len(bindings) == 2
+    for binding in bindings:
+        assert "namespace" not in binding["metadata"]
+        assert binding["subjects"] == [{"kind": "ServiceAccount", "name": binding["roleRef"]["name"]}]
 
 
 def test_namespace_option_fills_in() -> None:

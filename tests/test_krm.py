@@ -344,16 +344,17 @@ def test_generated_strings_stay_strings_for_yaml_1_1_and_1_2_readers() -> None:
 
 
 def test_warnings_are_results_and_do_not_fail() -> None:
-    document = job().replace("  namespace: ml\n", "")
+    document = job().replace("    Worker:\n", "    Worker:\n      restartPolicy: OnFailure\n")
     outcome = run(resource_list(as_item(document)))
     assert outcome.code == 0
     output = yaml.safe_load(outcome.output)
     assert output["items"] == compiled(document)
     [result] = output["results"]
-    assert result["severity"] == "warning" and result["field"] == {"path": "metadata.namespace"}
-    assert result["resourceRef"] == {"apiVersion": "kubeflow.org/v1alpha2", "kind": "MPIJob", "name": "train"}
+    path = "spec.mpiReplicaSpecs.Worker.restartPolicy"
+    assert result["severity"] == "warning" and result["field"] == {"path": path}
+    assert result["resourceRef"] == {"apiVersion": "kubeflow.org/v1alpha2", "kind": "MPIJob", "name": "train", "namespace": "ml"}
     assert "file" not in result
-    assert outcome.messages == [f"items[0]: MPIJob/train: warning: metadata.namespace: {result['message']}"]
+    assert outcome.messages == [f"items[0]: MPIJob/train: warning: {path}: {result['message']}"]
 
 
 def test_every_problem_of_every_job_is_a_result() -> None:
@@ -370,7 +371,7 @@ def test_every_problem_of_every_job_is_a_result() -> None:
 
 
 def test_results_already_present_are_kept() -> None:
-    text = resource_list(as_item(job().replace("  namespace: ml\n", ""))) + "results:\n- message: earlier\n  severity: info\n"
+    text = resource_list(as_item(job().replace("    Worker:\n", "    Worker:\n      restartPolicy: OnFailure\n"))) + "results:\n- message: earlier\n  severity: info\n"
     results = yaml.safe_load(run(text).output)["results"]
     assert [result["message"] for result in results][:1] == ["earlier"] and len(results) == 2
 

@@ -225,7 +225,7 @@ def test_run_prints_objects_and_sends_warnings_to_stderr(
 ) -> None:
     monkeypatch.setenv("KUSTOMIZE_PLUGIN_CONFIG_ROOT", str(tmp_path))
     config = tmp_path / "kust-plugin-config-1"
-    config.write_text(JOB.replace("NAME", "pi").replace("  namespace: ml\n", ""))
+    config.write_text(JOB.replace("NAME", "pi").replace("    Worker: {", "    Worker: {restartPolicy: OnFailure, "))
     code, out, err = invoke("kustomize-plugin", "run", str(config))
     assert code == 0
     assert list(yaml.safe_load_all(out)) == render(str(config))
@@ -306,6 +306,17 @@ def test_a_job_patched_by_kustomize_before_generation(build: Build, tmp_path: Pa
     expected_job = JOB.replace("NAME", "big-pi").replace("replicas: 2", "replicas: 3")
     (tmp_path / "expected.yaml").write_text(expected_job)
     assert objects == render(str(tmp_path / "expected.yaml"))
+
+
+def test_a_job_without_namespace_follows_the_kustomization_namespace(build: Build, tmp_path: Path) -> None:
+    """The subjects of a job that names no namespace stay in the binding's namespace under kustomize
+    `namespace:` (kustomize may write it onto the subject, or leave it out: both mean the same)."""
+    job = JOB.replace("NAME", "pi").replace("  namespace: ml\n", "")
+    objects = built_objects(build, kustomization(tmp_path, job, KUSTOMIZATION + "namespace: team\n"))
+    bindings = [obj for obj in objects if obj["kind"] == "RoleBinding"]
+    assert bindings and {obj["metadata"]["namespace"] for obj in objects} == {"team"}
+    for binding in bindings:
+        assert [subject.get("namespace", "team") for subject in binding["subjects"]] == ["team"]
 
 
 # --- the shipped examples ------------------------------------------------------------------------

@@ -195,8 +195,9 @@ def check_namespace_names_and_references(case: Case, objects: list[Obj]) -> None
     config = kinds["ConfigMap"][0]
     for binding in kinds["RoleBinding"]:
         assert binding["roleRef"]["name"] in roles
-        subjects = [(s["name"], s["namespace"]) for s in binding["subjects"]]
-        assert subjects == [(binding["metadata"]["name"], case.namespace or "default")]
+        # No namespace on the subject means the binding's own (Kubernetes' rule for RoleBindings).
+        subjects = [(s["name"], s.get("namespace")) for s in binding["subjects"]]
+        assert subjects == [(binding["metadata"]["name"], case.namespace)]
         assert binding["metadata"]["name"] in accounts
     for job in kinds["Job"]:
         assert job["spec"]["template"]["spec"]["serviceAccountName"] in accounts

@@ -303,10 +303,21 @@ def test_a_service_or_pdb_selecting_no_pod_is_caught() -> None:
     }
 
 
-def test_a_service_account_subject_without_namespace_is_caught() -> None:
+def test_a_service_account_subject_in_another_namespace_is_caught() -> None:
+    objs = objects()
+    find(objs, "RoleBinding")["subjects"][0]["namespace"] = "default"
+    found = [issue.text() for _, issue in check_objects(objs)]
+    namespace = find(objs, "RoleBinding")["metadata"]["namespace"]
+    assert found == [f'subjects[0].namespace: "default" is not the binding\'s own namespace "{namespace}"']
+
+
+def test_a_service_account_subject_without_namespace_is_the_bindings_own() -> None:
     objs = objects()
     del find(objs, "RoleBinding")["subjects"][0]["namespace"]
-    found = [issue.text() for _, issue in check_objects(objs)]
+    assert list(check_objects(objs)) == []
+    binding = find(objs, "RoleBinding")
+    cluster = {**binding, "kind": "ClusterRoleBinding"}
+    found = [issue.text() for _, issue in check_objects([cluster])]
     assert found == ["subjects[0].namespace: a ServiceAccount subject needs a namespace"]
 
 

@@ -138,10 +138,10 @@ def test_text_summary_counts_statuses() -> None:
 
 
 def test_warnings_are_reported_but_do_not_fail() -> None:
-    code, data = report(stdin=GOOD.replace(", namespace: ml", ""))
+    code, data = report(stdin=GOOD.replace("Worker: {", "Worker: {restartPolicy: Never, "))
     assert code == 0
     warnings = data["resources"][0]["warnings"]
-    assert warnings[0]["path"] == "/metadata/namespace"
+    assert warnings[0]["path"] == "/spec/mpiReplicaSpecs/Worker/restartPolicy"
 
 
 def test_options_apply_as_they_do_for_render() -> None:

@@ -246,24 +246,14 @@ def _expect_list(obj: dict[str, Any], path: Path, *keys: str) -> list[Issue]:
     ]
 
 
-def resolve_namespace(
-    job_namespace: str | None, option_namespace: str | None
-) -> tuple[str | None, str, list[Issue]]:
-    """(metadata namespace, subject namespace, issues), following kubectl's `-n` conventions."""
+def resolve_namespace(job_namespace: str | None, option_namespace: str | None) -> tuple[str | None, list[Issue]]:
+    """(metadata namespace, issues), following kubectl's `-n` conventions: the job's namespace, else
+    --namespace, else none (so `kubectl apply -n` decides); the two disagreeing is an error."""
     if job_namespace and option_namespace and job_namespace != option_namespace:
-        return None, job_namespace, [
+        return None, [
             Issue(
                 ("metadata", "namespace"),
                 f'the job\'s namespace "{job_namespace}" does not match --namespace "{option_namespace}"',
             )
         ]
-    namespace = job_namespace or option_namespace
-    if namespace:
-        return namespace, namespace, []
-    warning = Issue(
-        ("metadata", "namespace"),
-        'no namespace set: the launcher RoleBinding names the ServiceAccount in namespace "default"; '
-        "set metadata.namespace or --namespace if you apply elsewhere",
-        "warning",
-    )
-    return None, "default", [warning]
+    return job_namespace or option_namespace or None, []

@@ -169,7 +169,7 @@ def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
     if options.validate and not issues:
         issues += check_pod_template_strictly(job.spec.template, template_path, options.kube_version)
     meta = job.metadata or ObjectMeta()
-    namespace, subject_ns, ns_issues = resolve_namespace(meta.namespace, options.namespace)
+    namespace, ns_issues = resolve_namespace(meta.namespace, options.namespace)
     issues += ns_issues
     if any(issue.severity == "error" for issue in issues):
         raise CompileError([i for i in issues if i.severity == "error"], name=meta.name or "")
@@ -186,7 +186,6 @@ def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
         api_version=API_VERSION,
         name=meta.name or "",
         namespace=namespace,
-        subject_namespace=subject_ns,
         workers=workers,
         slots_per_worker=slots,
         launcher_template=launcher,

@@ -120,7 +120,7 @@ def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
         raise CompileError(issues + check_raw_templates(document, paths, options), name=name_of(document))
     meta = job.metadata or ObjectMeta()
     issues = check_metadata(job.metadata) + _check_replicas(job.spec.mpiReplicaSpecs, options)
-    namespace, subject_ns, ns_issues = resolve_namespace(meta.namespace, options.namespace)
+    namespace, ns_issues = resolve_namespace(meta.namespace, options.namespace)
     issues += ns_issues
     errors = [issue for issue in issues if issue.severity == "error"]
     if errors:
@@ -134,7 +134,6 @@ def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
         api_version=API_VERSION,
         name=meta.name or "",
         namespace=namespace,
-        subject_namespace=subject_ns,
         workers=worker_spec.replicas,
         slots_per_worker=spec.slotsPerWorker if spec.slotsPerWorker is not None else 1,
         launcher_template=launcher,

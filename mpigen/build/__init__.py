@@ -44,6 +44,16 @@ def object_meta(plan: JobPlan, name: str, component: str, labels: dict[str, str]
     return meta
 
 
+def service_account_subject(plan: JobPlan, name: str) -> dict[str, str]:
+    """A RoleBinding subject for the job's ServiceAccount `name`. With no namespace it names none:
+    Kubernetes then reads it as the RoleBinding's own namespace (the API server requires a namespace
+    only in ClusterRoleBindings), so the binding follows `kubectl apply -n` and kustomize `namespace:`."""
+    subject = {"kind": "ServiceAccount", "name": name}
+    if plan.namespace is not None:
+        subject["namespace"] = plan.namespace
+    return subject
+
+
 def merge_pod_labels(template: dict[str, Any], labels: dict[str, str]) -> None:
     """Add `labels` over the template's own (v0.2.0: "keep the labels which are set in PodTemplate")."""
     meta = template.setdefault("metadata", {})

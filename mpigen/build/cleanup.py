@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from mpigen import names
-from mpigen.build import object_meta
+from mpigen.build import object_meta, service_account_subject
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 from mpigen.runtime_scripts import cleanup_role_rules, render_cleanup_script
@@ -53,7 +53,7 @@ def build_cleanup_rbac(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
             "apiVersion": f"{rbac}/v1",
             "kind": "RoleBinding",
             "metadata": _meta(plan),
-            "subjects": [{"kind": "ServiceAccount", "name": name, "namespace": plan.subject_namespace}],
+            "subjects": [service_account_subject(plan, name)],
             "roleRef": {"apiGroup": rbac, "kind": "Role", "name": name},
         },
     ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from mpigen import names
-from mpigen.build import object_meta
+from mpigen.build import object_meta, service_account_subject
 from mpigen.plan import JobPlan
 
 
@@ -40,6 +40,6 @@ def build_launcher_role_binding(plan: JobPlan) -> dict[str, Any]:
         "apiVersion": "rbac.authorization.k8s.io/v1",
         "kind": "RoleBinding",
         "metadata": _meta(plan),
-        "subjects": [{"kind": "ServiceAccount", "name": name, "namespace": plan.subject_namespace}],
+        "subjects": [service_account_subject(plan, name)],
         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
     }
