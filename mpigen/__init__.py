@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from mpigen.errors import CompileError, Issue
 from mpigen.options import Options
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = ["Compilation", "CompileError", "Issue", "Options", "__version__", "compile", "compile_job"]
 
