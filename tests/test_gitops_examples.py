@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
 from tools import find_kubectl
 
 ROOT = Path(__file__).resolve().parent.parent

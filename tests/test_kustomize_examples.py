@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 import yaml
+
 from tools import find_kubectl, find_kustomize
 
 ROOT = Path(__file__).resolve().parent.parent
