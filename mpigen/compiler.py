@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mpigen import api
+from mpigen.api.common import name_of
 from mpigen.build import canonical
 from mpigen.build.cleanup import build_cleanup_job, build_cleanup_rbac
 from mpigen.build.configmap import build_config_map
@@ -78,7 +79,8 @@ def plan_job(job: object, options: Options) -> tuple[JobPlan, Options]:
         raise CompileError([Issue((), "expected an MPIJob mapping")])
     front = api.front_for(job)
     if front is None:
-        raise CompileError([_unsupported(job)], kind=str(job.get("kind") or "MPIJob"))
+        kind = job.get("kind")
+        raise CompileError(api.near_miss_issues(job) or [_unsupported(job)], kind=kind if isinstance(kind, str) and kind else "MPIJob", name=name_of(job))
     options, option_issues = options_for(job, options)
     try:
         plan = front(job, options)

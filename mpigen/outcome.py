@@ -68,6 +68,23 @@ class Finding:
         return f"{where}{who}{label}{self.issue.text()}"
 
 
+@dataclass(frozen=True)
+class Placement:
+    """One input document's share of the output, and where it came from: the objects a job generates
+    (`generated`), or a document passed through as it is. Kept so that two of them that would write
+    the same object can both be named (mpigen.pipeline.check_collisions)."""
+
+    source: str
+    document: int | None
+    kind: str
+    name: str
+    objects: tuple[dict[str, Any], ...]
+    generated: bool
+
+    def where(self) -> str:
+        return self.source + (f" (document {self.document})" if self.document else "")
+
+
 @dataclass
 class Outcome:
     """The objects made from some inputs and every problem found in them."""
@@ -79,6 +96,7 @@ class Outcome:
     invalid_output: list[Finding] = field(default_factory=list)
     jobs: int = 0
     crash: str = ""  # the internal-error line of an unexpected exception
+    placements: list[Placement] = field(default_factory=list)  # what each document put in `objects`
 
     @classmethod
     def crashed(cls, exc: BaseException) -> Outcome:
@@ -92,6 +110,7 @@ class Outcome:
         self.invalid_output += other.invalid_output
         self.jobs += other.jobs
         self.crash = self.crash or other.crash
+        self.placements += other.placements
 
     @property
     def exit_code(self) -> int:

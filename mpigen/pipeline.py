@@ -6,25 +6,31 @@ report the same problems, as one `Outcome` (mpigen/outcome.py).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from mpigen import api
 from mpigen.documents import Document
 from mpigen.errors import CompileError, Issue
 from mpigen.options import Options
-from mpigen.outcome import Finding, Outcome
+from mpigen.outcome import Finding, Outcome, Placement
 
 
 def _finding(source: str, doc: Document, kind: str, name: str, issue: Issue) -> Finding:
     return Finding(source, doc.index if doc.total > 1 else None, kind, name, issue)
 
 
-def process(inputs: list[tuple[str, list[Document]]], options: Options) -> Outcome:
-    """Compile every MPIJob of every input; non-MPIJob documents pass through unchanged, in place."""
+def process(inputs: Sequence[tuple[str, list[Document] | str]], options: Options) -> Outcome:
+    """Compile every MPIJob of every input; non-MPIJob documents pass through unchanged, in place.
+    An input given as a text is one that could not be read: that text is its problem. Two documents
+    that would write the same object are refused (`check_collisions`)."""
     from mpigen.compiler import compile_job  # deferred: a stream without MPIJobs needs no pydantic
 
     result = Outcome()
     for source, documents in inputs:
+        if isinstance(documents, str):
+            result.errors.append(Finding.line(documents))
+            continue
         for doc in documents:
             data = doc.data
             if not isinstance(data, dict):
@@ -33,6 +39,7 @@ def process(inputs: list[tuple[str, list[Document]]], options: Options) -> Outco
                 continue
             if not api.claims(data):
                 result.objects.append(data)
+                result.placements.append(_placement(source, doc, data, (data,), generated=False))
                 continue
             result.jobs += 1
             try:
@@ -42,11 +49,76 @@ def process(inputs: list[tuple[str, list[Document]]], options: Options) -> Outco
                     result.errors.append(_finding(source, doc, exc.kind, exc.name, issue))
                 continue
             result.objects.extend(compilation.objects)
+            result.placements.append(_placement(source, doc, data, tuple(compilation.objects), generated=True))
             if compilation.options.validate:
                 result.invalid_output += _check_output(source, doc, compilation.objects, compilation.options)
             for issue in compilation.warnings:
                 result.warnings.append(_finding(source, doc, "MPIJob", compilation.name, issue))
+    result.errors += check_collisions(result.placements)
     return result
+
+
+def _placement(source: str, doc: Document, data: dict[str, Any], objects: tuple[dict[str, Any], ...], generated: bool) -> Placement:
+    kind, name = data.get("kind"), _name(data)
+    return Placement(source, doc.index if doc.total > 1 else None, kind if isinstance(kind, str) else "", name, objects, generated)
+
+
+def _name(obj: dict[str, Any]) -> str:
+    meta = obj.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    return name if isinstance(name, str) else ""
+
+
+Key = tuple[str, str, str, str]
+
+
+def _key(obj: dict[str, Any]) -> Key | None:
+    """What names one object on the API server: group, kind, namespace (empty: `kubectl apply -n`'s), name."""
+    api_version, kind, name = obj.get("apiVersion"), obj.get("kind"), _name(obj)
+    meta = obj.get("metadata")
+    namespace = meta.get("namespace") if isinstance(meta, dict) else None
+    if not (isinstance(api_version, str) and isinstance(kind, str) and name):
+        return None
+    group = api_version.rpartition("/")[0]
+    return group, kind, namespace if isinstance(namespace, str) else "", name
+
+
+def _in(namespace: str) -> str:
+    return f'in namespace "{namespace}"' if namespace else "with no namespace"
+
+
+def check_collisions(placements: list[Placement]) -> list[Finding]:
+    """Two documents that would write the same object (same group, kind, namespace and name), which
+    `kubectl apply` would silently merge: two jobs with one name, or a passed-through document that is
+    also one of a job's objects. Each is reported once, at the later document, naming the other."""
+    owners: dict[Key, Placement] = {}
+    findings: list[Finding] = []
+    for placement in [p for p in placements if p.generated]:
+        clashes: dict[int, tuple[Placement, Key]] = {}  # by id: the first object each other job shares
+        for key in [key for obj in placement.objects if (key := _key(obj)) is not None]:
+            other = owners.setdefault(key, placement)
+            if other is not placement:
+                clashes.setdefault(id(other), (other, key))
+        findings += [_job_clash(placement, other, key) for other, key in clashes.values()]
+    for placement in [p for p in placements if not p.generated]:
+        key = _key(placement.objects[0])
+        if key in owners:
+            job = owners[key]
+            message = (
+                f'{key[1]} "{key[3]}" {_in(key[2])} is also generated for {job.kind}/{job.name} at {job.where()}: '
+                "kubectl apply would merge the two; rename one"
+            )
+            findings.append(Finding(placement.source, placement.document, placement.kind, placement.name, Issue(("metadata", "name"), message)))
+    return findings
+
+
+def _job_clash(placement: Placement, other: Placement, key: Key) -> Finding:
+    namespace = key[2]
+    if (placement.kind, placement.name) == (other.kind, other.name):
+        message = f'another {other.kind} "{other.name}" {_in(namespace)} is at {other.where()}: both would create the same objects; rename one'
+    else:
+        message = f'its {key[1]} "{key[3]}" {_in(namespace)} is also generated for {other.kind}/{other.name} at {other.where()}; rename one of the jobs'
+    return Finding(placement.source, placement.document, placement.kind, placement.name, Issue(("metadata", "name"), message))
 
 
 def _check_output(source: str, doc: Document, objects: list[dict[str, Any]], options: Options) -> list[Finding]:

@@ -21,8 +21,8 @@ from typing import Any
 from mpigen import api
 from mpigen.documents import Document, ForeignInput
 from mpigen.options import Options
-from mpigen.outcome import PLEASE_REPORT, Finding, exit_code, json_errors
-from mpigen.pipeline import process
+from mpigen.outcome import PLEASE_REPORT, Finding, Placement, exit_code, json_errors
+from mpigen.pipeline import check_collisions, process
 
 VALID, INVALID, ERROR, SKIPPED = "statusValid", "statusInvalid", "statusError", "statusSkipped"
 
@@ -38,11 +38,13 @@ class Resource:
     warnings: list[Finding] = field(default_factory=list)
     msg: str = ""
     bug: bool = False
+    document: int | None = None  # the input document's position, for findings about it; not reported
 
 
 @dataclass
 class Report:
     resources: list[Resource] = field(default_factory=list)
+    placements: list[Placement] = field(default_factory=list)  # what each document would output
 
     def count(self, status: str) -> int:
         return sum(resource.status == status for resource in self.resources)
@@ -64,16 +66,31 @@ def check_documents(report: Report, source: str, documents: list[Document] | str
         report.resources.append(Resource(source, "", "", "", ERROR, msg=documents))
         return
     for doc in documents:
-        report.resources += _resources(source, doc, options)
+        report.resources += _resources(report, source, doc, options)
 
 
-def _resources(source: str, doc: Document, options: Options) -> list[Resource]:
+def add_collisions(report: Report) -> None:
+    """Mark the documents that would write an object another document writes too (two jobs with one
+    name, or a passed-through object that a job also generates): checked across every input."""
+    for finding in check_collisions(report.placements):
+        position = finding.document if finding.document else None
+        key = (finding.source, position, finding.kind, finding.name)
+        row = next(r for r in report.resources if (r.filename, r.document, r.kind, r.name) == key)
+        row.status, row.msg = INVALID, "; ".join(filter(None, [row.msg if row.status == INVALID else "", finding.issue.text()]))
+        row.findings.append(finding)
+
+
+def _resources(report: Report, source: str, doc: Document, options: Options) -> list[Resource]:
     data = doc.data
     kind, name, version = _identity(data)
+    position = doc.index if doc.total > 1 else None
     if isinstance(data, dict) and not api.claims(data):
-        return [Resource(source, kind, name, version, SKIPPED, msg="not an MPIJob: passed through unchanged, not checked")]
+        report.placements += process([(source, [doc])], options).placements
+        msg = "not an MPIJob: passed through unchanged, not checked"
+        return [Resource(source, kind, name, version, SKIPPED, msg=msg, document=position)]
     result = process([(source, [doc])], options)
-    job = Resource(source, kind, name, version, INVALID if result.errors else VALID, result.errors, result.warnings)
+    report.placements += result.placements
+    job = Resource(source, kind, name, version, INVALID if result.errors else VALID, result.errors, result.warnings, document=position)
     if result.errors:
         job.msg = "; ".join(finding.issue.text() for finding in result.errors)
         return [job]

@@ -127,6 +127,15 @@ def test_the_readmes_first_command_prints_manifests_and_nothing_else() -> None:
     assert "kind: RoleBinding" in done.stdout
 
 
+def test_two_files_with_one_job_are_refused_and_nothing_is_printed(tmp_path: Path) -> None:
+    example = Path(__file__).resolve().parent.parent / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
+    (tmp_path / "a.yaml").write_text(example.read_text())
+    (tmp_path / "b.yaml").write_text(example.read_text())
+    code, out, err = invoke("render", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"))
+    assert (code, out) == (1, "")
+    assert f'another MPIJob "tensorflow-benchmarks" with no namespace is at {tmp_path / "a.yaml"}' in err
+
+
 def test_help_shows_examples_and_options() -> None:
     code, out, _ = invoke("render", "--help")
     assert code == 0

@@ -499,7 +499,7 @@ def test_golden_inputs_give_what_render_and_the_api_give(case: str) -> None:
 
 
 def is_job(document: dict[str, Any]) -> bool:
-    return str(document.get("apiVersion", "")).startswith("kubeflow.org/")
+    return document.get("kind") == "MPIJob"
 
 
 def split_stream(text: str) -> list[str]:
@@ -515,6 +515,30 @@ def test_generated_text_is_renders_text() -> None:
     outcome = run(resource_list(as_item(job())))
     expected = to_yaml(compiled(job()))
     assert outcome.output == resource_list("".join(as_item_text(doc) for doc in split_stream(expected)))
+
+
+def test_other_kubeflow_kinds_pass_through_and_near_misses_are_errors() -> None:
+    tfjob = "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata:\n  name: tf\nspec: {}\n"
+    outcome = run(resource_list(as_item(tfjob) + as_item(job())))
+    assert outcome.code == 0, outcome.messages
+    assert items_of(outcome.output)[0] == yaml.safe_load(tfjob)
+    near = job().replace("apiVersion: kubeflow.org/v1alpha2", "apiVersion: kubeflow/v1alpha2")
+    outcome = run(resource_list(as_item(near, reader_annotations("jobs/train.yaml", 0, 0))))
+    assert outcome.code == 1
+    assert outcome.messages == [
+        'jobs/train.yaml: MPIJob/train: apiVersion: "kubeflow/v1alpha2" is not a Kubeflow apiVersion (did you mean "kubeflow.org/v1alpha2"?)'
+    ]
+
+
+def test_an_item_that_is_also_generated_is_refused_naming_both_files() -> None:
+    account = "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: train-launcher\n  namespace: ml\n"
+    text = resource_list(as_item(job(), reader_annotations("jobs/train.yaml", 0, 0)) + as_item(account, reader_annotations("sa.yaml", 0, 1)))
+    outcome = run(text)
+    assert outcome.code == 1
+    [result] = yaml.safe_load(outcome.output)["results"]
+    assert result["file"] == {"path": "sa.yaml", "index": 0}
+    assert "is also generated for MPIJob/train at jobs/train.yaml" in result["message"]
+    assert items_of(outcome.output) == items_of(text)  # nothing half-generated
 
 
 # kustomize, end to end -----------------------------------------------------------------------------

@@ -120,6 +120,47 @@ def test_render_still_refuses_an_unreadable_file_it_cannot_pass_through(tmp_path
     assert result.exit_code == 1 and 'duplicate key "a"' in result.stderr
 
 
+TFJOB = "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata: {name: tf, namespace: ml}\nspec: {}\n"
+
+
+def test_other_kubeflow_kinds_are_skipped_not_refused() -> None:
+    code, data = report(stdin=TFJOB + "---\n" + GOOD)
+    assert code == 0
+    assert (data["resources"][0]["kind"], data["resources"][0]["status"]) == ("TFJob", "statusSkipped")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (("apiVersion: kubeflow.org/v1alpha2", "apiVersion: kubeflow/v1alpha2"), 'apiVersion: "kubeflow/v1alpha2" is not a Kubeflow apiVersion (did you mean "kubeflow.org/v1alpha2"?)'),
+        (("apiVersion: kubeflow.org/v1alpha2\n", ""), 'apiVersion: missing (did you mean "kubeflow.org/v1alpha2"?)'),
+        (("kind: MPIJob", "kind: MPIjob"), 'kind: unknown kind "MPIjob" (did you mean "MPIJob"?)'),
+        (("apiVersion: kubeflow.org/v1alpha2\nkind: MPIJob", "apiVersion: Kubeflow.org/v1\nkind: TFJob"), 'apiVersion: "Kubeflow.org/v1" is not a Kubeflow apiVersion (did you mean "kubeflow.org/v1"?)'),
+    ],
+)
+def test_near_misses_are_errors_with_did_you_mean(change: tuple[str, str], message: str) -> None:
+    code, out, _ = invoke(stdin=GOOD.replace(*change))
+    assert code == 1
+    assert out.splitlines()[0].endswith(message)
+
+
+def test_two_jobs_with_one_name_are_refused_naming_both_files(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text(GOOD)
+    (tmp_path / "b.yaml").write_text(GOOD)
+    (tmp_path / "c.yaml").write_text("apiVersion: v1\nkind: Service\nmetadata: {name: good-worker, namespace: ml}\nspec: {}\n")
+    code, out, _ = invoke(str(tmp_path))
+    assert code == 1
+    a, b, c = (str(tmp_path / name) for name in ("a.yaml", "b.yaml", "c.yaml"))
+    assert out.splitlines() == [
+        f'{b}: MPIJob/good: metadata.name: another MPIJob "good" in namespace "ml" is at {a}: both would create the same objects; rename one',
+        f'{c}: Service/good-worker: metadata.name: Service "good-worker" in namespace "ml" is also generated for MPIJob/good at {a}: kubectl apply would merge the two; rename one',
+    ]
+    code, data = report(str(tmp_path))
+    statuses = [(Path(r["filename"]).name, r["kind"], r["status"]) for r in data["resources"] if r["kind"] in ("MPIJob", "Service")]
+    assert ("b.yaml", "MPIJob", "statusInvalid") in statuses and ("c.yaml", "Service", "statusInvalid") in statuses
+    assert ("a.yaml", "MPIJob", "statusValid") in statuses
+
+
 def test_text_output_is_one_line_per_problem_and_prints_no_manifests() -> None:
     code, out, _ = invoke(stdin=BAD)
     assert code == 1

@@ -11,6 +11,7 @@ import re
 from typing import Any, Protocol
 
 from mpigen import names
+from mpigen.errors import Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 
@@ -30,12 +31,58 @@ def supported() -> list[str]:
     return [f"{api_version} {kind}" for api_version, kind in FRONTS]
 
 
+KIND = "MPIJob"
+
+
 def claims(document: dict[str, Any]) -> bool:
-    """Whether the document belongs to mpigen: an MPIJob front, or anything in the kubeflow.org group."""
-    api_version = document.get("apiVersion")
-    if not isinstance(api_version, str):
-        return False
-    return api_version.split("/")[0] == names.GROUP
+    """Whether mpigen takes the document: an MPIJob it compiles, or a near-miss it must refuse rather
+    than pass through (kubectl would apply it as a custom resource no controller reads).
+
+    Near-misses: a kind that is MPIJob in any case with any apiVersion (or none), and an apiVersion
+    that looks like Kubeflow's (`kubeflow/v1alpha2`, `Kubeflow.org/v1`) but is not `kubeflow.org/<v>`.
+    Every other document passes through, other kubeflow.org kinds (TFJob, PyTorchJob, Notebook) too.
+    """
+    kind, api_version = document.get("kind"), document.get("apiVersion")
+    if isinstance(kind, str) and kind.lower() == KIND.lower():
+        return True
+    return isinstance(api_version, str) and _looks_like_kubeflow(api_version) and not _is_kubeflow(api_version)
+
+
+def _is_kubeflow(api_version: str) -> bool:
+    group, slash, version = api_version.partition("/")
+    return group == names.GROUP and bool(slash) and bool(version) and "/" not in version
+
+
+def _looks_like_kubeflow(api_version: str) -> bool:
+    return api_version.strip().lower().startswith("kubeflow")
+
+
+def near_miss_issues(document: dict[str, Any]) -> list[Issue]:
+    """Why a claimed document is not an MPIJob mpigen compiles, each with a "did you mean"."""
+    kind, api_version = document.get("kind"), document.get("apiVersion")
+    wanted = " and ".join(api_versions())
+    issues = []
+    is_mpijob = isinstance(kind, str) and kind.lower() == KIND.lower()
+    if is_mpijob and kind != KIND:
+        issues.append(Issue(("kind",), f'unknown kind "{kind}" (did you mean "{KIND}"?)'))
+    if not isinstance(api_version, str) or not api_version:
+        what = "missing" if api_version is None else f"expected a string, got {api_version!r}"
+        issues.append(Issue(("apiVersion",), f'{what} (did you mean "{_suggest_api_version("", is_mpijob)}"?)'))
+    elif not _is_kubeflow(api_version):
+        suggestion = _suggest_api_version(api_version, is_mpijob)
+        issues.append(Issue(("apiVersion",), f'"{api_version}" is not a Kubeflow apiVersion (did you mean "{suggestion}"?)'))
+    elif is_mpijob and (api_version, KIND) not in FRONTS:
+        issues.append(Issue(("apiVersion",), f'unsupported apiVersion "{api_version}" for {KIND}; mpigen compiles {wanted}'))
+    return issues
+
+
+def _suggest_api_version(api_version: str, is_mpijob: bool) -> str:
+    """`kubeflow.org/` with the version the user wrote, if any: for an MPIJob, one mpigen compiles."""
+    version = api_version.strip().rpartition("/")[2].lower()
+    candidate = f"{names.GROUP}/{version}"
+    if not is_mpijob:
+        return candidate if _VERSION.fullmatch(version) else f"{names.GROUP}/v1"
+    return candidate if (candidate, KIND) in FRONTS else api_versions()[-1]
 
 
 def front_for(document: dict[str, Any]) -> Front | None:

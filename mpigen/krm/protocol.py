@@ -6,10 +6,13 @@ text is written, keeping every item that passes through byte for byte, is `mpige
 Behaviour, as the KRM Functions Specification and kustomize's kyaml framework
 (`kyaml/fn/framework`) define a function:
 
-- Transformer: every MPIJob (anything `kubeflow.org/*`) among `items` is replaced, in place, by the
+- Transformer: every MPIJob among `items` is replaced, in place, by the
   objects `mpigen render` makes for it (same options: the defaults and the job's `mpigen.dev/*`
   annotations). Items marked `config.kubernetes.io/local-config` are configuration, not resources:
   they pass through, never compiled (kustomize passes a generator's config among the items so).
+  Other kinds pass through, other Kubeflow kinds (TFJob, PyTorchJob) too; a near-miss (kind MPIJob
+  in another case or with another apiVersion, an apiVersion that looks like Kubeflow's) is an error,
+  and so are two jobs, or a job and another item, that would write the same object.
 - Generator: an MPIJob `functionConfig` also appends its objects to `items`, and the output then
   carries no `functionConfig`, so a second run cannot generate them twice; if an item that is not
   local-config names the same MPIJob, that item is compiled instead (never twice). Any other
@@ -48,7 +51,7 @@ from typing import Any
 
 from mpigen.krm import STDIN, NotAResourceList
 from mpigen.krm.yamltext import dump, round_trip_load, with_results, write_resource_list
-from mpigen.outcome import Outcome, invalid_output_message, krm_result
+from mpigen.outcome import Finding, Outcome, Placement, invalid_output_message, krm_result
 
 API_VERSION = "config.kubernetes.io/v1"
 # Earlier versions of the ResourceList, as older kustomize and kpt sent them; the shape is the same.
@@ -89,6 +92,9 @@ def process_resource_list(data: bytes) -> tuple[str, Outcome]:
         _compile(job)
         outcome.add(job.outcome)
     results = [entry for job in jobs for entry in job.results]
+    for finding, item in _collisions(plain, jobs):
+        outcome.errors.append(finding)
+        results.append(_item_result(item, finding.issue.message, finding.issue.path))
     if outcome.exit_code:
         return write(text, plain, [], results), outcome  # items as given, nothing half-generated
     return write(text, plain, jobs, results), outcome
@@ -199,6 +205,34 @@ def _compile(job: _Job) -> None:
         job.results.append(_result(job, finding.issue.message, finding.issue.severity, finding.issue.path))
     for finding in outcome.invalid_output:
         job.results.append(_result(job, invalid_output_message(finding.kind, finding.name, finding.issue), "error", ()))
+
+
+def _collisions(plain: dict[str, Any], jobs: list[_Job]) -> list[tuple[Finding, dict[str, Any]]]:
+    """Two jobs, or a job and an item passed through, that would write the same object."""
+    from mpigen.pipeline import check_collisions
+
+    compiled = {job.position for job in jobs}
+    placements = [placement for job in jobs for placement in job.outcome.placements]
+    items: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for position, item in enumerate(plain.get("items") or []):
+        if position in compiled or not isinstance(item, dict) or _is_local(item):
+            continue
+        source = _file(item)[0] or f"items[{position}]"
+        kind, name = item.get("kind"), _identity(item)[3]
+        if isinstance(kind, str) and isinstance(name, str):
+            placements.append(Placement(source, None, kind, name, (item,), generated=False))
+            items[(source, kind, name)] = item
+    by_job = {(job.source, str(job.data.get("kind")), str(_identity(job.data)[3])): job.data for job in jobs}
+    found = []
+    for finding in check_collisions(placements):
+        key = (finding.source, finding.kind, finding.name)
+        found.append((finding, items.get(key) or by_job[key]))
+    return found
+
+
+def _item_result(item: dict[str, Any], message: str, path: tuple[str | int, ...]) -> dict[str, Any]:
+    """One error `results[]` entry about an item (or a job)."""
+    return _result(_Job(None, item, ""), message, "error", path)
 
 
 def _result(job: _Job, message: str, severity: str, path: tuple[str | int, ...]) -> dict[str, Any]:

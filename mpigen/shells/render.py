@@ -15,7 +15,7 @@ import click
 
 from mpigen.emit import FORMATS
 from mpigen.options import Options
-from mpigen.outcome import EXIT_INVALID, Finding, Outcome
+from mpigen.outcome import EXIT_INVALID
 from mpigen.shells.common import (
     InvalidInput,
     compile_options,
@@ -57,12 +57,7 @@ def render(paths: tuple[str, ...], output: str, output_dir: Path | None, check_p
 def _render(paths: tuple[str, ...], output: str, options: Options, output_dir: Path | None = None, check_path: Path | None = None) -> None:
     from mpigen.pipeline import process
 
-    outcome = Outcome()
-    for source, documents in read_inputs(paths):
-        if isinstance(documents, str):
-            outcome.errors.append(Finding.line(documents))
-        else:
-            outcome.add(process([(source, documents)], options))
+    outcome = process(read_inputs(paths), options)
     write_lines(outcome.lines())
     if outcome.exit_code:
         sys.exit(outcome.exit_code)

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from mpigen.report import FORMATS, Report, check_documents, summary_line
+from mpigen.report import FORMATS, Report, add_collisions, check_documents, summary_line
 from mpigen.shells.common import compile_options, make_options, read_inputs, run_guarded
 
 
@@ -44,6 +44,7 @@ def _validate(paths: tuple[str, ...], output: str, summary: bool, options: Any) 
     report = Report()
     for source, documents in read_inputs(paths):
         check_documents(report, source, documents, options)
+    add_collisions(report)
     text = FORMATS[output](report)
     if output == "text" and summary:
         text += summary_line(report) + "\n"
