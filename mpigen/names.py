@@ -65,10 +65,20 @@ SCHEDULER_PLUGINS_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
 
 _DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
 DNS1123_LABEL_MAX = 63
+# The StatefulSet controller labels each worker pod `controller-revision-hash: <set>-<10 characters>`.
+REVISION_HASH_LENGTH = 10
+# The longest job name whose every derived name fits (the worker StatefulSet's is the tightest, with
+# fewer than 10**10 workers); mpigen.build.limits checks the exact ones, pod names included.
+MAX_JOB_NAME = DNS1123_LABEL_MAX - 1 - REVISION_HASH_LENGTH - len(WORKER_SUFFIX)
 
 
 def is_dns1123_label(value: str) -> bool:
-    return len(value) <= DNS1123_LABEL_MAX and bool(_DNS1123_LABEL.match(value))
+    return len(value) <= DNS1123_LABEL_MAX and has_dns1123_characters(value)
+
+
+def has_dns1123_characters(value: str) -> bool:
+    """A DNS-1123 label but for its length: lower-case letters, digits and '-', alphanumeric at both ends."""
+    return bool(_DNS1123_LABEL.match(value))
 
 
 def config_map(job: str) -> str:

@@ -8,6 +8,7 @@ sure the parts the compiler edits have the shape it needs.
 
 from __future__ import annotations
 
+import copy
 import difflib
 from collections.abc import Sequence
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from mpigen import names
-from mpigen.errors import Issue, Path
+from mpigen.errors import Issue, Path, format_path
 
 INT32_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1
@@ -70,6 +71,10 @@ def _message(error: Any, model: type[BaseModel]) -> str:
     ctx = error.get("ctx") or {}
     loc = error["loc"]
     if kind == "extra_forbidden":
+        home = _nested_home(model, loc[:-1], str(loc[-1]))
+        if home:
+            where = format_path(loc[:-1] + home)
+            return f'unknown field "{loc[-1]}" (did you mean to put it under {where}, one level deeper?)'
         known = _known_fields(model, loc[:-1])
         close = difflib.get_close_matches(str(loc[-1]), known, n=1)
         hint = f' (did you mean "{close[0]}"?)' if close else ""
@@ -93,6 +98,28 @@ def _message(error: Any, model: type[BaseModel]) -> str:
     if kind == "literal_error":
         return f"must be one of {ctx.get('expected')}, got {_describe(value)}"
     return f"{error['msg']}, got {_describe(value)}"
+
+
+def _nested_home(model: type[BaseModel], loc: tuple[Any, ...], key: str) -> tuple[str, ...]:
+    """The field of a model just below `loc` that has a field named `key` (a dedented `Worker:` under
+    `spec` belongs in `spec.mpiReplicaSpecs`): its name, as a path, or () if there is none."""
+    current = _model_at(model, loc)
+    fields = getattr(current, "model_fields", None) or {}
+    for name, info in fields.items():
+        inner = getattr(_model_of(info.annotation), "model_fields", None) or {}
+        if key in inner:
+            return (name,)
+    return ()
+
+
+def _model_at(model: type[BaseModel], loc: tuple[Any, ...]) -> Any:
+    current: Any = model
+    for part in loc:
+        fields = getattr(current, "model_fields", None)
+        if not fields or part not in fields:
+            return None
+        current = _model_of(fields[part].annotation)
+    return current
 
 
 def _known_fields(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
@@ -123,7 +150,31 @@ def parse_model(model: type[Strict], document: dict[str, Any]) -> tuple[Any, lis
         for error in exc.errors(include_url=False):
             loc = tuple(part for part in error["loc"] if not _is_union_tag(part))
             issues.append(Issue(loc, _message({**error, "loc": loc}, model)))
-        return None, _dedupe(issues)
+        return None, dedupe(issues)
+
+
+def parse_without_unknown_fields(model: type[Strict], document: dict[str, Any]) -> Any:
+    """The model of `document` with its unknown fields left out, or None when anything else is wrong
+    with it: a job whose only schema problems are unknown fields still gets the rules run on it, so
+    that one run reports every problem (a typo must not hide a zero replica count)."""
+    try:
+        model.model_validate(document)
+        return None
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+    if any(error["type"] != "extra_forbidden" for error in errors):
+        return None
+    pruned = copy.deepcopy(document)
+    for error in errors:
+        *parents, key = [part for part in error["loc"] if not _is_union_tag(part)]
+        node: Any = pruned
+        for part in parents:
+            node = node[part]
+        del node[key]
+    try:
+        return model.model_validate(pruned)
+    except ValidationError:
+        return None
 
 
 def _is_union_tag(part: object) -> bool:
@@ -132,7 +183,7 @@ def _is_union_tag(part: object) -> bool:
     return isinstance(part, str) and (part in ("int", "str", "bool", "none") or "[" in part)
 
 
-def _dedupe(issues: list[Issue]) -> list[Issue]:
+def dedupe(issues: list[Issue]) -> list[Issue]:
     seen: dict[tuple[Path, str], Issue] = {}
     for issue in issues:
         seen.setdefault((issue.path, issue.message), issue)
@@ -151,12 +202,23 @@ def check_metadata(meta: ObjectMeta | None) -> list[Issue]:
     if meta is None or meta.name is None:
         hint = " (generateName is not supported: derived object names need a fixed name)"
         return [Issue(("metadata", "name"), "required field is missing" + (hint if meta and meta.generateName else ""))]
-    if not names.is_dns1123_label(meta.name):
+    if not names.has_dns1123_characters(meta.name):
         return [
             Issue(
                 ("metadata", "name"),
-                f'"{meta.name}" is not a valid name: use at most {names.DNS1123_LABEL_MAX} lower-case '
-                "letters, digits and '-', starting and ending with a letter or digit (DNS-1123 label)",
+                f'"{meta.name}" is not a valid name: use at most {names.MAX_JOB_NAME} lower-case '
+                "letters, digits and '-', starting and ending with a letter or digit (a DNS-1123 label, "
+                "short enough for every name derived from it)",
+            )
+        ]
+    if len(meta.name) > names.DNS1123_LABEL_MAX:
+        # Say the limit that holds in the end at once, not 63 now and the derived names' limit next.
+        return [
+            Issue(
+                ("metadata", "name"),
+                f"too long: {len(meta.name)} characters; use a name of at most {names.MAX_JOB_NAME} characters "
+                f'(the worker StatefulSet "<name>{names.WORKER_SUFFIX}" and its pods\' revision-hash label must fit '
+                f"in {names.DNS1123_LABEL_MAX})",
             )
         ]
     if meta.namespace is not None and not names.is_dns1123_label(meta.namespace):

@@ -10,6 +10,7 @@ truncated; backoffLimit is 6 whatever the worker count.
 from __future__ import annotations
 
 import copy
+import math
 from typing import Any, Literal
 
 from pydantic import Field
@@ -25,8 +26,10 @@ from mpigen.api.common import (
     check_pod_template,
     check_pod_template_strictly,
     check_raw_templates,
+    dedupe,
     name_of,
     parse_model,
+    parse_without_unknown_fields,
     resolve_namespace,
 )
 from mpigen.errors import CompileError, Issue
@@ -60,14 +63,55 @@ class MPIJob(Strict):
     status: Any = None
 
 
-def _crd_total_rule(field: str, value: int | None) -> list[Issue]:
-    # deploy/crd/crd-v1alpha1.yaml: "Valid values are 1, 2, 4, or any multiple of 8".
-    if value is None or value in (1, 2, 4) or value % 8 == 0:
+CRD_SMALL_TOTALS = (1, 2, 4)  # deploy/crd/crd-v1alpha1.yaml: "Valid values are 1, 2, 4, or any multiple of 8"
+CRD_TOTAL_STEP = 8
+
+
+def _per_node(spec: MPIJobSpec, options: Options) -> tuple[str, str, int, int] | None:
+    """(field, per-node field, total, units per node) of a gpus or processingUnits job, else None."""
+    if spec.gpus is not None:
+        return "gpus", "gpusPerNode", spec.gpus, spec.gpusPerNode or options.gpus_per_node
+    if spec.processingUnits is not None:
+        per_node = spec.processingUnitsPerNode or options.processing_units_per_node
+        return "processingUnits", "processingUnitsPerNode", spec.processingUnits, per_node
+    return None
+
+
+def _fits(total: int, per_node: int) -> bool:
+    """The CRD's rule and v0.2.0 allocateProcessingUnits' rule (fewer than per node, or a multiple)."""
+    crd = total in CRD_SMALL_TOTALS or total % CRD_TOTAL_STEP == 0
+    return crd and (total < per_node or total % per_node == 0)
+
+
+def _total_rule(field: str, per_field: str, total: int, per_node: int) -> list[Issue]:
+    """Both rules a total must meet, said in one message with the values that meet them, so that the
+    value the message suggests is never refused by the other rule."""
+    if _fits(total, per_node):
         return []
-    return [Issue(("spec", field), f"must be 1, 2, 4 or a multiple of 8, got {value}")]
+    step = math.lcm(CRD_TOTAL_STEP, per_node)
+    one_worker = [str(t) for t in CRD_SMALL_TOTALS if t < per_node]
+    if per_node > CRD_TOTAL_STEP:
+        one_worker.append(f"a multiple of {CRD_TOTAL_STEP} below {per_node}")
+    allowed = ", ".join(one_worker) + (" (one worker) or " if one_worker else "") + f"a multiple of {step}"
+    below, above = _nearest_fits(total, per_node, step)
+    nearest = f"{below} or {above}" if below else str(above)
+    message = (
+        f"{total} does not fit: a total must be 1, 2, 4 or a multiple of 8 (the v1alpha1 CRD), and fewer "
+        f"than or a multiple of {per_field} ({per_node}); with {per_node} per node use {allowed} "
+        f"(nearest: {nearest})"
+    )
+    return [Issue(("spec", field), message)]
 
 
-def _check_sizing(spec: MPIJobSpec) -> list[Issue]:
+def _nearest_fits(total: int, per_node: int, step: int) -> tuple[int, int]:
+    """The largest total below `total` that fits (0 if none) and the smallest above it."""
+    one_worker = [t for t in (*CRD_SMALL_TOTALS, *range(CRD_TOTAL_STEP, per_node, CRD_TOTAL_STEP)) if t < per_node]
+    below = max([t for t in one_worker if t < total] + [total // step * step], default=0)
+    above = min([t for t in one_worker if t > total] + [(total // step + 1) * step])
+    return below, above
+
+
+def _check_sizing(spec: MPIJobSpec, options: Options) -> list[Issue]:
     chosen = [f for f in ("gpus", "processingUnits", "replicas") if getattr(spec, f) is not None]
     if not chosen:
         return [Issue(("spec",), "one of gpus, processingUnits or replicas is required")]
@@ -75,29 +119,19 @@ def _check_sizing(spec: MPIJobSpec) -> list[Issue]:
         Issue(("spec", later), f"cannot be set together with {chosen[0]}: choose one way to size the job")
         for later in chosen[1:]
     ]
-    return issues + _crd_total_rule("gpus", spec.gpus) + _crd_total_rule("processingUnits", spec.processingUnits)
+    sizing = _per_node(spec, options)
+    return issues + (_total_rule(*sizing) if sizing and not issues else [])
 
 
 def _allocate(spec: MPIJobSpec, options: Options, resource: str) -> tuple[int, int, list[Issue]]:
     """(workers, units per worker, issues): v0.2.0 `allocateProcessingUnits`."""
-    if spec.gpus is not None or spec.processingUnits is not None:
-        if spec.gpus is not None:
-            field, total = "gpus", spec.gpus
-            per_field, per_node = "gpusPerNode", spec.gpusPerNode or options.gpus_per_node
-        else:
-            field, total = "processingUnits", spec.processingUnits or 0
-            per_field, per_node = "processingUnitsPerNode", (
-                spec.processingUnitsPerNode or options.processing_units_per_node
-            )
-        if total < per_node:
-            return 1, total, []
-        if total % per_node == 0:
-            return total // per_node, per_node, []
-        message = (
-            f"{total} is not a multiple of {per_field} ({per_node}): ask for fewer than {per_node} "
-            f"or a multiple of {per_node}"
-        )
-        return 0, 0, [Issue(("spec", field), message)]
+    sizing = _per_node(spec, options)
+    if sizing is not None:
+        field, per_field, total, per_node = sizing
+        issues = _total_rule(field, per_field, total, per_node)  # checked before; kept for the API's callers
+        if issues:
+            return 0, 0, issues
+        return (1, total, []) if total < per_node else (total // per_node, per_node, [])
     container = _first_container(spec.template or {})
     limit = (container.get("resources") or {}).get("limits") or {}
     units = whole_units(limit.get(resource)) if resource in limit else None
@@ -162,9 +196,13 @@ def _launcher_template(template: dict[str, Any], spec: MPIJobSpec) -> tuple[dict
 def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
     job, issues = parse_model(MPIJob, document)
     if job is None:
-        raise CompileError(issues + check_raw_templates(document, [("spec", "template")], options), name=name_of(document))
+        issues += check_raw_templates(document, [("spec", "template")], options)
+        pruned = parse_without_unknown_fields(MPIJob, document)
+        if pruned is not None:
+            issues += check_metadata(pruned.metadata) + _check_sizing(pruned.spec, options)
+        raise CompileError(dedupe(issues), name=name_of(document))
     template_path = ("spec", "template")
-    issues = check_metadata(job.metadata) + _check_sizing(job.spec)
+    issues = check_metadata(job.metadata) + _check_sizing(job.spec, options)
     issues += check_pod_template(job.spec.template, template_path)
     if options.validate and not issues:
         issues += check_pod_template_strictly(job.spec.template, template_path, options.kube_version)

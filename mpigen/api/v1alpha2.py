@@ -23,8 +23,10 @@ from mpigen.api.common import (
     check_pod_template,
     check_pod_template_strictly,
     check_raw_templates,
+    dedupe,
     name_of,
     parse_model,
+    parse_without_unknown_fields,
     resolve_namespace,
 )
 from mpigen.errors import CompileError, Issue
@@ -117,7 +119,11 @@ def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
     job, issues = parse_model(MPIJob, document)
     if job is None:
         paths = [_SPECS + (role, "template") for role in ("Launcher", "Worker")]
-        raise CompileError(issues + check_raw_templates(document, paths, options), name=name_of(document))
+        issues += check_raw_templates(document, paths, options)
+        pruned = parse_without_unknown_fields(MPIJob, document)
+        if pruned is not None:
+            issues += check_metadata(pruned.metadata) + _check_replicas(pruned.spec.mpiReplicaSpecs, options)
+        raise CompileError(dedupe(issues), name=name_of(document))
     meta = job.metadata or ObjectMeta()
     issues = check_metadata(job.metadata) + _check_replicas(job.spec.mpiReplicaSpecs, options)
     namespace, ns_issues = resolve_namespace(meta.namespace, options.namespace)

@@ -27,7 +27,7 @@ from mpigen.errors import Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 
-REVISION_HASH_LENGTH = 10
+REVISION_HASH_LENGTH = names.REVISION_HASH_LENGTH
 CONFIG_MAP_MAX_BYTES = 1024 * 1024  # apimachinery validation: ConfigMap data + binaryData
 OBJECT_MAX_BYTES = 1536 * 1024  # etcd's default --max-request-bytes, the practical limit of one object
 

@@ -10,6 +10,7 @@ invalid one.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import json
 import re
@@ -97,8 +98,11 @@ def _issues(error: ValidationError) -> Iterator[Issue]:
     """The Issues one jsonschema error stands for (several for several unknown or missing fields)."""
     path, keyword, expected, found, schema = _parts(error)
     if keyword == "additionalProperties":
+        known = sorted(schema.get("properties", {}))
         for name in _unknown_fields(schema, found):
-            yield Issue((*path, name), f'unknown field "{name}"')
+            close = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
+            hint = f' (did you mean "{close[0]}"?)' if close else ""
+            yield Issue((*path, name), f'unknown field "{name}"{hint}')
     elif keyword == "required":
         for name in expected:
             if name not in found:
