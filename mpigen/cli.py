@@ -7,6 +7,7 @@ mpigen.outcome's: 0 success, 1 invalid input, 2 usage error, 3 internal error.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -42,6 +43,7 @@ LAZY_COMMANDS = {
     "schema": "mpigen.shells.schema:schema",
     "krm": "mpigen.shells.krm:krm",
     "kustomize-plugin": "mpigen.shells.kustomize_plugin:kustomize_plugin",
+    "completion": "mpigen.shells.completion:completion",
 }
 
 
@@ -65,11 +67,21 @@ def cli() -> None:
       mpigen validate -o json jobs/
       mpigen render --output-dir rendered/ jobs/ && mpigen render --check rendered/ jobs/
       mpigen kustomize-plugin install     # then: kubectl kustomize --enable-alpha-plugins DIR
+      source <(mpigen completion bash)
     """
 
 
+@cli.command()
+def version() -> None:
+    """Print mpigen's version (the same as --version)."""
+    click.echo(f"mpigen {__version__}")
+
+
+COMPLETE_VAR = "_MPIGEN_COMPLETE"  # set by the completion scripts when they call mpigen back
+
+
 def main() -> None:
-    if len(sys.argv) == 1 and not sys.stdin.isatty():
+    if len(sys.argv) == 1 and not sys.stdin.isatty() and COMPLETE_VAR not in os.environ:
         # No arguments and piped input: run as a KRM function, which is how kustomize
         # (`config.kubernetes.io/function: {exec: {path: mpigen}}`) and kpt call an executable.
         from mpigen.shells.krm import run_function

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -134,6 +135,33 @@ def test_two_files_with_one_job_are_refused_and_nothing_is_printed(tmp_path: Pat
     code, out, err = invoke("render", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"))
     assert (code, out) == (1, "")
     assert f'another MPIJob "tensorflow-benchmarks" with no namespace is at {tmp_path / "a.yaml"}' in err
+
+
+def test_version_command_matches_the_flag() -> None:
+    import mpigen
+
+    assert invoke("version") == (0, f"mpigen {mpigen.__version__}\n", "")
+    assert invoke("--version")[1] == f"mpigen {mpigen.__version__}\n"
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_completion_prints_a_script_for_each_shell(shell: str) -> None:
+    code, out, _ = invoke("completion", shell)
+    assert code == 0 and "_MPIGEN_COMPLETE" in out
+
+
+def test_completion_callbacks_work_with_piped_stdin() -> None:
+    """The scripts call `mpigen` with no arguments; that must not be taken for a KRM function run."""
+    env = {**os.environ, "_MPIGEN_COMPLETE": "bash_complete", "COMP_WORDS": "mpigen ren", "COMP_CWORD": "1"}
+    done = subprocess.run([sys.executable, "-m", "mpigen"], stdin=subprocess.DEVNULL, env=env, capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout) == (0, "plain,render\n")
+
+
+def test_piping_a_job_into_bare_mpigen_says_to_use_render() -> None:
+    example = Path(__file__).resolve().parent.parent / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
+    done = subprocess.run([sys.executable, "-m", "mpigen"], input=example.read_text(), capture_output=True, text=True, check=False)
+    assert done.returncode == 1
+    assert "use mpigen render (cat job.yaml | mpigen render)" in done.stderr
 
 
 def test_help_shows_examples_and_options() -> None:

@@ -64,6 +64,8 @@ PATH_KEYS = (INTERNAL + "path", "config.kubernetes.io/path")
 INDEX_KEYS = (INTERNAL + "index", "config.kubernetes.io/index")
 NOT_CARRIED = {INTERNAL + "id", INTERNAL + "annotations-migration-resource-id", *INDEX_KEYS}
 
+# `cat job.yaml | mpigen`: with no arguments and piped input mpigen is a KRM function; say what was meant.
+RENDER_HINT = "; to compile MPIJob files, use mpigen render (cat job.yaml | mpigen render)"
 NO_INPUT = (
     "mpigen: no input: `mpigen` with no arguments (and `mpigen krm`) reads a KRM ResourceList on stdin,"
     " as kustomize and kpt send it; see `mpigen --help` and `mpigen krm --help`"
@@ -129,7 +131,7 @@ def read_resource_list(data: bytes) -> tuple[str, dict[str, Any]]:
         raise NotAResourceList(NO_INPUT)
     if len(documents) > 1:
         raise NotAResourceList(
-            f"mpigen: {STDIN}: expected one ResourceList, found {len(documents)} YAML documents"
+            f"mpigen: {STDIN}: expected one ResourceList, found {len(documents)} YAML documents" + RENDER_HINT
         )
     plain = documents[0].data
     _check_shape(plain)
@@ -142,6 +144,7 @@ def _check_shape(plain: Any) -> None:
         got = f'kind "{kind}"' if kind else "no kind"
         raise NotAResourceList(
             f"mpigen: {STDIN}: not a KRM ResourceList (apiVersion {API_VERSION}, kind {KIND}): found {got}"
+            + (RENDER_HINT if kind else "")
         )
     api_version = plain.get("apiVersion")
     if api_version not in (API_VERSION, *LEGACY_API_VERSIONS):
