@@ -137,6 +137,12 @@ def test_two_files_with_one_job_are_refused_and_nothing_is_printed(tmp_path: Pat
     assert f'another MPIJob "tensorflow-benchmarks" with no namespace is at {tmp_path / "a.yaml"}' in err
 
 
+def test_filename_flag_works_as_in_kubectl() -> None:
+    example = str(Path(__file__).resolve().parent.parent / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml")
+    assert invoke("render", "-f", example) == invoke("render", example)
+    assert invoke("validate", "--filename", example)[0] == 0
+
+
 def test_version_command_matches_the_flag() -> None:
     import mpigen
 

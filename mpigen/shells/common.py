@@ -123,6 +123,11 @@ def _flag(spec: OptionSpec) -> Callable[[Callable[..., Any]], Callable[..., Any]
     )
 
 
+def filename_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    """`-f/--filename PATH`, repeatable, as kubectl takes it; the same as a PATH argument."""
+    return click.option("-f", "--filename", "filenames", multiple=True, metavar="PATH", help="An input file or directory, as with kubectl (repeatable; the same as a PATH argument).")(func)
+
+
 def compile_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """The options shared by every command that compiles (render, validate), from the one option table."""
     for spec in reversed(OPTION_TABLE):

@@ -20,6 +20,7 @@ from mpigen.shells.common import (
     InvalidInput,
     compile_options,
     fail,
+    filename_option,
     make_options,
     read_inputs,
     run_guarded,
@@ -29,11 +30,12 @@ from mpigen.shells.common import (
 
 @click.command()
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
+@filename_option
 @click.option("-o", "--output", type=click.Choice(list(FORMATS)), default="yaml", show_default=True, help="YAML stream, or JSON v1 List (with --output-dir: one .yaml or .json file per object).")
 @click.option("--output-dir", metavar="DIR", type=click.Path(file_okay=False, path_type=Path), help="Write one file per object into DIR (named as `kustomize build -o` names them), replacing a previous render whole: no stale files, nothing half-written on error.")
 @click.option("--check", "check_path", metavar="PATH", type=click.Path(path_type=Path), help="Render, print nothing but a unified diff, and exit 1 if PATH (a file of rendered YAML/JSON, or an --output-dir directory) is not exactly what would be rendered.")
 @compile_options
-def render(paths: tuple[str, ...], output: str, output_dir: Path | None, check_path: Path | None, **values: Any) -> None:
+def render(paths: tuple[str, ...], filenames: tuple[str, ...], output: str, output_dir: Path | None, check_path: Path | None, **values: Any) -> None:
     """Print the Kubernetes objects for every MPIJob in PATH... (files, directories, or - for stdin).
 
     Directories are searched recursively for *.yaml, *.yml and *.json. Documents that are not
@@ -51,6 +53,7 @@ def render(paths: tuple[str, ...], output: str, output_dir: Path | None, check_p
     if output_dir and check_path:
         raise click.UsageError("--output-dir and --check cannot be used together")
     options = make_options(**values)
+    paths = filenames + paths
     run_guarded(lambda: _render(paths, output, options, output_dir, check_path))
 
 

@@ -8,15 +8,16 @@ from typing import Any
 import click
 
 from mpigen.report import FORMATS, Report, add_collisions, check_documents, summary_line
-from mpigen.shells.common import compile_options, make_options, read_inputs, run_guarded
+from mpigen.shells.common import compile_options, filename_option, make_options, read_inputs, run_guarded
 
 
 @click.command()
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
+@filename_option
 @click.option("-o", "--output", type=click.Choice(list(FORMATS)), default="text", show_default=True, help="One line per problem, or a kubeconform-shaped JSON report of every resource.")
 @click.option("--summary", is_flag=True, help="text: end with a summary line (counts per status).")
 @compile_options
-def validate(paths: tuple[str, ...], output: str, summary: bool, **values: Any) -> None:
+def validate(paths: tuple[str, ...], filenames: tuple[str, ...], output: str, summary: bool, **values: Any) -> None:
     """Check every MPIJob in PATH... and every object it would produce, without printing manifests.
 
     Inputs are checked against mpigen's input schemas and rules; the objects they would produce against
@@ -37,6 +38,7 @@ def validate(paths: tuple[str, ...], output: str, summary: bool, **values: Any) 
       mpigen validate jobs/
       mpigen validate -o json --kube-version 1.30 job.yaml | jq '.summary'
     """
+    paths = filenames + paths
     run_guarded(lambda: _validate(paths, output, summary, make_options(**values)))
 
 
