@@ -201,7 +201,7 @@ def test_typo_in_pod_template_is_reported_at_its_path(version: str) -> None:
     obj = valid("StatefulSet")
     obj["spec"]["template"]["spec"]["containers"][0]["resurces"] = {"limits": {"cpu": "1"}}
     assert validate_object(obj, version) == [
-        Issue(("spec", "template", "spec", "containers", 0, "resurces"), 'unknown field "resurces"')
+        Issue(("spec", "template", "spec", "containers", 0, "resurces"), 'unknown field "resurces" (did you mean "resources"?)')
     ]
 
 
@@ -212,8 +212,8 @@ def test_every_error_is_reported_not_only_the_first() -> None:
     obj["spec"]["template"]["spec"]["containers"][0]["image"] = 7
     obj["spec"]["template"]["spec"]["volumes"][0]["configMap"]["items"][1]["mode"] = "0644"
     assert messages(validate_object(obj)) == {
-        (("metdata",), 'unknown field "metdata"'),
-        (("spec", "backofLimit"), 'unknown field "backofLimit"'),
+        (("metdata",), 'unknown field "metdata" (did you mean "metadata"?)'),
+        (("spec", "backofLimit"), 'unknown field "backofLimit" (did you mean "backoffLimit"?)'),
         (("spec", "template", "spec", "containers", 0, "image"), "expected string, got integer 7"),
         (
             ("spec", "template", "spec", "volumes", 0, "configMap", "items", 1, "mode"),
@@ -320,7 +320,7 @@ def test_volcano_podgroup_uses_the_vendored_schema(version: str) -> None:
     obj = with_change("PodGroup-volcano", ("spec", "minMembr"), 3)
     obj["spec"]["minResources"]["memory"] = "3GB"
     assert messages(validate_object(obj, version)) == {
-        (("spec", "minMembr"), 'unknown field "minMembr"'),
+        (("spec", "minMembr"), 'unknown field "minMembr" (did you mean "minMember"?)'),
         (("spec", "minResources", "memory"), 'expected a quantity such as "500m" or "2Gi", got string "3GB"'),
     }
 
@@ -362,7 +362,7 @@ def test_podgroup_metadata_is_kubernetes_object_meta() -> None:
     obj["metadata"]["nam"] = "x"
     assert messages(validate_object(obj)) == {
         (("metadata", "labels", "app"), "expected string, got integer 1"),
-        (("metadata", "nam"), 'unknown field "nam"'),
+        (("metadata", "nam"), 'unknown field "nam" (did you mean "name"?)'),
     }
 
 
@@ -372,8 +372,8 @@ def test_pod_template_paths_are_relative_to_the_template() -> None:
     template["spec"]["containers"][0]["resurces"] = {}
     template["metadata"]["label"] = {}
     assert messages(validate_pod_template(template)) == {
-        (("spec", "containers", 0, "resurces"), 'unknown field "resurces"'),
-        (("metadata", "label"), 'unknown field "label"'),
+        (("spec", "containers", 0, "resurces"), 'unknown field "resurces" (did you mean "resources"?)'),
+        (("metadata", "label"), 'unknown field "label" (did you mean "labels"?)'),
     }
 
 
