@@ -64,11 +64,17 @@ VOLCANO_GROUP_ANNOTATION = "scheduling.k8s.io/group-name"
 SCHEDULER_PLUGINS_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
 
 _DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
+_DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?\Z")
 DNS1123_LABEL_MAX = 63
 
 
 def is_dns1123_label(value: str) -> bool:
     return len(value) <= DNS1123_LABEL_MAX and bool(_DNS1123_LABEL.match(value))
+
+
+def is_dns1035_label(value: str) -> bool:
+    """A DNS-1123 label that starts with a letter (Service names, v2beta1 worker hostnames)."""
+    return len(value) <= DNS1123_LABEL_MAX and bool(_DNS1035_LABEL.match(value))
 
 
 def config_map(job: str) -> str:

@@ -9,6 +9,7 @@ sure the parts the compiler edits have the shape it needs.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -91,7 +92,11 @@ def _message(error: Any, model: type[BaseModel]) -> str:
     if kind == "less_than_equal":
         return f"must be <= {ctx.get('le')}, got {value}"
     if kind == "literal_error":
-        return f"must be one of {ctx.get('expected')}, got {_describe(value)}"
+        expected = str(ctx.get("expected"))
+        # A value that differs only in case ("running") names the one it meant.
+        same = [v for v in re.findall(r"'([^']*)'", expected) if str(value).lower() == v.lower()]
+        hint = f' (did you mean "{same[0]}"?)' if isinstance(value, str) and same else ""
+        return f"must be one of {expected}, got {_describe(value)}{hint}"
     return f"{error['msg']}, got {_describe(value)}"
 
 

@@ -29,6 +29,7 @@ from mpigen.api.common import (
     parse_model,
     resolve_namespace,
 )
+from mpigen.api.fields import explain_unknown_fields
 from mpigen.errors import CompileError, Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan
@@ -162,6 +163,7 @@ def _launcher_template(template: dict[str, Any], spec: MPIJobSpec) -> tuple[dict
 def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
     job, issues = parse_model(MPIJob, document)
     if job is None:
+        issues = explain_unknown_fields(issues, API_VERSION)
         raise CompileError(issues + check_raw_templates(document, [("spec", "template")], options), name=name_of(document))
     template_path = ("spec", "template")
     issues = check_metadata(job.metadata) + _check_sizing(job.spec)

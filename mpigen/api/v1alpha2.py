@@ -27,6 +27,7 @@ from mpigen.api.common import (
     parse_model,
     resolve_namespace,
 )
+from mpigen.api.fields import explain_unknown_fields
 from mpigen.errors import CompileError, Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan
@@ -116,6 +117,7 @@ def _worker_template(spec: ReplicaSpec) -> tuple[dict[str, Any], list[Issue]]:
 def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
     job, issues = parse_model(MPIJob, document)
     if job is None:
+        issues = explain_unknown_fields(issues, API_VERSION)
         paths = [_SPECS + (role, "template") for role in ("Launcher", "Worker")]
         raise CompileError(issues + check_raw_templates(document, paths, options), name=name_of(document))
     meta = job.metadata or ObjectMeta()
