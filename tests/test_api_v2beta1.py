@@ -143,8 +143,10 @@ def test_launcher_replicas_must_be_one(replicas: int) -> None:
 
 def test_worker_replicas_missing_is_an_error_as_in_the_operator() -> None:
     assert errors(job(workers=None)) == [
-        ("spec.mpiReplicaSpecs.Worker.replicas: required field is missing "
-        "(the operator defaults it to 0 and then refuses the job)")
+        (
+            "spec.mpiReplicaSpecs.Worker.replicas: required field is missing "
+            "(the operator defaults it to 0 and then refuses the job)"
+        )
     ]
 
 
@@ -172,8 +174,10 @@ def test_restart_policy_is_never_or_on_failure(policy: str) -> None:
     document["spec"]["mpiReplicaSpecs"]["Worker"]["restartPolicy"] = policy
     hint = ' (did you mean "Never"?)' if policy == "never" else ""
     assert errors(document) == [
-        ("spec.mpiReplicaSpecs.Worker.restartPolicy: must be one of 'Never' or 'OnFailure', "
-        f'got string "{policy}"{hint}')
+        (
+            "spec.mpiReplicaSpecs.Worker.restartPolicy: must be one of 'Never' or 'OnFailure', "
+            f'got string "{policy}"{hint}'
+        )
     ]
 
 
@@ -240,8 +244,7 @@ def test_the_name_rule_counts_the_workers() -> None:
         ("cleanPodPolicy", "Finished", "must be one of 'None', 'Running' or 'All', got string \"Finished\""),
         ("ttlSecondsAfterFinished", -1, "must be >= 0, got -1"),
         ("activeDeadlineSeconds", -5, "must be >= 0, got -5"),
-        ("activeDeadlineSeconds", 0, ("must be >= 1, got 0 (the launcher Job refuses 0; the operator accepts it "
-         "and never starts the job)")),
+        ("activeDeadlineSeconds", 0, ("must be >= 1, got 0 (a launcher Job with a deadline of 0 fails at once)")),
         ("backoffLimit", -1, "must be >= 0, got -1"),
         ("suspend", "yes", 'expected true or false, got string "yes"'),
         ("managedBy", "kubeflow.org/mpi-operater", ('must be "kubeflow.org/mpi-operator" or '
@@ -256,8 +259,10 @@ def test_run_policy_rules(field: str, value: Any, expected: str) -> None:
 def test_managed_by_the_operator_itself_is_accepted_and_multikueue_warned_about() -> None:
     assert warnings(job(runPolicy={"managedBy": "kubeflow.org/mpi-operator"})) == []
     assert warnings(job(runPolicy={"managedBy": "kueue.x-k8s.io/multikueue"})) == [
-        ("spec.runPolicy.managedBy: kueue.x-k8s.io/multikueue: the operator would leave this job to Kueue's "
-        "MultiKueue; mpigen compiles it to run here")
+        (
+            "spec.runPolicy.managedBy: kueue.x-k8s.io/multikueue: the operator would leave this job to Kueue's "
+            "MultiKueue; mpigen compiles it to run here"
+        )
     ]
 
 
@@ -270,8 +275,10 @@ def test_scheduling_policy_rules() -> None:
     }
     assert errors(job(runPolicy={"schedulingPolicy": policy})) == [
         f"{path}.minResources.cpu: expected a quantity such as 4, 500m or 2Gi, got 'lots'",
-        (f"{path}.minAvailable: must be <= 3, the job's pod count (launcher and workers), got 4: "
-        "the gang could never start"),
+        (
+            f"{path}.minAvailable: must be <= 3, the job's pod count (launcher and workers), got 4: "
+            "the gang could never start"
+        ),
     ]
     assert errors(job(runPolicy={"schedulingPolicy": {"scheduleTimeoutSeconds": -1}})) == [
         f"{path}.scheduleTimeoutSeconds: must be >= 0, got -1"
@@ -280,8 +287,10 @@ def test_scheduling_policy_rules() -> None:
         f"{path}.minAvailable: must be >= 0, got -1"
     ]
     assert warnings(job(runPolicy={"schedulingPolicy": {"minAvailable": 0}})) == [
-        (f"{path}.minAvailable: 0 lets the gang scheduler start the job's pods one by one: "
-        "gang scheduling is off for this job")
+        (
+            f"{path}.minAvailable: 0 lets the gang scheduler start the job's pods one by one: "
+            "gang scheduling is off for this job"
+        )
     ]
     assert warnings(job(runPolicy={"schedulingPolicy": {"minAvailable": 3}})) == []
 
@@ -291,8 +300,10 @@ def test_template_restart_policy_is_overridden_with_a_warning() -> None:
     document["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["restartPolicy"] = "Always"
     document["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]["restartPolicy"] = "Never"
     assert warnings(document) == [
-        ('spec.mpiReplicaSpecs.Launcher.template.spec.restartPolicy: "Always" is replaced by the Launcher '
-        'restartPolicy "OnFailure" (set it on the replica spec instead)')
+        (
+            'spec.mpiReplicaSpecs.Launcher.template.spec.restartPolicy: "Always" is replaced by the Launcher '
+            'restartPolicy "OnFailure" (set it on the replica spec instead)'
+        )
     ]
 
 
@@ -313,8 +324,10 @@ def test_fields_of_other_versions_get_did_you_mean_help(field: str, value: Any, 
 
 def test_a_spec_field_misplaced_under_run_policy_is_pointed_back() -> None:
     assert errors(job(runPolicy={"slotsPerWorker": 2})) == [
-        ('spec.runPolicy.slotsPerWorker: unknown field "slotsPerWorker" (in kubeflow.org/v2beta1 it is '
-        "spec.slotsPerWorker)")
+        (
+            'spec.runPolicy.slotsPerWorker: unknown field "slotsPerWorker" (in kubeflow.org/v2beta1 it is '
+            "spec.slotsPerWorker)"
+        )
     ]
 
 

@@ -4,7 +4,8 @@ Both APIs share the type (mpi-operator release-0.8 `pkg/apis/kubeflow/v2beta1/ty
 SchedulingPolicy, training-operator release-1.9 `pkg/apis/kubeflow.org/v1/common_types.go`). The
 operators validate little of it; mpigen refuses what would make the job fail or never start, and says
 why: a `managedBy` the operator does not know makes it skip the job silently (its check runs before
-validation), `activeDeadlineSeconds: 0` passes its validation but not the launcher Job's.
+validation), `activeDeadlineSeconds: 0` passes both its validation and the Job API's, and fails the launcher
+Job at once (DeadlineExceeded).
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def check_run_policy(policy: RunPolicy | None, path: Path, controller: str, pods
         return []
     issues = _check_managed_by(policy.managedBy, path + ("managedBy",), controller)
     if policy.activeDeadlineSeconds == 0:
-        message = "must be >= 1, got 0 (the launcher Job refuses 0; the operator accepts it and never starts the job)"
+        message = "must be >= 1, got 0 (a launcher Job with a deadline of 0 fails at once)"
         issues.append(Issue(path + ("activeDeadlineSeconds",), message))
     if policy.schedulingPolicy is not None:
         issues += _check_scheduling(policy.schedulingPolicy, path + ("schedulingPolicy",), pods)

@@ -9,7 +9,7 @@ with every problem. Where the operator accepts nonsense silently, mpigen refuses
   any string, and the controller treats everything but AtStartup as WaitForWorkersReady): error;
 - an unknown `managedBy` (the controller skips the job before validating it): error;
 - `slotsPerWorker: 0` (validation only demands >= 0; the hostfile then offers no slots): error;
-- `activeDeadlineSeconds: 0` (the launcher Job refuses it): error;
+- `activeDeadlineSeconds: 0` (the launcher Job fails at once, DeadlineExceeded): error;
 - a relative `sshAuthMountPath`: error;
 - no Worker and `runLauncherAsWorker` false (an empty hostfile): warning;
 - a template `restartPolicy` that the replica's replaces: warning.
