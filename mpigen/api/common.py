@@ -272,3 +272,12 @@ def resolve_namespace(
         "warning",
     )
     return None, "default", [warning]
+
+
+def v020_layout(job: str) -> dict[str, Any]:
+    """The labels and Service of mpi-operator v0.2.0 jobs (v1alpha1, v1alpha2), as JobPlan fields."""
+    from mpigen.plan import JobService, Labels
+
+    launcher, worker = names.role_labels(job, names.ROLE_LAUNCHER), names.role_labels(job, names.ROLE_WORKER)
+    labels = Labels(launcher, worker, launcher, worker, names.app_labels(job))
+    return {"labels": labels, "service": JobService(names.worker_set(job), {}, worker, True)}

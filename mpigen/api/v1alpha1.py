@@ -28,6 +28,7 @@ from mpigen.api.common import (
     name_of,
     parse_model,
     resolve_namespace,
+    v020_layout,
 )
 from mpigen.api.fields import explain_unknown_fields
 from mpigen.errors import CompileError, Issue
@@ -199,5 +200,6 @@ def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
         clean_pod_policy="All",
         template_paths={"launcher": ("spec", "template"), "worker": ("spec", "template")},
         workers_path=("spec", next((k for k in ("gpus", "processingUnits", "replicas") if getattr(spec, k) is not None), "replicas")),
+        **v020_layout(meta.name or ""),
         warnings=tuple(issues + worker_warnings + launcher_warnings),
     )

@@ -26,6 +26,7 @@ from mpigen.api.common import (
     name_of,
     parse_model,
     resolve_namespace,
+    v020_layout,
 )
 from mpigen.api.fields import explain_unknown_fields
 from mpigen.errors import CompileError, Issue
@@ -146,5 +147,6 @@ def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
         clean_pod_policy=spec.cleanPodPolicy or "None",
         template_paths={"launcher": _SPECS + ("Launcher", "template"), "worker": _SPECS + ("Worker", "template")},
         workers_path=_SPECS + ("Worker", "replicas"),
+        **v020_layout(meta.name or ""),
         warnings=tuple(issues + launcher_warnings + worker_warnings),
     )

@@ -3,7 +3,8 @@
 Mirrors mpi-operator release-0.8 `pkg/apis/kubeflow/v2beta1/{types,default,constants}.go`, the CRD
 (`manifests/base/kubeflow.org_mpijobs.yaml`) and `pkg/apis/kubeflow/validation/validation.go`. `load`
 parses a document, applies the operator's defaults and returns a `V2Beta1Job`, or raises CompileError
-with every problem. Where the operator accepts nonsense silently, mpigen refuses it or warns:
+with every problem; `to_plan` turns it into the `JobPlan` the builders compile. Where the operator
+accepts nonsense silently, mpigen refuses it or warns:
 
 - an unknown `launcherCreationPolicy` (the CRD's enum marker is malformed, so the API server accepts
   any string, and the controller treats everything but AtStartup as WaitForWorkersReady): error;
@@ -17,6 +18,7 @@ with every problem. Where the operator accepts nonsense silently, mpigen refuses
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -40,6 +42,7 @@ from mpigen.api.common import (
 from mpigen.api.fields import explain_unknown_fields
 from mpigen.errors import CompileError, Issue
 from mpigen.options import Options
+from mpigen.plan import Hostnames, JobPlan, JobService, Labels, Scheduling, Ssh
 
 API_VERSION = "kubeflow.org/v2beta1"
 CONTROLLER = "kubeflow.org/mpi-operator"
@@ -220,4 +223,127 @@ def load(document: dict[str, Any], options: Options) -> V2Beta1Job:
         worker=worker,
         run=runpolicy.resolve(spec.runPolicy),
         warnings=tuple(issues + _template_warnings(specs)),
+    )
+
+
+# --- the plan ----------------------------------------------------------------------------------------
+
+# Job.spec.podReplacementPolicy is on by default from Kubernetes 1.29 (beta); the 1.25-1.28 schemas refuse it.
+POD_REPLACEMENT_SINCE = (1, 29)
+
+
+def _pod_replacement(options: Options) -> bool:
+    from mpigen.kube.versions import default_kube_version
+
+    major, minor = (options.kube_version or default_kube_version()).split(".")[:2]
+    return (int(major), int(minor)) >= POD_REPLACEMENT_SINCE
+
+
+def _labels(job: V2Beta1Job) -> Labels:
+    launcher = names.training_labels(job.name, names.ROLE_LAUNCHER)
+    if job.run_launcher_as_worker:
+        # v0.8.2: the launcher is replica 0 of the hosts (workers are not labelled: docs/departures.md).
+        launcher[names.REPLICA_INDEX_LABEL] = "0"
+    app = names.app_labels(job.name)
+    return Labels(launcher, names.training_labels(job.name, names.ROLE_WORKER), app, app, app)
+
+
+def _scheduling(job: V2Beta1Job) -> Scheduling:
+    """v0.8.2 podgroup.go: the queue falls back to Volcano's queue-name annotation on the MPIJob, the
+    priority class to the launcher's, then the worker's template."""
+    policy = job.run.scheduling
+    templates = [job.launcher.template] + ([job.worker.template] if job.worker else [])
+    own = [t.get("spec", {}).get("priorityClassName") for t in templates]
+    priority = (policy.priority_class if policy else None) or next((p for p in own if p), None)
+    queue = (policy.queue if policy else None) or job.annotations.get(names.VOLCANO_QUEUE_ANNOTATION)
+    return Scheduling(
+        min_available=policy.min_available if policy else None,
+        queue=queue or None,
+        min_resources=policy.min_resources if policy else None,
+        priority_class=priority,
+        schedule_timeout_seconds=policy.schedule_timeout_seconds if policy else None,
+        overwrite_scheduler_name=True,
+        operator_fields=True,
+    )
+
+
+def _launcher_template(job: V2Beta1Job) -> dict[str, Any]:
+    template = copy.deepcopy(job.launcher.template)
+    template.setdefault("spec", {})["restartPolicy"] = job.launcher.restart_policy
+    return template
+
+
+def _worker_warnings(document: dict[str, Any]) -> list[Issue]:
+    worker = document["spec"]["mpiReplicaSpecs"].get("Worker") or {}
+    policy = worker.get("restartPolicy")
+    if policy is None:
+        return []
+    message = (
+        f'"{policy}" is not applied: mpigen runs the workers as a StatefulSet, whose pods always restart '
+        "(docs/departures.md)"
+    )
+    return [Issue(_SPECS + ("Worker", "restartPolicy"), message, "warning")]
+
+
+def _namespace_warning(job: V2Beta1Job, waits: bool, options: Options) -> list[Issue]:
+    """Without a namespace the hostfile names hosts `<pod>.<job>`; say that, and which bindings guess."""
+    out = []
+    for issue in job.warnings:
+        if issue.path == ("metadata", "namespace") and issue.severity == "warning":
+            bindings = [name for name, on in (("launcher", waits), ("ssh-keygen", options.ssh_secret is None)) if on]
+            message = (
+                f'no namespace set: the hostfile names hosts "<pod>.{job.name}" (the pods\' DNS search path '
+                "completes them)"
+            )
+            if bindings:
+                which = " and ".join(f"{name} RoleBinding" for name in bindings)
+                message += f'; the {which} name{"s" if len(bindings) == 1 else ""} its ServiceAccount in namespace "default"'
+            issue = Issue(issue.path, message + ": set metadata.namespace or --namespace if you apply elsewhere", "warning")
+        out.append(issue)
+    return out
+
+
+def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
+    job = load(document, options)
+    run = job.run
+    waits = job.launcher_creation_policy == "WaitForWorkersReady" and job.workers > 0
+    own_account = job.launcher.template.get("spec", {}).get("serviceAccountName")
+    secret = options.ssh_secret or names.ssh_secret(job.name)
+    return JobPlan(
+        api_version=API_VERSION,
+        name=job.name,
+        namespace=job.namespace,
+        subject_namespace=job.subject_namespace,
+        workers=job.workers,
+        slots_per_worker=job.slots_per_worker,
+        launcher_template=_launcher_template(job),
+        worker_template=copy.deepcopy(job.worker.template) if job.worker else {},
+        backoff_limit=run.backoff_limit,
+        active_deadline_seconds=run.active_deadline_seconds,
+        clean_pod_policy=run.clean_pod_policy,
+        labels=_labels(job),
+        service=JobService(
+            names.job_service(job.name),
+            names.app_labels(job.name),
+            names.training_labels(job.name),
+            job.run_launcher_as_worker,
+        ),
+        warnings=tuple(_namespace_warning(job, waits, options) + _worker_warnings(document)),
+        template_paths={"launcher": _SPECS + ("Launcher", "template"), "worker": _SPECS + ("Worker", "template")},
+        workers_path=_SPECS + ("Worker", "replicas"),
+        implementation=job.mpi_implementation,  # type: ignore[arg-type]
+        ssh=Ssh(job.ssh_auth_mount_path, secret, options.ssh_secret is None),
+        hostnames=Hostnames(
+            fqdn=True,
+            cluster_domain=options.cluster_domain,
+            slot_syntax="slots=" if job.mpi_implementation == "OpenMPI" else ":",
+            launcher_first=job.run_launcher_as_worker,
+        ),
+        launcher_creation=job.launcher_creation_policy,  # type: ignore[arg-type]
+        launcher_as_worker=job.run_launcher_as_worker,
+        launcher_service_account=own_account if (waits and own_account) else None,
+        ttl_seconds_after_finished=run.ttl_seconds_after_finished,
+        suspend=run.suspend,
+        pod_replacement_failed=_pod_replacement(options),
+        scheduling=_scheduling(job),
     )
