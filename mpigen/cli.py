@@ -54,7 +54,12 @@ LAZY_COMMANDS = {
 )
 @click.version_option(__version__, "--version", prog_name="mpigen", message="%(prog)s %(version)s")
 def cli() -> None:
-    """Compile Kubeflow MPIJobs (kubeflow.org/v1alpha1, v1alpha2) into plain Kubernetes manifests.
+    """Compile Kubeflow MPIJobs into plain Kubernetes manifests.
+
+    \b
+    Supported: kubeflow.org/v2beta1 (mpi-operator v0.8.2; Open MPI 4 and 5, Intel MPI, MPICH;
+    SSH, with the key pair generated in the cluster or --ssh-secret) and kubeflow.org/v1alpha1,
+    v1alpha2 (mpi-operator v0.2.0; Open MPI over kubectl exec).
 
     Every option of render and validate can also be set on a job as an annotation
     `mpigen.dev/<option>` (e.g. mpigen.dev/gang-scheduler: volcano), which wins over the flag.

@@ -23,7 +23,8 @@ from mpigen.build.rbac import (
     build_launcher_role_binding,
     build_launcher_service_account,
 )
-from mpigen.build.service import build_worker_service
+from mpigen.build.service import build_job_service
+from mpigen.build.ssh import build_keygen_job, build_keygen_rbac, build_ssh_secret
 from mpigen.build.workers import build_worker_stateful_set
 from mpigen.errors import CompileError, Issue
 from mpigen.job_options import options_for
@@ -42,20 +43,28 @@ def _with_options(build: Callable[[JobPlan, Options], dict[str, Any]]) -> Builde
     return lambda plan, options: [build(plan, options)]
 
 
+def _some(build: Callable[[JobPlan], list[dict[str, Any]]]) -> Builder:
+    return lambda plan, options: build(plan)
+
+
 # The order of the documents of one job. It is API (documented in the README): GitOps diffs and
 # `kubectl apply -f -` in one pass depend on it: identities and RBAC before the pods that use them,
-# configuration and the PodGroup before pods, workers before the launcher, and the clean-up Job last
-# (it watches the launcher Job). Insert new objects in their place; never reorder.
+# configuration, the SSH Secret and the PodGroup before pods, the SSH key Job before the pods that
+# wait for its keys, workers before the launcher, and the clean-up Job last (it watches the launcher
+# Job). Insert new objects in their place; never reorder.
 BUILDERS: tuple[Builder, ...] = (
-    _one(build_launcher_service_account),
-    _one(build_launcher_role),
-    _one(build_launcher_role_binding),
+    _some(build_launcher_service_account),
+    _some(build_launcher_role),
+    _some(build_launcher_role_binding),
     build_cleanup_rbac,
+    _some(build_keygen_rbac),
     _with_options(build_config_map),
-    _one(build_worker_service),
+    _some(build_ssh_secret),
+    _one(build_job_service),
     build_pod_group,
     build_worker_pdb,
-    _with_options(build_worker_stateful_set),
+    build_keygen_job,
+    build_worker_stateful_set,
     _with_options(build_launcher_job),
     build_cleanup_job,
 )

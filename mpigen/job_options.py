@@ -56,6 +56,14 @@ def _namespace(value: str) -> str:
     return value
 
 
+def _dns_subdomain(value: str) -> str:
+    from mpigen.names import is_dns1123_subdomain
+
+    if not is_dns1123_subdomain(value):
+        raise ValueError(f'"{value}" is not a DNS subdomain (lower-case letters, digits, "-" and ".")')
+    return value
+
+
 def _kube_version(value: str) -> str:
     from mpigen.kube.versions import parse_kube_version
 
@@ -73,6 +81,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "count": _positive_int,
     "text": _text,
     "namespace": _namespace,
+    "dns-subdomain": _dns_subdomain,
     "kube-version": _kube_version,
     "switch": _boolean,
 }

@@ -25,7 +25,7 @@ KUBECTL_TARGET_DIR_ENV = "TARGET_DIR"
 KUBECTL_VOLUME = "mpi-job-kubectl"
 KUBECTL_MOUNT_PATH = "/opt/kube"
 KUBECTL_PATH = f"{KUBECTL_MOUNT_PATH}/kubectl"
-# The launcher's variables that point Open MPI at kubexec.sh and the hostfile (build/launcher.py: launcher_env).
+# The launcher's variables that point Open MPI at kubexec.sh and the hostfile (mpigen/mpi_env.py).
 RSH_AGENT_ENV = "OMPI_MCA_plm_rsh_agent"
 HOSTFILE_ENV = "OMPI_MCA_orte_default_hostfile"
 NO_TREE_SPAWN_ENV = "OMPI_MCA_plm_rsh_no_tree_spawn"
@@ -64,6 +64,7 @@ VOLCANO_GROUP_ANNOTATION = "scheduling.k8s.io/group-name"
 SCHEDULER_PLUGINS_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
 
 _DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
+_DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?\Z")
 DNS1123_LABEL_MAX = 63
 # The StatefulSet controller labels each worker pod `controller-revision-hash: <set>-<10 characters>`.
 REVISION_HASH_LENGTH = 10
@@ -79,6 +80,19 @@ def is_dns1123_label(value: str) -> bool:
 def has_dns1123_characters(value: str) -> bool:
     """A DNS-1123 label but for its length: lower-case letters, digits and '-', alphanumeric at both ends."""
     return bool(_DNS1123_LABEL.match(value))
+
+
+DNS1123_SUBDOMAIN_MAX = 253
+_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z")
+
+
+def is_dns1123_subdomain(value: str) -> bool:
+    return len(value) <= DNS1123_SUBDOMAIN_MAX and bool(_DNS1123_SUBDOMAIN.match(value))
+
+
+def is_dns1035_label(value: str) -> bool:
+    """A DNS-1123 label that starts with a letter (Service names, v2beta1 worker hostnames)."""
+    return len(value) <= DNS1123_LABEL_MAX and bool(_DNS1035_LABEL.match(value))
 
 
 def config_map(job: str) -> str:
@@ -133,3 +147,63 @@ def app_labels(job: str) -> dict[str, str]:
 def role_labels(job: str, role: str) -> dict[str, str]:
     """Labels (and selector) of the launcher and worker pods and their controllers."""
     return {LABEL_GROUP_NAME: GROUP, LABEL_JOB_NAME: job, LABEL_ROLE: role}
+
+
+# --- kubeflow.org/v2beta1 (mpi-operator v0.8.2 pkg/apis/kubeflow/v2beta1/constants.go, mpi_job_controller.go)
+
+TRAINING_PREFIX = "training.kubeflow.org/"
+OPERATOR_NAME_LABEL = TRAINING_PREFIX + "operator-name"
+JOB_NAME_LABEL = TRAINING_PREFIX + "job-name"
+JOB_ROLE_LABEL = TRAINING_PREFIX + "job-role"
+REPLICA_INDEX_LABEL = TRAINING_PREFIX + "replica-index"
+REPLICA_TYPE_LABEL = TRAINING_PREFIX + "replica-type"
+MPI_OPERATOR = "mpi-operator"
+JOB_ROLE_ENV = "K_MPI_JOB_ROLE"
+DISCOVER_HOSTS_SCRIPT = "discover_hosts.sh"
+SSH_VOLUME = "ssh-auth"
+SSH_SUFFIX = "-ssh"
+SSH_KEYGEN_SUFFIX = "-ssh-keygen"
+SSH_PRIVATE_KEY = "ssh-privatekey"
+SSH_PUBLIC_KEY = "ssh-publickey"
+ROOT_SSH_PATH = "/root/.ssh"
+SSHD_COMMAND = ("/usr/sbin/sshd", "-De")
+# The launcher's own GPU visibility is blanked unless it is a worker too.
+NVIDIA_ENV = ("NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES")
+DEFAULT_CLUSTER_DOMAIN = "cluster.local"
+VOLCANO_QUEUE_ANNOTATION = "scheduling.volcano.sh/queue-name"
+KEYGEN_SCRIPT = "ssh-keygen.sh"
+
+
+def job_service(job: str) -> str:
+    """v2beta1's one headless Service over launcher and workers (the pods' subdomain)."""
+    return job
+
+
+def ssh_secret(job: str) -> str:
+    return job + SSH_SUFFIX
+
+
+def ssh_keygen(job: str) -> str:
+    """The key-generation Job and its ServiceAccount, Role and RoleBinding."""
+    return job + SSH_KEYGEN_SUFFIX
+
+
+def training_labels(job: str, role: str | None = None) -> dict[str, str]:
+    """v2beta1 pod labels (and, without a role, the Service's selector over all of the job's pods)."""
+    labels = {OPERATOR_NAME_LABEL: MPI_OPERATOR, JOB_NAME_LABEL: job}
+    if role is not None:
+        labels[JOB_ROLE_LABEL] = role
+    return labels
+
+
+def host(pod: str, service: str, namespace: str | None, cluster_domain: str | None) -> str:
+    """A pod's DNS name under the headless Service: `<pod>.<service>.<ns>.svc[.<domain>]`, or
+    `<pod>.<service>` when the namespace is not known (the pod's own search path completes it)."""
+    if namespace is None:
+        return f"{pod}.{service}"
+    name = f"{pod}.{service}.{namespace}.svc"
+    return f"{name}.{cluster_domain}" if cluster_domain else name
+
+
+def dns_search(service: str, namespace: str, cluster_domain: str | None) -> str:
+    return f"{service}.{namespace}.svc.{cluster_domain or DEFAULT_CLUSTER_DOMAIN}"

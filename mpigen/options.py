@@ -49,6 +49,12 @@ class Options:
     # ("1.25" .. "1.37"; None: the newest shipped).
     validate: bool = True
     kube_version: str | None = None
+    # v2beta1: the cluster's DNS domain appended to the hostfile's names (the operator's
+    # --cluster-domain); None: `<pod>.<job>.<ns>.svc`.
+    cluster_domain: str | None = None
+    # v2beta1: the Secret holding the SSH key pair (keys ssh-privatekey, ssh-publickey), provided by
+    # the user; None: mpigen renders `<job>-ssh` and a Job that generates the keys into it.
+    ssh_secret: str | None = None
 
     @property
     def effective_scheduler_name(self) -> str | None:
@@ -59,7 +65,7 @@ class Options:
 
 # How an option's value is written and checked: on the command line (click type), in an annotation
 # (parser in mpigen.job_options) and in the input schema (tools/schemagen.py).
-ValueKind = Literal["count", "choice", "text", "namespace", "kube-version", "switch"]
+ValueKind = Literal["count", "choice", "text", "namespace", "dns-subdomain", "kube-version", "switch"]
 
 
 @dataclass(frozen=True)
@@ -90,4 +96,6 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
     OptionSpec("kube-version", "kube_version", "kube-version", "Kubernetes version whose strict schemas check pod templates and output (1.25 to 1.37) [default: newest].", 'Kubernetes version of the schema checks, like "1.30" (default: newest).', metavar="VERSION"),
     OptionSpec("validate", "validate", "switch", "Skip the schema checks of pod templates and output.", '"false" skips the schema checks of pod templates and output.'),
     OptionSpec("scheduler-name", "scheduler_name", "text", "schedulerName of the job's pods under gang scheduling [default: volcano, or scheduler-plugins-scheduler].", "schedulerName of the job's pods under gang scheduling.", metavar="NAME"),
+    OptionSpec("cluster-domain", "cluster_domain", "dns-subdomain", "v2beta1: the cluster's DNS domain, appended to the hostfile's host names (<pod>.<job>.<ns>.svc.DOMAIN) and the workers' DNS search entry [default: none; search cluster.local].", "v2beta1: the cluster's DNS domain for the hostfile's names (default: none).", metavar="DOMAIN"),
+    OptionSpec("ssh-secret", "ssh_secret", "dns-subdomain", "v2beta1: use this existing Secret (keys ssh-privatekey, ssh-publickey) for SSH instead of rendering <job>-ssh and a key-generation Job.", "v2beta1: an existing Secret with the SSH key pair; no key-generation Job.", metavar="SECRET"),
 )

@@ -2,8 +2,10 @@
 
 Each input front (`mpigen.api.*`) turns its apiVersion into a `JobPlan`: it resolves defaults, sizing
 and version-specific edits to the pod templates (v1alpha1 strips the launcher's resources, sets the
-workers' processing limit, ...). The builders (`mpigen.build.*`) then add the MPI machinery that is
-the same for every version. A new input version is a new front; a new object is a new builder.
+workers' processing limit, ...) and states, as plan fields, how the job's processes reach each other
+(kubectl exec or SSH), how hosts are named, which labels the pods carry and what the run policy asks.
+The builders (`mpigen.build.*`) switch on those fields, never on the apiVersion. A new input version
+is a new front; a new object is a new builder.
 """
 
 from __future__ import annotations
@@ -14,6 +16,69 @@ from typing import Any, Literal
 from mpigen.errors import Issue, Path
 
 CleanPodPolicy = Literal["None", "Running", "All"]
+Implementation = Literal["OpenMPI", "Intel", "MPICH"]
+LauncherCreation = Literal["AtStartup", "WaitForWorkersReady"]
+
+
+@dataclass(frozen=True)
+class Ssh:
+    """The SSH transport (kubeflow.org/v2beta1): workers run sshd, the launcher ssh's into them with
+    the key pair of Secret `secret`, mounted at `mount_path` in both. `generate_keys`: mpigen renders
+    the Secret empty plus a key-generation Job that fills it; else the user provides the Secret."""
+
+    mount_path: str
+    secret: str
+    generate_keys: bool
+
+
+@dataclass(frozen=True)
+class Hostnames:
+    """How the hostfile names hosts. `fqdn`: `<pod>.<service>[.<ns>.svc[.<cluster_domain>]]` (v2beta1);
+    else the bare pod name (the kubexec transport needs pod names). `launcher_first`: the launcher
+    is listed first, as a host of its own (v2beta1 runLauncherAsWorker)."""
+
+    fqdn: bool = False
+    cluster_domain: str | None = None
+    slot_syntax: Literal["slots=", ":"] = "slots="
+    launcher_first: bool = False
+
+
+@dataclass(frozen=True)
+class Labels:
+    """The operator's labels: on the launcher and worker pods (the worker ones also select them), on
+    the launcher Job and worker StatefulSet themselves, and on the other objects (`app: <job>`)."""
+
+    launcher_pod: dict[str, str]
+    worker_pod: dict[str, str]
+    launcher_job: dict[str, str]
+    worker_set: dict[str, str]
+    other: dict[str, str]
+
+
+@dataclass(frozen=True)
+class JobService:
+    """The headless Service that gives the pods DNS names."""
+
+    name: str
+    labels: dict[str, str]
+    selector: dict[str, str]
+    publish_not_ready: bool
+
+
+@dataclass(frozen=True)
+class Scheduling:
+    """`runPolicy.schedulingPolicy` (v2beta1, v1): what the PodGroup asks of the gang scheduler, and
+    whether a template's schedulerName is overwritten (v2beta1) or kept (v0.2.0)."""
+
+    min_available: int | None = None
+    queue: str | None = None
+    min_resources: dict[str, int | str] | None = None
+    priority_class: str | None = None
+    schedule_timeout_seconds: int | None = None
+    overwrite_scheduler_name: bool = False
+    # The PodGroup carries the operator's queue, priority class, timeout and minResources (v0.8.2);
+    # else only minMember (v0.2.0).
+    operator_fields: bool = False
 
 
 @dataclass(frozen=True)
@@ -30,17 +95,59 @@ class JobPlan:
     # Pod templates after the front's version-specific edits, before the MPI machinery is added.
     launcher_template: dict[str, Any]
     worker_template: dict[str, Any]
-    backoff_limit: int
+    # None: the Job's own default (6), omitted from the output.
+    backoff_limit: int | None
     active_deadline_seconds: int | None
     clean_pod_policy: CleanPodPolicy
+    labels: Labels
+    service: JobService
     warnings: tuple[Issue, ...] = field(default=())
     # Where each template sits in the input document ("launcher", "worker"), for messages.
     template_paths: dict[str, Path] = field(default_factory=dict)
     # Where the worker count comes from in the input document, for messages about it.
     workers_path: Path = ("spec",)
+    implementation: Implementation = "OpenMPI"
+    # None: the kubectl-exec transport (kubexec.sh, kubectl delivered to the launcher).
+    ssh: Ssh | None = None
+    hostnames: Hostnames = field(default_factory=Hostnames)
+    launcher_creation: LauncherCreation = "WaitForWorkersReady"
+    # The launcher is also a worker: it keeps its GPUs and the Service publishes not-ready pods.
+    launcher_as_worker: bool = False
+    # The ServiceAccount the launcher runs as when it needs API access: mpigen's `<job>-launcher`
+    # (None) or the template's own, which the launcher Role is then bound to.
+    launcher_service_account: str | None = None
+    ttl_seconds_after_finished: int | None = None
+    suspend: bool = False
+    # Job.spec.podReplacementPolicy: Failed (Kubernetes 1.29 and newer).
+    pod_replacement_failed: bool = False
+    scheduling: Scheduling = field(default_factory=Scheduling)
 
     @property
     def worker_pod_names(self) -> list[str]:
         from mpigen import names
 
         return names.worker_pods(self.name, self.workers)
+
+    @property
+    def kubexec(self) -> bool:
+        return self.ssh is None
+
+    @property
+    def waits_for_workers(self) -> bool:
+        """The launcher holds mpirun back until every worker pod is Ready (none to wait for: no wait)."""
+        return self.launcher_creation == "WaitForWorkersReady" and self.workers > 0
+
+    @property
+    def launcher_needs_api(self) -> bool:
+        """The launcher talks to the API server: kubectl exec, or waiting for the workers."""
+        return self.kubexec or self.waits_for_workers
+
+    def host_names(self) -> list[str]:
+        """The hosts of the hostfile, in order: the launcher first if it is a worker, then the workers."""
+        from mpigen import names
+
+        pods = ([names.launcher(self.name)] if self.hostnames.launcher_first else []) + self.worker_pod_names
+        if not self.hostnames.fqdn:
+            return pods
+        domain = self.hostnames.cluster_domain
+        return [names.host(pod, self.service.name, self.namespace, domain) for pod in pods]

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from mpigen import names
+from mpigen import mpi_env, names
 from mpigen.errors import Issue, Path
 from mpigen.plan import JobPlan
 
@@ -30,7 +30,8 @@ QUALIFIED_NAME_MAX = 63
 PREFIX_MAX = 253
 
 # What the compiler adds to each role's pod: (volumes, init containers, env of containers[0], mounts).
-_ADDED = {
+Added = dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]]
+_ADDED: Added = {
     "launcher": (
         (names.CONFIG_VOLUME, names.KUBECTL_VOLUME),
         (names.KUBECTL_DELIVERY, names.WAIT_FOR_WORKERS),
@@ -41,6 +42,20 @@ _ADDED = {
 }
 
 
+def added(plan: JobPlan) -> Added:
+    """What the builders add to each role's pod, for this plan's transport."""
+    if plan.ssh is None:
+        return _ADDED
+    ssh_path = plan.ssh.mount_path.rstrip("/")
+    env = (names.JOB_ROLE_ENV, *(name for name, _ in mpi_env.table(False, plan.implementation)))
+    env += () if plan.launcher_as_worker else names.NVIDIA_ENV
+    inits = (names.WAIT_FOR_WORKERS,) if plan.waits_for_workers else ()
+    return {
+        "launcher": ((names.SSH_VOLUME, names.CONFIG_VOLUME), inits, env, (ssh_path, names.CONFIG_MOUNT_PATH)),
+        "worker": ((names.SSH_VOLUME,), (), (names.JOB_ROLE_ENV,), (ssh_path,)),
+    }
+
+
 def check_plan(plan: JobPlan) -> list[Issue]:
     """Collisions with what mpigen adds, and malformed labels, in the job's pod templates."""
     templates: dict[Path, tuple[dict[str, Any], list[str]]] = {}
@@ -49,15 +64,15 @@ def check_plan(plan: JobPlan) -> list[Issue]:
         templates.setdefault(plan.template_paths.get(role, (role,)), (template, []))[1].append(role)
     issues: list[Issue] = []
     for path, (template, roles) in templates.items():
-        issues += _collisions(roles, template, path)
+        issues += _collisions(roles, template, path, added(plan))
         issues += _metadata_keys(template.get("metadata") or {}, path + ("metadata",))
     return issues
 
 
-def _collisions(roles: list[str], template: dict[str, Any], path: Path) -> list[Issue]:
+def _collisions(roles: list[str], template: dict[str, Any], path: Path, adds: Added) -> list[Issue]:
     def reserving(index: int, value: object) -> str:
         """The roles whose pods get `value` from mpigen ("" for none), e.g. "launcher and worker"."""
-        return " and ".join(role for role in roles if value in _ADDED[role][index])
+        return " and ".join(role for role in roles if value in adds[role][index])
 
     pod = template.get("spec") or {}
     spec_path = path + ("spec",)
@@ -79,12 +94,13 @@ def _collisions(roles: list[str], template: dict[str, Any], path: Path) -> list[
     for index, var in enumerate(first.get("env") or []):
         name = var.get("name") if isinstance(var, dict) else None
         if who := reserving(2, name):
-            what = f"sets it in the first container of the {who} pods, to point Open MPI at kubexec.sh and the hostfile"
+            why = "to point Open MPI at kubexec.sh and the hostfile" if adds is _ADDED else "for the MPI launch"
+            what = f"sets it in the first container of the {who} pods, {why}"
             issues.append(Issue(first_path + ("env", index, "name"), _reserved(name, what, "remove yours")))
     for index, mount in enumerate(first.get("volumeMounts") or []):
         target = str(mount.get("mountPath", "")).rstrip("/") if isinstance(mount, dict) else ""
         if who := reserving(3, target):
-            what = "kubectl" if target == names.KUBECTL_MOUNT_PATH else "the job's ConfigMap"
+            what = {names.KUBECTL_MOUNT_PATH: "kubectl", names.CONFIG_MOUNT_PATH: "the job's ConfigMap"}.get(target, "the SSH key")
             message = _reserved(mount["mountPath"], f"mounts {what} there in the first container of the {who} pods", "mount yours elsewhere")
             issues.append(Issue(first_path + ("volumeMounts", index, "mountPath"), message))
     return issues

@@ -1,10 +1,12 @@
-"""Runtime scripts: the two POSIX shell scripts that do at run time what the mpi-operator did.
+"""Runtime scripts: the POSIX shell scripts that do at run time what the mpi-operator did.
 
 `wait-for-workers.sh` runs as an init container of the launcher pod and returns once every worker pod
 is Ready (mpi-operator v0.2.0 `pkg/controllers/v1alpha2/mpi_job_controller.go: syncHandler` creates
 the launcher only when `worker.Status.ReadyReplicas == workerReplicas`). `cleanup.sh` runs in its own
 small Job, waits until the launcher Job has finished and then scales the worker StatefulSet to zero
 (v0.2.0 `syncHandler` -> `getOrCreateWorkerStatefulSet(mpiJob, 0)` once the launcher is done).
+`ssh-keygen.sh` stores a freshly generated key pair into the job's SSH Secret, once (v0.8.2
+`newSSHAuthSecret` generates it in the operator).
 
 Every value is checked and computed here; the templates only quote them. The kubectl output formats
 are constants of this module so that the scripts and their tests agree on them. `*_role_rules` state
@@ -24,6 +26,7 @@ from mpigen.templating import render
 
 WAIT_TEMPLATE = "wait-for-workers.sh.j2"
 CLEANUP_TEMPLATE = "cleanup.sh.j2"
+KEYGEN_TEMPLATE = "ssh-keygen.sh.j2"
 
 # One line per pod, `NAME   True|False|<none>`, whether kubectl was given one name or many (jsonpath
 # prints a bare object for one name and a List for several).
@@ -31,6 +34,8 @@ READY_COLUMNS = 'custom-columns=NAME:.metadata.name,READY:.status.conditions[?(@
 # The types of a Job's conditions whose status is "True", each followed by a space: `Complete `.
 TRUE_CONDITIONS = 'jsonpath={range .status.conditions[?(@.status=="True")]}{.type}{" "}{end}'
 UID = "jsonpath={.metadata.uid}"
+# `<resourceVersion> <private key, base64>`; only the space when the Secret holds no key yet.
+VERSION_AND_KEY = "jsonpath={.metadata.resourceVersion} {.data.ssh-privatekey}"
 
 ACTIONS = ("scale",)
 _UID_PLACEHOLDER = "@UID@"
@@ -111,6 +116,49 @@ def render_cleanup_script(
         owner_patch_head=head,
         owner_patch_tail=tail,
     )
+
+
+def render_keygen_script(
+    *,
+    secret: str,
+    self_job: str,
+    self_rbac: str,
+    keys_dir: str,
+    kubectl: str = "kubectl",
+    interval_seconds: int = 5,
+    attempts: int = 5,
+) -> str:
+    """Render the key-generation Job's script: adopt its RBAC, then store the key pair in `keys_dir`
+    (`id`, `id.pub`) into Secret `secret` unless it already holds one."""
+    for field, value in (("secret", secret), ("self_job", self_job), ("self_rbac", self_rbac)):
+        _check_name(field, value)
+    head, tail = owner_patch(self_job, _UID_PLACEHOLDER).split(_UID_PLACEHOLDER)
+    return render(
+        KEYGEN_TEMPLATE,
+        kubectl=_check_command("kubectl", kubectl),
+        secret=secret,
+        self_job=self_job,
+        self_rbac=self_rbac,
+        keys_dir=_check_command("keys_dir", keys_dir),
+        interval_seconds=_check_int("interval_seconds", interval_seconds, 0),
+        attempts=_check_int("attempts", attempts, 1),
+        version_and_key=VERSION_AND_KEY,
+        uid_format=UID,
+        owner_patch_head=head,
+        owner_patch_tail=tail,
+    )
+
+
+def keygen_role_rules(*, secret: str, self_job: str, self_rbac: str) -> list[dict[str, Any]]:
+    """The Role rules `ssh-keygen.sh` needs: read and patch the one Secret (`kubectl patch` GETs it
+    first), read its own Job's uid, adopt its own ServiceAccount, Role and RoleBinding."""
+    return [
+        _rule("", "secrets", ["get", "patch"], [secret]),
+        _rule("batch", "jobs", ["get"], [self_job]),
+        _rule("", "serviceaccounts", ["get", "patch"], [self_rbac]),
+        _rule("rbac.authorization.k8s.io", "roles", ["get", "patch"], [self_rbac]),
+        _rule("rbac.authorization.k8s.io", "rolebindings", ["get", "patch"], [self_rbac]),
+    ]
 
 
 def owner_patch(job: str, uid: str) -> str:

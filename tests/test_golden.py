@@ -8,9 +8,11 @@ run never passes.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -82,6 +84,23 @@ def test_golden(case: str, request: pytest.FixtureRequest) -> None:
         pytest.fail(f"golden files of {case} rewritten; review the diff and run again without --update-golden")
 
 
+# Fields mpigen emits only for newer Kubernetes versions (--kube-version), by kind: (field path, first
+# version). A case rendered for the newest version is checked against 1.25 without them, which is
+# what `--kube-version 1.25` renders (pinned by golden/v2beta1-kube-version-1.28).
+NEWER_FIELDS = {"Job": [(("spec", "podReplacementPolicy"), "1.29")]}
+
+
+def without_newer_fields(obj: dict[str, Any], version: str) -> dict[str, Any]:
+    obj = copy.deepcopy(obj)
+    for path, since in NEWER_FIELDS.get(obj["kind"], []):
+        if tuple(map(int, version.split("."))) < tuple(map(int, since.split("."))):
+            parent = obj
+            for key in path[:-1]:
+                parent = parent.get(key) or {}
+            parent.pop(path[-1], None)
+    return obj
+
+
 @pytest.mark.parametrize("case", [c for c in CASES if (GOLDEN / c / "expected.yaml").exists()])
 def test_golden_output_is_valid_kubernetes(case: str) -> None:
     """Every expected object passes the strict schema of its kind, for the oldest and newest version."""
@@ -98,6 +117,6 @@ def test_golden_output_is_valid_kubernetes(case: str) -> None:
         problems = [
             f"{obj['kind']}/{obj['metadata']['name']}: {issue.text()}"
             for obj in objects
-            for issue in validate_object(obj, version)
+            for issue in validate_object(without_newer_fields(obj, version), version)
         ]
         assert problems == [], f"Kubernetes {version}"

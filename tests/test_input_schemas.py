@@ -46,6 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "schemas"
 GOLDEN = ROOT / "golden"
 V1ALPHA1, V1ALPHA2 = "kubeflow.org/v1alpha1", "kubeflow.org/v1alpha2"
+V2BETA1 = "kubeflow.org/v2beta1"
 DELETE = object()
 
 POD = {"spec": {"containers": [{"name": "main", "image": "example.com/train:1.0"}]}}
@@ -106,7 +107,11 @@ def changed(api_version: str, *edits: tuple[tuple[str | int, ...], Any]) -> dict
 
 def test_checked_in_schemas_are_current() -> None:
     generated = schemagen.generate()
-    assert sorted(generated) == ["mpijob-kubeflow-v1alpha1.json", "mpijob-kubeflow-v1alpha2.json"]
+    assert sorted(generated) == [
+        "mpijob-kubeflow-v1alpha1.json",
+        "mpijob-kubeflow-v1alpha2.json",
+        "mpijob-kubeflow-v2beta1.json",
+    ]
     stale = [
         name
         for name, text in generated.items()
@@ -152,7 +157,7 @@ def test_schema_is_a_valid_draft_2020_12_schema(api_version: str) -> None:
 
 def test_every_front_has_a_schema() -> None:
     assert {schema_file(v, k) for v, k in api.FRONTS} == set(schemagen.generate())
-    assert api_versions() == [V1ALPHA1, V1ALPHA2]
+    assert api_versions() == [V1ALPHA1, V1ALPHA2, V2BETA1]
 
 
 # --- golden inputs --------------------------------------------------------------------------------
@@ -397,7 +402,7 @@ def invoke(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-@pytest.mark.parametrize("api_version", [V1ALPHA1, V1ALPHA2])
+@pytest.mark.parametrize("api_version", [V1ALPHA1, V1ALPHA2, V2BETA1])
 def test_schema_command_prints_the_checked_in_file(api_version: str) -> None:
     code, out, _ = invoke("--api-version", api_version)
     assert code == 0
@@ -408,11 +413,11 @@ def test_schema_command_prints_the_checked_in_file(api_version: str) -> None:
 def test_schema_command_defaults_to_the_newest_version() -> None:
     code, out, _ = invoke()
     assert code == 0
-    assert json.loads(out)["properties"]["apiVersion"]["const"] == V1ALPHA2
+    assert json.loads(out)["properties"]["apiVersion"]["const"] == V2BETA1
 
 
 def test_schema_command_lists_supported_versions() -> None:
-    assert invoke("--list") == (0, f"{V1ALPHA1}\n{V1ALPHA2}\n", "")
+    assert invoke("--list") == (0, f"{V1ALPHA1}\n{V1ALPHA2}\n{V2BETA1}\n", "")
 
 
 def test_schema_command_refuses_an_unknown_version() -> None:

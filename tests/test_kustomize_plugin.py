@@ -20,6 +20,7 @@ import yaml
 from click.testing import CliRunner
 
 import mpigen
+from mpigen.api import api_versions
 from mpigen.cli import cli
 from mpigen.shells.kustomize_plugin import default_plugin_home, plugin_paths, wrapper_script
 from tools import find_kubectl
@@ -104,6 +105,7 @@ def test_install_writes_one_executable_per_api_version(plugin_home: Path) -> Non
     expected = [
         plugin_home / "kubeflow.org" / "v1alpha1" / "mpijob" / "MPIJob",
         plugin_home / "kubeflow.org" / "v1alpha2" / "mpijob" / "MPIJob",
+        plugin_home / "kubeflow.org" / "v2beta1" / "mpijob" / "MPIJob",
     ]
     assert plugin_paths(plugin_home) == expected
     for path in expected:
@@ -129,10 +131,11 @@ def test_uninstall_removes_what_install_wrote(tmp_path: Path) -> None:
     assert invoke("kustomize-plugin", "install", "--plugin-home", str(tmp_path))[0] == 0
     code, out, _ = invoke("kustomize-plugin", "uninstall", "--plugin-home", str(tmp_path))
     assert code == 0
-    assert out.count("removed: ") == 2
+    versions = len(api_versions())
+    assert out.count("removed: ") == versions
     assert sorted(p.name for p in tmp_path.iterdir()) == ["other"]
     code, out, _ = invoke("kustomize-plugin", "uninstall", "--plugin-home", str(tmp_path))
-    assert code == 0 and out.count("not installed: ") == 2
+    assert code == 0 and out.count("not installed: ") == versions
     foreign = plugin_paths(tmp_path)[0]
     foreign.parent.mkdir(parents=True)
     foreign.write_text("#!/bin/sh\necho another generator\n")

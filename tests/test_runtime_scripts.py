@@ -1,4 +1,4 @@
-"""Runtime scripts: render wait-for-workers.sh and cleanup.sh and run them in real POSIX shells.
+"""Runtime scripts: render wait-for-workers.sh, cleanup.sh and ssh-keygen.sh and run them in real POSIX shells.
 
 The scripts run in dash and busybox ash against `fakekubectl/fake_kubectl.py`, whose answers are
 scripted per object and which records every call, so the tests assert on exact kubectl calls, exit
@@ -24,8 +24,10 @@ from fakekubectl.apiserver import FakeAPIServer, Request, World, job, pod
 
 from mpigen.runtime_scripts import (
     cleanup_role_rules,
+    keygen_role_rules,
     owner_patch,
     render_cleanup_script,
+    render_keygen_script,
     render_wait_script,
     wait_role_rules,
 )
@@ -177,6 +179,7 @@ def rendered_scripts() -> dict[str, str]:
     return {
         "wait-for-workers.sh": render_wait_script(pod_prefix="pi-worker", workers=8),
         "cleanup.sh": cleanup_script("kubectl", interval_seconds=30, missing_grace_seconds=300),
+        "ssh-keygen.sh": render_keygen_script(secret="pi-ssh", self_job="pi-ssh-keygen", self_rbac="pi-ssh-keygen", keys_dir="/keys"),
     }
 
 
@@ -524,3 +527,112 @@ def test_real_kubectl_cleanup_with_launcher_and_workers_gone(tmp_path: Path) -> 
     assert (done.returncode, done.stderr) == (0, "")
     assert f"job/{LAUNCHER} has been missing for 0s (deleted by hand?)" in done.stdout
     assert done.stdout.endswith(f"statefulset/{STS} is already gone\n")
+
+
+# --- ssh-keygen ------------------------------------------------------------------------------------
+
+SECRET, KEYGEN = "pi-ssh", "pi-ssh-keygen"
+PRIVATE = "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBogus\n-----END EC PRIVATE KEY-----\n"
+PUBLIC = "ecdsa-sha2-nistp521 AAAAE2VjZHNhLXNoYTItbmlzdHA1MjEAAAAIbmlzdHA1MjE=\n"
+
+
+def keygen_script(kubectl: FakeKubectl, keys: Path, **options: Any) -> str:
+    options = {"interval_seconds": 0, **options}
+    return render_keygen_script(
+        secret=SECRET, self_job=KEYGEN, self_rbac=KEYGEN, keys_dir=str(keys), kubectl=str(kubectl.path), **options
+    )
+
+
+@pytest.fixture
+def keys(tmp_path: Path) -> Path:
+    folder = tmp_path / "keys"
+    folder.mkdir()
+    (folder / "id").write_text(PRIVATE)
+    (folder / "id.pub").write_text(PUBLIC)
+    return folder
+
+
+def secret(version: str = "41", privatekey: str = "") -> dict[str, str]:
+    return {"resourceVersion": version, "privatekey": privatekey}
+
+
+def patches_of_secret(result: Result) -> list[dict[str, Any]]:
+    return [json.loads(call[-1]) for call in result.calls if call[:3] == ["patch", "secret", SECRET]]
+
+
+def test_keygen_stores_a_new_pair_with_the_version_it_read(shell: list[str], kubectl: FakeKubectl, keys: Path) -> None:
+    import base64
+
+    answers = {f"get job {KEYGEN}": [launcher()], f"get secret {SECRET}": [secret("41")]}
+    result = kubectl.run(shell, keygen_script(kubectl, keys), answers)
+    assert (result.rc, result.err) == (0, "")
+    assert [call[:3] for call in result.calls] == [
+        ["get", "job", KEYGEN],
+        ["patch", "serviceaccount", KEYGEN],
+        ["patch", "role", KEYGEN],
+        ["patch", "rolebinding", KEYGEN],
+        ["get", "secret", SECRET],
+        ["patch", "secret", SECRET],
+    ]
+    assert patches_of_secret(result) == [
+        {
+            "metadata": {"resourceVersion": "41"},
+            "data": {
+                "ssh-privatekey": base64.b64encode(PRIVATE.encode()).decode(),
+                "ssh-publickey": base64.b64encode(PUBLIC.encode()).decode(),
+            },
+        }
+    ]
+    assert f"stored a new key pair in secret/{SECRET}" in result.out
+    assert "PRIVATE" not in result.out + result.err and "MHcC" not in result.out + result.err
+
+
+def test_keygen_never_replaces_keys(shell: list[str], kubectl: FakeKubectl, keys: Path) -> None:
+    answers = {f"get job {KEYGEN}": [launcher()], f"get secret {SECRET}": [secret("7", "LS0tLS1CRUdJTg==")]}
+    result = kubectl.run(shell, keygen_script(kubectl, keys), answers)
+    assert (result.rc, result.err) == (0, "")
+    assert patches_of_secret(result) == []
+    assert f"secret/{SECRET} already holds a key pair: kept" in result.out
+
+
+def test_keygen_loses_a_race_and_keeps_the_winners_keys(shell: list[str], kubectl: FakeKubectl, keys: Path) -> None:
+    answers = {
+        f"get job {KEYGEN}": [launcher()],
+        f"get secret {SECRET}": [secret("41"), secret("42", "d2lubmVy")],
+        f"patch secret {SECRET}": ["Conflict"],
+    }
+    result = kubectl.run(shell, keygen_script(kubectl, keys), answers)
+    assert result.rc == 0
+    assert len(patches_of_secret(result)) == 1
+    assert "(Conflict)" in result.err and "already holds a key pair: kept" in result.out
+
+
+def test_keygen_fails_after_its_attempts_when_the_secret_is_missing(
+    shell: list[str], kubectl: FakeKubectl, keys: Path
+) -> None:
+    answers = {f"get job {KEYGEN}": [launcher()]}
+    result = kubectl.run(shell, keygen_script(kubectl, keys, attempts=3), answers)
+    assert result.rc == 1
+    assert result.count("get", "secret", SECRET) == 3
+    assert f'secrets "{SECRET}" not found' in result.err
+    assert result.err.endswith(f"cannot store the key pair in secret/{SECRET} after 3 attempts\n")
+
+
+def test_keygen_without_a_key_pair_writes_nothing(shell: list[str], kubectl: FakeKubectl, tmp_path: Path) -> None:
+    answers = {f"get job {KEYGEN}": [launcher()], f"get secret {SECRET}": [secret("41")]}
+    result = kubectl.run(shell, keygen_script(kubectl, tmp_path / "none", attempts=2), answers)
+    assert result.rc == 1
+    assert patches_of_secret(result) == []
+    assert "no key pair in" in result.err
+
+
+def test_keygen_role_allows_exactly_its_calls() -> None:
+    rules = keygen_role_rules(secret=SECRET, self_job=KEYGEN, self_rbac=KEYGEN)
+    by_resource = {rule["resources"][0]: (rule["verbs"], rule["resourceNames"]) for rule in rules}
+    assert by_resource == {
+        "secrets": (["get", "patch"], [SECRET]),
+        "jobs": (["get"], [KEYGEN]),
+        "serviceaccounts": (["get", "patch"], [KEYGEN]),
+        "roles": (["get", "patch"], [KEYGEN]),
+        "rolebindings": (["get", "patch"], [KEYGEN]),
+    }

@@ -107,3 +107,36 @@ def test_sizing_errors_name_the_field(spec: dict[str, Any], path: tuple[str, ...
 )
 def test_whole_units(value: object, units: int | None) -> None:
     assert whole_units(value) == units
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {},
+        {"runLauncherAsWorker": True, "slotsPerWorker": 12},
+        {"mpiImplementation": "Intel", "launcherCreationPolicy": "WaitForWorkersReady"},
+        {"mpiImplementation": "MPICH", "runPolicy": {"cleanPodPolicy": "All"}},
+    ],
+)
+@pytest.mark.parametrize("namespace", [None, "team-a"])
+def test_v2beta1_config_map_size_is_what_the_builder_builds(spec: dict[str, Any], namespace: str | None) -> None:
+    """The arithmetic size of the ConfigMap (FQDN hostfile, discover_hosts.sh) equals the built one."""
+    from dataclasses import replace
+
+    from mpigen.build.configmap import config_data
+    from mpigen.build.limits import config_map_bytes
+    from mpigen.compiler import plan_job
+
+    container = {"name": "c", "image": "busybox"}
+    template = {"spec": {"containers": [container]}}
+    document = {
+        "apiVersion": "kubeflow.org/v2beta1",
+        "kind": "MPIJob",
+        "metadata": {"name": "size", **({"namespace": namespace} if namespace else {})},
+        "spec": {**spec, "mpiReplicaSpecs": {"Launcher": {"template": template}, "Worker": {"replicas": 3, "template": template}}},
+    }
+    plan, options = plan_job(document, Options(cluster_domain="example.org"))
+    for workers in (1, 10, 101):
+        sized = replace(plan, workers=workers)
+        built = config_data(sized, options)
+        assert config_map_bytes(sized, options, workers) == sum(len(k) + len(v.encode()) for k, v in built.items())

@@ -133,7 +133,7 @@ def test_other_kubeflow_kinds_are_skipped_not_refused() -> None:
     ("change", "message"),
     [
         (("apiVersion: kubeflow.org/v1alpha2", "apiVersion: kubeflow/v1alpha2"), 'apiVersion: "kubeflow/v1alpha2" is not a Kubeflow apiVersion (did you mean "kubeflow.org/v1alpha2"?)'),
-        (("apiVersion: kubeflow.org/v1alpha2\n", ""), 'apiVersion: missing (did you mean "kubeflow.org/v1alpha2"?)'),
+        (("apiVersion: kubeflow.org/v1alpha2\n", ""), 'apiVersion: missing (did you mean "kubeflow.org/v2beta1"?)'),
         (("kind: MPIJob", "kind: MPIjob"), 'kind: unknown kind "MPIjob" (did you mean "MPIJob"?)'),
         (("apiVersion: kubeflow.org/v1alpha2\nkind: MPIJob", "apiVersion: Kubeflow.org/v1\nkind: TFJob"), 'apiVersion: "Kubeflow.org/v1" is not a Kubeflow apiVersion (did you mean "kubeflow.org/v1"?)'),
     ],

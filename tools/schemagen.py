@@ -173,6 +173,11 @@ _VALUE_SCHEMAS: dict[str, Schema] = {
     "text": _TEXT,
     "namespace": {"type": "string", "pattern": _DNS1123_LABEL, "maxLength": names.DNS1123_LABEL_MAX},
     "kube-version": _KUBE_VERSION,
+    "dns-subdomain": {
+        "type": "string",
+        "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
+        "maxLength": names.DNS1123_SUBDOMAIN_MAX,
+    },
     "switch": {"enum": ["true", "false"]},
 }
 
@@ -247,6 +252,44 @@ def add_v1alpha2_rules(document: Schema) -> None:
     set_pod_template(worker, "template", "The pod of every worker.")
 
 
+_QUANTITY = {
+    "anyOf": [
+        {"type": "integer"},
+        {
+            "type": "string",
+            "pattern": "^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?$",
+        },
+    ]
+}
+
+
+def add_run_policy_rules(spec: Schema, controller: str) -> None:
+    """runPolicy (v2beta1, v1): what mpigen.api.runpolicy checks after parsing."""
+    from mpigen.api.runpolicy import MULTIKUEUE
+
+    run = at(spec, "runPolicy")
+    at(run, "activeDeadlineSeconds")["minimum"] = 1
+    at(run, "managedBy")["enum"] = [controller, MULTIKUEUE, None]
+    at(run, "managedBy").pop("type", None)
+    at(run, "schedulingPolicy", "minResources")["additionalProperties"] = _QUANTITY
+
+
+def add_v2beta1_rules(document: Schema) -> None:
+    from mpigen.api.v2beta1 import CONTROLLER
+
+    spec = at(document, "spec")
+    specs = at(spec, "mpiReplicaSpecs")
+    require(specs, "Launcher")
+    launcher, worker = at(specs, "Launcher"), at(specs, "Worker")
+    at(launcher, "replicas")["enum"] = [1, None]
+    require(worker, "replicas")
+    at(worker, "replicas")["minimum"] = 1
+    at(spec, "sshAuthMountPath")["pattern"] = "^(/.*)?$"
+    add_run_policy_rules(spec, CONTROLLER)
+    set_pod_template(launcher, "template", "The launcher's pod, which runs mpirun.")
+    set_pod_template(worker, "template", "The pod of every worker (sshd).")
+
+
 # --- descriptions -----------------------------------------------------------------------------------
 
 _ONE_SIZING = " Exactly one of gpus, processingUnits and replicas is set."
@@ -309,9 +352,43 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
     },
 }
 
+_RUN_POLICY = {
+    "spec.runPolicy": "How the job runs and is cleaned up, as for the Kubeflow operators.",
+    "spec.runPolicy.cleanPodPolicy": (
+        "None (default) keeps the workers after the launcher finishes; Running and All scale them to 0."
+    ),
+    "spec.runPolicy.ttlSecondsAfterFinished": "Seconds after which Kubernetes deletes the finished launcher Job.",
+    "spec.runPolicy.activeDeadlineSeconds": "Seconds the launcher Job may run before it is stopped (>= 1).",
+    "spec.runPolicy.backoffLimit": "Retries of the launcher Job before the job fails (default: the Job's, 6).",
+    "spec.runPolicy.suspend": "true renders a suspended launcher Job and no running workers.",
+    "spec.runPolicy.managedBy": "The controller of the job; another than the operator's is refused.",
+    "spec.runPolicy.schedulingPolicy": "What the PodGroup asks of the gang scheduler (mpigen.dev/gang-scheduler).",
+}
+
+DESCRIPTIONS["kubeflow.org/v2beta1"] = {
+    **{key: value for key, value in _COMMON.items() if not key.startswith("spec.")},
+    **_RUN_POLICY,
+    "spec.slotsPerWorker": "MPI slots per worker in the hostfile (default 1).",
+    "spec.runLauncherAsWorker": "The launcher is also a host of the hostfile (listed first).",
+    "spec.sshAuthMountPath": "Where the SSH key pair is mounted in the launcher and workers (default /root/.ssh).",
+    "spec.launcherCreationPolicy": (
+        "AtStartup (default) starts the launcher at once; WaitForWorkersReady holds mpirun until every "
+        "worker pod is Ready."
+    ),
+    "spec.mpiImplementation": "OpenMPI (default), Intel or MPICH: the hostfile syntax and the launcher's variables.",
+    "spec.mpiReplicaSpecs": "One Launcher, which runs mpirun, and the Workers it starts ranks in over SSH.",
+    "spec.mpiReplicaSpecs.Launcher.replicas": "Always 1.",
+    "spec.mpiReplicaSpecs.Launcher.restartPolicy": "OnFailure (default) or Never.",
+    "spec.mpiReplicaSpecs.Worker.replicas": "Number of worker pods (>= 1).",
+    "spec.mpiReplicaSpecs.Worker.restartPolicy": (
+        "Ignored with a warning: workers belong to a StatefulSet and always restart."
+    ),
+}
+
 RULES: dict[str, Callable[[Schema], None]] = {
     "kubeflow.org/v1alpha1": add_v1alpha1_rules,
     "kubeflow.org/v1alpha2": add_v1alpha2_rules,
+    "kubeflow.org/v2beta1": add_v2beta1_rules,
 }
 
 

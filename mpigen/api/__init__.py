@@ -24,6 +24,7 @@ class Front(Protocol):
 FRONTS: dict[tuple[str, str], str] = {
     ("kubeflow.org/v1alpha1", "MPIJob"): "v1alpha1",
     ("kubeflow.org/v1alpha2", "MPIJob"): "v1alpha2",
+    ("kubeflow.org/v2beta1", "MPIJob"): "v2beta1",
 }
 
 
@@ -60,7 +61,8 @@ def _looks_like_kubeflow(api_version: str) -> bool:
 def near_miss_issues(document: dict[str, Any]) -> list[Issue]:
     """Why a claimed document is not an MPIJob mpigen compiles, each with a "did you mean"."""
     kind, api_version = document.get("kind"), document.get("apiVersion")
-    wanted = " and ".join(api_versions())
+    *rest, last = api_versions()
+    wanted = f"{', '.join(rest)} and {last}" if rest else last
     issues = []
     is_mpijob = isinstance(kind, str) and kind.lower() == KIND.lower()
     if is_mpijob and kind != KIND:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -96,7 +97,11 @@ def _message(error: Any, model: type[BaseModel]) -> str:
     if kind == "less_than_equal":
         return f"must be <= {ctx.get('le')}, got {value}"
     if kind == "literal_error":
-        return f"must be one of {ctx.get('expected')}, got {_describe(value)}"
+        expected = str(ctx.get("expected"))
+        # A value that differs only in case ("running") names the one it meant.
+        same = [v for v in re.findall(r"'([^']*)'", expected) if str(value).lower() == v.lower()]
+        hint = f' (did you mean "{same[0]}"?)' if isinstance(value, str) and same else ""
+        return f"must be one of {expected}, got {_describe(value)}{hint}"
     return f"{error['msg']}, got {_describe(value)}"
 
 
@@ -319,3 +324,12 @@ def resolve_namespace(job_namespace: str | None, option_namespace: str | None) -
             )
         ]
     return job_namespace or option_namespace or None, []
+
+
+def v020_layout(job: str) -> dict[str, Any]:
+    """The labels and Service of mpi-operator v0.2.0 jobs (v1alpha1, v1alpha2), as JobPlan fields."""
+    from mpigen.plan import JobService, Labels
+
+    launcher, worker = names.role_labels(job, names.ROLE_LAUNCHER), names.role_labels(job, names.ROLE_WORKER)
+    labels = Labels(launcher, worker, launcher, worker, names.app_labels(job))
+    return {"labels": labels, "service": JobService(names.worker_set(job), {}, worker, True)}

@@ -31,7 +31,9 @@ from mpigen.api.common import (
     parse_model,
     parse_without_unknown_fields,
     resolve_namespace,
+    v020_layout,
 )
+from mpigen.api.fields import explain_unknown_fields
 from mpigen.errors import CompileError, Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan
@@ -196,6 +198,7 @@ def _launcher_template(template: dict[str, Any], spec: MPIJobSpec) -> tuple[dict
 def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
     job, issues = parse_model(MPIJob, document)
     if job is None:
+        issues = explain_unknown_fields(issues, API_VERSION)
         issues += check_raw_templates(document, [("spec", "template")], options)
         pruned = parse_without_unknown_fields(MPIJob, document)
         if pruned is not None:
@@ -234,5 +237,6 @@ def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
         clean_pod_policy="All",
         template_paths={"launcher": ("spec", "template"), "worker": ("spec", "template")},
         workers_path=("spec", next((k for k in ("gpus", "processingUnits", "replicas") if getattr(spec, k) is not None), "replicas")),
+        **v020_layout(meta.name or ""),
         warnings=tuple(issues + worker_warnings + launcher_warnings),
     )

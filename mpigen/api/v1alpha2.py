@@ -28,7 +28,9 @@ from mpigen.api.common import (
     parse_model,
     parse_without_unknown_fields,
     resolve_namespace,
+    v020_layout,
 )
+from mpigen.api.fields import explain_unknown_fields
 from mpigen.errors import CompileError, Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan
@@ -118,6 +120,7 @@ def _worker_template(spec: ReplicaSpec) -> tuple[dict[str, Any], list[Issue]]:
 def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
     job, issues = parse_model(MPIJob, document)
     if job is None:
+        issues = explain_unknown_fields(issues, API_VERSION)
         paths = [_SPECS + (role, "template") for role in ("Launcher", "Worker")]
         issues += check_raw_templates(document, paths, options)
         pruned = parse_without_unknown_fields(MPIJob, document)
@@ -149,5 +152,6 @@ def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
         clean_pod_policy=spec.cleanPodPolicy or "None",
         template_paths={"launcher": _SPECS + ("Launcher", "template"), "worker": _SPECS + ("Worker", "template")},
         workers_path=_SPECS + ("Worker", "replicas"),
+        **v020_layout(meta.name or ""),
         warnings=tuple(issues + launcher_warnings + worker_warnings),
     )

@@ -25,7 +25,8 @@ MISSING_GRACE_SECONDS = 300
 
 
 def wants_cleanup(plan: JobPlan) -> bool:
-    return plan.clean_pod_policy in ("Running", "All")
+    """cleanPodPolicy Running or All, and workers to scale down."""
+    return plan.clean_pod_policy in ("Running", "All") and plan.workers > 0
 
 
 def _names(plan: JobPlan) -> dict[str, str]:

@@ -1,8 +1,9 @@
-"""The ConfigMap `<job>-config`: the hostfile mpirun reads and the kubexec.sh agent it starts ranks with.
+"""The ConfigMap `<job>-config`: the hostfile mpirun reads and the scripts the job's pods run.
 
-mpi-operator v0.2.0 `newConfigMap`, plus the scripts that stand in for the operator at run time
-(`wait-for-workers.sh` for the launcher; `cleanup.sh` for the clean-up Job when the job cleans up), so
-that the manifests stay short and every script is reviewed in one place.
+mpi-operator v0.2.0 `newConfigMap` (hostfile, kubexec.sh) and v0.8.2 `newConfigMap` (hostfile in the
+implementation's syntax, discover_hosts.sh), plus the scripts that stand in for the operator at run
+time (`wait-for-workers.sh` for the launcher; `cleanup.sh` for the clean-up Job when the job cleans
+up), so that the manifests stay short and every script is reviewed in one place.
 """
 
 from __future__ import annotations
@@ -12,15 +13,28 @@ from typing import Any
 from mpigen import names
 from mpigen.build import object_meta
 from mpigen.build.cleanup import render_cleanup, wants_cleanup
+from mpigen.build.ssh import generates_keys, render_keygen
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 from mpigen.runtime_scripts import render_wait_script
 from mpigen.templating import render
 
+# The hostfile's slot syntax: Open MPI `host slots=N`; Intel MPI and MPICH (Hydra) `host:N`.
+SEPARATORS = {"slots=": " slots=", ":": ":"}
+
 
 def render_hostfile(plan: JobPlan) -> str:
-    """One line per worker pod: `<job>-worker-<i> slots=<n>`."""
-    return render("hostfile.j2", pods=plan.worker_pod_names, slots=plan.slots_per_worker)
+    """One line per host: `<job>-worker-<i> slots=<n>`, or its DNS name in the implementation's syntax."""
+    separator = SEPARATORS[plan.hostnames.slot_syntax]
+    return render("hostfile.j2", hosts=plan.host_names(), separator=separator, slots=plan.slots_per_worker)
+
+
+def render_discover_hosts(plan: JobPlan) -> str:
+    """Horovod elastic's host list: every host of the hostfile, without slots.
+
+    v0.8.2 rewrites it on every sync to list the Running worker pods; a static file lists them all,
+    as they are once the job runs (docs/runtime.md)."""
+    return render("discover_hosts.sh.j2", hosts=plan.host_names())
 
 
 def render_kubexec() -> str:
@@ -29,26 +43,45 @@ def render_kubexec() -> str:
 
 
 def render_wait(plan: JobPlan, options: Options) -> str:
-    """The launcher's wait-for-workers script: polls the worker pods by name with the delivered kubectl."""
+    """The launcher's wait-for-workers script: polls the worker pods by name with kubectl (delivered
+    into /opt/kube for the kubectl-exec transport; else the kubectl-delivery image's own)."""
     return render_wait_script(
         pod_prefix=names.worker_set(plan.name),
         workers=plan.workers,
-        kubectl=names.KUBECTL_PATH,
+        kubectl=names.KUBECTL_PATH if plan.kubexec else "kubectl",
         timeout_seconds=options.wait_timeout_seconds,
     )
 
 
-def build_config_map(plan: JobPlan, options: Options) -> dict[str, Any]:
-    data = {
-        names.HOSTFILE: render_hostfile(plan),
-        names.KUBEXEC_SCRIPT: render_kubexec(),
-        names.WAIT_SCRIPT: render_wait(plan, options),
-    }
+# The keys whose values grow with the worker count, by transport (kubexec or not).
+HOST_LISTS = {True: (names.HOSTFILE,), False: (names.HOSTFILE, names.DISCOVER_HOSTS_SCRIPT)}
+
+
+def config_scripts(plan: JobPlan, options: Options) -> dict[str, str]:
+    """The ConfigMap's entries whose size does not grow with the worker count."""
+    data = {}
+    if plan.kubexec:
+        data[names.KUBEXEC_SCRIPT] = render_kubexec()
+    if plan.waits_for_workers:
+        data[names.WAIT_SCRIPT] = render_wait(plan, options)
     if wants_cleanup(plan):
         data[names.CLEANUP_SCRIPT] = render_cleanup(plan)
+    if generates_keys(plan):
+        data[names.KEYGEN_SCRIPT] = render_keygen(plan)
+    return data
+
+
+def config_data(plan: JobPlan, options: Options) -> dict[str, str]:
+    data = {names.HOSTFILE: render_hostfile(plan)}
+    if not plan.kubexec:
+        data[names.DISCOVER_HOSTS_SCRIPT] = render_discover_hosts(plan)
+    return {**data, **config_scripts(plan, options)}
+
+
+def build_config_map(plan: JobPlan, options: Options) -> dict[str, Any]:
     return {
         "apiVersion": "v1",
         "kind": "ConfigMap",
-        "metadata": object_meta(plan, names.config_map(plan.name), names.COMPONENT_CONFIG, names.app_labels(plan.name)),
-        "data": data,
+        "metadata": object_meta(plan, names.config_map(plan.name), names.COMPONENT_CONFIG, plan.labels.other),
+        "data": config_data(plan, options),
     }

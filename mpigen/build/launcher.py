@@ -1,8 +1,13 @@
 """The launcher Job `<job>-launcher`: the pod that runs mpirun.
 
-mpi-operator v0.2.0 `newLauncher`: the launcher ServiceAccount, an init container that delivers
-kubectl into `/opt/kube`, Open MPI pointed at kubexec.sh and the hostfile through `OMPI_MCA_*`
-variables, and both volumes.
+kubectl-exec transport, mpi-operator v0.2.0 `newLauncher`: the launcher ServiceAccount, an init
+container that delivers kubectl into `/opt/kube`, Open MPI pointed at kubexec.sh and the hostfile
+through `OMPI_MCA_*` variables, and both volumes.
+
+SSH transport, v0.8.2 `newLauncherJob` / `newLauncherPodTemplate`: hostname `<job>-launcher` and
+subdomain `<job>`, `K_MPI_JOB_ROLE=launcher` and the implementation's variables (mpigen/mpi_env.py),
+GPUs blanked unless the launcher is a worker too, the SSH key and the ConfigMap mounted, and the run
+policy's ttl, deadline, backoff limit and suspend on the Job.
 """
 
 from __future__ import annotations
@@ -10,27 +15,13 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from mpigen import names
+from mpigen import mpi_env, names
 from mpigen.build import merge_pod_labels, object_meta
 from mpigen.build.gang import join_gang
-from mpigen.build.workers import config_mount, config_volume
+from mpigen.build.rbac import launcher_service_account
+from mpigen.build.workers import add_ssh, config_mount, config_volume, host_network_dns
 from mpigen.options import Options
 from mpigen.plan import JobPlan
-
-
-def launcher_env() -> list[dict[str, str]]:
-    """The variables that point Open MPI at kubexec.sh and the hostfile.
-
-    `OMPI_MCA_plm_rsh_no_tree_spawn` is mpigen's addition: beyond 64 hosts (`routed_radix`) Open MPI
-    lets daemons on workers start further daemons through the rsh agent, but only the launcher has
-    kubectl, so those launches fail (exit 127). With it, mpirun starts every daemon itself; proven with
-    70 workers in tests/e2e/test_e2e_large.py.
-    """
-    return [
-        {"name": names.RSH_AGENT_ENV, "value": f"{names.CONFIG_MOUNT_PATH}/{names.KUBEXEC_SCRIPT}"},
-        {"name": names.HOSTFILE_ENV, "value": f"{names.CONFIG_MOUNT_PATH}/{names.HOSTFILE}"},
-        {"name": names.NO_TREE_SPAWN_ENV, "value": "1"},
-    ]
 
 
 def kubectl_mount() -> dict[str, str]:
@@ -46,56 +37,83 @@ def build_kubectl_delivery(options: Options) -> dict[str, Any]:
     }
 
 
-def build_wait_for_workers(options: Options) -> dict[str, Any]:
+def build_wait_for_workers(plan: JobPlan, options: Options) -> dict[str, Any]:
     """Init container that holds the launcher back until every worker pod is Ready.
 
-    v0.2.0 creates the launcher Job only once the worker StatefulSet reports all replicas ready; here
-    the Job exists from the start and this container, after `kubectl-delivery`, does the waiting with
-    the delivered kubectl and the launcher Role's `get` on the worker pods. On timeout it fails, and
-    the Job's backoffLimit applies.
+    v0.2.0 creates the launcher Job only once the worker StatefulSet reports all replicas ready
+    (v0.8.2 with WaitForWorkersReady: once every worker pod is Ready); here the Job exists from the
+    start and this container does the waiting with the launcher Role's `get` on the worker pods:
+    after `kubectl-delivery` with the delivered kubectl, or (SSH transport) with the kubectl of the
+    kubectl-delivery image. On timeout it fails, and the Job's backoffLimit applies.
     """
+    mounts = [kubectl_mount(), config_mount()] if plan.kubexec else [config_mount()]
     return {
         "name": names.WAIT_FOR_WORKERS,
         "image": options.kubectl_delivery_image,
         "command": ["/bin/sh", f"{names.CONFIG_MOUNT_PATH}/{names.WAIT_SCRIPT}"],
-        "volumeMounts": [kubectl_mount(), config_mount()],
+        "volumeMounts": mounts,
     }
+
+
+def _config_items(plan: JobPlan) -> list[tuple[str, int]]:
+    if plan.kubexec:
+        items = [(names.KUBEXEC_SCRIPT, names.SCRIPT_MODE), (names.HOSTFILE, names.HOSTFILE_MODE)]
+    else:
+        items = [(names.HOSTFILE, names.HOSTFILE_MODE), (names.DISCOVER_HOSTS_SCRIPT, names.SCRIPT_MODE)]
+    return items + ([(names.WAIT_SCRIPT, names.SCRIPT_MODE)] if plan.waits_for_workers else [])
+
+
+def _env(plan: JobPlan) -> list[dict[str, str]]:
+    env = mpi_env.launcher_env(plan.kubexec, plan.implementation, plan.slots_per_worker)
+    if plan.kubexec or plan.launcher_as_worker:
+        return env
+    # v0.8.2: a launcher that is not a worker must not grab the node's GPUs (value left empty).
+    return env + [{"name": name} for name in names.NVIDIA_ENV]
 
 
 def build_launcher_pod_template(plan: JobPlan, options: Options) -> dict[str, Any]:
     template = copy.deepcopy(plan.launcher_template)
-    labels = names.role_labels(plan.name, names.ROLE_LAUNCHER)
-    merge_pod_labels(template, {**labels, **names.standard_labels(plan.name, names.COMPONENT_LAUNCHER)})
+    merge_pod_labels(template, {**plan.labels.launcher_pod, **names.standard_labels(plan.name, names.COMPONENT_LAUNCHER)})
     pod = template["spec"]
-    pod["serviceAccountName"] = names.launcher(plan.name)
-    pod["initContainers"] = [
-        *(pod.get("initContainers") or []),
-        build_kubectl_delivery(options),
-        build_wait_for_workers(options),
-    ]
+    if plan.launcher_needs_api:
+        pod["serviceAccountName"] = launcher_service_account(plan)
+    inits = [build_kubectl_delivery(options)] if plan.kubexec else []
+    inits += [build_wait_for_workers(plan, options)] if plan.waits_for_workers else []
+    if inits:
+        pod["initContainers"] = [*(pod.get("initContainers") or []), *inits]
     container = pod["containers"][0]
-    container["env"] = [*(container.get("env") or []), *launcher_env()]
-    container["volumeMounts"] = [*(container.get("volumeMounts") or []), kubectl_mount(), config_mount()]
-    items = [
-        (names.KUBEXEC_SCRIPT, names.SCRIPT_MODE),
-        (names.HOSTFILE, names.HOSTFILE_MODE),
-        (names.WAIT_SCRIPT, names.SCRIPT_MODE),
-    ]
-    kubectl_volume = {"name": names.KUBECTL_VOLUME, "emptyDir": {}}
-    pod["volumes"] = [*(pod.get("volumes") or []), kubectl_volume, config_volume(items, plan.name)]
+    if plan.ssh is not None:
+        pod["hostname"] = names.launcher(plan.name)
+        pod["subdomain"] = plan.service.name
+        host_network_dns(pod)
+        add_ssh(pod, plan.ssh, names.ROLE_LAUNCHER)
+    container["env"] = [*(container.get("env") or []), *_env(plan)]
+    mounts = [kubectl_mount(), config_mount()] if plan.kubexec else [config_mount()]
+    container["volumeMounts"] = [*(container.get("volumeMounts") or []), *mounts]
+    volumes = [{"name": names.KUBECTL_VOLUME, "emptyDir": {}}] if plan.kubexec else []
+    pod["volumes"] = [*(pod.get("volumes") or []), *volumes, config_volume(_config_items(plan), plan.name)]
     join_gang(template, plan, options)
     return template
 
 
 def build_launcher_job(plan: JobPlan, options: Options) -> dict[str, Any]:
-    labels = names.role_labels(plan.name, names.ROLE_LAUNCHER)
-    spec: dict[str, Any] = {"backoffLimit": plan.backoff_limit}
-    if plan.active_deadline_seconds is not None:
-        spec["activeDeadlineSeconds"] = plan.active_deadline_seconds
+    spec: dict[str, Any] = {}
+    for key, value in (
+        ("backoffLimit", plan.backoff_limit),
+        ("activeDeadlineSeconds", plan.active_deadline_seconds),
+        ("ttlSecondsAfterFinished", plan.ttl_seconds_after_finished),
+    ):
+        if value is not None:
+            spec[key] = value
     spec["template"] = build_launcher_pod_template(plan, options)
+    if plan.pod_replacement_failed:
+        # v0.8.2: a retry waits until the failed pod is gone (kubernetes#115844).
+        spec["podReplacementPolicy"] = "Failed"
+    if plan.suspend:
+        spec["suspend"] = True
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
-        "metadata": object_meta(plan, names.launcher(plan.name), names.COMPONENT_LAUNCHER, labels),
+        "metadata": object_meta(plan, names.launcher(plan.name), names.COMPONENT_LAUNCHER, plan.labels.launcher_job),
         "spec": spec,
     }

@@ -35,10 +35,15 @@ OBJECT_MAX_BYTES = 1536 * 1024  # etcd's default --max-request-bytes, the practi
 def check_derived_names(plan: JobPlan) -> list[Issue]:
     job = plan.name
     where = ("metadata", "name")
-    longest_pod = names.worker_pod(job, plan.workers - 1)
+    longest_pod = names.worker_pod(job, max(plan.workers, 1) - 1)
     limits = [
         (names.launcher(job), names.DNS1123_LABEL_MAX, "the launcher Job name (its pods' job-name label)"),
         (names.cleanup(job), names.DNS1123_LABEL_MAX, "the clean-up Job name (its pods' job-name label)"),
+        *(
+            [(names.ssh_keygen(job), names.DNS1123_LABEL_MAX, "the SSH key Job name (its pods' job-name label)")]
+            if plan.ssh is not None and plan.ssh.generate_keys
+            else []
+        ),
         (
             names.worker_set(job),
             names.DNS1123_LABEL_MAX - 1 - REVISION_HASH_LENGTH,
@@ -81,30 +86,45 @@ def hostfile_bytes(job: str, workers: int, slots: int) -> int:
     return worker_names_length(job, workers) + workers * len(f" slots={slots}\n")
 
 
+def host_lists_bytes(plan: JobPlan, workers: int) -> int:
+    """Bytes of the hostfile and (SSH transport) discover_hosts.sh for `workers`: one line per host in
+    each, a worker's host its pod name plus a suffix the same for all (templates/hostfile.j2,
+    templates/discover_hosts.sh.j2), plus the launcher's line when it is a host too."""
+    from mpigen.build.configmap import SEPARATORS
+
+    suffix = len(names.host("", plan.service.name, plan.namespace, plan.hostnames.cluster_domain)) if plan.hostnames.fqdn else 0
+    names_length = worker_names_length(plan.name, workers) + workers * suffix
+    hosts = workers
+    if plan.hostnames.launcher_first:
+        names_length += len(names.launcher(plan.name)) + suffix
+        hosts += 1
+    size = names_length + hosts * len(f"{SEPARATORS[plan.hostnames.slot_syntax]}{plan.slots_per_worker}\n")
+    if not plan.kubexec:
+        size += len("#!/bin/sh\n") + names_length + hosts * len("echo \n")
+    return size
+
+
 def config_map_bytes(plan: JobPlan, options: Options, workers: int) -> int:
     """Data size of the job's ConfigMap (keys and values, as the API server counts it) for `workers`."""
-    from mpigen.build.cleanup import render_cleanup, wants_cleanup
-    from mpigen.build.configmap import render_kubexec, render_wait
+    from mpigen.build.configmap import HOST_LISTS, config_scripts
 
-    fixed = {names.KUBEXEC_SCRIPT: render_kubexec(), names.WAIT_SCRIPT: render_wait(plan, options)}
-    if wants_cleanup(plan):
-        fixed[names.CLEANUP_SCRIPT] = render_cleanup(plan)
-    size = sum(len(key) + len(value.encode()) for key, value in fixed.items())
-    return size + len(names.HOSTFILE) + hostfile_bytes(plan.name, workers, plan.slots_per_worker)
+    scripts = config_scripts(plan, options)
+    size = sum(len(key) + len(value.encode()) for key, value in scripts.items())
+    return size + sum(len(key) for key in HOST_LISTS[plan.kubexec]) + host_lists_bytes(plan, workers)
 
 
 def role_bytes(plan: JobPlan, workers: int) -> int:
     """Size of the launcher Role as compact JSON (an upper bound of what etcd stores) for `workers`:
     two `resourceNames` lists of every worker pod."""
-    from dataclasses import replace
+    from mpigen.build.rbac import launcher_role
 
-    from mpigen.build.rbac import build_launcher_role
-
-    empty = build_launcher_role(replace(plan, workers=0))
+    if not plan.launcher_needs_api:
+        return 0
+    empty = launcher_role(plan, [])
     base = len(json.dumps(empty, separators=(",", ":")).encode())
     # Each name adds its characters, two quotes and a comma (one fewer comma per list).
     per_list = worker_names_length(plan.name, workers) + 3 * workers - (1 if workers else 0)
-    return base + 2 * per_list
+    return base + len(empty["rules"]) * per_list
 
 
 def largest_fitting(size: Callable[[int], int], limit: int, upper: int) -> int:

@@ -1,7 +1,11 @@
 """The launcher's identity: ServiceAccount, Role and RoleBinding `<job>-launcher`.
 
 Least privilege, as in mpi-operator v0.2.0 `newLauncherRole`: `get` on the job's worker pods and
-`create` on their `pods/exec`, both limited by `resourceNames` to exactly those pods.
+`create` on their `pods/exec`, both limited by `resourceNames` to exactly those pods. With the SSH
+transport (v2beta1) the launcher needs the API only to wait for its workers (WaitForWorkersReady):
+`get` on those pods alone; with AtStartup it needs nothing, and none of these objects is emitted (the
+operator gives the launcher no identity of its own either). A ServiceAccount the launcher template
+names is kept and bound; mpigen then emits no ServiceAccount.
 """
 
 from __future__ import annotations
@@ -14,32 +18,41 @@ from mpigen.plan import JobPlan
 
 
 def _meta(plan: JobPlan) -> dict[str, Any]:
-    return object_meta(plan, names.launcher(plan.name), names.COMPONENT_RBAC, names.app_labels(plan.name))
+    return object_meta(plan, names.launcher(plan.name), names.COMPONENT_RBAC, plan.labels.other)
 
 
-def build_launcher_service_account(plan: JobPlan) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": _meta(plan)}
+def launcher_service_account(plan: JobPlan) -> str:
+    return plan.launcher_service_account or names.launcher(plan.name)
 
 
-def build_launcher_role(plan: JobPlan) -> dict[str, Any]:
-    pods = plan.worker_pod_names
-    return {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "Role",
-        "metadata": _meta(plan),
-        "rules": [
-            {"apiGroups": [""], "resources": ["pods"], "verbs": ["get"], "resourceNames": pods},
-            {"apiGroups": [""], "resources": ["pods/exec"], "verbs": ["create"], "resourceNames": list(pods)},
-        ],
-    }
+def build_launcher_service_account(plan: JobPlan) -> list[dict[str, Any]]:
+    if not plan.launcher_needs_api or plan.launcher_service_account is not None:
+        return []
+    return [{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": _meta(plan)}]
 
 
-def build_launcher_role_binding(plan: JobPlan) -> dict[str, Any]:
-    name = names.launcher(plan.name)
-    return {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "RoleBinding",
-        "metadata": _meta(plan),
-        "subjects": [service_account_subject(plan, name)],
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name},
-    }
+def launcher_role(plan: JobPlan, pods: list[str]) -> dict[str, Any]:
+    """The launcher Role over the worker pods `pods`: `get` (and `create` on `pods/exec` for kubexec)."""
+    rules = [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"], "resourceNames": pods}]
+    if plan.kubexec:
+        rules.append({"apiGroups": [""], "resources": ["pods/exec"], "verbs": ["create"], "resourceNames": list(pods)})
+    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": _meta(plan), "rules": rules}
+
+
+def build_launcher_role(plan: JobPlan) -> list[dict[str, Any]]:
+    return [launcher_role(plan, plan.worker_pod_names)] if plan.launcher_needs_api else []
+
+
+def build_launcher_role_binding(plan: JobPlan) -> list[dict[str, Any]]:
+    if not plan.launcher_needs_api:
+        return []
+    subject = service_account_subject(plan, launcher_service_account(plan))
+    return [
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "RoleBinding",
+            "metadata": _meta(plan),
+            "subjects": [subject],
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": names.launcher(plan.name)},
+        }
+    ]

@@ -1,8 +1,11 @@
-"""The headless Service `<job>-worker` that gives worker pods DNS names.
+"""The headless Service that gives the job's pods DNS names.
 
-The worker StatefulSet's `serviceName` names it, but mpi-operator v0.2.0 never created it; without it
-`<job>-worker-<i>.<job>-worker` does not resolve. `publishNotReadyAddresses` publishes the names as soon
-as the pods have addresses, before they are Ready.
+v0.2.0 jobs: `<job>-worker` over the workers. The worker StatefulSet's `serviceName` names it, but
+mpi-operator v0.2.0 never created it; without it `<job>-worker-<i>.<job>-worker` does not resolve.
+`publishNotReadyAddresses` publishes the names as soon as the pods have addresses, before they are Ready.
+
+v2beta1 jobs: `<job>` over the launcher and the workers, as mpi-operator v0.8.2 `newJobService`
+creates it, publishing not-ready pods only when the launcher is a worker too.
 """
 
 from __future__ import annotations
@@ -14,14 +17,14 @@ from mpigen.build import object_meta
 from mpigen.plan import JobPlan
 
 
-def build_worker_service(plan: JobPlan) -> dict[str, Any]:
+def build_job_service(plan: JobPlan) -> dict[str, Any]:
+    service = plan.service
+    spec: dict[str, Any] = {"clusterIP": "None", "selector": dict(service.selector)}
+    if service.publish_not_ready:
+        spec["publishNotReadyAddresses"] = True
     return {
         "apiVersion": "v1",
         "kind": "Service",
-        "metadata": object_meta(plan, names.worker_set(plan.name), names.COMPONENT_WORKER),
-        "spec": {
-            "clusterIP": "None",
-            "publishNotReadyAddresses": True,
-            "selector": names.role_labels(plan.name, names.ROLE_WORKER),
-        },
+        "metadata": object_meta(plan, service.name, names.COMPONENT_WORKER, service.labels),
+        "spec": spec,
     }

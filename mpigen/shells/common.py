@@ -102,6 +102,18 @@ def _kube_version(ctx: click.Context, param: click.Parameter, value: str | None)
         raise click.BadParameter(str(exc)) from None
 
 
+def _dns_subdomain(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if not value:
+        return value
+    from mpigen.job_options import PARSERS
+
+    try:
+        result: str = PARSERS["dns-subdomain"](value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+    return result
+
+
 _DEFAULTS = {field.name: field.default for field in dataclasses.fields(Options)}
 
 
@@ -118,7 +130,7 @@ def _flag(spec: OptionSpec) -> Callable[[Callable[..., Any]], Callable[..., Any]
         default=default,
         show_default=default is not None,
         metavar=spec.metavar,
-        callback=_kube_version if spec.kind == "kube-version" else None,
+        callback={"kube-version": _kube_version, "dns-subdomain": _dns_subdomain}.get(spec.kind),
         help=spec.help,
     )
 

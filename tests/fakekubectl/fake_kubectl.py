@@ -3,13 +3,14 @@
 
 It understands exactly the calls mpigen's runtime scripts make, and fails loudly (exit 99) on any
 other. `$FAKE_KUBECTL_DIR` holds `scenario.json`, `{"KEY": [answer, ...]}` with KEY one of
-`get pod NAME`, `get job NAME`, `patch KIND NAME`, `scale statefulset NAME`; each call consumes the
+`get pod NAME`, `get job NAME`, `get secret NAME`, `patch KIND NAME`, `scale statefulset NAME`; each call consumes the
 next answer for its key and the last one repeats. The fake appends each call's argv to `calls.jsonl`
 and keeps its position in `state.json`.
 
 Answers: `"NotFound"`, `"Forbidden"` and `"Refused"` fail the way kubectl does. Otherwise a pod's
 answer is its Ready status (`"True"`, `"False"`, `""` for none), a job's answer is
-`{"uid": ..., "conditions": {"TYPE": "True"|"False"}}`, and a patch or scale answer is `"ok"`.
+`{"uid": ..., "conditions": {"TYPE": "True"|"False"}}`, a secret's `{"resourceVersion": ..., "privatekey":
+base64 or ""}`, and a patch or scale answer is `"ok"` (or `"Conflict"`: the resourceVersion is stale).
 Keys without answers: gets are NotFound, patch and scale succeed.
 Error texts follow kubectl 1.37 and 1.20 against a real API server.
 """
@@ -24,6 +25,7 @@ from typing import Any
 
 RESOURCES = {  # kubectl's names for a kind: (resource for messages, API group, printed kind)
     "pod": ("pods", "", "pod"),
+    "secret": ("secrets", "", "secret"),
     "job": ("jobs.batch", "batch", "job.batch"),
     "statefulset": ("statefulsets.apps", "apps", "statefulset.apps"),
     "serviceaccount": ("serviceaccounts", "", "serviceaccount"),
@@ -51,6 +53,16 @@ def error_text(answer: str, verb: str, kind: str, name: str) -> str:
     resource, group, _ = RESOURCES[kind]
     if answer == "NotFound":
         return f'Error from server (NotFound): {resource} "{name}" not found'
+    if answer == "Conflict":
+        return (
+            f'Error from server (Conflict): Operation cannot be fulfilled on {resource} "{name}": the object '
+            "has been modified; please apply your changes to the latest version and try again"
+        )
+    if answer == "Conflict":
+        return (
+            f'Error from server (Conflict): Operation cannot be fulfilled on {resource} "{name}": the object '
+            "has been modified; please apply your changes to the latest version and try again"
+        )
     if answer == "Forbidden":
         plural = resource.split(".")[0]
         return (
@@ -117,6 +129,17 @@ def get_job(cluster: Cluster, name: str, output: str, out: list[str], err: list[
     return 0
 
 
+def get_secret(cluster: Cluster, name: str, output: str, out: list[str], err: list[str]) -> int:
+    answer = cluster.next(f"get secret {name}", "NotFound")
+    if isinstance(answer, str):
+        err.append(error_text(answer, "get", "secret", name))
+        return 1
+    if output != "jsonpath={.metadata.resourceVersion} {.data.ssh-privatekey}":
+        raise Unsupported(output)
+    out.append(f"{answer['resourceVersion']} {answer['privatekey']}")
+    return 0
+
+
 def change(cluster: Cluster, verb: str, kind: str, name: str, out: list[str], err: list[str]) -> int:
     answer = cluster.next(f"{verb} {kind} {name}", "ok")
     if answer != "ok":
@@ -138,6 +161,9 @@ def run(cluster: Cluster, args: list[str], out: list[str], err: list[str]) -> in
     if args[:2] == ["get", "job"] and len(args) == 5:
         output = option(args, "-o")
         return get_job(cluster, args[2], output, out, err)
+    if args[:2] == ["get", "secret"] and len(args) == 5:
+        output = option(args, "-o")
+        return get_secret(cluster, args[2], output, out, err)
     if args[0] == "patch" and len(args) == 6 and args[3] == "--type=merge" and args[4] == "-p":
         json.loads(args[5])  # must be JSON, as the API server insists
         return change(cluster, "patch", args[1], args[2], out, err)

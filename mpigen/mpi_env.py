@@ -1,0 +1,67 @@
+"""The launcher's MPI environment: one table per transport and MPI implementation.
+
+Kept in one place so that the end-to-end runs (tests/e2e) can adjust it without touching a builder.
+`{hostfile}`, `{agent}` and `{slots}` in a value are filled in by `launcher_env`.
+
+SSH (kubeflow.org/v2beta1): mpi-operator v0.8.2 `newLauncherPodTemplate` sets the Open MPI 4 (ORTE)
+variables, the Intel MPI `I_MPI_HYDRA_*` pair plus `I_MPI_PERHOST`, and MPICH's `HYDRA_*` pair. Open
+MPI 5 reads none of the ORTE names (kubeflow/mpi-operator#842): its runtime, PRRTE 3.0, reads
+`PRTE_MCA_*`. mpigen adds the PRRTE equivalents after the operator's; `prte_keep_fqdn_hostnames` is
+set to false explicitly (its default), because with true PRRTE does not recognise the launcher's own
+FQDN entry as the local host and tries to ssh to itself (kubeflow/trainer#4028), and PRRTE >= 3.0.3
+would otherwise copy the ORTE `true` over.
+
+kubectl exec (v1alpha1, v1alpha2, v1): Open MPI's rsh agent is kubexec.sh; mpigen adds
+`no_tree_spawn` (beyond 64 hosts daemons would start further daemons, and only the launcher has kubectl).
+"""
+
+from __future__ import annotations
+
+from mpigen import names
+
+SSH_ARGS = "-o ConnectionAttempts=10"
+
+# implementation -> (name, value) in order, for the SSH transport.
+SSH_ENV: dict[str, tuple[tuple[str, str], ...]] = {
+    "OpenMPI": (
+        ("OMPI_MCA_orte_keep_fqdn_hostnames", "true"),
+        ("OMPI_MCA_orte_default_hostfile", "{hostfile}"),
+        ("OMPI_MCA_plm_rsh_args", SSH_ARGS),
+        ("OMPI_MCA_orte_set_default_slots", "{slots}"),
+        ("PRTE_MCA_prte_default_hostfile", "{hostfile}"),
+        ("PRTE_MCA_prte_set_default_slots", "{slots}"),
+        ("PRTE_MCA_plm_ssh_args", SSH_ARGS),
+        ("PRTE_MCA_prte_keep_fqdn_hostnames", "false"),
+    ),
+    "Intel": (
+        ("I_MPI_HYDRA_HOST_FILE", "{hostfile}"),
+        ("I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS", SSH_ARGS),
+        ("I_MPI_PERHOST", "{slots}"),
+    ),
+    "MPICH": (
+        ("HYDRA_HOST_FILE", "{hostfile}"),
+        ("HYDRA_LAUNCH_EXTRA_ARGS", SSH_ARGS),
+    ),
+}
+
+# The kubectl-exec transport (Open MPI only). The names stay in names.py: the rules and the e2e
+# tests read them there.
+KUBEXEC_ENV: tuple[tuple[str, str], ...] = (
+    (names.RSH_AGENT_ENV, "{agent}"),
+    (names.HOSTFILE_ENV, "{hostfile}"),
+    (names.NO_TREE_SPAWN_ENV, "1"),
+)
+
+
+def table(kubexec: bool, implementation: str) -> tuple[tuple[str, str], ...]:
+    return KUBEXEC_ENV if kubexec else SSH_ENV[implementation]
+
+
+def launcher_env(kubexec: bool, implementation: str, slots: int) -> list[dict[str, str]]:
+    """The launcher's MPI variables, in order, as container env entries."""
+    values = {
+        "hostfile": f"{names.CONFIG_MOUNT_PATH}/{names.HOSTFILE}",
+        "agent": f"{names.CONFIG_MOUNT_PATH}/{names.KUBEXEC_SCRIPT}",
+        "slots": str(slots),
+    }
+    return [{"name": name, "value": value.format(**values)} for name, value in table(kubexec, implementation)]
