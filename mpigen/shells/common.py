@@ -110,12 +110,32 @@ def _kube_version(ctx: click.Context, param: click.Parameter, value: str | None)
 _DEFAULTS = {field.name: field.default for field in dataclasses.fields(Options)}
 
 
+class _Checked(click.ParamType):  # type: ignore[type-arg]
+    """A flag value checked by the parser of its `mpigen.dev/*` annotation (mpigen.job_options), so
+    a flag and an annotation take exactly the same values and say the same about a bad one."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.name = "integer" if kind == "count" else "text"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from mpigen.job_options import PARSERS
+
+        if not isinstance(value, str):
+            return value  # a default, already of its type
+        try:
+            return PARSERS[self.kind](value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
 def _flag(spec: OptionSpec) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """The click option of one entry of mpigen.options.OPTION_TABLE, its default the `Options` one."""
     if spec.kind == "switch":
         return click.option(f"--no-{spec.flag}", spec.field, flag_value=False, default=True, help=spec.help)
     default = _DEFAULTS[spec.field]
-    kind: Any = {"count": click.IntRange(min=1), "choice": click.Choice(spec.choices)}.get(spec.kind)
+    checked = ("count", "image", "dns-subdomain")
+    kind: Any = click.Choice(spec.choices) if spec.kind == "choice" else _Checked(spec.kind) if spec.kind in checked else None
     return click.option(
         *filter(None, (spec.short, f"--{spec.flag}")),
         spec.field,
