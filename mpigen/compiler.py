@@ -18,6 +18,7 @@ from mpigen.build.configmap import build_config_map
 from mpigen.build.gang import build_pod_group, build_worker_pdb, gang_warnings
 from mpigen.build.launcher import build_launcher_job
 from mpigen.build.limits import check_derived_names, check_sizes
+from mpigen.build.objectsize import check_object_sizes
 from mpigen.build.rbac import (
     build_launcher_role,
     build_launcher_role_binding,
@@ -119,7 +120,11 @@ def build_objects(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
 def compile_job(job: object, options: Options | None = None) -> Compilation:
     plan, options = plan_job(job, options or Options())
     warnings = list(plan.warnings) + gang_warnings(plan, options)
-    return Compilation(build_objects(plan, options), warnings, plan.name, options)
+    objects = build_objects(plan, options)
+    too_large = check_object_sizes(objects, plan, job)
+    if too_large:
+        raise CompileError(too_large, name=plan.name)
+    return Compilation(objects, warnings, plan.name, options)
 
 
 def compile(job: object, options: Options | None = None) -> list[dict[str, Any]]:

@@ -5,27 +5,38 @@ render diffs cleanly in review and a file keeps its name from one render to the 
 namespace get it as a prefix (`<namespace>_...`) so that jobs of the same name in two namespaces do not
 share a file.
 
-`files_for` and `diff_files` are pure; the file I/O (`replace_directory`, `read_rendered`) is the render
-shell's, in mpigen/shells/outdir.py. A directory is only ever replaced whole, and only if it holds nothing but files mpigen writes:
-the new render is written beside it and swapped in, so no stale file survives and an error leaves the
-old render untouched.
+Ownership: mpigen lists the files it wrote in `DIR/.mpigen-manifest` and replaces or removes only
+those. Everything else in DIR (a `kustomization.yaml`, `.gitkeep`, a README, subdirectories) is left
+alone; a file that is not mpigen's but that an object would overwrite is reported and nothing is
+written (one whose bytes already equal the render loses nothing and is adopted).
+
+`files_for`, `plan_update`, `check_files` and `diff_files` are pure; the I/O is the render shell's, in mpigen/shells/outdir.py.
 """
 
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import re
+import shlex
+from dataclasses import dataclass, field
 from typing import Any
 
 from mpigen.emit import FORMATS
 
 # What `--output-dir` writes: lower-case parts joined by "_", ending .yaml or .json.
 RENDERED_FILE = re.compile(r"[a-z0-9.-]+(_[a-z0-9.-]+){2,4}\.(yaml|json)\Z")
+MANIFEST = ".mpigen-manifest"
+MANIFEST_HEADER = (
+    "# Files written by `mpigen render --output-dir`, one per line. mpigen replaces or removes only\n"
+    "# these; other files here are left alone. Commit this file with them.\n"
+)
+RENDER_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 class RenderDirError(Exception):
-    """The output directory cannot be replaced or read; the message says why."""
+    """The output directory cannot be written or read; the message says why."""
 
 
 def file_name(obj: dict[str, Any], extension: str) -> str:
@@ -46,14 +57,79 @@ def files_for(objects: list[dict[str, Any]], output: str) -> dict[str, str]:
         if name in files:
             raise RenderDirError(f"two objects would be written to {name}: the inputs hold the same object twice")
         text = FORMATS[output]([obj])
-        files[name] = text if output == "yaml" else _single_json(obj)
+        files[name] = text if output == "yaml" else json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
     return dict(sorted(files.items()))
 
 
-def _single_json(obj: dict[str, Any]) -> str:
-    import json
+# The manifest ---------------------------------------------------------------------------------------
 
-    return json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
+
+def manifest_text(names: set[str] | list[str]) -> str:
+    return MANIFEST_HEADER + "".join(f"{name}\n" for name in sorted(names))
+
+
+def parse_manifest(text: str) -> set[str]:
+    """The file names a manifest lists. Lines that are not a name mpigen writes are ignored, so an edited
+    manifest can never make mpigen touch a path outside the directory (no "/", no "..")."""
+    return {line.strip() for line in text.splitlines() if RENDERED_FILE.match(line.strip())}
+
+
+# Planning an update (pure) -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What is in the directory under one name: "file", "directory", "symbolic link", ... and, for a
+    regular file, its text (None when it is not UTF-8)."""
+
+    kind: str
+    text: str | None = None
+
+
+@dataclass
+class Update:
+    write: dict[str, str] = field(default_factory=dict)  # name -> new text (new or changed)
+    remove: list[str] = field(default_factory=list)  # mpigen's files no render needs any more
+    unchanged: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)  # messages, one per name; nothing is written
+    manifest: str = ""  # the manifest once done
+    journal: str = ""  # the manifest while replacing: old and new names, so an interrupted pass is mine
+
+
+def plan_update(files: dict[str, str], owned: set[str], entries: dict[str, Entry], has_manifest: bool) -> Update:
+    """What to do to make a directory hold `files`: `owned` is what the manifest lists, `entries` what
+    the directory holds under every name of `files` and `owned`."""
+    update = Update()
+    for name, text in files.items():
+        entry = entries.get(name)
+        if entry is None:
+            update.write[name] = text
+        elif entry.kind != "file":
+            update.conflicts.append(f"{name}: is {entry.kind}; an object would be written there as a file; move it away")
+        elif entry.text == text:
+            update.unchanged.append(name)  # the same bytes: nothing is lost, whoever wrote them
+        elif name in owned:
+            update.write[name] = text
+        else:
+            hint = "" if has_manifest else f" (no {MANIFEST}: if an older mpigen rendered it, delete it)"
+            update.conflicts.append(
+                f"{name}: exists and mpigen did not write it (not listed in {MANIFEST}){hint}; an object would "
+                "overwrite it: move it away, then render again"
+            )
+    update.remove = sorted(name for name in owned - files.keys() if name in entries and entries[name].kind == "file")
+    update.manifest = manifest_text(list(files))
+    update.journal = manifest_text(set(files) | owned)
+    return update
+
+
+def check_files(files: dict[str, str], owned: set[str]) -> tuple[dict[str, str], set[str]]:
+    """What `--check DIR` compares: the render with its manifest, and the names to read from DIR (every
+    name rendered or owned, and the manifest). Other files in DIR are not mpigen's: they are ignored."""
+    rendered = {**files, MANIFEST: manifest_text(list(files))}
+    return rendered, set(rendered) | owned
+
+
+# Diffs and hints (pure) ----------------------------------------------------------------------------------
 
 
 def diff_files(committed: dict[str, str], rendered: dict[str, str], root: str) -> str:
@@ -71,3 +147,25 @@ def diff_files(committed: dict[str, str], rendered: dict[str, str], root: str) -
             tofile=path if new is not None else "/dev/null",
         )
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in out)
+
+
+def looks_like_file(path: str) -> bool:
+    """A `--check` target that does not exist yet: a file of rendered output if it is named like one."""
+    return path.endswith(RENDER_SUFFIXES)
+
+
+def update_command(args: tuple[str, ...] | list[str], check_path: str, directory: bool) -> str:
+    """The command that updates what `mpigen render ARGS` (with --check) checked: the same arguments,
+    with `--check PATH` turned into `--output-dir PATH`, or into `> PATH` for a single file."""
+    out: list[str] = []
+    rest = iter(args)
+    for arg in rest:
+        if arg == "--check":
+            next(rest, None)
+            out += ["--output-dir", check_path] if directory else []
+        elif arg.startswith("--check="):
+            out += [f"--output-dir={check_path}"] if directory else []
+        else:
+            out.append(arg)
+    command = shlex.join(["mpigen", "render", *out])
+    return command if directory else f"{command} > {shlex.quote(check_path)}"

@@ -18,19 +18,36 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import json
+import re
 from collections.abc import Callable
 from typing import Any
 
 from mpigen.errors import Issue
-from mpigen.options import OPTION_TABLE, Options
+from mpigen.options import DEFAULT_KUBECTL_DELIVERY_IMAGE, MAX_COUNT, OPTION_TABLE, Options
 
 PREFIX = "mpigen.dev/"
 
 
-def _positive_int(value: str) -> int:
-    if not value.isdigit() or int(value) < 1:
-        raise ValueError(f'expected a whole number >= 1 (as a string), got "{value}"')
-    return int(value)
+def _quoted(value: str) -> str:
+    """A value in a one-line message: quoted, with newlines and control characters escaped."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+_DIGITS = re.compile(r"[0-9]+\Z")  # ASCII digits only: str.isdigit() also takes "٣" and "²"
+
+
+def whole_number(high: int) -> Callable[[str], int]:
+    """A parser of whole numbers from 1 to `high`, written in ASCII digits (an annotation, a flag)."""
+
+    def parse(value: str) -> int:
+        if not _DIGITS.match(value) or not value.strip("0"):
+            raise ValueError(f"expected a whole number >= 1 (as a string), got {_quoted(value)}")
+        if len(value.lstrip("0")) > len(str(high)) or int(value) > high:
+            raise ValueError(f"must be at most {high}, got {value}")
+        return int(value)
+
+    return parse
 
 
 def _choice(*choices: str) -> Callable[[str], str]:
@@ -42,9 +59,20 @@ def _choice(*choices: str) -> Callable[[str], str]:
     return parse
 
 
-def _text(value: str) -> str:
-    if not value.strip():
-        raise ValueError("must not be empty")
+_IMAGE = re.compile(r"[!-~]+\Z")  # printable ASCII, no spaces: what an image reference can hold
+
+
+def _image(value: str) -> str:
+    if not _IMAGE.match(value):
+        raise ValueError(f'must be a container image reference (no spaces, newlines or control characters), like "{DEFAULT_KUBECTL_DELIVERY_IMAGE}"; got {_quoted(value)}')
+    return value
+
+
+def _dns_subdomain(value: str) -> str:
+    from mpigen.names import DNS1123_SUBDOMAIN_MAX, is_dns1123_subdomain
+
+    if not is_dns1123_subdomain(value):
+        raise ValueError(f"must be a DNS subdomain (lower-case letters, digits, '-' and '.', at most {DNS1123_SUBDOMAIN_MAX} characters), as the API server requires of such names; got {_quoted(value)}")
     return value
 
 
@@ -53,14 +81,6 @@ def _namespace(value: str) -> str:
 
     if not is_dns1123_label(value):
         raise ValueError(f'"{value}" is not a valid namespace (DNS-1123 label)')
-    return value
-
-
-def _dns_subdomain(value: str) -> str:
-    from mpigen.names import is_dns1123_subdomain
-
-    if not is_dns1123_subdomain(value):
-        raise ValueError(f'"{value}" is not a DNS subdomain (lower-case letters, digits, "-" and ".")')
     return value
 
 
@@ -78,10 +98,10 @@ def _boolean(value: str) -> bool:
 
 # The parser of each kind of value (mpigen.options.ValueKind); a choice's is made from its choices.
 PARSERS: dict[str, Callable[[str], Any]] = {
-    "count": _positive_int,
-    "text": _text,
-    "namespace": _namespace,
+    "count": whole_number(MAX_COUNT),
+    "image": _image,
     "dns-subdomain": _dns_subdomain,
+    "namespace": _namespace,
     "kube-version": _kube_version,
     "switch": _boolean,
 }

@@ -82,8 +82,9 @@ def has_dns1123_characters(value: str) -> bool:
     return bool(_DNS1123_LABEL.match(value))
 
 
-DNS1123_SUBDOMAIN_MAX = 253
+# apimachinery IsDNS1123Subdomain: labels joined by dots, at most 253 characters in all.
 _DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z")
+DNS1123_SUBDOMAIN_MAX = 253
 
 
 def is_dns1123_subdomain(value: str) -> bool:

@@ -19,6 +19,10 @@ PROCESSING_RESOURCE_TYPES = (GPU_RESOURCE, CPU_RESOURCE)
 
 DEFAULT_KUBECTL_DELIVERY_IMAGE = "mpioperator/kubectl-delivery:latest"
 DEFAULT_WAIT_TIMEOUT_SECONDS = 600
+# The largest count an option takes (GPUs or units per node, the wait timeout in seconds): nine digits,
+# so that a schema pattern can state it, and well inside the 32 bits a POSIX shell's arithmetic may
+# hold (the wait-for-workers script compares seconds with `[ "$elapsed" -ge "$timeout" ]`).
+MAX_COUNT = 999_999_999
 
 VOLCANO = "volcano"
 SCHEDULER_PLUGINS = "scheduler-plugins"
@@ -65,7 +69,7 @@ class Options:
 
 # How an option's value is written and checked: on the command line (click type), in an annotation
 # (parser in mpigen.job_options) and in the input schema (tools/schemagen.py).
-ValueKind = Literal["count", "choice", "text", "namespace", "dns-subdomain", "kube-version", "switch"]
+ValueKind = Literal["count", "choice", "image", "namespace", "dns-subdomain", "kube-version", "switch"]
 
 
 @dataclass(frozen=True)
@@ -90,12 +94,12 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
     OptionSpec("gpus-per-node", "gpus_per_node", "count", "v1alpha1: GPUs per node when the job's spec.gpusPerNode is unset.", "v1alpha1: GPUs per node when spec.gpusPerNode is unset (default 8)."),
     OptionSpec("processing-units-per-node", "processing_units_per_node", "count", "v1alpha1: processing units per node when spec.processingUnitsPerNode is unset.", "v1alpha1: units per node when spec.processingUnitsPerNode is unset."),
     OptionSpec("processing-resource-type", "processing_resource_type", "choice", "v1alpha1: resource when spec.processingResourceType is unset.", "v1alpha1: the resource when spec.processingResourceType is unset.", choices=PROCESSING_RESOURCE_TYPES),
-    OptionSpec("kubectl-delivery-image", "kubectl_delivery_image", "text", "Image that delivers kubectl to the launcher (alpine with kubectl); also runs the wait-for-workers and clean-up scripts.", "Image that delivers kubectl and runs the launcher's helper scripts.", metavar="IMAGE"),
-    OptionSpec("wait-timeout", "wait_timeout_seconds", "count", "How long the launcher waits for every worker pod to be Ready before it fails (and the Job retries).", "Seconds the launcher waits for every worker pod to be Ready (default 600).", metavar="SECONDS"),
+    OptionSpec("kubectl-delivery-image", "kubectl_delivery_image", "image", "Image that delivers kubectl to the launcher (alpine with kubectl); also runs the wait-for-workers and clean-up scripts.", "Image that delivers kubectl and runs the launcher's helper scripts.", metavar="IMAGE"),
+    OptionSpec("wait-timeout", "wait_timeout_seconds", "count", "How long the launcher waits for every worker pod to be Ready before it fails (and the Job retries); at most 999999999.", "Seconds the launcher waits for every worker pod to be Ready (default 600, at most 999999999).", metavar="SECONDS"),
     OptionSpec("gang-scheduler", "gang_scheduler", "choice", "Gang-schedule the job's pods: emit a PodGroup (minMember = workers + 1) and a workers' PodDisruptionBudget. Default: off.", "Gang-schedule the job: a PodGroup and a workers' PDB.", choices=GANG_SCHEDULERS),
     OptionSpec("kube-version", "kube_version", "kube-version", "Kubernetes version whose strict schemas check pod templates and output (1.25 to 1.37) [default: newest].", 'Kubernetes version of the schema checks, like "1.30" (default: newest).', metavar="VERSION"),
     OptionSpec("validate", "validate", "switch", "Skip the schema checks of pod templates and output.", '"false" skips the schema checks of pod templates and output.'),
-    OptionSpec("scheduler-name", "scheduler_name", "text", "schedulerName of the job's pods under gang scheduling [default: volcano, or scheduler-plugins-scheduler].", "schedulerName of the job's pods under gang scheduling.", metavar="NAME"),
+    OptionSpec("scheduler-name", "scheduler_name", "dns-subdomain", "schedulerName of the job's pods under gang scheduling, a DNS subdomain [default: volcano, or scheduler-plugins-scheduler].", "schedulerName of the job's pods under gang scheduling (a DNS subdomain).", metavar="NAME"),
     OptionSpec("cluster-domain", "cluster_domain", "dns-subdomain", "v2beta1: the cluster's DNS domain, appended to the hostfile's host names (<pod>.<job>.<ns>.svc.DOMAIN) and the workers' DNS search entry [default: none; search cluster.local].", "v2beta1: the cluster's DNS domain for the hostfile's names (default: none).", metavar="DOMAIN"),
     OptionSpec("ssh-secret", "ssh_secret", "dns-subdomain", "v2beta1: use this existing Secret (keys ssh-privatekey, ssh-publickey) for SSH instead of rendering <job>-ssh and a key-generation Job.", "v2beta1: an existing Secret with the SSH key pair; no key-generation Job.", metavar="SECRET"),
 )

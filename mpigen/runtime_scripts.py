@@ -24,6 +24,9 @@ from typing import Any
 from mpigen import names
 from mpigen.templating import render
 
+# The scripts compare numbers in shell arithmetic, which a POSIX shell may hold in 32 bits.
+SHELL_INT_MAX = 2**31 - 1
+
 WAIT_TEMPLATE = "wait-for-workers.sh.j2"
 CLEANUP_TEMPLATE = "cleanup.sh.j2"
 KEYGEN_TEMPLATE = "ssh-keygen.sh.j2"
@@ -204,8 +207,8 @@ def _check_name(field: str, value: object) -> str:
 
 
 def _check_int(field: str, value: object, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{field}: must be an integer >= {minimum}, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= SHELL_INT_MAX:
+        raise ValueError(f"{field}: must be an integer from {minimum} to {SHELL_INT_MAX}, got {value!r}")
     return value
 
 

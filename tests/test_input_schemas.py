@@ -298,6 +298,22 @@ BAD = [
         changed(V1ALPHA2, (("metadata", "annotations"), {"mpigen.dev/scheduler-name": " "})),
         id="blank-scheduler-name",
     ),
+    pytest.param(
+        changed(V1ALPHA2, (("metadata", "annotations"), {"mpigen.dev/gang-scheduler": "volcano", "mpigen.dev/scheduler-name": "My Scheduler"})),
+        id="scheduler-name-not-a-dns-subdomain",
+    ),
+    pytest.param(
+        changed(V1ALPHA2, (("metadata", "annotations"), {"mpigen.dev/kubectl-delivery-image": "alpine\nid"})),
+        id="image-with-a-newline",
+    ),
+    pytest.param(
+        changed(V1ALPHA2, (("metadata", "annotations"), {"mpigen.dev/wait-timeout": "1000000000"})),
+        id="wait-timeout-too-large",
+    ),
+    pytest.param(
+        changed(V1ALPHA2, (("metadata", "annotations"), {"mpigen.dev/wait-timeout": "\u0663\u0660\u0660"})),
+        id="wait-timeout-in-arabic-indic-digits",
+    ),
     pytest.param(changed(V1ALPHA2, (("kind",), "MPIJobs")), id="wrong-kind"),
 ]
 

@@ -238,7 +238,7 @@ def test_run_prints_objects_and_sends_warnings_to_stderr(
 def test_run_reports_an_unreadable_config(tmp_path: Path) -> None:
     code, out, err = invoke("kustomize-plugin", "run", str(tmp_path / "missing.yaml"))
     assert (code, out) == (1, "")
-    assert err.startswith(f"mpigen: cannot read {tmp_path / 'missing.yaml'}: ")
+    assert err.startswith(f"mpigen: {tmp_path / 'missing.yaml'}: cannot read: ")
 
 
 # --- end to end with kubectl kustomize -----------------------------------------------------------

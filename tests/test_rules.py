@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 import pytest
+import yaml
 
 from mpigen import names
 from mpigen.build import limits
@@ -211,6 +212,7 @@ def annotated(**values: str) -> dict[str, Any]:
         ("kubectl-delivery-image", "reg/img:1", "kubectl_delivery_image", "reg/img:1"),
         ("namespace", "team-a", "namespace", "team-a"),
         ("wait-timeout", "30", "wait_timeout_seconds", 30),
+        ("wait-timeout", "0999999999", "wait_timeout_seconds", 999_999_999),
         ("gang-scheduler", "volcano", "gang_scheduler", "volcano"),
         ("kube-version", "v1.30", "kube_version", "1.30"),
         ("validate", "false", "validate", False),
@@ -253,8 +255,19 @@ def test_option_annotations_take_effect_and_are_not_copied() -> None:
         ({"kube-version": "1.20"}, "unsupported Kubernetes version"),
         ({"namespace": "Team_A"}, "not a valid namespace"),
         ({"validate": "yes"}, 'must be "true" or "false"'),
-        ({"kubectl-delivery-image": " "}, "must not be empty"),
+        ({"kubectl-delivery-image": " "}, 'must be a container image reference (no spaces, newlines or control characters), like "mpioperator/kubectl-delivery:latest"; got " "'),
+        ({"kubectl-delivery-image": "alpine\nrm -rf /"}, 'got "alpine\\nrm -rf /"'),
+        ({"kubectl-delivery-image": "my image:1"}, "must be a container image reference"),
         ({"scheduler-name": "gang"}, "needs mpigen.dev/gang-scheduler"),
+        ({"gang-scheduler": "volcano", "scheduler-name": "My Scheduler"}, 'must be a DNS subdomain (lower-case letters, digits, \'-\' and \'.\', at most 253 characters), as the API server requires of such names; got "My Scheduler"'),
+        ({"gang-scheduler": "volcano", "scheduler-name": "a" * 254}, "must be a DNS subdomain"),
+        ({"wait-timeout": "٣٠٠"}, 'expected a whole number >= 1 (as a string), got "٣٠٠"'),
+        ({"wait-timeout": "²"}, 'expected a whole number >= 1 (as a string), got "²"'),
+        ({"wait-timeout": "1000000000"}, "must be at most 999999999, got 1000000000"),
+        ({"wait-timeout": "9223372036854775808"}, "must be at most 999999999, got 9223372036854775808"),
+        ({"gpus-per-node": "9" * 5000}, "must be at most 999999999"),
+        ({"gpus-per-node": "1_000"}, "expected a whole number >= 1"),
+        ({"gpus-per-node": " 8"}, "expected a whole number >= 1"),
     ],
 )
 def test_bad_option_annotations_are_errors_with_their_paths(values: dict[str, str], message: str) -> None:
@@ -327,3 +340,34 @@ def test_bad_labels_on_output_are_caught() -> None:
     find(objs, "Job")["spec"]["template"]["metadata"]["labels"]["bad key"] = "v"
     found = sorted(issue.text().split(":")[0] for _, issue in check_objects(objs))
     assert found == ['metadata.labels.app', 'spec.template.metadata.labels["bad key"]']
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "message"),
+    [
+        ("--scheduler-name", "My Scheduler", 'must be a DNS subdomain'),
+        ("--kubectl-delivery-image", "alpine\nid", "must be a container image reference"),
+        ("--wait-timeout", "9223372036854775808", "must be at most 999999999"),
+        ("--wait-timeout", "٣٠٠", 'expected a whole number >= 1 (as a string), got "٣٠٠"'),
+        ("--gpus-per-node", "0", "expected a whole number >= 1"),
+    ],
+)
+def test_bad_option_flags_are_usage_errors_worded_as_for_annotations(flag: str, value: str, message: str) -> None:
+    from click.testing import CliRunner
+
+    from mpigen.cli import cli
+
+    result = CliRunner().invoke(cli, ["render", "--gang-scheduler", "volcano", flag, value, "-"], input="", catch_exceptions=False)
+    assert result.exit_code == 2 and f"Invalid value for '{flag}': {message}" in result.stderr
+
+
+def test_good_option_flags_are_taken() -> None:
+    from click.testing import CliRunner
+
+    from mpigen.cli import cli
+
+    args = ["--gang-scheduler", "volcano", "--scheduler-name", "sched.example.com", "--wait-timeout", "999999999"]
+    document = yaml.safe_dump(job())
+    result = CliRunner().invoke(cli, ["render", *args, "-"], input=document, catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    assert "schedulerName: sched.example.com" in result.stdout and "timeout=999999999\n" in result.stdout

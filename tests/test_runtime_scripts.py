@@ -148,6 +148,7 @@ def test_wait_renderer_rejects_pod_names_too_long() -> None:
         {"workers": True},
         {"workers": 2.0},
         {"timeout_seconds": -1},
+        {"timeout_seconds": 2**63},  # `[ "$elapsed" -ge "$timeout" ]` fails on it: the wait never ends
         {"interval_seconds": "5"},
         {"batch_size": 0},
         {"kubectl": "kubectl; reboot"},
@@ -212,6 +213,15 @@ def test_wait_all_ready_at_once(shell: list[str], kubectl: FakeKubectl) -> None:
     assert (result.rc, result.err) == (0, "")
     assert pod_batches(result) == [["pi-worker-0", "pi-worker-1", "pi-worker-2"]]
     assert result.out.splitlines()[-1] == "all 3 workers ready"
+
+
+def test_wait_compares_the_largest_timeout_an_option_takes(shell: list[str], kubectl: FakeKubectl) -> None:
+    from mpigen.options import MAX_COUNT
+
+    answers = {"get pod pi-worker-0": ["False", "True"]}
+    result = kubectl.run(shell, wait_script(kubectl, 1, timeout_seconds=MAX_COUNT), answers)
+    assert (result.rc, result.err) == (0, "")
+    assert f"timeout {MAX_COUNT}s" in result.out and result.out.splitlines()[-1] == "all 1 workers ready"
 
 
 def test_wait_polls_only_pods_not_yet_ready(shell: list[str], kubectl: FakeKubectl) -> None:

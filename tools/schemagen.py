@@ -162,15 +162,18 @@ def name_max_length() -> int:
 
 
 _DNS1123_LABEL = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
-_POSITIVE = {"type": "string", "pattern": "^[0-9]*[1-9][0-9]*$"}
-_TEXT = {"type": "string", "pattern": "\\S"}
+# mpigen.options.MAX_COUNT is nine nines: a whole number of at most nine digits (ASCII), leading zeros allowed.
+_POSITIVE = {"type": "string", "pattern": "^0*[1-9][0-9]{0,8}$"}
+_IMAGE = {"type": "string", "pattern": "^[!-~]+$"}
+_DNS1123_SUBDOMAIN = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 
 _KUBE_VERSION = {"type": "string", "pattern": "^\\s*v?[0-9]+\\.[0-9]+(\\.[0-9]+)?\\s*$"}
 
 # The schema of each kind of option value (mpigen.options.ValueKind), as mpigen.job_options parses it.
 _VALUE_SCHEMAS: dict[str, Schema] = {
     "count": _POSITIVE,
-    "text": _TEXT,
+    "image": _IMAGE,
+    "dns-subdomain": {"type": "string", "pattern": _DNS1123_SUBDOMAIN, "maxLength": names.DNS1123_SUBDOMAIN_MAX},
     "namespace": {"type": "string", "pattern": _DNS1123_LABEL, "maxLength": names.DNS1123_LABEL_MAX},
     "kube-version": _KUBE_VERSION,
     "dns-subdomain": {

@@ -11,7 +11,6 @@ import dataclasses
 import os
 import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any, NoReturn
 
 import click
@@ -31,41 +30,47 @@ class InvalidInput(Exception):
         self.lines = lines
 
 
-def _expand(paths: tuple[str, ...]) -> Iterator[str]:
-    """Files as given; directories searched recursively for *.yaml, *.yml, *.json in sorted order."""
+def _expand(paths: tuple[str, ...]) -> Iterator[tuple[str, bool]]:
+    """(path, named): files as given (named=True); directories searched recursively for *.yaml, *.yml,
+    *.json in sorted order (named=False: only regular files are read there)."""
     for path in paths or (STDIN,):
         if path != STDIN and os.path.isdir(path):
             found = []
             for root, dirs, files in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 found += [os.path.join(root, f) for f in files if f.endswith(INPUT_SUFFIXES)]
-            yield from sorted(found)
+            yield from ((name, False) for name in sorted(found))
         else:
-            yield path
+            yield path, True
 
 
-def _read(path: str) -> tuple[str, bytes]:
-    if path == STDIN:
-        return "<stdin>", sys.stdin.buffer.read()
+def _read(path: str, named: bool) -> tuple[str, bytes]:
+    """A source name and at most MAX_INPUT_BYTES of its bytes (mpigen.shells.reading)."""
+    from mpigen.documents import MAX_INPUT_BYTES
+    from mpigen.shells.reading import ReadError, read_file, read_stream, shown
+
     try:
-        return path, Path(path).read_bytes()
-    except OSError as exc:
-        raise InvalidInput([f"{path}: cannot read: {exc.strerror or exc}"]) from None
+        if path == STDIN:
+            return "<stdin>", read_stream(sys.stdin.buffer, "<stdin>", MAX_INPUT_BYTES)
+        return shown(path), read_file(path, MAX_INPUT_BYTES, regular_only=not named)
+    except ReadError as exc:
+        raise InvalidInput([str(exc)]) from None
 
 
 def read_inputs(paths: tuple[str, ...]) -> list[tuple[str, list[Any] | str]]:
     """Every input as (source name, documents), or (source name, problem) when it cannot be read."""
     from mpigen.documents import ForeignInput, InputError, decode, load_documents
+    from mpigen.shells.reading import shown
 
     inputs: list[tuple[str, list[Any] | str]] = []
-    for path in _expand(paths):
+    for path, named in _expand(paths):
         try:
-            source, data = _read(path)
+            source, data = _read(path, named)
             inputs.append((source, load_documents(decode(data, source), source)))
         except InvalidInput as exc:
-            inputs.append((path, exc.lines[0]))
+            inputs.append((shown(path), exc.lines[0]))
         except InputError as exc:
-            inputs.append((path, str(exc) if exc.may_hold_mpijob else ForeignInput(str(exc))))
+            inputs.append((shown(path), str(exc) if exc.may_hold_mpijob else ForeignInput(str(exc))))
     return inputs
 
 
@@ -102,19 +107,26 @@ def _kube_version(ctx: click.Context, param: click.Parameter, value: str | None)
         raise click.BadParameter(str(exc)) from None
 
 
-def _dns_subdomain(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    if not value:
-        return value
-    from mpigen.job_options import PARSERS
-
-    try:
-        result: str = PARSERS["dns-subdomain"](value)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None
-    return result
-
-
 _DEFAULTS = {field.name: field.default for field in dataclasses.fields(Options)}
+
+
+class _Checked(click.ParamType):  # type: ignore[type-arg]
+    """A flag value checked by the parser of its `mpigen.dev/*` annotation (mpigen.job_options), so
+    a flag and an annotation take exactly the same values and say the same about a bad one."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.name = "integer" if kind == "count" else "text"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from mpigen.job_options import PARSERS
+
+        if not isinstance(value, str):
+            return value  # a default, already of its type
+        try:
+            return PARSERS[self.kind](value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
 
 
 def _flag(spec: OptionSpec) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -122,7 +134,8 @@ def _flag(spec: OptionSpec) -> Callable[[Callable[..., Any]], Callable[..., Any]
     if spec.kind == "switch":
         return click.option(f"--no-{spec.flag}", spec.field, flag_value=False, default=True, help=spec.help)
     default = _DEFAULTS[spec.field]
-    kind: Any = {"count": click.IntRange(min=1), "choice": click.Choice(spec.choices)}.get(spec.kind)
+    checked = ("count", "image", "dns-subdomain")
+    kind: Any = click.Choice(spec.choices) if spec.kind == "choice" else _Checked(spec.kind) if spec.kind in checked else None
     return click.option(
         *filter(None, (spec.short, f"--{spec.flag}")),
         spec.field,
@@ -130,7 +143,7 @@ def _flag(spec: OptionSpec) -> Callable[[Callable[..., Any]], Callable[..., Any]
         default=default,
         show_default=default is not None,
         metavar=spec.metavar,
-        callback={"kube-version": _kube_version, "dns-subdomain": _dns_subdomain}.get(spec.kind),
+        callback={"kube-version": _kube_version}.get(spec.kind),
         help=spec.help,
     )
 

@@ -128,15 +128,16 @@ def locate_job(root: str, job: Any) -> tuple[str, Document] | None:
     Best effort: None when the kustomization or the job cannot be matched (for instance a job that a
     nested kustomization renamed).
     """
-    from mpigen.documents import Document, InputError, decode, load_documents
+    from mpigen.documents import MAX_INPUT_BYTES, Document, InputError, decode, load_documents
+    from mpigen.shells.reading import ReadError, read_file
 
     if not isinstance(job, dict) or not isinstance(job.get("metadata"), dict):
         return None
     key = (job.get("apiVersion"), job.get("kind"), job["metadata"].get("name"))
     for entry in _generator_files(Path(root)):
         try:
-            documents = load_documents(decode(entry.read_bytes(), str(entry)), str(entry))
-        except (OSError, InputError):
+            documents = load_documents(decode(read_file(entry, MAX_INPUT_BYTES, regular_only=True), str(entry)), str(entry))
+        except (ReadError, InputError):
             continue
         for doc in documents:
             data = doc.data
@@ -147,7 +148,8 @@ def locate_job(root: str, job: Any) -> tuple[str, Document] | None:
 
 
 def _generator_files(root: Path) -> list[Path]:
-    from mpigen.documents import InputError, decode, load_documents
+    from mpigen.documents import MAX_INPUT_BYTES, InputError, decode, load_documents
+    from mpigen.shells.reading import ReadError, read_file
 
     for name in KUSTOMIZATION_FILES:
         kustomization = root / name
@@ -156,8 +158,8 @@ def _generator_files(root: Path) -> list[Path]:
     else:
         return []
     try:
-        documents = load_documents(decode(kustomization.read_bytes(), name), name)
-    except (OSError, InputError):
+        documents = load_documents(decode(read_file(kustomization, MAX_INPUT_BYTES, regular_only=True), name), name)
+    except (ReadError, InputError):
         return []
     data = documents[0].data if documents else None
     generators = data.get("generators") if isinstance(data, dict) else None
@@ -254,15 +256,16 @@ def run(config: Path) -> None:
 
 
 def _run(config: Path, root: str) -> None:
-    from mpigen.documents import InputError, decode, load_documents
+    from mpigen.documents import MAX_INPUT_BYTES, InputError, decode, load_documents
+    from mpigen.shells.reading import ReadError, read_file
 
     # Messages name the generator file the user wrote when it can be found, else the kustomization's
     # directory: never kustomize's temporary copy, a name that means nothing to the user.
     source = f"{root} (kustomize generator)"
     try:
-        documents = load_documents(decode(config.read_bytes(), source), source)
-    except OSError as exc:
-        raise InvalidInput([f"mpigen: cannot read {config}: {exc.strerror or exc}"]) from None
+        documents = load_documents(decode(read_file(config, MAX_INPUT_BYTES, regular_only=False), source), source)
+    except ReadError as exc:
+        raise InvalidInput([f"mpigen: {exc}"]) from None
     except InputError as exc:
         raise InvalidInput([str(exc)]) from None
     found = locate_job(root, documents[0].data) if len(documents) == 1 else None

@@ -1,79 +1,242 @@
-"""The file I/O of `render --output-dir` and `render --check`: replace a render directory whole, read one.
+"""The file I/O of `render --output-dir DIR` and `render --check DIR` (the plans are gitops.py's, pure).
 
-The names and contents of the files are mpigen.gitops's (pure). A directory is only ever replaced
-whole, and only if it holds nothing but files mpigen writes: the new render is written beside it and
-swapped in, so no stale file survives and an error leaves the old render untouched.
+Safety rules, each for a reported failure:
+- Only mpigen's files (those `DIR/.mpigen-manifest` lists) are replaced or removed; others are kept.
+- DIR may be a symbolic link to a directory: the render goes into its target and the link is never
+  touched. A dangling link or a link loop is refused before anything is created.
+- Every file is written beside its final name (`.mpigen-new-*`) and renamed over it, so no file is
+  ever half-written. All new files are written before the first rename: an invalid input, a conflict
+  or a full disk leaves the previous render untouched. While the renames run, the manifest lists the
+  old and the new files, so a render killed in that moment is completed by the next one.
+- Renders into one directory take turns: each holds an exclusive flock(2) on the directory itself (no
+  lock file is left behind), so two at once give one complete render after the other, never a mix;
+  `--check` takes a shared lock, so it never reads a render half-way.
+- Entries are opened relative to the directory's descriptor without following symbolic links and
+  without blocking: a FIFO or a link under a rendered file's name is refused, never read or replaced.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import os
-import shutil
-import tempfile
-from pathlib import Path
+import secrets
+import stat
+from collections.abc import Callable, Iterator
 
-from mpigen.gitops import RENDERED_FILE, RenderDirError
+from mpigen.documents import MAX_INPUT_BYTES
+from mpigen.gitops import MANIFEST, Entry, RenderDirError, Update, check_files, parse_manifest, plan_update
+from mpigen.shells.reading import ReadError, describe, file_kind, read_stream, shown
+
+_OPEN_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+_OPEN_ENTRY = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+TEMP_PREFIX = ".mpigen-new-"
 
 
-def read_rendered(directory: Path) -> dict[str, str]:
-    """The files of a previous `--output-dir` render (raises RenderDirError if it holds anything else)."""
-    _check_replaceable(directory)
-    if not directory.exists():
-        return {}
-    return {entry.name: entry.read_text(encoding="utf-8") for entry in sorted(directory.iterdir())}
-
-
-def _check_replaceable(directory: Path) -> None:
-    if not directory.exists():
-        return
-    if not directory.is_dir():
-        raise RenderDirError(f"{directory}: not a directory")
-    for entry in directory.iterdir():
-        if entry.is_dir() or entry.is_symlink() or not RENDERED_FILE.match(entry.name):
+def existing_kind(path: str) -> str | None:
+    """"directory", "file" or None (nothing there); RenderDirError for a dangling link, a loop or
+    anything that is neither a directory nor a regular file."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        if os.path.islink(path):
             raise RenderDirError(
-                f"{directory}: refusing to replace it: it holds {entry.name}, which mpigen does not write "
-                "(--output-dir owns the whole directory; move other files elsewhere)"
-            )
+                f"{shown(path)}: a symbolic link to {shown(os.readlink(path))}, which does not exist; "
+                "create that directory or fix the link"
+            ) from None
+        return None
+    except OSError as exc:
+        raise RenderDirError(f"{shown(path)}: {describe(exc)}") from None
+    if stat.S_ISDIR(mode):
+        return "directory"
+    if stat.S_ISREG(mode):
+        return "file"
+    raise RenderDirError(f"{shown(path)}: not a regular file or directory but {file_kind(mode)}")
 
 
-def replace_directory(directory: Path, files: dict[str, str]) -> None:
-    """Make `directory` hold exactly `files`: write them beside it, then swap the new render in."""
-    _check_replaceable(directory)
-    parent = directory.resolve().parent
-    parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.new-", dir=parent))
+def write_render(directory: str, files: dict[str, str], on_wait: Callable[[], None]) -> Update:
+    """Make `directory` hold `files` as mpigen's own, keeping everything else (see the module doc)."""
+    for _ in range(5):
+        created = _make_directory(directory)
+        fd = os.open(directory, _OPEN_DIR)
+        try:
+            _lock(fd, fcntl.LOCK_EX, on_wait)
+            if not _same_file(directory, fd):
+                continue  # removed or replaced while we waited (a failed first render cleans up after itself)
+            try:
+                return _update(fd, directory, files)
+            except BaseException:
+                if created:
+                    with contextlib.suppress(OSError):
+                        os.rmdir(directory)  # only if still empty: nothing of anyone's is removed
+                raise
+        finally:
+            os.close(fd)  # releases the lock
+    raise RenderDirError(f"{shown(directory)}: the directory keeps being replaced while mpigen waits for it")
+
+
+def read_committed(directory: str, files: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """(committed, rendered) for `--check DIR`: mpigen's files in DIR and the render they should equal."""
+    fd = os.open(directory, _OPEN_DIR)
     try:
-        for name, text in files.items():
-            (staging / name).write_text(text, encoding="utf-8")
-        staging.chmod(0o755)
-        if directory.exists():
-            _swap(staging, directory)  # staging now holds the previous render
-        else:
-            os.replace(staging, directory)
+        _lock(fd, fcntl.LOCK_SH, lambda: None)
+        owned, _ = _read_manifest(fd, directory)
+        rendered, names = check_files(files, owned)
+        committed = {}
+        for name in sorted(names):
+            entry = _entry(fd, directory, name)
+            if entry is None:
+                continue
+            if entry.kind != "file":
+                raise RenderDirError(f"{shown(directory)}/{name}: not a regular file but {entry.kind}")
+            if entry.text is None:
+                raise RenderDirError(f"{shown(directory)}/{name}: not valid UTF-8")
+            committed[name] = entry.text
+        return committed, rendered
     finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
+        os.close(fd)
 
 
-def _swap(new: Path, current: Path) -> None:
-    """Exchange two directories: atomically with Linux renameat2(RENAME_EXCHANGE), else two renames."""
-    if _exchange(new, current):
-        return
-    retired = new.with_name(new.name + ".old")
-    os.replace(current, retired)
-    os.replace(new, current)
-    os.replace(retired, new)
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    import ctypes
-    import ctypes.util
+def read_committed_file(path: str) -> str:
+    """The text of a single-file render for `--check FILE`."""
+    from mpigen.shells.reading import read_file
 
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        renameat2 = libc.renameat2
-    except (OSError, AttributeError):
+        data = read_file(path, MAX_INPUT_BYTES, regular_only=True)
+    except ReadError as exc:
+        raise RenderDirError(str(exc)) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RenderDirError(f"{shown(path)}: not valid UTF-8 (byte {exc.start})") from None
+
+
+# Steps ------------------------------------------------------------------------------------------------
+
+
+def _make_directory(directory: str) -> bool:
+    """True if this call created it (with any missing parents)."""
+    if existing_kind(directory) == "directory":
         return False
-    at_fdcwd, rename_exchange = -100, 2
-    result = renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange)
-    return bool(result == 0)
+    if os.path.lexists(directory):
+        raise RenderDirError(f"{shown(directory)}: not a directory")
+    try:
+        os.makedirs(directory)
+    except FileExistsError:
+        _make_directory(directory)  # made by a concurrent render meanwhile: check it is a directory
+        return False
+    except OSError as exc:
+        raise RenderDirError(f"{shown(directory)}: cannot create it: {describe(exc)}") from None
+    return True
+
+
+def _lock(fd: int, how: int, on_wait: Callable[[], None]) -> None:
+    try:
+        fcntl.flock(fd, how | fcntl.LOCK_NB)
+    except BlockingIOError:
+        on_wait()
+        fcntl.flock(fd, how)
+    except OSError as exc:
+        # File systems without flock on directories (some network file systems) run unlocked.
+        if exc.errno not in (errno.EBADF, errno.ENOLCK, errno.EOPNOTSUPP, errno.EINVAL):
+            raise
+
+
+def _same_file(path: str, fd: int) -> bool:
+    try:
+        now = os.stat(path)
+    except OSError:
+        return False
+    held = os.fstat(fd)
+    return (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino)
+
+
+def _entry(fd: int, directory: str, name: str) -> Entry | None:
+    """What DIR holds under `name` (None: nothing), without following a link or blocking on a FIFO."""
+    try:
+        mode = os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(mode):
+        return Entry(file_kind(mode))
+    try:
+        entry_fd = os.open(name, _OPEN_ENTRY, dir_fd=fd)
+    except OSError as exc:
+        raise RenderDirError(f"{shown(directory)}/{name}: cannot read: {describe(exc)}") from None
+    with open(entry_fd, "rb") as handle:
+        try:
+            data = read_stream(handle, name, MAX_INPUT_BYTES)
+        except ReadError:
+            return Entry("file")  # larger than any render: it differs
+    try:
+        return Entry("file", data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return Entry("file")
+
+
+def _read_manifest(fd: int, directory: str) -> tuple[set[str], bool]:
+    entry = _entry(fd, directory, MANIFEST)
+    if entry is None:
+        return set(), False
+    if entry.kind != "file":
+        raise RenderDirError(f"{shown(directory)}/{MANIFEST}: not a regular file but {entry.kind}; mpigen keeps its list of files there")
+    return parse_manifest(entry.text or ""), True
+
+
+def _update(fd: int, directory: str, files: dict[str, str]) -> Update:
+    owned, has_manifest = _read_manifest(fd, directory)
+    names = set(files) | owned
+    entries = {name: entry for name in names if (entry := _entry(fd, directory, name)) is not None}
+    update = plan_update(files, owned, entries, has_manifest)
+    if update.conflicts:
+        raise RenderDirError("\n".join(f"{shown(directory)}/{line}" for line in update.conflicts))
+    manifest = _entry(fd, directory, MANIFEST)
+    if not update.write and not update.remove and manifest is not None and manifest.text == update.manifest:
+        return update  # already current: touch nothing
+    with _staged(fd, directory, {**update.write, MANIFEST: update.journal}) as staged:
+        journal = staged.pop(MANIFEST)
+        try:
+            os.replace(journal, MANIFEST, src_dir_fd=fd, dst_dir_fd=fd)
+            for name, temp in staged.items():
+                os.replace(temp, name, src_dir_fd=fd, dst_dir_fd=fd)
+            for name in update.remove:
+                os.unlink(name, dir_fd=fd)
+        except OSError as exc:
+            raise RenderDirError(f"{shown(directory)}: cannot replace files: {describe(exc)} (the next render completes this one)") from None
+    if update.journal != update.manifest:
+        with _staged(fd, directory, {MANIFEST: update.manifest}) as staged:
+            os.replace(staged[MANIFEST], MANIFEST, src_dir_fd=fd, dst_dir_fd=fd)
+    return update
+
+
+@contextlib.contextmanager
+def _staged(fd: int, directory: str, texts: dict[str, str]) -> Iterator[dict[str, str]]:
+    """Write each text to a new hidden file in DIR; yield {name: temporary name}; remove the temporary
+    files that were not renamed away."""
+    temps: dict[str, str] = {}
+    try:
+        for name, text in texts.items():
+            temps[name] = _write_new(fd, directory, text.encode("utf-8"))
+        yield dict(temps)
+    finally:
+        for temp in temps.values():
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp, dir_fd=fd)
+
+
+def _write_new(fd: int, directory: str, data: bytes) -> str:
+    temp = TEMP_PREFIX + secrets.token_hex(8)
+    try:
+        out = os.open(temp, _CREATE, 0o666, dir_fd=fd)
+    except OSError as exc:
+        raise RenderDirError(f"{shown(directory)}: cannot write: {describe(exc)}") from None
+    try:
+        with open(out, "wb") as handle:
+            handle.write(data)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temp, dir_fd=fd)
+        raise RenderDirError(f"{shown(directory)}: cannot write: {describe(exc)}") from None
+    return temp

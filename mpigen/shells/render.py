@@ -8,7 +8,7 @@ stdout), 2 usage error, 3 internal error (a bug: one line on stderr, never a tra
 from __future__ import annotations
 
 import sys
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 import click
@@ -28,19 +28,41 @@ from mpigen.shells.common import (
 )
 
 
-@click.command()
+class RenderCommand(click.Command):
+    """`render`, which keeps its raw arguments: a stale `--check` shows the exact command that updates."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta["mpigen.args"] = list(args)
+        return super().parse_args(ctx, args)
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where `render` puts its objects: stdout in a format, a directory (--output-dir), or a diff
+    against a committed render (--check, with the raw arguments to show the update command)."""
+
+    output: str
+    output_dir: str | None = None
+    check_path: str | None = None
+    allow_empty: bool = False
+    args: tuple[str, ...] = ()
+
+
+@click.command(cls=RenderCommand)
+@click.pass_context
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @filename_option
 @click.option("-o", "--output", type=click.Choice(list(FORMATS)), default="yaml", show_default=True, help="YAML stream, or JSON v1 List (with --output-dir: one .yaml or .json file per object).")
-@click.option("--output-dir", metavar="DIR", type=click.Path(file_okay=False, path_type=Path), help="Write one file per object into DIR (named as `kustomize build -o` names them), replacing a previous render whole: no stale files, nothing half-written on error.")
-@click.option("--check", "check_path", metavar="PATH", type=click.Path(path_type=Path), help="Render, print nothing but a unified diff, and exit 1 if PATH (a file of rendered YAML/JSON, or an --output-dir directory) is not exactly what would be rendered.")
+@click.option("--output-dir", metavar="DIR", help="Write one file per object into DIR (named as `kustomize build -o` names them) and list them in DIR/.mpigen-manifest. Only files that manifest lists are replaced or removed; other files (kustomization.yaml, .gitkeep) are kept. Nothing is written on error.")
+@click.option("--check", "check_path", metavar="PATH", help="Render, print nothing but a unified diff, and exit 1 if PATH (a file of rendered YAML/JSON, or an --output-dir directory) is not exactly what would be rendered.")
+@click.option("--allow-empty", is_flag=True, help="Accept an input with no objects (an empty file, a directory with no YAML) and render nothing; without it that is an error.")
 @compile_options
-def render(paths: tuple[str, ...], filenames: tuple[str, ...], output: str, output_dir: Path | None, check_path: Path | None, **values: Any) -> None:
+def render(ctx: click.Context, paths: tuple[str, ...], filenames: tuple[str, ...], output: str, output_dir: str | None, check_path: str | None, allow_empty: bool, **values: Any) -> None:
     """Print the Kubernetes objects for every MPIJob in PATH... (files, directories, or - for stdin).
 
     Directories are searched recursively for *.yaml, *.yml and *.json. Documents that are not
     MPIJobs pass through unchanged, in place. If any input is invalid, every problem is reported on
-    stderr and nothing is printed.
+    stderr and nothing is printed. An input with no objects at all is an error unless --allow-empty.
 
     \b
     Examples:
@@ -52,50 +74,91 @@ def render(paths: tuple[str, ...], filenames: tuple[str, ...], output: str, outp
     """
     if output_dir and check_path:
         raise click.UsageError("--output-dir and --check cannot be used together")
+    if check_path and not paths and not filenames and sys.stdin.isatty():
+        raise click.UsageError(f"--check needs the sources it renders, e.g. mpigen render --check {check_path} jobs/")
     options = make_options(**values)
     paths = filenames + paths
-    run_guarded(lambda: _render(paths, output, options, output_dir, check_path))
+    target = Target(output, output_dir, check_path, allow_empty, tuple(ctx.meta.get("mpigen.args", ())))
+    run_guarded(lambda: _render(paths, options, target))
 
 
-def _render(paths: tuple[str, ...], output: str, options: Options, output_dir: Path | None = None, check_path: Path | None = None) -> None:
+def _render(paths: tuple[str, ...], options: Options, target: Target) -> None:
     from mpigen.pipeline import process
 
-    outcome = process(read_inputs(paths), options)
+    inputs = read_inputs(paths)
+    outcome = process(inputs, options)
     write_lines(outcome.lines())
     if outcome.exit_code:
         sys.exit(outcome.exit_code)
-    objects = outcome.objects
-    if output_dir or check_path:
-        _write_or_check(objects, output, output_dir, check_path)
+    if all(not documents for _, documents in inputs):
+        _refuse_empty(paths, inputs, target)
+    if target.output_dir:
+        _write(outcome.objects, target.output, target.output_dir)
+    elif target.check_path:
+        _check(outcome.objects, target)
+    else:
+        sys.stdout.write(FORMATS[target.output](outcome.objects))
+        sys.stdout.flush()
+
+
+def _refuse_empty(paths: tuple[str, ...], inputs: list[tuple[str, list[Any] | str]], target: Target) -> None:
+    """An input with no objects is a mistake (a wrong path, a forgotten argument) unless asked for:
+    `kubectl apply` says "no objects passed to apply"."""
+    if target.allow_empty:
         return
-    text = FORMATS[output](objects)
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    if target.check_path and not paths:
+        message = (
+            f"mpigen: --check {target.check_path}: no sources given and stdin is empty; name the jobs it is "
+            f"rendered from: mpigen render --check {target.check_path} jobs/"
+        )
+        raise InvalidInput([message])
+    if not inputs:
+        where = ", ".join(paths)
+        raise InvalidInput([f"mpigen: {where}: holds no .yaml, .yml or .json files; nothing to render (--allow-empty accepts that)"])
+    where = ", ".join(source for source, _ in inputs)
+    raise InvalidInput([f"mpigen: {where}: no objects in the input; nothing to render (--allow-empty accepts that)"])
 
 
-def _write_or_check(objects: list[dict[str, Any]], output: str, output_dir: Path | None, check_path: Path | None) -> None:
+def _write(objects: list[dict[str, Any]], output: str, directory: str) -> None:
     from mpigen import gitops
     from mpigen.shells import outdir
+    from mpigen.shells.reading import shown
+
+    def waiting() -> None:
+        click.echo(f"mpigen: waiting for another render into {shown(directory)} to finish", err=True)
 
     try:
-        if output_dir:
-            files = gitops.files_for(objects, output)
-            outdir.replace_directory(output_dir, files)
-            click.echo(f"mpigen: wrote {len(files)} files to {output_dir}", err=True)
-            return
-        assert check_path is not None
-        if check_path.is_dir():
-            committed, rendered, root = outdir.read_rendered(check_path), gitops.files_for(objects, output), str(check_path)
-        else:
-            name = str(check_path)
-            committed = {name: check_path.read_text(encoding="utf-8")} if check_path.exists() else {}
-            rendered, root = {name: FORMATS[output](objects)}, ""
+        update = outdir.write_render(directory, gitops.files_for(objects, output), waiting)
     except gitops.RenderDirError as exc:
-        raise InvalidInput([f"mpigen: {exc}"]) from None
-    except OSError as exc:
-        raise InvalidInput([f"mpigen: {exc.filename or ''}: {exc.strerror or exc}"]) from None
+        raise InvalidInput([f"mpigen: {line}" for line in str(exc).splitlines()]) from None
+    written = len(update.write) + len(update.unchanged)
+    details = [f"{len(update.unchanged)} unchanged" if update.unchanged else "", f"{len(update.remove)} removed" if update.remove else ""]
+    detail = ", ".join(part for part in details if part)
+    click.echo(f"mpigen: wrote {written} files to {shown(directory)}" + (f" ({detail})" if detail else ""), err=True)
+
+
+def _check(objects: list[dict[str, Any]], target: Target) -> None:
+    from mpigen import gitops
+    from mpigen.shells import outdir
+    from mpigen.shells.reading import shown
+
+    path = target.check_path
+    assert path is not None
+    try:
+        kind = outdir.existing_kind(path)
+        if kind is None:
+            command = gitops.update_command(target.args, path, not gitops.looks_like_file(path))
+            raise InvalidInput([f"mpigen: --check {shown(path)}: does not exist; render it first: {command}"])
+        if kind == "directory":
+            committed, rendered = outdir.read_committed(path, gitops.files_for(objects, target.output))
+            root = shown(path)
+        else:
+            committed, rendered, root = {shown(path): outdir.read_committed_file(path)}, {shown(path): FORMATS[target.output](objects)}, ""
+    except gitops.RenderDirError as exc:
+        raise InvalidInput([f"mpigen: --check: {line}" for line in str(exc).splitlines()]) from None
     diff = gitops.diff_files(committed, rendered, root)
     if diff:
         sys.stdout.write(diff)
         sys.stdout.flush()
-        fail([f"mpigen: {check_path} is stale; re-render it (mpigen render --output-dir or > file)"], EXIT_INVALID)
+        command = gitops.update_command(target.args, path, kind == "directory")
+        fail([f"mpigen: {shown(path)} is stale; update it with: {command}"], EXIT_INVALID)

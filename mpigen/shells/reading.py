@@ -1,0 +1,82 @@
+"""Reading for the command shells: every read bounded, special files refused where nobody named them.
+
+At most `limit` + 1 bytes are ever read from a file or stream, so `/dev/zero` or `yes | mpigen render`
+is refused once the cap is passed instead of filling memory. Files that mpigen finds itself (inside a
+directory it walks, or a committed render that `--check` reads) must be regular files: they are opened
+without blocking, so a FIFO there is refused at once instead of waiting for a writer forever. A path
+named on the command line may be a FIFO or a device (`mpigen render <(kustomize build)`, `/dev/stdin`):
+it is read as `cat` would, with the same bound.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from typing import BinaryIO
+
+MIB = 1024 * 1024
+
+
+class ReadError(Exception):
+    """A file cannot be read (or may not be); the message names it and says why."""
+
+
+def shown(path: str | os.PathLike[str]) -> str:
+    """`path` printable in a message: bytes that are not UTF-8 are shown escaped (`\\xff`)."""
+    text = os.fspath(path)
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def too_large(name: str, limit: int) -> ReadError:
+    return ReadError(f"{shown(name)}: input is larger than {limit // MIB} MiB")
+
+
+def read_stream(stream: BinaryIO, name: str, limit: int) -> bytes:
+    """At most `limit` bytes of a stream; ReadError past that (one byte more is read to know)."""
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise too_large(name, limit)
+    return data
+
+
+def file_kind(mode: int) -> str:
+    kinds = [
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISREG, "a regular file"),
+    ]
+    return next((name for test, name in kinds if test(mode)), "a special file")
+
+
+def describe(exc: OSError) -> str:
+    """An OSError as its reason, without the file name (the caller names the file its own way)."""
+    if exc.errno == errno.ELOOP:
+        return "Too many levels of symbolic links (a symbolic link loop)"
+    return exc.strerror or str(exc)
+
+
+def read_file(path: str | os.PathLike[str], limit: int, *, regular_only: bool) -> bytes:
+    """At most `limit` bytes of the file at `path`, else ReadError (which names the file).
+
+    regular_only: refuse anything but a regular file, and never block opening it (a FIFO's open waits
+    for a writer unless O_NONBLOCK is given)."""
+    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | (os.O_NONBLOCK if regular_only else 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise ReadError(f"{shown(path)}: cannot read: {describe(exc)}") from None
+    with open(fd, "rb") as handle:  # closes fd
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise ReadError(f"{shown(path)}: cannot read: is a directory")
+        if regular_only and not stat.S_ISREG(mode):
+            raise ReadError(f"{shown(path)}: not a regular file but {file_kind(mode)}; mpigen reads only regular files here")
+        try:
+            return read_stream(handle, os.fspath(path), limit)
+        except OSError as exc:
+            raise ReadError(f"{shown(path)}: cannot read: {describe(exc)}") from None
