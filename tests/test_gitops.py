@@ -8,21 +8,11 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
+from jobs import job_yaml
 
 from mpigen import gitops
 from mpigen.cli import cli
 from mpigen.shells import outdir
-
-JOB = """\
-apiVersion: kubeflow.org/v1alpha2
-kind: MPIJob
-metadata: {name: NAME, namespace: ml}
-spec:
-  mpiReplicaSpecs:
-    Launcher: {template: {spec: {containers: [{name: l, image: i}]}}}
-    Worker: {replicas: 2, template: {spec: {containers: [{name: w, image: i}]}}}
-"""
-
 
 def invoke(*args: str) -> tuple[int, str, str]:
     result = CliRunner().invoke(cli, ["render", *args], catch_exceptions=False)
@@ -33,7 +23,7 @@ def invoke(*args: str) -> tuple[int, str, str]:
 def jobs(tmp_path: Path) -> Path:
     directory = tmp_path / "jobs"
     directory.mkdir()
-    (directory / "a.yaml").write_text(JOB.replace("NAME", "a"))
+    (directory / "a.yaml").write_text(job_yaml(name="a"))
     return directory
 
 
@@ -71,7 +61,7 @@ def test_output_dir_json_writes_json_files(jobs: Path, tmp_path: Path) -> None:
 
 def test_a_new_render_leaves_no_stale_files(jobs: Path, tmp_path: Path) -> None:
     out = tmp_path / "rendered"
-    (jobs / "b.yaml").write_text(JOB.replace("NAME", "b"))
+    (jobs / "b.yaml").write_text(job_yaml(name="b"))
     assert invoke("--output-dir", str(out), str(jobs))[0] == 0
     assert any(p.name.endswith("_b-launcher.yaml") for p in out.iterdir())
     (jobs / "b.yaml").unlink()
@@ -95,7 +85,7 @@ def test_invalid_input_leaves_the_previous_render_untouched(jobs: Path, tmp_path
     out = tmp_path / "rendered"
     assert invoke("--output-dir", str(out), str(jobs))[0] == 0
     before = {p.name: p.read_text() for p in out.iterdir()}
-    (jobs / "bad.yaml").write_text(JOB.replace("NAME", "bad").replace("replicas: 2", "replicas: 0"))
+    (jobs / "bad.yaml").write_text(job_yaml(workers=0, name="bad"))
     code, stdout, stderr = invoke("--output-dir", str(out), str(jobs))
     assert code == 1 and stdout == "" and "must be >= 1" in stderr
     assert {p.name: p.read_text() for p in out.iterdir()} == before
@@ -120,7 +110,7 @@ def test_check_passes_on_a_current_render_and_fails_with_a_diff_when_stale(jobs:
     out = tmp_path / "rendered"
     assert invoke("--output-dir", str(out), str(jobs))[0] == 0
     assert invoke("--check", str(out), str(jobs)) == (0, "", "")
-    (jobs / "a.yaml").write_text(JOB.replace("NAME", "a").replace("replicas: 2", "replicas: 3"))
+    (jobs / "a.yaml").write_text(job_yaml(workers=3, name="a"))
     code, diff, stderr = invoke("--check", str(out), str(jobs))
     assert code == 1
     assert f"--- {out}/ml_apps_v1_statefulset_a-worker.yaml" in diff
@@ -134,7 +124,7 @@ def test_check_passes_on_a_current_render_and_fails_with_a_diff_when_stale(jobs:
 def test_check_reports_added_and_removed_files(jobs: Path, tmp_path: Path) -> None:
     out = tmp_path / "rendered"
     assert invoke("--output-dir", str(out), str(jobs))[0] == 0
-    (jobs / "a.yaml").write_text(JOB.replace("NAME", "c"))
+    (jobs / "a.yaml").write_text(job_yaml(name="c"))
     code, diff, _ = invoke("--check", str(out), str(jobs))
     assert code == 1
     assert f"--- {out}/ml_v1_configmap_a-config.yaml\n+++ /dev/null\n" in diff

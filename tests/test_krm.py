@@ -17,36 +17,11 @@ import mpigen
 from mpigen.emit import to_yaml
 from mpigen.krm import NotAResourceList, protocol, yamltext
 from mpigen.shells.krm import run_function
+from jobs import COMMAND, job_yaml, pod
 from tools import find_kustomize, function_executable
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden"
-
-JOB = """\
-apiVersion: kubeflow.org/v1alpha2
-kind: MPIJob
-metadata:
-  name: NAME
-  namespace: ml
-  annotations:
-    ANNOTATIONS
-spec:
-  mpiReplicaSpecs:
-    Launcher:
-      template:
-        spec:
-          containers:
-          - name: launcher
-            image: example.com/train:1.0
-            command: [mpirun, python, train.py]
-    Worker:
-      replicas: REPLICAS
-      template:
-        spec:
-          containers:
-          - name: worker
-            image: example.com/train:1.0
-"""
 
 # What kustomize and kpt send: kyaml's layout, reader annotations on every item, comments kept.
 PASS_THROUGH = """\
@@ -87,12 +62,8 @@ AFTER = """\
 """
 
 
-def job(name: str = "train", replicas: int = 2, annotations: dict[str, str] | None = None) -> str:
-    lines = [f"{key}: '{value}'" for key, value in (annotations or {}).items()] or ["{}"]
-    text = JOB.replace("NAME", name).replace("REPLICAS", str(replicas))
-    if not annotations:
-        return text.replace("  annotations:\n    ANNOTATIONS\n", "")
-    return text.replace("ANNOTATIONS", "\n    ".join(lines))
+def job(name: str = "train", replicas: int = 2, annotations: dict[str, str] | None = None, **fields: Any) -> str:
+    return job_yaml(workers=replicas, name=name, annotations=annotations, **fields)
 
 
 def as_item(document: str, annotations: dict[str, str] | None = None) -> str:
@@ -329,8 +300,8 @@ def test_generated_strings_stay_strings_for_yaml_1_1_and_1_2_readers() -> None:
     from ruamel.yaml import YAML
 
     tricky = ["yes", "on", "off", "y", "n", "0123", "1e3", "null", "~", "0o17", "0x1F", "1:30", "true", "2001-12-14", ""]
-    env = "\n".join(f'            - {{name: V{i}, value: "{value}"}}' for i, value in enumerate(tricky))
-    document = job().replace("command: [mpirun, python, train.py]", "command: [mpirun, python, train.py]\n            env:\n" + env)
+    env = [{"name": f"V{i}", "value": value} for i, value in enumerate(tricky)]
+    document = job(launcher=pod("launcher", command=COMMAND, env=env))
     output = run(resource_list(as_item(document))).output
     expected = compiled(document)
     assert items_of(output) == expected  # YAML 1.1 (PyYAML, as kubectl's sigs.k8s.io/yaml reads)
@@ -344,7 +315,7 @@ def test_generated_strings_stay_strings_for_yaml_1_1_and_1_2_readers() -> None:
 
 
 def test_warnings_are_results_and_do_not_fail() -> None:
-    document = job().replace("    Worker:\n", "    Worker:\n      restartPolicy: OnFailure\n")
+    document = job(worker_fields={"restartPolicy": "OnFailure"})
     outcome = run(resource_list(as_item(document)))
     assert outcome.code == 0
     output = yaml.safe_load(outcome.output)
@@ -358,8 +329,8 @@ def test_warnings_are_results_and_do_not_fail() -> None:
 
 
 def test_every_problem_of_every_job_is_a_result() -> None:
-    bad = job(replicas=0, annotations={"mpigen.dev/gang-schedular": "volcano"})
-    text = resource_list(as_item(job("good")) + as_item(bad.replace("name: train", "name: bad")))
+    bad = job("bad", replicas=0, annotations={"mpigen.dev/gang-schedular": "volcano"})
+    text = resource_list(as_item(job("good")) + as_item(bad))
     outcome = run(text)
     assert outcome.code == 1
     output = yaml.safe_load(outcome.output)
@@ -371,7 +342,7 @@ def test_every_problem_of_every_job_is_a_result() -> None:
 
 
 def test_results_already_present_are_kept() -> None:
-    text = resource_list(as_item(job().replace("    Worker:\n", "    Worker:\n      restartPolicy: OnFailure\n"))) + "results:\n- message: earlier\n  severity: info\n"
+    text = resource_list(as_item(job(worker_fields={"restartPolicy": "OnFailure"}))) + "results:\n- message: earlier\n  severity: info\n"
     results = yaml.safe_load(run(text).output)["results"]
     assert [result["message"] for result in results][:1] == ["earlier"] and len(results) == 2
 
