@@ -6,6 +6,7 @@ either `expected.yaml` (render's stdout, exit 0; its warnings, if any, in `warni
 
 - `render` (the click command, in process): the golden bytes themselves; `--update-golden` rewrites
   them here and nowhere else. Its output rendered again gives the same bytes.
+- the Python API (`mpigen.compile`): the same objects, or the issues that end the error lines.
 - the kustomize plugin's pure body (`generate`): the same bytes and the same lines.
 - the KRM function as transformer (the documents as `items`, with the path and index annotations
   kustomize and kpt put on items) and, for a one-document case, as generator (the MPIJob as the
@@ -26,6 +27,7 @@ from __future__ import annotations
 import copy
 import difflib
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -114,6 +116,7 @@ def assert_case(name: str, update: bool = False) -> None:
     if case.documents is None:
         assert name in RENDER_ONLY, f"{name}: the input is not a stream of objects; list it in RENDER_ONLY"
         return
+    check_api(case)
     check_plugin(case)
     check_krm(case, Transformer(case))
     if len(case.documents) == 1:
@@ -215,6 +218,31 @@ def inputs(case: Case) -> list[Any]:
     return [with_options(doc.data, annotations) for doc in case.documents]
 
 
+# the Python API -----------------------------------------------------------------------------------
+
+
+def check_api(case: Case) -> None:
+    """`mpigen.compile` of each MPIJob (other documents as they are): render's objects, or the issues
+    that end render's error lines."""
+    import mpigen
+    from mpigen import api
+
+    if case.failing:
+        issues = []
+        for data in inputs(case):
+            try:
+                mpigen.compile(data) if api.claims(data) else None
+            except mpigen.CompileError as exc:
+                issues += exc.issues
+        errors = [line for line in case.lines("errors.txt") if ": warning: " not in line]
+        assert len(issues) == len(errors), f"Python API: {[issue.text() for issue in issues]}"
+        for issue, line in zip(issues, errors, strict=True):
+            assert line.endswith(": " + issue.text()), f"Python API: {issue.text()!r} is not in {line!r}"
+        return
+    objects = [obj for data in inputs(case) for obj in (mpigen.compile(data) if api.claims(data) else [data])]
+    assert objects == case.expected_objects, "Python API: not render's objects"
+
+
 # the kustomize plugin ---------------------------------------------------------------------------------
 
 
@@ -286,6 +314,12 @@ def without_bookkeeping(obj: Any) -> Any:
     return obj
 
 
+def as_item_text(document: str) -> str:
+    """One YAML document's text as an item of a block sequence."""
+    lines = document.rstrip("\n").split("\n")
+    return "- " + "\n".join([lines[0], *(f"  {line}" if line else line for line in lines[1:])]) + "\n"
+
+
 def result_line(result: dict[str, Any], documents: int, named: bool = True) -> str:
     """A KRM result written as render writes a problem (mpigen.outcome.Finding.text): the oracle that
     ties `results` to errors.txt. `named` False: render's line names the kind alone."""
@@ -328,7 +362,14 @@ def check_krm(case: Case, mode: Transformer) -> None:
     objects = [without_bookkeeping(item) for item in output["items"]]
     assert objects == case.expected_objects, f"{mode.name}: not render's objects"
     assert "functionConfig" not in output, f"{mode.name}: a generator's config must not come back"
-    if isinstance(mode, Transformer) and not isinstance(mode, Generator):
+    if isinstance(mode, Generator):
+        # the objects are written by render's own emitter: its very text, indented as items
+        items = "".join(as_item_text(doc) for doc in re.split(r"^---\n", case.read("expected.yaml") or "", flags=re.MULTILINE))
+        head = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + items
+        assert output_text.startswith(head), f"{mode.name}: not render's text"
+        rest = output_text[len(head) :]
+        assert rest.startswith("results:\n") if results else rest == "", f"{mode.name}: after the items"
+    else:
         kept = [(item["metadata"]["annotations"][PATH]) for item in output["items"]]
         assert set(kept) == {SOURCE}, f"{mode.name}: objects must be filed where their job was"
     again_text, again = run_function(output_text)

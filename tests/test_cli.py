@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -169,8 +168,8 @@ def test_help_shows_examples_and_options() -> None:
     assert "Examples:" in invoke("--help")[1]
 
 
-def test_console_script_runs_and_reports_version() -> None:
-    done = subprocess.run([sys.executable, "-m", "mpigen", "--version"], capture_output=True, text=True, check=False)
+def test_console_script_runs_and_reports_version(mpigen_command: list[str]) -> None:
+    done = subprocess.run([*mpigen_command, "--version"], capture_output=True, text=True, check=False)
     assert done.returncode == 0
     assert done.stdout.startswith("mpigen ")
 

@@ -14,6 +14,7 @@ from mpigen import gitops
 from mpigen.cli import cli
 from mpigen.shells import outdir
 
+
 def invoke(*args: str) -> tuple[int, str, str]:
     result = CliRunner().invoke(cli, ["render", *args], catch_exceptions=False)
     return result.exit_code, result.stdout, result.stderr

@@ -10,7 +10,6 @@ import copy
 import importlib.util
 import json
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -432,11 +431,11 @@ def test_schema_command_help_shows_editor_use() -> None:
     assert "# yaml-language-server: $schema=" in out and "--api-version" in out
 
 
-def test_schema_command_does_not_import_pydantic_or_jsonschema() -> None:
+def test_schema_command_does_not_import_pydantic_or_jsonschema(fresh_python: str) -> None:
     script = (
         "import sys; from click.testing import CliRunner; from mpigen.cli import cli; "
         "r = CliRunner().invoke(cli, ['schema']); assert r.exit_code == 0, r.output; "
         "print(sorted(m for m in ('pydantic', 'jsonschema') if m in sys.modules))"
     )
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    result = subprocess.run([fresh_python, "-c", script], capture_output=True, text=True, check=True)
     assert result.stdout == "[]\n"

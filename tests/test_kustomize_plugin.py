@@ -24,7 +24,6 @@ import mpigen
 from mpigen.api import api_versions
 from mpigen.cli import cli
 from mpigen.shells.kustomize_plugin import default_plugin_home, plugin_paths, wrapper_script
-from tools import find_kubectl
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -32,11 +31,6 @@ V1ALPHA1 = EXAMPLES / "v1alpha1" / "tensorflow-benchmarks.yaml"
 V1ALPHA2 = EXAMPLES / "v1alpha2" / "tensorflow-benchmarks.yaml"
 
 KUSTOMIZATION = "generators:\n- job.yaml\nsortOptions:\n  order: fifo\n"
-
-
-@pytest.fixture(scope="module")
-def kubectl() -> str:
-    return find_kubectl()
 
 
 @pytest.fixture(scope="module")
@@ -62,14 +56,14 @@ Build = Callable[[Path], "subprocess.CompletedProcess[str]"]
 
 
 @pytest.fixture(scope="module")
-def build(kubectl: str, plugin_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Build:
+def build(kubectl_binary: str, plugin_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Build:
     """`kubectl kustomize --enable-alpha-plugins DIR` with the plugins installed in `plugin_home`."""
     # kustomize leaves its temporary plugin config behind when a plugin fails: keep it in pytest's tmp.
     scratch = tmp_path_factory.mktemp("kustomize-tmp")
     env = {**os.environ, "KUSTOMIZE_PLUGIN_HOME": str(plugin_home), "TMPDIR": str(scratch)}
 
     def run(directory: Path) -> subprocess.CompletedProcess[str]:
-        command = [kubectl, "kustomize", "--enable-alpha-plugins", str(directory)]
+        command = [kubectl_binary, "kustomize", "--enable-alpha-plugins", str(directory)]
         return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, check=False)
 
     return run
@@ -163,13 +157,13 @@ def test_install_and_path_use_the_default_home_from_the_environment(
 # --- the wrapper ---------------------------------------------------------------------------------
 
 
-def test_wrapper_runs_a_python_whose_path_has_spaces_and_quotes(tmp_path: Path) -> None:
+def test_wrapper_runs_a_python_whose_path_has_spaces_and_quotes(tmp_path: Path, fresh_python: str) -> None:
     odd = tmp_path / "my envs" / "it's here"
     odd.mkdir(parents=True)
     # A stand-in Python at an awkward path. Not a symlink to sys.executable: a symlinked interpreter
     # leaves its virtualenv behind (pyvenv.cfg is looked up beside the link), so it would import
     # whichever mpigen the base Python has, or none.
-    write_executable_script(odd / "python", f'exec {shlex.quote(sys.executable)} "$@"\n')
+    write_executable_script(odd / "python", f'exec {shlex.quote(fresh_python)} "$@"\n')
     plugin = tmp_path / "MPIJob"
     plugin.write_text(wrapper_script(str(odd / "python")))
     plugin.chmod(0o755)
@@ -182,11 +176,11 @@ def test_wrapper_runs_a_python_whose_path_has_spaces_and_quotes(tmp_path: Path) 
     assert list(yaml.safe_load_all(result.stdout)) == render(str(config))
 
 
-def test_stand_in_python_keeps_the_virtualenv(tmp_path: Path) -> None:
+def test_stand_in_python_keeps_the_virtualenv(tmp_path: Path, fresh_python: str) -> None:
     """The stand-in above runs this mpigen from this environment, inside a virtualenv or outside one."""
     odd = tmp_path / "my envs" / "it's here"
     odd.mkdir(parents=True)
-    write_executable_script(odd / "python", f'exec {shlex.quote(sys.executable)} "$@"\n')
+    write_executable_script(odd / "python", f'exec {shlex.quote(fresh_python)} "$@"\n')
     probe = tmp_path / "probe"
     write_executable_script(
         probe,
@@ -203,6 +197,7 @@ def write_executable_script(path: Path, body: str) -> None:
     path.chmod(0o755)
 
 
+@pytest.mark.shells
 def test_wrapper_says_how_to_fix_a_python_that_is_gone(tmp_path: Path) -> None:
     plugin = tmp_path / "MPIJob"
     plugin.write_text(wrapper_script("/nonexistent/python3"))
