@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from jobs import make_job, pod
 from jsonschema import Draft202012Validator
 
 from mpigen import api
@@ -48,22 +49,9 @@ V1ALPHA1, V1ALPHA2 = "kubeflow.org/v1alpha1", "kubeflow.org/v1alpha2"
 V2BETA1 = "kubeflow.org/v2beta1"
 DELETE = object()
 
-POD = {"spec": {"containers": [{"name": "main", "image": "example.com/train:1.0"}]}}
 JOBS: dict[str, dict[str, Any]] = {
-    V1ALPHA1: {
-        "apiVersion": V1ALPHA1,
-        "kind": "MPIJob",
-        "metadata": {"name": "pi"},
-        "spec": {"replicas": 2, "template": POD},
-    },
-    V1ALPHA2: {
-        "apiVersion": V1ALPHA2,
-        "kind": "MPIJob",
-        "metadata": {"name": "pi"},
-        "spec": {
-            "mpiReplicaSpecs": {"Launcher": {"template": POD}, "Worker": {"replicas": 2, "template": POD}}
-        },
-    },
+    V1ALPHA1: make_job(V1ALPHA1, namespace=None, worker=pod()),
+    V1ALPHA2: make_job(V1ALPHA2, namespace=None, launcher=pod(), worker=pod()),
 }
 WORKER = ("spec", "mpiReplicaSpecs", "Worker")
 LAUNCHER = ("spec", "mpiReplicaSpecs", "Launcher")
