@@ -205,10 +205,19 @@ def with_options(data: Any, annotations: dict[str, str]) -> Any:
     """A copy of a document, an MPIJob with the option annotations it does not set itself added."""
     from mpigen import api
 
+    if not api.claims(data):
+        return copy.deepcopy(data)
+    return annotated(data, annotations, replace=False)
+
+
+def annotated(data: Any, extra: dict[str, str], replace: bool = True) -> Any:
+    """A copy of a document with `extra` annotations (`replace` False: its own win). Metadata or
+    annotations that are not mappings are left as they are: the job's own mistake to report."""
     data = copy.deepcopy(data)
-    if annotations and api.claims(data) and isinstance(data.get("metadata"), dict):
-        own = data["metadata"].get("annotations")
-        data["metadata"]["annotations"] = {**annotations, **(own if isinstance(own, dict) else {})}
+    meta = data.get("metadata")
+    own = meta.get("annotations", {}) if isinstance(meta, dict) else None
+    if extra and isinstance(own, dict):
+        meta["annotations"] = {**own, **extra} if replace else {**extra, **own}
     return data
 
 
@@ -229,9 +238,9 @@ def check_api(case: Case) -> None:
 
     if case.failing:
         issues = []
-        for data in inputs(case):
+        for data in filter(api.claims, inputs(case)):
             try:
-                mpigen.compile(data) if api.claims(data) else None
+                mpigen.compile(data)
             except mpigen.CompileError as exc:
                 issues += exc.issues
         errors = [line for line in case.lines("errors.txt") if ": warning: " not in line]
@@ -291,14 +300,6 @@ class Generator(Transformer):
     def resource_list(self) -> dict[str, Any]:
         [config] = self.items
         return {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [], "functionConfig": config}
-
-
-def annotated(data: Any, extra: dict[str, str]) -> Any:
-    data = copy.deepcopy(data)
-    if isinstance(data.get("metadata"), dict):
-        own = data["metadata"].get("annotations")
-        data["metadata"]["annotations"] = {**(own if isinstance(own, dict) else {}), **extra}
-    return data
 
 
 def without_bookkeeping(obj: Any) -> Any:
