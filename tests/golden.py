@@ -12,8 +12,9 @@ either `expected.yaml` (render's stdout, exit 0; its warnings, if any, in `warni
   kustomize and kpt put on items) and, for a one-document case, as generator (the MPIJob as the
   `functionConfig`): the same objects once the bookkeeping annotations are removed. An error case
   gives the items back unchanged, and its `results` written as text lines are errors.txt's lines: a
-  different problem, message, field path, severity, resource or file fails. A success case's results
-  are its warnings. The function run on its own output changes nothing and reports nothing.
+  different problem, message, field path, severity, resource or file fails (the one known wording
+  difference, how another document is named, is pinned in `STREAM_PROBLEMS`). A success case's
+  results are its warnings. The function run on its own output changes nothing and reports nothing.
 
 Options reach the KRM function and the plugin only as `mpigen.dev/<flag>` annotations on the job, so a
 case's `args` are turned into those (a job's own annotation wins over a flag on every path, so one it
@@ -53,11 +54,12 @@ RENDER_ONLY = frozenset({
     "error-yaml-syntax",
 })
 
-# Where render's line and the KRM result name the object differently: a job of an apiVersion or kind
-# mpigen does not compile is named by its kind alone in render's line ("TFJob: kind: ..."), while its
-# resourceRef carries the name from its metadata. The oracle leaves the name out for these cases, and
-# checks that the result does carry one (so this list goes when render names them too).
-UNNAMED_IN_RENDER = frozenset({"error-unsupported-api-version", "error-unsupported-kind", "error-wrong-kind-case"})
+# Cases whose problems are about the stream, not one job: two documents that would write one object.
+# The Python API compiles one job at a time and raises nothing for them; the KRM function names the
+# other document by its file alone ("is at input.yaml", where render says "is at input.yaml (document
+# 1)"): an item's annotations give its index in the file but not how many documents the file holds.
+STREAM_PROBLEMS = frozenset({"error-passthrough-collides-with-generated", "error-two-jobs-one-name"})
+OTHER_DOCUMENT = re.compile(r" \(document \d+\)")
 
 # What kustomize and kpt put on every item (kyaml kio: the reader's annotations); the KRM function
 # carries the path ones over to the objects it makes from an item. Not part of any object.
@@ -244,6 +246,9 @@ def check_api(case: Case) -> None:
             except mpigen.CompileError as exc:
                 issues += exc.issues
         errors = [line for line in case.lines("errors.txt") if ": warning: " not in line]
+        if case.name in STREAM_PROBLEMS:
+            assert issues == [], "Python API: a stream's problem raised for one job"
+            return
         assert len(issues) == len(errors), f"Python API: {[issue.text() for issue in issues]}"
         for issue, line in zip(issues, errors, strict=True):
             assert line.endswith(": " + issue.text()), f"Python API: {issue.text()!r} is not in {line!r}"
@@ -321,12 +326,10 @@ def as_item_text(document: str) -> str:
     return "- " + "\n".join([lines[0], *(f"  {line}" if line else line for line in lines[1:])]) + "\n"
 
 
-def result_line(result: dict[str, Any], documents: int, named: bool = True) -> str:
+def result_line(result: dict[str, Any], documents: int) -> str:
     """A KRM result written as render writes a problem (mpigen.outcome.Finding.text): the oracle that
-    ties `results` to errors.txt. `named` False: render's line names the kind alone."""
-    file, ref = result.get("file") or {}, dict(result.get("resourceRef") or {})
-    if not named:
-        assert ref.pop("name", None), "a result about a job must name it in its resourceRef"
+    ties `results` to errors.txt."""
+    file, ref = result.get("file") or {}, result.get("resourceRef") or {}
     where = f"{file['path']}: " if file else ""
     if file and documents > 1:
         where += f"document {file['index'] + 1}: "
@@ -351,10 +354,14 @@ def check_krm(case: Case, mode: Transformer) -> None:
     assert {r["severity"] for r in results} <= {"error", "warning"}, mode.name
     # render writes the warnings first, then the errors, each in the order of the jobs
     ordered = [r for r in results if r["severity"] == "warning"] + [r for r in results if r["severity"] == "error"]
-    lines = [result_line(r, case.documents[0].total, case.name not in UNNAMED_IN_RENDER) for r in ordered]
+    lines = [result_line(r, case.documents[0].total) for r in ordered]
     if case.failing:
         assert outcome.exit_code == 1, f"{mode.name}: exit code {outcome.exit_code}"
-        assert lines == case.lines("errors.txt"), f"{mode.name}: results are not render's errors"
+        expected = case.lines("errors.txt")
+        if case.name in STREAM_PROBLEMS:
+            expected = [OTHER_DOCUMENT.sub("", line) for line in expected]
+            assert expected != case.lines("errors.txt"), f"{case.name}: no longer a stream problem?"
+        assert lines == expected, f"{mode.name}: results are not render's errors"
         assert output["items"] == given["items"], f"{mode.name}: the items must come back as given"
         assert output.get("functionConfig") == given.get("functionConfig"), mode.name
         return

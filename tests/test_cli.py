@@ -109,10 +109,10 @@ def test_non_mpijob_documents_pass_through_in_place() -> None:
     assert out.startswith("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ml\n---\n")
 
 
-def test_the_readmes_first_command_prints_manifests_and_nothing_else() -> None:
+def test_the_readmes_first_command_prints_manifests_and_nothing_else(mpigen_command: list[str]) -> None:
     """`mpigen render examples/v1alpha2/tensorflow-benchmarks.yaml`: the first thing a user sees."""
     example = Path(__file__).resolve().parent.parent / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
-    done = subprocess.run([sys.executable, "-m", "mpigen", "render", str(example)], capture_output=True, text=True, check=False)
+    done = subprocess.run([*mpigen_command, "render", str(example)], capture_output=True, text=True, check=False)
     assert (done.returncode, done.stderr) == (0, "")
     assert "kind: RoleBinding" in done.stdout
 
@@ -145,16 +145,16 @@ def test_completion_prints_a_script_for_each_shell(shell: str) -> None:
     assert code == 0 and "_MPIGEN_COMPLETE" in out
 
 
-def test_completion_callbacks_work_with_piped_stdin() -> None:
+def test_completion_callbacks_work_with_piped_stdin(mpigen_command: list[str]) -> None:
     """The scripts call `mpigen` with no arguments; that must not be taken for a KRM function run."""
     env = {**os.environ, "_MPIGEN_COMPLETE": "bash_complete", "COMP_WORDS": "mpigen ren", "COMP_CWORD": "1"}
-    done = subprocess.run([sys.executable, "-m", "mpigen"], stdin=subprocess.DEVNULL, env=env, capture_output=True, text=True, check=False)
+    done = subprocess.run(mpigen_command, stdin=subprocess.DEVNULL, env=env, capture_output=True, text=True, check=False)
     assert (done.returncode, done.stdout) == (0, "plain,render\n")
 
 
-def test_piping_a_job_into_bare_mpigen_says_to_use_render() -> None:
+def test_piping_a_job_into_bare_mpigen_says_to_use_render(mpigen_command: list[str]) -> None:
     example = Path(__file__).resolve().parent.parent / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
-    done = subprocess.run([sys.executable, "-m", "mpigen"], input=example.read_text(), capture_output=True, text=True, check=False)
+    done = subprocess.run(mpigen_command, input=example.read_text(), capture_output=True, text=True, check=False)
     assert done.returncode == 1
     assert "use mpigen render (cat job.yaml | mpigen render)" in done.stderr
 
