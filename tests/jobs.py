@@ -2,6 +2,7 @@
 
     make_job()                                   # v1alpha2 "pi" in "ml": a launcher and 2 workers
     make_job(V1ALPHA1, workers=4)                # v1alpha1: spec.replicas 4
+    make_job(V2BETA1, runPolicy={"cleanPodPolicy": "All"})   # v1 and v2beta1 as v1alpha2
     make_job(workers=3, cleanPodPolicy="All")    # further keyword arguments are spec fields
     make_job(name="a", namespace=None, annotations={"mpigen.dev/gang-scheduler": "volcano"})
     make_job(worker_fields={"restartPolicy": "OnFailure"})   # the Worker's restartPolicy: a warning
@@ -19,6 +20,8 @@ import yaml
 
 V1ALPHA1 = "kubeflow.org/v1alpha1"
 V1ALPHA2 = "kubeflow.org/v1alpha2"
+V1 = "kubeflow.org/v1"
+V2BETA1 = "kubeflow.org/v2beta1"
 IMAGE = "example.com/train:1.0"
 COMMAND = ["mpirun", "python", "train.py"]
 
@@ -40,7 +43,7 @@ def make_job(
     worker_fields: dict[str, Any] | None = None,
     **spec: Any,
 ) -> dict[str, Any]:
-    """An MPIJob. v1alpha2: `launcher` and `worker` are the pod templates (default: one container
+    """An MPIJob. v1alpha2, v1 and v2beta1: `launcher` and `worker` are the pod templates (default: one container
     each, the launcher running `mpirun`), `workers` the Worker replicas, `worker_fields` more fields
     of the Worker's replica spec (`{"restartPolicy": "OnFailure"}`: a job that warns). v1alpha1: `worker` is the
     one template and `workers` is `spec.replicas` (None leaves it out, for `gpus` or
