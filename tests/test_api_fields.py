@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from jobs import make_job
 
 import mpigen
 from mpigen.api.fields import HOMES, V1, V1ALPHA1, V1ALPHA2, V2BETA1, field_hint
@@ -12,19 +13,7 @@ from mpigen.errors import CompileError
 
 
 def v1alpha2_job(**spec: Any) -> dict[str, Any]:
-    template = {"spec": {"containers": [{"name": "c", "image": "img"}]}}
-    return {
-        "apiVersion": "kubeflow.org/v1alpha2",
-        "kind": "MPIJob",
-        "metadata": {"name": "pi", "namespace": "ml"},
-        "spec": {
-            **spec,
-            "mpiReplicaSpecs": {
-                "Launcher": {"replicas": 1, "template": template},
-                "Worker": {"replicas": 1, "template": template},
-            },
-        },
-    }
+    return make_job(workers=1, **spec)
 
 
 def compile_errors(document: dict[str, Any]) -> list[str]:

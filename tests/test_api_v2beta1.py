@@ -7,6 +7,7 @@ import copy
 from typing import Any
 
 import pytest
+from jobs import V2BETA1, make_job, pod
 
 from mpigen.api import v2beta1
 from mpigen.errors import CompileError, Issue
@@ -15,26 +16,10 @@ from mpigen.options import Options
 OPTIONS = Options(namespace="ml")
 
 
-def template(name: str) -> dict[str, Any]:
-    return {"spec": {"containers": [{"name": name, "image": "mpioperator/mpi-pi:openmpi"}]}}
-
-
 def job(workers: int | None = 2, name: str = "pi", **spec: Any) -> dict[str, Any]:
-    worker: dict[str, Any] = {"template": template("worker")}
-    if workers is not None:
-        worker["replicas"] = workers
-    return {
-        "apiVersion": "kubeflow.org/v2beta1",
-        "kind": "MPIJob",
-        "metadata": {"name": name},
-        "spec": {
-            **spec,
-            "mpiReplicaSpecs": {
-                "Launcher": {"replicas": 1, "template": template("launcher")},
-                "Worker": worker,
-            },
-        },
-    }
+    image = "mpioperator/mpi-pi:openmpi"
+    launcher, worker = pod("launcher", image), pod("worker", image)
+    return make_job(V2BETA1, workers, name=name, namespace=None, launcher=launcher, worker=worker, **spec)
 
 
 def errors(document: dict[str, Any]) -> list[str]:

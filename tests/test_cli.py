@@ -5,27 +5,16 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from jobs import job_yaml
 
 from mpigen.cli import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
-
-JOB = """\
-apiVersion: kubeflow.org/v1alpha2
-kind: MPIJob
-metadata: {name: NAME, namespace: ml}
-spec:
-  mpiReplicaSpecs:
-    Launcher: {template: {spec: {containers: [{name: l, image: i}]}}}
-    Worker: {replicas: 2, template: {spec: {containers: [{name: w, image: i}]}}}
-"""
-
 
 def invoke(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
     result = CliRunner().invoke(cli, list(args), input=stdin, catch_exceptions=False)
@@ -33,17 +22,17 @@ def invoke(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
 
 
 def test_stdin_is_the_default_input() -> None:
-    code, out, err = invoke("render", stdin=JOB.replace("NAME", "a"))
+    code, out, err = invoke("render", stdin=job_yaml(name="a"))
     assert code == 0, err
     assert "name: a-launcher" in out
-    code2, out2, _ = invoke("render", "-", stdin=JOB.replace("NAME", "a"))
+    code2, out2, _ = invoke("render", "-", stdin=job_yaml(name="a"))
     assert (code2, out2) == (0, out)
 
 
 def test_directories_are_searched_recursively_in_sorted_order(tmp_path: Path) -> None:
     (tmp_path / "b").mkdir()
-    (tmp_path / "b" / "two.yml").write_text(JOB.replace("NAME", "two"))
-    (tmp_path / "a.yaml").write_text(JOB.replace("NAME", "one"))
+    (tmp_path / "b" / "two.yml").write_text(job_yaml(name="two"))
+    (tmp_path / "a.yaml").write_text(job_yaml(name="one"))
     (tmp_path / "notes.txt").write_text("not yaml")
     (tmp_path / ".hidden").mkdir()
     (tmp_path / ".hidden" / "x.yaml").write_text("{{{")
@@ -75,9 +64,9 @@ def test_render_twice_gives_identical_bytes() -> None:
 
 def test_invalid_input_prints_nothing_and_reports_every_problem(tmp_path: Path) -> None:
     good = tmp_path / "good.yaml"
-    good.write_text(JOB.replace("NAME", "good"))
+    good.write_text(job_yaml(name="good"))
     bad = tmp_path / "bad.yaml"
-    bad.write_text(JOB.replace("NAME", "bad").replace("replicas: 2", "replicas: 0"))
+    bad.write_text(job_yaml(workers=0, name="bad"))
     broken = tmp_path / "broken.yaml"
     broken.write_text("a: [\n")
     code, out, err = invoke("render", str(good), str(bad), str(broken))
@@ -114,16 +103,16 @@ def test_internal_errors_exit_3_without_traceback(monkeypatch: pytest.MonkeyPatc
 
 
 def test_non_mpijob_documents_pass_through_in_place() -> None:
-    stream = "apiVersion: v1\nkind: Namespace\nmetadata: {name: ml}\n---\n" + JOB.replace("NAME", "x")
+    stream = "apiVersion: v1\nkind: Namespace\nmetadata: {name: ml}\n---\n" + job_yaml(name="x")
     code, out, _ = invoke("render", stdin=stream)
     assert code == 0
     assert out.startswith("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ml\n---\n")
 
 
-def test_the_readmes_first_command_prints_manifests_and_nothing_else() -> None:
+def test_the_readmes_first_command_prints_manifests_and_nothing_else(mpigen_command: list[str]) -> None:
     """`mpigen render examples/v1alpha2/tensorflow-benchmarks.yaml`: the first thing a user sees."""
     example = Path(__file__).resolve().parent.parent / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
-    done = subprocess.run([sys.executable, "-m", "mpigen", "render", str(example)], capture_output=True, text=True, check=False)
+    done = subprocess.run([*mpigen_command, "render", str(example)], capture_output=True, text=True, check=False)
     assert (done.returncode, done.stderr) == (0, "")
     assert "kind: RoleBinding" in done.stdout
 
@@ -156,16 +145,16 @@ def test_completion_prints_a_script_for_each_shell(shell: str) -> None:
     assert code == 0 and "_MPIGEN_COMPLETE" in out
 
 
-def test_completion_callbacks_work_with_piped_stdin() -> None:
+def test_completion_callbacks_work_with_piped_stdin(mpigen_command: list[str]) -> None:
     """The scripts call `mpigen` with no arguments; that must not be taken for a KRM function run."""
     env = {**os.environ, "_MPIGEN_COMPLETE": "bash_complete", "COMP_WORDS": "mpigen ren", "COMP_CWORD": "1"}
-    done = subprocess.run([sys.executable, "-m", "mpigen"], stdin=subprocess.DEVNULL, env=env, capture_output=True, text=True, check=False)
+    done = subprocess.run(mpigen_command, stdin=subprocess.DEVNULL, env=env, capture_output=True, text=True, check=False)
     assert (done.returncode, done.stdout) == (0, "plain,render\n")
 
 
-def test_piping_a_job_into_bare_mpigen_says_to_use_render() -> None:
+def test_piping_a_job_into_bare_mpigen_says_to_use_render(mpigen_command: list[str]) -> None:
     example = Path(__file__).resolve().parent.parent / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
-    done = subprocess.run([sys.executable, "-m", "mpigen"], input=example.read_text(), capture_output=True, text=True, check=False)
+    done = subprocess.run(mpigen_command, input=example.read_text(), capture_output=True, text=True, check=False)
     assert done.returncode == 1
     assert "use mpigen render (cat job.yaml | mpigen render)" in done.stderr
 
@@ -179,8 +168,8 @@ def test_help_shows_examples_and_options() -> None:
     assert "Examples:" in invoke("--help")[1]
 
 
-def test_console_script_runs_and_reports_version() -> None:
-    done = subprocess.run([sys.executable, "-m", "mpigen", "--version"], capture_output=True, text=True, check=False)
+def test_console_script_runs_and_reports_version(mpigen_command: list[str]) -> None:
+    done = subprocess.run([*mpigen_command, "--version"], capture_output=True, text=True, check=False)
     assert done.returncode == 0
     assert done.stdout.startswith("mpigen ")
 

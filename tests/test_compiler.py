@@ -6,27 +6,14 @@ import copy
 from typing import Any
 
 import pytest
+from jobs import make_job
 
 import mpigen
 from mpigen import names
 
 
 def v2job(workers: int = 3, **spec: Any) -> dict[str, Any]:
-    def template(name: str) -> dict[str, Any]:
-        return {"spec": {"containers": [{"name": name, "image": "img"}]}}
-
-    return {
-        "apiVersion": "kubeflow.org/v1alpha2",
-        "kind": "MPIJob",
-        "metadata": {"name": "pi", "namespace": "ml"},
-        "spec": {
-            **spec,
-            "mpiReplicaSpecs": {
-                "Launcher": {"replicas": 1, "template": template("launcher")},
-                "Worker": {"replicas": workers, "template": template("worker")},
-            },
-        },
-    }
+    return make_job(workers=workers, **spec)
 
 
 def by_kind(objects: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

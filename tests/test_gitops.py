@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
+from jobs import job_yaml
 
 from mpigen import gitops
 from mpigen.cli import cli
@@ -69,7 +70,7 @@ def tree(directory: Path) -> dict[str, str]:
 def jobs(tmp_path: Path) -> Path:
     directory = tmp_path / "jobs"
     directory.mkdir()
-    (directory / "a.yaml").write_text(JOB.replace("NAME", "a"))
+    (directory / "a.yaml").write_text(job_yaml(name="a"))
     return directory
 
 
@@ -103,7 +104,7 @@ def test_output_dir_json_writes_json_files(jobs: Path, tmp_path: Path) -> None:
 
 def test_a_new_render_removes_the_files_mpigen_wrote_before_and_nothing_else(jobs: Path, tmp_path: Path) -> None:
     out = tmp_path / "rendered"
-    (jobs / "b.yaml").write_text(JOB.replace("NAME", "b"))
+    (jobs / "b.yaml").write_text(job_yaml(name="b"))
     assert invoke("--output-dir", str(out), str(jobs))[0] == 0
     assert any(p.name.endswith("_b-launcher.yaml") for p in out.iterdir())
     (jobs / "b.yaml").unlink()
@@ -367,7 +368,7 @@ def test_check_of_a_directory_never_speaks_of_replacing_it(jobs: Path, tmp_path:
 def test_check_reports_added_and_removed_files(jobs: Path, tmp_path: Path) -> None:
     out = tmp_path / "rendered"
     assert invoke("--output-dir", str(out), str(jobs))[0] == 0
-    (jobs / "a.yaml").write_text(JOB.replace("NAME", "c"))
+    (jobs / "a.yaml").write_text(job_yaml(name="c"))
     code, diff, _ = invoke("--check", str(out), str(jobs))
     assert code == 1
     assert f"--- {out}/ml_v1_configmap_a-config.yaml\n+++ /dev/null\n" in diff

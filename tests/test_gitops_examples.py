@@ -9,8 +9,6 @@ from typing import Any
 
 import yaml
 
-from tools import find_kubectl
-
 ROOT = Path(__file__).resolve().parent.parent
 GITOPS = ROOT / "examples" / "gitops"
 
@@ -26,7 +24,7 @@ def test_both_argo_cd_applications_leave_the_workers_replicas_alone() -> None:
         assert "RespectIgnoreDifferences=true" in app["spec"]["syncPolicy"]["syncOptions"], name
 
 
-def test_flux_creates_every_rendered_object_once(tmp_path: Path) -> None:
+def test_flux_creates_every_rendered_object_once(tmp_path: Path, kubectl_binary: str) -> None:
     """Flux's `patches` are kustomize patches: apply the example's to the rendered directory with
     kustomize and check that every object, and only mpigen's, carries the IfNotPresent annotation."""
     [kustomization] = [doc for doc in documents(GITOPS / "flux" / "mpijobs.yaml") if doc["kind"] == "Kustomization"]
@@ -36,7 +34,7 @@ def test_flux_creates_every_rendered_object_once(tmp_path: Path) -> None:
     (tmp_path / "other.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n")
     build = {"resources": [path.name for path in rendered] + ["other.yaml"], "patches": kustomization["spec"]["patches"]}
     (tmp_path / "kustomization.yaml").write_text(yaml.safe_dump(build))
-    done = subprocess.run([find_kubectl(), "kustomize", str(tmp_path)], capture_output=True, text=True, check=False)
+    done = subprocess.run([kubectl_binary, "kustomize", str(tmp_path)], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     objects = list(yaml.safe_load_all(done.stdout))
     assert len(objects) == len(rendered) + 1

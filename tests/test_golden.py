@@ -1,26 +1,17 @@
-"""Golden cases: `golden/<case>/input.yaml` rendered by the real CLI, compared byte for byte.
+"""Golden cases (tests/golden.py): every case through render, the kustomize plugin and the KRM function.
 
-A case holds `input.yaml`, optionally `args` (extra command-line arguments, one per line), and either
-`expected.yaml` (stdout, exit 0; warnings, if any, in `warnings.txt`) or `errors.txt` (stderr, exit 1,
-nothing on stdout). `pytest --update-golden` rewrites the expected files and then fails, so an update
-run never passes.
+`pytest --update-golden` rewrites render's expected files and then fails, so an update run never passes.
 """
 
 from __future__ import annotations
 
 import copy
-import difflib
-import os
-from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
+import yaml
 
-from mpigen.cli import cli
-
-GOLDEN = Path(__file__).resolve().parent.parent / "golden"
-CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir()) if GOLDEN.is_dir() else []
+from golden import CASES, GOLDEN, RENDER_ONLY, STREAM_PROBLEMS, Case, assert_case
 
 
 def test_cases_exist() -> None:
@@ -33,55 +24,15 @@ def test_cases_exist() -> None:
         )
 
 
-def run_case(case: str) -> tuple[int, str, str]:
-    directory = GOLDEN / case
-    args_file = directory / "args"
-    args = args_file.read_text().split("\n") if args_file.exists() else []
-    runner = CliRunner()
-    cwd = os.getcwd()
-    os.chdir(directory)
-    try:
-        result = runner.invoke(cli, ["render", *[a for a in args if a], "input.yaml"], catch_exceptions=False)
-    finally:
-        os.chdir(cwd)
-    return result.exit_code, result.stdout, result.stderr
-
-
-def compare(path: Path, actual: str, update: bool) -> None:
-    if update:
-        if actual:
-            path.write_text(actual)
-        elif path.exists():
-            path.unlink()
-        return
-    expected = path.read_text() if path.exists() else ""
-    if actual != expected:
-        diff = "".join(
-            difflib.unified_diff(
-                expected.splitlines(keepends=True),
-                actual.splitlines(keepends=True),
-                f"{path} (expected)",
-                f"{path} (actual)",
-            )
-        )
-        pytest.fail(f"{diff}\nIf the change is right, update with: python -m pytest tests/test_golden.py --update-golden")
+def test_only_inputs_that_are_not_objects_skip_the_krm_function_and_the_plugin() -> None:
+    assert {case for case in CASES if Case(case).documents is None} == RENDER_ONLY
+    assert all(Case(case).failing for case in RENDER_ONLY)
+    assert STREAM_PROBLEMS <= {case for case in CASES if Case(case).failing} - RENDER_ONLY
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_golden(case: str, request: pytest.FixtureRequest) -> None:
-    update = bool(request.config.getoption("--update-golden"))
-    directory = GOLDEN / case
-    code, stdout, stderr = run_case(case)
-    if (directory / "errors.txt").exists():
-        assert stdout == "", "an invalid input must print nothing on stdout"
-        assert code == 1, f"exit code {code}, stderr:\n{stderr}"
-        compare(directory / "errors.txt", stderr, update)
-    else:
-        assert code == 0, f"exit code {code}, stderr:\n{stderr}"
-        compare(directory / "expected.yaml", stdout, update)
-        compare(directory / "warnings.txt", stderr, update)
-    if update:
-        pytest.fail(f"golden files of {case} rewritten; review the diff and run again without --update-golden")
+    assert_case(case, update=bool(request.config.getoption("--update-golden")))
 
 
 # Fields mpigen emits only for newer Kubernetes versions (--kube-version), by kind: (field path, first
@@ -101,11 +52,9 @@ def without_newer_fields(obj: dict[str, Any], version: str) -> dict[str, Any]:
     return obj
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if (GOLDEN / c / "expected.yaml").exists()])
+@pytest.mark.parametrize("case", [c for c in CASES if not Case(c).failing])
 def test_golden_output_is_valid_kubernetes(case: str) -> None:
     """Every expected object passes the strict schema of its kind, for the oldest and newest version."""
-    import yaml
-
     from mpigen.kube.validator import validate_object
     from mpigen.kube.versions import DEFAULT_KUBE_VERSION
 
@@ -120,3 +69,4 @@ def test_golden_output_is_valid_kubernetes(case: str) -> None:
             for issue in validate_object(without_newer_fields(obj, version), version)
         ]
         assert problems == [], f"Kubernetes {version}"
+

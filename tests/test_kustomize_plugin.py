@@ -18,36 +18,19 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
+from jobs import COMMAND, job_yaml, pod
 
 import mpigen
 from mpigen.api import api_versions
 from mpigen.cli import cli
 from mpigen.shells.kustomize_plugin import default_plugin_home, plugin_paths, wrapper_script
-from tools import find_kubectl
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 V1ALPHA1 = EXAMPLES / "v1alpha1" / "tensorflow-benchmarks.yaml"
 V1ALPHA2 = EXAMPLES / "v1alpha2" / "tensorflow-benchmarks.yaml"
 
-JOB = """\
-apiVersion: kubeflow.org/v1alpha2
-kind: MPIJob
-metadata:
-  name: NAME
-  namespace: ml
-spec:
-  mpiReplicaSpecs:
-    Launcher: {template: {spec: {containers: [{name: l, image: i}]}}}
-    Worker: {replicas: 2, template: {spec: {containers: [{name: w, image: i}]}}}
-"""
-
 KUSTOMIZATION = "generators:\n- job.yaml\nsortOptions:\n  order: fifo\n"
-
-
-@pytest.fixture(scope="module")
-def kubectl() -> str:
-    return find_kubectl()
 
 
 @pytest.fixture(scope="module")
@@ -73,14 +56,14 @@ Build = Callable[[Path], "subprocess.CompletedProcess[str]"]
 
 
 @pytest.fixture(scope="module")
-def build(kubectl: str, plugin_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Build:
+def build(kubectl_binary: str, plugin_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Build:
     """`kubectl kustomize --enable-alpha-plugins DIR` with the plugins installed in `plugin_home`."""
     # kustomize leaves its temporary plugin config behind when a plugin fails: keep it in pytest's tmp.
     scratch = tmp_path_factory.mktemp("kustomize-tmp")
     env = {**os.environ, "KUSTOMIZE_PLUGIN_HOME": str(plugin_home), "TMPDIR": str(scratch)}
 
     def run(directory: Path) -> subprocess.CompletedProcess[str]:
-        command = [kubectl, "kustomize", "--enable-alpha-plugins", str(directory)]
+        command = [kubectl_binary, "kustomize", "--enable-alpha-plugins", str(directory)]
         return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, check=False)
 
     return run
@@ -174,18 +157,18 @@ def test_install_and_path_use_the_default_home_from_the_environment(
 # --- the wrapper ---------------------------------------------------------------------------------
 
 
-def test_wrapper_runs_a_python_whose_path_has_spaces_and_quotes(tmp_path: Path) -> None:
+def test_wrapper_runs_a_python_whose_path_has_spaces_and_quotes(tmp_path: Path, fresh_python: str) -> None:
     odd = tmp_path / "my envs" / "it's here"
     odd.mkdir(parents=True)
     # A stand-in Python at an awkward path. Not a symlink to sys.executable: a symlinked interpreter
     # leaves its virtualenv behind (pyvenv.cfg is looked up beside the link), so it would import
     # whichever mpigen the base Python has, or none.
-    write_executable_script(odd / "python", f'exec {shlex.quote(sys.executable)} "$@"\n')
+    write_executable_script(odd / "python", f'exec {shlex.quote(fresh_python)} "$@"\n')
     plugin = tmp_path / "MPIJob"
     plugin.write_text(wrapper_script(str(odd / "python")))
     plugin.chmod(0o755)
     config = tmp_path / "config.yaml"
-    config.write_text(JOB.replace("NAME", "pi"))
+    config.write_text(job_yaml())
     result = subprocess.run(
         [str(plugin), str(config)], capture_output=True, text=True, cwd=tmp_path, check=False
     )
@@ -193,11 +176,11 @@ def test_wrapper_runs_a_python_whose_path_has_spaces_and_quotes(tmp_path: Path) 
     assert list(yaml.safe_load_all(result.stdout)) == render(str(config))
 
 
-def test_stand_in_python_keeps_the_virtualenv(tmp_path: Path) -> None:
+def test_stand_in_python_keeps_the_virtualenv(tmp_path: Path, fresh_python: str) -> None:
     """The stand-in above runs this mpigen from this environment, inside a virtualenv or outside one."""
     odd = tmp_path / "my envs" / "it's here"
     odd.mkdir(parents=True)
-    write_executable_script(odd / "python", f'exec {shlex.quote(sys.executable)} "$@"\n')
+    write_executable_script(odd / "python", f'exec {shlex.quote(fresh_python)} "$@"\n')
     probe = tmp_path / "probe"
     write_executable_script(
         probe,
@@ -214,6 +197,7 @@ def write_executable_script(path: Path, body: str) -> None:
     path.chmod(0o755)
 
 
+@pytest.mark.shells
 def test_wrapper_says_how_to_fix_a_python_that_is_gone(tmp_path: Path) -> None:
     plugin = tmp_path / "MPIJob"
     plugin.write_text(wrapper_script("/nonexistent/python3"))
@@ -228,7 +212,7 @@ def test_run_prints_objects_and_sends_warnings_to_stderr(
 ) -> None:
     monkeypatch.setenv("KUSTOMIZE_PLUGIN_CONFIG_ROOT", str(tmp_path))
     config = tmp_path / "kust-plugin-config-1"
-    config.write_text(JOB.replace("NAME", "pi").replace("    Worker: {", "    Worker: {restartPolicy: OnFailure, "))
+    config.write_text(job_yaml(worker_fields={"restartPolicy": "OnFailure"}))
     code, out, err = invoke("kustomize-plugin", "run", str(config))
     assert code == 0
     assert list(yaml.safe_load_all(out)) == render(str(config))
@@ -254,7 +238,7 @@ def test_kubectl_kustomize_builds_what_render_prints(build: Build, tmp_path: Pat
 
 
 def test_an_invalid_job_fails_the_build_with_mpigens_message(build: Build, tmp_path: Path) -> None:
-    directory = kustomization(tmp_path, JOB.replace("NAME", "bad").replace("replicas: 2", "replicas: 0"))
+    directory = kustomization(tmp_path, job_yaml(workers=0, name="bad"))
     result = build(directory)
     assert result.returncode != 0
     assert result.stdout == ""
@@ -268,9 +252,9 @@ def test_an_invalid_job_fails_the_build_with_mpigens_message(build: Build, tmp_p
 
 def test_messages_name_the_document_of_a_multi_document_generator_file(build: Build, tmp_path: Path) -> None:
     jobs = (
-        JOB.replace("NAME", "good")
+        job_yaml(name="good")
         + "---\n"
-        + JOB.replace("NAME", "bad").replace("image: i}]", "image: i, resurces: {}}]", 1)
+        + job_yaml(name="bad", launcher=pod("launcher", command=COMMAND, resurces={}))
     )
     directory = kustomization(tmp_path, jobs)
     result = build(directory)
@@ -283,12 +267,10 @@ def test_messages_name_the_document_of_a_multi_document_generator_file(build: Bu
 
 
 def test_an_option_annotation_takes_effect_through_the_plugin(build: Build, tmp_path: Path) -> None:
-    annotated = JOB.replace("NAME", "gang").replace(
-        "  namespace: ml\n", "  namespace: ml\n  annotations:\n    mpigen.dev/gang-scheduler: volcano\n"
-    )
+    annotated = job_yaml(name="gang", annotations={"mpigen.dev/gang-scheduler": "volcano"})
     objects = built_objects(build, kustomization(tmp_path, annotated))
     assert "PodGroup" in [obj["kind"] for obj in objects]
-    (tmp_path / "plain.yaml").write_text(JOB.replace("NAME", "gang"))
+    (tmp_path / "plain.yaml").write_text(job_yaml(name="gang"))
     assert objects == render("--gang-scheduler", "volcano", str(tmp_path / "plain.yaml"))
 
 
@@ -297,7 +279,7 @@ def test_a_job_patched_by_kustomize_before_generation(build: Build, tmp_path: Pa
     track its work) compiles as that job: every derived name follows the new name."""
     source = tmp_path / "job"
     source.mkdir()
-    (source / "mpijob.yaml").write_text(JOB.replace("NAME", "pi"))
+    (source / "mpijob.yaml").write_text(job_yaml())
     (source / "kustomization.yaml").write_text(
         "resources:\n- mpijob.yaml\nnamePrefix: big-\ncommonAnnotations:\n  team: ml\n"
         "buildMetadata: [originAnnotations, transformerAnnotations]\n"
@@ -306,7 +288,7 @@ def test_a_job_patched_by_kustomize_before_generation(build: Build, tmp_path: Pa
     )
     (tmp_path / "kustomization.yaml").write_text("generators:\n- job\nsortOptions:\n  order: fifo\n")
     objects = built_objects(build, tmp_path)
-    expected_job = JOB.replace("NAME", "big-pi").replace("replicas: 2", "replicas: 3")
+    expected_job = job_yaml(workers=3, name="big-pi")
     (tmp_path / "expected.yaml").write_text(expected_job)
     assert objects == render(str(tmp_path / "expected.yaml"))
 
@@ -314,7 +296,7 @@ def test_a_job_patched_by_kustomize_before_generation(build: Build, tmp_path: Pa
 def test_a_job_without_namespace_follows_the_kustomization_namespace(build: Build, tmp_path: Path) -> None:
     """The subjects of a job that names no namespace stay in the binding's namespace under kustomize
     `namespace:` (kustomize may write it onto the subject, or leave it out: both mean the same)."""
-    job = JOB.replace("NAME", "pi").replace("  namespace: ml\n", "")
+    job = job_yaml(namespace=None)
     objects = built_objects(build, kustomization(tmp_path, job, KUSTOMIZATION + "namespace: team\n"))
     bindings = [obj for obj in objects if obj["kind"] == "RoleBinding"]
     assert bindings and {obj["metadata"]["namespace"] for obj in objects} == {"team"}

@@ -29,6 +29,8 @@ from mpigen.kube.versions import DEFAULT_KUBE_VERSION
 
 Obj = dict[str, Any]
 
+pytestmark = pytest.mark.slow  # hundreds of generated jobs, each compiled and schema-checked twice
+
 # Reproducible in CI: a fixed sequence of examples, nothing remembered between runs, no time limit
 # (the first example loads the Kubernetes schemas), and no complaint that drawing a whole job with
 # several pod templates is slow on a slow machine.

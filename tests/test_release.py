@@ -7,7 +7,6 @@ import importlib.metadata
 import os
 import re
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -24,7 +23,7 @@ def test_the_license_is_the_full_apache_2_0_text() -> None:
     assert 'license = "Apache-2.0"' in (ROOT / "pyproject.toml").read_text()
 
 
-def test_one_version_everywhere() -> None:
+def test_one_version_everywhere(mpigen_command: list[str]) -> None:
     version = mpigen.__version__
     assert re.fullmatch(r"\d+\.\d+\.\d+", version)
     assert importlib.metadata.version("mpigen") == version, "stale install: run pip install -e '.[test]'"
@@ -32,31 +31,31 @@ def test_one_version_everywhere() -> None:
     assert first == version
     for path in (ROOT / "README.md", ROOT / ".pre-commit-hooks.yaml"):
         assert set(re.findall(r"rev: (\S+)", path.read_text())) == {f"v{version}"}, path
-    done = subprocess.run([sys.executable, "-m", "mpigen", "--version"], capture_output=True, text=True, check=True)
+    done = subprocess.run([*mpigen_command, "--version"], capture_output=True, text=True, check=True)
     assert done.stdout == f"mpigen {version}\n"
 
 
-def test_the_wheel_installs_as_the_dockerfile_installs_it(tmp_path: Path) -> None:
+def test_the_wheel_installs_as_the_dockerfile_installs_it(tmp_path: Path, fresh_python: str) -> None:
     dockerfile = (ROOT / "examples" / "gitops" / "argocd" / "Dockerfile").read_text()
     assert "COPY dist/mpigen-*.whl /tmp/wheels/" in dockerfile
     assert "pip install --no-cache-dir /tmp/wheels/mpigen-*.whl" in dockerfile
     # The Dockerfile's own build step: `pip wheel --no-deps -w dist .`
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"), str(ROOT)], check=True, capture_output=True)
+    subprocess.run([fresh_python, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"), str(ROOT)], check=True, capture_output=True)
     [wheel] = (tmp_path / "dist").glob("mpigen-*.whl")
     assert wheel.name == f"mpigen-{mpigen.__version__}-py3-none-any.whl"
     names = zipfile.ZipFile(wheel).namelist()
     assert f"mpigen-{mpigen.__version__}.dist-info/licenses/LICENSE" in names
     # Installed alone (its dependencies come from this environment), it renders and installs its plugin.
     target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)], check=True, capture_output=True)
+    subprocess.run([fresh_python, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)], check=True, capture_output=True)
     env = {**os.environ, "PYTHONPATH": str(target)}
-    where = subprocess.run([sys.executable, "-c", "import mpigen; print(mpigen.__file__)"], env=env, cwd=tmp_path, capture_output=True, text=True, check=True)
+    where = subprocess.run([fresh_python, "-c", "import mpigen; print(mpigen.__file__)"], env=env, cwd=tmp_path, capture_output=True, text=True, check=True)
     assert where.stdout.startswith(str(target))
     example = ROOT / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
-    render = subprocess.run([sys.executable, "-m", "mpigen", "render", str(example)], env=env, cwd=tmp_path, capture_output=True, text=True, check=False)
+    render = subprocess.run([fresh_python, "-m", "mpigen", "render", str(example)], env=env, cwd=tmp_path, capture_output=True, text=True, check=False)
     assert render.returncode == 0, render.stderr
     assert "kind: StatefulSet" in render.stdout
     home = tmp_path / "plugins"
-    install = [sys.executable, "-m", "mpigen", "kustomize-plugin", "install", "--plugin-home", str(home)]
+    install = [fresh_python, "-m", "mpigen", "kustomize-plugin", "install", "--plugin-home", str(home)]
     subprocess.run(install, env=env, cwd=tmp_path, check=True, capture_output=True)
     assert (home / "kubeflow.org" / "v1alpha2" / "mpijob" / "MPIJob").is_file()

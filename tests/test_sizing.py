@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from jobs import V1ALPHA1, make_job, pod
 
 import mpigen
 from mpigen.api import v1alpha1
@@ -13,15 +14,8 @@ from mpigen.quantity import whole_units
 
 
 def job(spec: dict[str, Any], limits: dict[str, Any] | None = None) -> dict[str, Any]:
-    container: dict[str, Any] = {"name": "c", "image": "i"}
-    if limits is not None:
-        container["resources"] = {"limits": limits}
-    return {
-        "apiVersion": "kubeflow.org/v1alpha1",
-        "kind": "MPIJob",
-        "metadata": {"name": "j", "namespace": "ns"},
-        "spec": {**spec, "template": {"spec": {"containers": [container]}}},
-    }
+    worker = pod("c") if limits is None else pod("c", resources={"limits": limits})
+    return make_job(V1ALPHA1, workers=None, name="j", namespace="ns", worker=worker, **spec)
 
 
 @pytest.mark.parametrize(

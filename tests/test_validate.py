@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import json
 import subprocess
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -388,7 +387,7 @@ def test_every_emitted_kind_gets_a_reference_free_schema_and_a_quick_check(versi
     assert kubeschema.quick_check(kubeschema.definition_schema(version, kubeschema.POD_TEMPLATE_SPEC))
 
 
-def test_importing_is_cheap_and_valid_objects_do_not_need_jsonschema() -> None:
+def test_importing_is_cheap_and_valid_objects_do_not_need_jsonschema(fresh_python: str) -> None:
     code = (
         "import sys, mpigen.kube.validator as v\n"
         "assert not {'jsonschema', 'kubernetes_validate', 'referencing'} & set(sys.modules), 'import'\n"
@@ -397,7 +396,7 @@ def test_importing_is_cheap_and_valid_objects_do_not_need_jsonschema() -> None:
         "assert v.validate_object({'apiVersion': 'v1', 'kind': 'ConfigMap', 'data': 1})\n"
         "assert 'jsonschema' in sys.modules\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True)
+    subprocess.run([fresh_python, "-c", code], check=True)
 
 
 # The quick check must agree with jsonschema on every object, or a bad object could pass unreported.
@@ -432,6 +431,7 @@ def assert_quick_check_agrees(obj: Obj, schema_of: Obj) -> None:
     assert (compiled.issues(obj) == []) == compiled.full.is_valid(obj), obj
 
 
+@pytest.mark.slow  # every edge value at every place of every kind, through both validators
 @pytest.mark.parametrize("name", VALID)
 def test_quick_check_agrees_with_jsonschema_on_every_edge_value_everywhere(name: str) -> None:
     for path in spots(valid(name))[1:]:
@@ -456,6 +456,7 @@ def mutated(draw: st.DrawFn) -> Obj:
     return obj
 
 
+@pytest.mark.slow  # 400 generated objects through both validators
 @settings(
     max_examples=400,
     derandomize=True,

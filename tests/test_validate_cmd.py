@@ -8,19 +8,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from jobs import job_yaml
 
 from mpigen.cli import cli
 
-GOOD = """\
-apiVersion: kubeflow.org/v1alpha2
-kind: MPIJob
-metadata: {name: good, namespace: ml}
-spec:
-  mpiReplicaSpecs:
-    Launcher: {template: {spec: {containers: [{name: l, image: i}]}}}
-    Worker: {replicas: 2, template: {spec: {containers: [{name: w, image: i}]}}}
-"""
-BAD = GOOD.replace("good", "bad").replace("replicas: 2", "replicas: two").replace("spec:\n", "spec:\n  slotPerWorker: 2\n", 1)
+GOOD = job_yaml(name="good")
+BAD = job_yaml(workers="two", name="bad", slotPerWorker=2)
 CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: b}\n"
 
 
@@ -179,7 +172,7 @@ def test_text_summary_counts_statuses() -> None:
 
 
 def test_warnings_are_reported_but_do_not_fail() -> None:
-    code, data = report(stdin=GOOD.replace("Worker: {", "Worker: {restartPolicy: Never, "))
+    code, data = report(stdin=job_yaml(name="good", worker_fields={"restartPolicy": "Never"}))
     assert code == 0
     warnings = data["resources"][0]["warnings"]
     assert warnings[0]["path"] == "/spec/mpiReplicaSpecs/Worker/restartPolicy"

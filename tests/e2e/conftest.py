@@ -22,12 +22,6 @@ from e2e_harness.cluster import PREFIX, WORKDIR_BASE
 Objects = list[dict[str, Any]]
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers", "e2e: end-to-end run of real mpirun through rendered manifests (root, namespaces)"
-    )
-
-
 @pytest.fixture(scope="session")
 def namespaces() -> None:
     """Skip unless this machine can run pods as namespaces (root, ip netns, unshare, nsenter)."""

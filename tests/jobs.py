@@ -1,0 +1,80 @@
+"""The one job factory of the suite: a small valid MPIJob of either apiVersion, as data or as YAML.
+
+    make_job()                                   # v1alpha2 "pi" in "ml": a launcher and 2 workers
+    make_job(V1ALPHA1, workers=4)                # v1alpha1: spec.replicas 4
+    make_job(V2BETA1, runPolicy={"cleanPodPolicy": "All"})   # v1 and v2beta1 as v1alpha2
+    make_job(workers=3, cleanPodPolicy="All")    # further keyword arguments are spec fields
+    make_job(name="a", namespace=None, annotations={"mpigen.dev/gang-scheduler": "volcano"})
+    make_job(worker_fields={"restartPolicy": "OnFailure"})   # the Worker's restartPolicy: a warning
+    job_yaml(name="a")                           # the same, as the YAML text of one document
+
+Every call returns new data, so a test may change what it gets.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import yaml
+
+V1ALPHA1 = "kubeflow.org/v1alpha1"
+V1ALPHA2 = "kubeflow.org/v1alpha2"
+V1 = "kubeflow.org/v1"
+V2BETA1 = "kubeflow.org/v2beta1"
+IMAGE = "example.com/train:1.0"
+COMMAND = ["mpirun", "python", "train.py"]
+
+
+def pod(container: str = "main", image: str = IMAGE, **fields: Any) -> dict[str, Any]:
+    """A pod template with one container (`fields` are further container fields)."""
+    return {"spec": {"containers": [{"name": container, "image": image, **copy.deepcopy(fields)}]}}
+
+
+def make_job(
+    api_version: str = V1ALPHA2,
+    workers: Any = 2,
+    *,
+    name: str = "pi",
+    namespace: str | None = "ml",
+    annotations: dict[str, str] | None = None,
+    launcher: dict[str, Any] | None = None,
+    worker: dict[str, Any] | None = None,
+    worker_fields: dict[str, Any] | None = None,
+    **spec: Any,
+) -> dict[str, Any]:
+    """An MPIJob. v1alpha2, v1 and v2beta1: `launcher` and `worker` are the pod templates (default: one container
+    each, the launcher running `mpirun`), `workers` the Worker replicas, `worker_fields` more fields
+    of the Worker's replica spec (`{"restartPolicy": "OnFailure"}`: a job that warns). v1alpha1: `worker` is the
+    one template and `workers` is `spec.replicas` (None leaves it out, for `gpus` or
+    `processingUnits` sizing). `spec` adds or replaces spec fields."""
+    metadata: dict[str, Any] = {"name": name}
+    if namespace is not None:
+        metadata["namespace"] = namespace
+    if annotations:
+        metadata["annotations"] = dict(annotations)
+    worker = copy.deepcopy(worker) if worker is not None else pod("worker")
+    body: dict[str, Any]
+    if api_version == V1ALPHA1:
+        body = {} if workers is None else {"replicas": workers}
+        body["template"] = worker
+    else:
+        replicas: dict[str, Any] = {} if workers is None else {"replicas": workers}
+        body = {
+            "mpiReplicaSpecs": {
+                "Launcher": {"template": copy.deepcopy(launcher) if launcher is not None else pod("launcher", command=COMMAND)},
+                "Worker": {**replicas, **copy.deepcopy(worker_fields or {}), "template": worker},
+            }
+        }
+    body.update(copy.deepcopy(spec))
+    return {"apiVersion": api_version, "kind": "MPIJob", "metadata": metadata, "spec": body}
+
+
+def job_yaml(*args: Any, **kwargs: Any) -> str:
+    """`make_job(...)` as the YAML text of one document, keys in the order Kubernetes writes them."""
+    return to_yaml(make_job(*args, **kwargs))
+
+
+def to_yaml(document: Any) -> str:
+    text: str = yaml.safe_dump(document, sort_keys=False)
+    return text
