@@ -33,14 +33,13 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 import yaml
+from cluster import gotools
 from test_golden import without_newer_fields
 
 from mpigen.emit import FORMATS
 from mpigen.kube import schemas as kubeschema
 from mpigen.kube.validator import validate_object
 from mpigen.kube.versions import DEFAULT_KUBE_VERSION
-
-from cluster import gotools
 
 Obj = dict[str, Any]
 

@@ -19,10 +19,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-import controlplane  # noqa: E402
-import crds  # noqa: E402
-import gotools  # noqa: E402
-from tools import find_kubectl  # noqa: E402
+import controlplane
+import crds
+import gotools
+from tools import find_kubectl
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -72,9 +72,9 @@ def make_pki(pki: Path) -> None:
     openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "3",
             "-subj", "/CN=mpigen-test-ca", cwd=pki)
     leaves = {
-        "apiserver": ("/CN=kube-apiserver", "subjectAltName=IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,"
-                      "DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc\n"
-                      "extendedKeyUsage=serverAuth"),
+        "apiserver": ("/CN=kube-apiserver", (
+            "subjectAltName=IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,"
+            "DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth")),
         "admin": ("/O=system:masters/CN=mpigen-test-admin", "extendedKeyUsage=clientAuth"),
     }
     for name, (subject, extensions) in leaves.items():
@@ -180,7 +180,9 @@ class Cluster:
         with log.open("wb") as out:
             self.processes[name] = subprocess.Popen(
                 argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=self.workdir,
-                start_new_session=True, preexec_fn=_die_with_parent, env={**os.environ, **(env or {})},
+                # The suite starts no threads; the child only calls prctl before exec.
+                start_new_session=True, preexec_fn=_die_with_parent,  # noqa: PLW1509
+                env={**os.environ, **(env or {})},
             )
         self.log_files[name] = log
 
@@ -250,6 +252,7 @@ def start_control_plane(binaries: dict[str, str], kubectl: str) -> Cluster:
         cluster.start("kube-apiserver", [
             binaries["kube-apiserver"], f"--etcd-servers={etcd_url}",
             "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", f"--secure-port={secure}",
+            "--endpoint-reconciler-type=none",  # 127.0.0.1 may not be a Service endpoint
             f"--cert-dir={workdir / 'apiserver-certs'}",
             f"--tls-cert-file={pki / 'apiserver.crt'}", f"--tls-private-key-file={pki / 'apiserver.key'}",
             f"--client-ca-file={pki / 'ca.crt'}",
@@ -358,6 +361,9 @@ def start_workloads(cluster: Cluster, binaries: dict[str, str], nodes: int = 3) 
                          "labels": {"kubernetes.io/hostname": f"fake-{index}", "type": "kwok"}},
         }
         cluster.kubectl("apply", "-f", "-", input=json.dumps(node))
+        # Admission taints a new node not-ready; without the node lifecycle controller (not run here: it
+        # would judge kwok's nodes by heartbeats) nobody lifts it.
+        cluster.kubectl("taint", "node", f"fake-{index}", "node.kubernetes.io/not-ready:NoSchedule-", check=False)
 
     def nodes_ready() -> bool:
         cluster.check_running()

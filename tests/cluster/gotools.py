@@ -81,12 +81,13 @@ TOOLS: dict[str, Tool] = {
         ("kubeconform",),
         ldflags=("-X main.version=v0.8.0",),
     ),
+    # v5.8.3 needs Go 1.27; v5.8.2 is the newest that builds with Go 1.26.
     "kustomize": Tool(
         "sigs.k8s.io/kustomize/kustomize/v5",
-        "v5.8.3",
+        "v5.8.2",
         ("sigs.k8s.io/kustomize/kustomize/v5",),
         ("kustomize",),
-        ldflags=("-X sigs.k8s.io/kustomize/api/provenance.version=v5.8.3",),
+        ldflags=("-X sigs.k8s.io/kustomize/api/provenance.version=v5.8.2",),
     ),
     # kpt's releases are published under its original module path; github.com/kptdev/kpt is not on the proxy.
     "kpt": Tool(
@@ -95,6 +96,9 @@ TOOLS: dict[str, Tool] = {
         ("github.com/GoogleContainerTools/kpt",),
         ("kpt",),
         ldflags=("-X github.com/GoogleContainerTools/kpt/run.version=v1.0.0-beta.49",),
+        # The checksum database (through the proxy) answers 404 for kpt's releases; the module itself
+        # still comes from the proxy.
+        env={"GONOSUMDB": "github.com/GoogleContainerTools/kpt"},
     ),
 }
 
