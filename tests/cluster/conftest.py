@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -55,6 +56,10 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[controlplane.C
         _install_crds(existing)
         yield existing
         return
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        # A terminated test run (CI timeout, `kill`) unwinds like Ctrl-C, so the control plane's teardown
+        # runs; the processes die with pytest in any case (PR_SET_PDEATHSIG), this also removes the files.
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
     if not controlplane.shutil.which("openssl"):
         pytest.skip("the control plane's certificates are made with openssl, which is not on PATH")
     binaries = {name: gotools.require(name) for name in ("etcd", "kube-apiserver")}
