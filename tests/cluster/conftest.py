@@ -23,6 +23,7 @@ sys.path.insert(0, str(HERE.parent))
 import controlplane
 import crds
 import gotools
+
 from tools import find_kubectl
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import gotools
 import yaml
 from jobs import compiled, job
+
 from tools import function_executable
 
 OTHER = """\
