@@ -41,6 +41,9 @@ ROLE_LAUNCHER = "launcher"
 ROLE_WORKER = "worker"
 
 MASTER_ROLE_LABEL = "node-role.kubernetes.io/master"
+# Control-plane nodes carry this label since Kubernetes 1.20 and no longer the master one since 1.24;
+# the API server warns on node affinity to the master label.
+CONTROL_PLANE_ROLE_LABEL = "node-role.kubernetes.io/control-plane"
 
 CLEANUP_SUFFIX = "-cleanup"
 PDB_SUFFIX = "-pdb"

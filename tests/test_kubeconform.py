@@ -1,7 +1,8 @@
 """Cross-check with kubeconform: a second, independent validator must agree with mpigen's verdicts.
 
-kubeconform is a Go binary that no registry this project installs from (PyPI, Debian, npm) carries, so
-the cross-check runs only when one is on PATH and otherwise skips, saying why. It runs offline: every
+kubeconform is a Go binary that no registry this project installs from (PyPI, Debian, npm) carries: the
+suite builds it from its Go module (tests/cluster/gotools.py) unless one is on PATH, and skips, saying why,
+where `go` is missing. It runs offline: every
 `-schema-location` is a local path template, filled from the schemas kubernetes-validate ships (for
 built-in kinds) and the PodGroup schemas vendored in `mpigen.schemas`.
 
@@ -32,6 +33,7 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 import yaml
+from cluster import gotools
 from test_golden import without_newer_fields
 
 from mpigen.emit import FORMATS
@@ -41,12 +43,12 @@ from mpigen.kube.versions import DEFAULT_KUBE_VERSION
 
 Obj = dict[str, Any]
 
-KUBECONFORM = shutil.which("kubeconform")
-SKIP_REASON = (
-    "kubeconform is not on PATH (it cannot be installed from PyPI, Debian or npm); "
-    "install it to cross-check the output"
-)
-needs_kubeconform = pytest.mark.skipif(KUBECONFORM is None, reason=SKIP_REASON)
+
+
+def kubeconform_binary() -> str:
+    """kubeconform from PATH, else the one the suite builds from its Go module (skips without `go`)."""
+    return shutil.which("kubeconform") or gotools.require("kubeconform")
+
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 EXPECTED = sorted(GOLDEN.glob("*/expected.yaml"))
@@ -299,8 +301,7 @@ def test_schema_tree_agrees_with_mpigen_on_golden_and_broken_objects(version: st
 def run_kubeconform(files: list[Path], version: str, schema_root: Path) -> dict[str, Any]:
     kinds = kinds_of(obj for path in files for obj in yaml.safe_load_all(path.read_text()) if obj)
     locations = build_schema_tree(schema_root, version, kinds)
-    assert KUBECONFORM is not None
-    command = [KUBECONFORM, "-strict", "-summary", "-verbose", "-output", "json"]
+    command = [kubeconform_binary(), "-strict", "-summary", "-verbose", "-output", "json"]
     command += ["-kubernetes-version", full_version(version)]
     for location in locations:
         command += ["-schema-location", location]
@@ -317,7 +318,6 @@ def verdicts(report: dict[str, Any]) -> dict[tuple[str, str], str]:
     return {(res["kind"], res["name"]): res["status"] for res in report["resources"]}
 
 
-@needs_kubeconform
 @pytest.mark.parametrize("version", KUBE_VERSIONS)
 def test_kubeconform_accepts_every_golden_output(version: str, tmp_path: Path) -> None:
     objects = golden_objects(version)
@@ -332,7 +332,6 @@ def test_kubeconform_accepts_every_golden_output(version: str, tmp_path: Path) -
     assert report["exit_code"] == 0
 
 
-@needs_kubeconform
 @pytest.mark.parametrize("version", KUBE_VERSIONS)
 def test_kubeconform_and_mpigen_reject_the_same_broken_objects(version: str, tmp_path: Path) -> None:
     """The cross-check can fail: objects broken on purpose are invalid for both validators."""

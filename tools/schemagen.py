@@ -331,7 +331,7 @@ DESCRIPTIONS: dict[str, dict[str, str]] = {
             "nvidia.com/gpu)."
         ),
         "spec.slotsPerWorker": "MPI slots per worker in the hostfile (default: the units per worker, or 1).",
-        "spec.launcherOnMaster": "Run the launcher on a control-plane node (node-role.kubernetes.io/master).",
+        "spec.launcherOnMaster": "Run the launcher on a control-plane node (node-role.kubernetes.io/control-plane).",
         "spec.replicas": (
             "Number of workers; units per worker come from the processing resource's limit of "
             "containers[0]." + _ONE_SIZING

@@ -182,16 +182,16 @@ def _launcher_template(template: dict[str, Any], spec: MPIJobSpec) -> tuple[dict
             if pod.get(key):
                 path = ("spec", "template", "spec", key)
                 warnings.append(Issue(path, "replaced on the launcher by launcherOnMaster", "warning"))
-        pod["tolerations"] = [{"key": names.MASTER_ROLE_LABEL, "effect": "NoSchedule"}]
-        pod["affinity"] = {
-            "nodeAffinity": {
-                "requiredDuringSchedulingIgnoredDuringExecution": {
-                    "nodeSelectorTerms": [
-                        {"matchExpressions": [{"key": names.MASTER_ROLE_LABEL, "operator": "Exists"}]}
-                    ]
-                }
-            }
-        }
+        # mpi-operator v0.2.0 (newLauncher) uses node-role.kubernetes.io/master; Kubernetes 1.24 removed
+        # that label and taint from control-plane nodes, so mpigen selects and tolerates control-plane
+        # (and still tolerates the old taint). docs/departures.md.
+        pod["tolerations"] = [
+            {"key": names.MASTER_ROLE_LABEL, "effect": "NoSchedule"},
+            {"key": names.CONTROL_PLANE_ROLE_LABEL, "effect": "NoSchedule"},
+        ]
+        expression = {"key": names.CONTROL_PLANE_ROLE_LABEL, "operator": "Exists"}
+        terms = [{"matchExpressions": [expression]}]
+        pod["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
     return launcher, warnings
 
 

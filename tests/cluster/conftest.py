@@ -1,0 +1,95 @@
+"""Fixtures for the tests against a real Kubernetes control plane (marker `cluster`; see README.md here).
+
+`cluster` starts etcd and kube-apiserver built by gotools.py (or, with MPIGEN_CLUSTER=existing, uses the
+cluster of $KUBECONFIG) and installs the PodGroup CRDs built from mpigen's schemas. `workloads` adds
+kube-controller-manager, kube-scheduler and kwok fake nodes to the suite's own control plane.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+import controlplane
+import crds
+import gotools
+
+from tools import find_kubectl
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if HERE in Path(str(item.path)).parents:
+            item.add_marker(pytest.mark.cluster)
+
+
+def _existing() -> bool:
+    return os.environ.get("MPIGEN_CLUSTER", "") == "existing"
+
+
+def _install_crds(cluster: controlplane.Cluster) -> None:
+    for crd in crds.podgroup_crds():
+        name = crd["metadata"]["name"]
+        present = cluster.kubectl("get", "crd", name, "--ignore-not-found", "-o", "name").stdout.strip()
+        if present and not cluster.owned:
+            continue  # an existing cluster's own Volcano or scheduler-plugins CRD: leave it alone
+        cluster.kubectl("apply", "-f", "-", input=json.dumps(crd))
+        cluster.kubectl("wait", "--for=condition=Established", f"crd/{name}", "--timeout=60s")
+
+
+@pytest.fixture(scope="session")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[controlplane.Cluster]:
+    kubectl = find_kubectl()
+    if _existing():
+        config = os.environ.get("KUBECONFIG") or str(Path.home() / ".kube" / "config")
+        existing = controlplane.Cluster(kubectl_path=kubectl, admin_kubeconfig=Path(config.split(os.pathsep)[0]),
+                                        workdir=tmp_path_factory.mktemp("cluster"), owned=False)
+        _install_crds(existing)
+        yield existing
+        return
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        # A terminated test run (CI timeout, `kill`) unwinds like Ctrl-C, so the control plane's teardown
+        # runs; the processes die with pytest in any case (PR_SET_PDEATHSIG), this also removes the files.
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
+    if not controlplane.shutil.which("openssl"):
+        pytest.skip("the control plane's certificates are made with openssl, which is not on PATH")
+    binaries = {name: gotools.require(name) for name in ("etcd", "kube-apiserver")}
+    started = controlplane.start_control_plane(binaries, kubectl)
+    try:
+        _install_crds(started)
+        yield started
+    finally:
+        started.stop()
+
+
+@pytest.fixture(scope="session")
+def workloads(cluster: controlplane.Cluster) -> controlplane.Cluster:
+    """The control plane with controllers, a scheduler and kwok fake nodes (the suite's own cluster only)."""
+    if not cluster.owned:
+        pytest.skip("job lifecycle tests need the suite's own control plane with kwok fake nodes "
+                    "(unset MPIGEN_CLUSTER=existing)")
+    if "kwok" not in cluster.processes:
+        binaries = {name: gotools.require(name)
+                    for name in ("kube-controller-manager", "kube-scheduler", "kwok")}
+        controlplane.start_workloads(cluster, binaries)
+    return cluster
+
+
+@pytest.fixture
+def namespace(cluster: controlplane.Cluster, request: pytest.FixtureRequest) -> Iterator[str]:
+    """A fresh namespace for one test; deleted afterwards on an existing cluster (the suite's own
+    cluster is thrown away whole)."""
+    name = cluster.create_namespace("t-" + request.node.name.lower().replace("_", "-")[:40].strip("-[]"))
+    yield name
+    if not cluster.owned:
+        cluster.kubectl("delete", "namespace", name, "--wait=false", check=False)

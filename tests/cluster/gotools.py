@@ -1,0 +1,245 @@
+"""Go tools the test suite builds itself from the Go module proxy: the control plane, kwok, kubeconform,
+kustomize v5 and kpt, each at one pinned version.
+
+None of them is on PyPI, npm or Debian at a usable version, so the suite builds them with the local `go`
+from their modules, once, into a cache keyed by tool and version:
+`$MPIGEN_TEST_CACHE/go/<tool>-<version>/bin` (default `~/.cache/mpigen-tests`). A build happens only when a
+fixture asks for the tool, under a file lock so parallel runs build it once. Each build is a small generated
+wrapper module (`go.mod` requiring the tool's module), so a tool whose own go.mod carries `replace`
+directives (etcd, Kubernetes) builds as `go install` would refuse to. Kubernetes publishes
+`k8s.io/kubernetes` with its staging modules replaced by local paths and required at v0.0.0; the wrapper
+maps every one of them to its published v0.x.y and stamps the version into the binaries with -ldflags.
+
+Where `go` is missing, `require()` skips the test and says why; a build that fails is a test failure with
+the end of the build log. Run `python tests/cluster/gotools.py [tool ...]` to build ahead of a test run.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+KUBERNETES_VERSION = "v1.37.2"
+BUILD_TIMEOUT = 3600
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One pinned Go tool: the module and version, the main packages to build, the binaries they give."""
+
+    module: str
+    version: str
+    packages: tuple[str, ...]
+    binaries: tuple[str, ...]
+    ldflags: tuple[str, ...] = ()
+    kubernetes_staging: bool = False  # k8s.io/kubernetes: map its staging modules to published versions
+    cgo: bool = False
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def _kube_ldflags(version: str) -> tuple[str, ...]:
+    major, minor = version.lstrip("v").split(".")[:2]
+    base = "k8s.io/component-base/version"
+    return (
+        f"-X {base}.gitVersion={version}",
+        f"-X {base}.gitMajor={major}",
+        f"-X {base}.gitMinor={minor}",
+        f"-X {base}.gitTreeState=clean",
+        f"-X {base}.buildDate=1970-01-01T00:00:00Z",
+    )
+
+
+TOOLS: dict[str, Tool] = {
+    "etcd": Tool("go.etcd.io/etcd/server/v3", "v3.6.16", ("go.etcd.io/etcd/server/v3",), ("etcd",)),
+    "kubernetes": Tool(
+        "k8s.io/kubernetes",
+        KUBERNETES_VERSION,
+        tuple(f"k8s.io/kubernetes/cmd/{name}" for name in ("kube-apiserver", "kube-controller-manager", "kube-scheduler")),
+        ("kube-apiserver", "kube-controller-manager", "kube-scheduler"),
+        ldflags=_kube_ldflags(KUBERNETES_VERSION),
+        kubernetes_staging=True,
+    ),
+    "kwok": Tool(
+        "sigs.k8s.io/kwok",
+        "v0.8.0",
+        ("sigs.k8s.io/kwok/cmd/kwok",),
+        ("kwok",),
+        ldflags=("-X sigs.k8s.io/kwok/pkg/consts.Version=v0.8.0",),
+    ),
+    "kubeconform": Tool(
+        "github.com/yannh/kubeconform",
+        "v0.8.0",
+        ("github.com/yannh/kubeconform/cmd/kubeconform",),
+        ("kubeconform",),
+        ldflags=("-X main.version=v0.8.0",),
+    ),
+    # v5.8.3 needs Go 1.27; v5.8.2 is the newest that builds with Go 1.26.
+    "kustomize": Tool(
+        "sigs.k8s.io/kustomize/kustomize/v5",
+        "v5.8.2",
+        ("sigs.k8s.io/kustomize/kustomize/v5",),
+        ("kustomize",),
+        ldflags=("-X sigs.k8s.io/kustomize/api/provenance.version=v5.8.2",),
+    ),
+    # kpt's releases are published under its original module path; github.com/kptdev/kpt is not on the proxy.
+    "kpt": Tool(
+        "github.com/GoogleContainerTools/kpt",
+        "v1.0.0-beta.49",
+        ("github.com/GoogleContainerTools/kpt",),
+        ("kpt",),
+        ldflags=("-X github.com/GoogleContainerTools/kpt/run.version=v1.0.0-beta.49",),
+        # The checksum database (through the proxy) answers 404 for kpt's releases; the module itself
+        # still comes from the proxy.
+        env={"GONOSUMDB": "github.com/GoogleContainerTools/kpt"},
+    ),
+}
+
+# Which tool builds which binary.
+BINARIES = {binary: name for name, tool in TOOLS.items() for binary in tool.binaries}
+
+
+class Unavailable(Exception):
+    """The tool cannot be built here (no `go`): the tests that need it skip with this reason."""
+
+
+class BuildFailed(Exception):
+    """`go` is there but the build failed: a test failure, with the end of the build log."""
+
+
+def cache_root() -> Path:
+    explicit = os.environ.get("MPIGEN_TEST_CACHE")
+    if explicit:
+        return Path(explicit) / "go"
+    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(xdg) / "mpigen-tests" / "go"
+
+
+def tool_dir(name: str) -> Path:
+    tool = TOOLS[name]
+    return cache_root() / f"{name}-{tool.version}"
+
+
+def _built(name: str) -> bool:
+    directory = tool_dir(name)
+    return (directory / "done").is_file() and all(
+        (directory / "bin" / binary).is_file() for binary in TOOLS[name].binaries
+    )
+
+
+def binary(binary_name: str) -> Path:
+    """The path of one built binary (kube-apiserver, etcd, kustomize, ...), building its tool if needed."""
+    name = BINARIES[binary_name]
+    return ensure(name) / binary_name
+
+
+def ensure(name: str) -> Path:
+    """The bin directory of tool `name`, built now if the cache lacks it."""
+    if _built(name):
+        return tool_dir(name) / "bin"
+    go = shutil.which("go")
+    if go is None:
+        raise Unavailable(f"cannot build {name} ({TOOLS[name].module}): `go` is not on PATH")
+    directory = tool_dir(name)
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    with (directory.parent / f".{name}.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not _built(name):
+            _build(go, name, directory)
+    return directory / "bin"
+
+
+def _go_env(tool: Tool) -> dict[str, str]:
+    env = {**os.environ, **tool.env}
+    env["GOFLAGS"] = "-trimpath -buildvcs=false -mod=mod"
+    env["CGO_ENABLED"] = "1" if tool.cgo else "0"
+    env["GOTOOLCHAIN"] = "local"  # build with the installed Go; never fetch a toolchain
+    env.setdefault("GOPROXY", "https://proxy.golang.org")
+    env.pop("GOBIN", None)
+    return env
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str], log: Path) -> None:
+    with log.open("a") as out:
+        out.write(f"$ {' '.join(argv)}\n")
+        out.flush()
+        done = subprocess.run(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, timeout=BUILD_TIMEOUT, check=False)
+    if done.returncode != 0:
+        tail = log.read_text(errors="replace").splitlines()[-30:]
+        raise BuildFailed(f"{' '.join(argv)} failed ({done.returncode}) in {cwd}; {log}:\n" + "\n".join(tail))
+
+
+def _staging_replacements(go: str, tool: Tool, env: dict[str, str], cwd: Path) -> list[str]:
+    """`replace` lines mapping each staging module of k8s.io/kubernetes (required there at v0.0.0 and
+    replaced by ./staging/src/...) to its published version: Kubernetes v1.N.P is staging v0.N.P."""
+    done = subprocess.run(
+        [go, "mod", "download", "-json", f"{tool.module}@{tool.version}"],
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=BUILD_TIMEOUT, check=False,
+    )
+    if done.returncode != 0:
+        raise BuildFailed(f"go mod download {tool.module}@{tool.version} failed: {done.stdout}{done.stderr}")
+    gomod = Path(json.loads(done.stdout)["GoMod"]).read_text()
+    staging = re.findall(r"^\s*(\S+)\s+=>\s+\./staging/src/\S+\s*$", gomod, flags=re.MULTILINE)
+    if not staging:
+        raise BuildFailed(f"no staging replacements found in {tool.module}@{tool.version}'s go.mod")
+    published = "v0." + tool.version.lstrip("v").split(".", 1)[1]
+    return [f"\t{module} => {module} {published}" for module in staging]
+
+
+def _build(go: str, name: str, directory: Path) -> None:
+    tool = TOOLS[name]
+    env = _go_env(tool)
+    shutil.rmtree(directory, ignore_errors=True)
+    src = directory / "src"
+    src.mkdir(parents=True)
+    log = directory / "build.log"
+    started = time.monotonic()
+    lines = [f"module mpigen.test/build/{name}", "", "go 1.22", ""]
+    if tool.kubernetes_staging:
+        lines += ["replace (", *_staging_replacements(go, tool, env, src), ")", ""]
+    (src / "go.mod").write_text("\n".join(lines))
+    _run([go, "get", *(f"{package}@{tool.version}" for package in tool.packages)], src, env, log)
+    staging_bin = directory / "bin.partial"
+    staging_bin.mkdir()
+    argv = [go, "build", "-p", "2", "-ldflags", " ".join(["-s", "-w", *tool.ldflags]), "-o", str(staging_bin) + "/"]
+    _run([*argv, *tool.packages], src, env, log)
+    if len(tool.packages) == 1 and tool.binaries[0] not in os.listdir(staging_bin):
+        # a module-root main package is named after the last element of its path (kpt, .../v3 -> v3)
+        (built,) = os.listdir(staging_bin)
+        (staging_bin / built).rename(staging_bin / tool.binaries[0])
+    staging_bin.rename(directory / "bin")
+    seconds = time.monotonic() - started
+    (directory / "done").write_text(f"{tool.module}@{tool.version} built in {seconds:.0f} s\n")
+
+
+def require(binary_name: str) -> str:
+    """For tests and fixtures: the built binary's path; skip when `go` is missing, fail when the build fails."""
+    import pytest
+
+    try:
+        return str(binary(binary_name))
+    except Unavailable as why:
+        pytest.skip(str(why))
+    except BuildFailed as why:
+        pytest.fail(str(why), pytrace=False)
+
+
+def main(argv: list[str]) -> int:
+    names = argv or list(TOOLS)
+    for name in names:
+        started = time.monotonic()
+        was_built = _built(name)
+        path = ensure(name)
+        print(f"{name} {TOOLS[name].version}: {path} ({'cached' if was_built else 'built'}, {time.monotonic() - started:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

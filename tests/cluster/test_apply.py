@@ -1,0 +1,124 @@
+"""Every golden output and every example's render, applied for real: the API server accepts all of it in one
+`kubectl apply -f -` (client-side and server-side), with no warning, and a second apply changes nothing (the
+same resourceVersions, an empty `kubectl diff`)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from controlplane import Cluster
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = sorted(ROOT.glob("golden/*/expected.yaml"))
+EXAMPLES = sorted(
+    path for path in ROOT.glob("examples/**/*.yaml") if re.search(r"^kind: MPIJob$", path.read_text(), re.MULTILINE)
+)
+CASES = {f"golden/{path.parent.name}": path for path in GOLDEN} | {
+    str(path.relative_to(ROOT)): path for path in EXAMPLES
+}
+NAMESPACE_LINE = re.compile(r"^(\s*(?:- )?namespace: )(['\"]?)([a-z0-9][a-z0-9-]*)\2$", re.MULTILINE)
+
+
+def render(path: Path) -> str:
+    done = subprocess.run([sys.executable, "-m", "mpigen", "render", str(path)], capture_output=True, text=True,
+                          check=False, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def manifest(case: str) -> str:
+    path = CASES[case]
+    return path.read_text() if case.startswith("golden/") else render(path)
+
+
+def into_fresh_namespaces(cluster: Cluster, text: str, prefix: str) -> tuple[str, list[str]]:
+    """The same bytes with every namespace the objects name (in metadata or a RoleBinding subject) moved
+    to a fresh one, so cases never meet; and the namespaces used (the first for objects that name none)."""
+    fresh: dict[str, str] = {}
+    for match in NAMESPACE_LINE.finditer(text):
+        fresh.setdefault(match[3], cluster.create_namespace(prefix))
+    moved = NAMESPACE_LINE.sub(lambda m: m[1] + fresh[m[3]], text)
+    named = {doc["metadata"]["namespace"] for doc in yaml.safe_load_all(moved) if doc and "namespace" in doc["metadata"]}
+    assert len(named) <= 1, f"objects in several namespaces: {sorted(named)}"
+    target = named.pop() if named else fresh.get("default") or cluster.create_namespace(prefix)
+    return moved, [target, *(ns for ns in fresh.values() if ns != target)]
+
+
+def object_count(text: str) -> int:
+    return sum(1 for doc in yaml.safe_load_all(text) if doc)
+
+
+def statuses(stdout: str) -> list[str]:
+    return [line.rsplit(" ", 1)[-1] for line in stdout.splitlines() if line.strip()]
+
+
+def resource_versions(cluster: Cluster, namespace: str, text: str) -> str:
+    """kind/name=resourceVersion of every object in `text`, but a Namespace (pass-through input that the
+    cluster's controllers may touch at any time)."""
+    jsonpath = "jsonpath={range .items[*]}{.kind}/{.metadata.name}={.metadata.resourceVersion}{' '}{end}"
+    listed = cluster.kubectl("get", "-n", namespace, "-f", "-", "-o", jsonpath, input=text).stdout
+    return " ".join(item for item in listed.split() if not item.startswith("Namespace/"))
+
+
+def numeric_quantities(obj: dict[str, Any]) -> bool:
+    """Whether a pod template carries a resource quantity written as a YAML number (`nvidia.com/gpu: 4`,
+    as the user wrote it): the API server stores the string "4", so kubectl's three-way patch is never
+    empty and it prints `configured`, although nothing changes."""
+    template = obj.get("spec", {}).get("template", {}).get("spec", {})
+    containers = template.get("containers", []) + template.get("initContainers", [])
+    return any(not isinstance(value, str) for c in containers for kind in ("limits", "requests")
+               for value in c.get("resources", {}).get(kind, {}).values())
+
+
+def expected_reapply_statuses(text: str) -> list[str]:
+    """`unchanged` for every object, except where kubectl itself always sends a patch: a
+    PodDisruptionBudget (its selector's patch strategy is `replace`, so the patch always carries it), and
+    objects with numeric quantities. The resourceVersions prove that nothing changes for those either."""
+    objects = [obj for obj in yaml.safe_load_all(text) if obj]
+    return ["configured" if obj["kind"] == "PodDisruptionBudget" or numeric_quantities(obj) else "unchanged"
+            for obj in objects]
+
+
+@pytest.fixture(params=sorted(CASES))
+def case(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def test_cases_found() -> None:
+    assert len(GOLDEN) >= 40 and len(EXAMPLES) >= 4, (len(GOLDEN), EXAMPLES)
+
+
+def test_client_side_apply_accepts_everything_and_reapplies_unchanged(cluster: Cluster, case: str) -> None:
+    text, namespaces = into_fresh_namespaces(cluster, manifest(case), case)
+    first = cluster.kubectl("apply", "-n", namespaces[0], "-f", "-", input=text, check=False)
+    assert first.returncode == 0, f"the API server refused {case}:\n{first.stderr}"
+    assert first.stderr == "", f"warnings applying {case}:\n{first.stderr}"
+    assert statuses(first.stdout) == ["created"] * object_count(text), first.stdout
+    before = resource_versions(cluster, namespaces[0], text)
+    again = cluster.kubectl("apply", "-n", namespaces[0], "-f", "-", input=text)
+    assert again.stderr == ""
+    assert statuses(again.stdout) == expected_reapply_statuses(text), again.stdout
+    assert resource_versions(cluster, namespaces[0], text) == before, "a second apply changed objects"
+    diff = cluster.kubectl("diff", "-n", namespaces[0], "-f", "-", input=text, check=False)
+    assert (diff.returncode, diff.stdout) == (0, ""), diff.stdout + diff.stderr
+
+
+def test_server_side_apply_accepts_everything_and_reapplies_without_change(cluster: Cluster, case: str) -> None:
+    text, namespaces = into_fresh_namespaces(cluster, manifest(case), case)
+    argv = ("apply", "--server-side", "--field-manager=mpigen-test", "-n", namespaces[0], "-f", "-")
+    first = cluster.kubectl(*argv, input=text, check=False)
+    assert first.returncode == 0, f"the API server refused {case}:\n{first.stderr}"
+    assert first.stderr == "", f"warnings applying {case}:\n{first.stderr}"
+    assert statuses(first.stdout) == ["serverside-applied"] * object_count(text), first.stdout
+    versions = resource_versions(cluster, namespaces[0], text)
+    cluster.kubectl(*argv, input=text)
+    assert resource_versions(cluster, namespaces[0], text) == versions, "a second server-side apply changed objects"
+    diff = cluster.kubectl("diff", "--server-side", "--field-manager=mpigen-test", "-n", namespaces[0], "-f", "-",
+                           input=text, check=False)
+    assert (diff.returncode, diff.stdout) == (0, ""), diff.stdout + diff.stderr

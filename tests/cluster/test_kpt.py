@@ -1,0 +1,71 @@
+"""kpt runs mpigen as an exec KRM function (`kpt fn eval --exec`), offline, on a small package: the README's
+`kpt fn eval --exec mpigen jobs/` turns jobs/train.yaml into the job's manifests and leaves the rest as it was.
+kpt is built from its Go module by the suite (gotools.py)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import gotools
+import yaml
+from jobs import compiled, job
+
+from tools import function_executable
+
+OTHER = """\
+# kept: a comment and a value YAML 1.1 would read as a boolean
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: other
+data:
+  enabled: 'yes'
+"""
+
+
+def kpt(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    binary = gotools.require("kpt")
+    env = {"HOME": str(cwd), "PATH": "/usr/bin:/bin"}
+    return subprocess.run([binary, *argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=120,
+                          check=False)
+
+
+def package(root: Path) -> Path:
+    jobs = root / "jobs"
+    jobs.mkdir()
+    (jobs / "train.yaml").write_text(yaml.safe_dump(job("v1alpha2", "train")))
+    (jobs / "other.yaml").write_text(OTHER)
+    return jobs
+
+
+def identities(objects: list[dict[str, object]]) -> list[tuple[object, object]]:
+    return [(obj["kind"], obj["metadata"]["name"]) for obj in objects]  # type: ignore[index]
+
+
+def test_kpt_fn_eval_exec_compiles_the_packages_jobs_in_place(tmp_path: Path) -> None:
+    jobs = package(tmp_path)
+    function = function_executable(tmp_path)
+    done = kpt("fn", "eval", "--exec", str(function), str(jobs), cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    written = list(yaml.safe_load_all((jobs / "train.yaml").read_text()))
+    expected = compiled(job("v1alpha2", "train"), None)
+    assert identities(written) == identities(expected)
+    assert written == expected
+    assert (jobs / "other.yaml").read_text() == OTHER
+    # Idempotent under kpt: a second run compiles nothing more and changes no byte.
+    before = {path.name: path.read_text() for path in jobs.iterdir()}
+    again = kpt("fn", "eval", "--exec", str(function), str(jobs), cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert {path.name: path.read_text() for path in jobs.iterdir()} == before
+
+
+def test_kpt_fn_eval_reports_an_invalid_job_and_changes_nothing(tmp_path: Path) -> None:
+    jobs = package(tmp_path)
+    broken = job("v1alpha2", "train", workers=0)
+    (jobs / "train.yaml").write_text(yaml.safe_dump(broken))
+    before = {path.name: path.read_text() for path in jobs.iterdir()}
+    done = kpt("fn", "eval", "--exec", str(function_executable(tmp_path)), str(jobs), cwd=tmp_path)
+    assert done.returncode != 0
+    assert "spec.mpiReplicaSpecs.Worker.replicas: must be >= 1" in done.stdout + done.stderr
+    assert {path.name: path.read_text() for path in jobs.iterdir()} == before

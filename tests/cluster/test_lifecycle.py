@@ -1,0 +1,139 @@
+"""A job's whole life on the control plane with kube-controller-manager, kube-scheduler and kwok nodes:
+apply -> workers scheduled and Ready -> the wait script, run with the launcher's token, returns -> the
+launcher pod ends (Succeeded, or Failed with no retry left) -> the launcher Job finishes -> the clean-up
+script, run with the clean-up's token, adopts its RBAC and scales the workers to 0 -> the clean-up Job's
+ttlSecondsAfterFinished removes it and the garbage collector removes the RBAC it adopted.
+
+kwok plays the kubelet: pods on its fake nodes become Running and Ready and never end by themselves; the
+test ends each pod as its container would have, by a status update. What a pod's container would run (the
+scripts) runs on the host with that pod's ServiceAccount token.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from controlplane import Cluster
+from jobs import compiled, find, job, manifest, run_script, script
+
+CASES = [
+    ("v1alpha1", None, "Succeeded"),
+    ("v1alpha2", "Running", "Succeeded"),
+    ("v1alpha2", "All", "Succeeded"),
+    ("v1alpha2", "None", "Succeeded"),
+    ("v1alpha2", "Running", "Failed"),
+]
+
+
+def end_pod(cluster: Cluster, namespace: str, pod: str, phase: str) -> None:
+    """What the kubelet reports when the pod's only container exits (0 for Succeeded, 1 for Failed)."""
+    current = cluster.get("pod", pod, "-n", namespace)
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    code = 0 if phase == "Succeeded" else 1
+    reason = "Completed" if code == 0 else "Error"
+    statuses = [{
+        "name": container["name"], "image": container["image"], "imageID": "", "ready": False,
+        "restartCount": 0, "started": False,
+        "state": {"terminated": {"exitCode": code, "reason": reason, "startedAt": now, "finishedAt": now}},
+    } for container in current["spec"]["containers"]]
+    conditions = [{"type": kind, "status": "False", "reason": "PodCompleted" if code == 0 else "PodFailed",
+                   "lastTransitionTime": now} for kind in ("Ready", "ContainersReady")]
+    patch = {"status": {"phase": phase, "containerStatuses": statuses, "conditions": conditions}}
+    cluster.kubectl("patch", "pod", pod, "-n", namespace, "--subresource=status", "--type=strategic",
+                    "-p", json.dumps(patch))
+
+
+def job_pod(cluster: Cluster, namespace: str, job_name: str) -> str:
+    def running() -> str | None:
+        pods = cluster.get("pods", "-n", namespace, "-l", f"job-name={job_name}")["items"]
+        live = [p for p in pods if p.get("status", {}).get("phase") == "Running"]
+        return live[0]["metadata"]["name"] if live else None
+
+    found: str = cluster.wait_for(f"a running pod of job/{job_name}", running)
+    return found
+
+
+def conditions(cluster: Cluster, namespace: str, kind: str, name: str) -> set[str]:
+    obj = cluster.get(kind, name, "-n", namespace)
+    return {c["type"] for c in obj.get("status", {}).get("conditions", []) if c["status"] == "True"}
+
+
+def exists(cluster: Cluster, namespace: str, kind: str, name: str) -> bool:
+    done = cluster.kubectl("get", kind, name, "-n", namespace, "--ignore-not-found", "-o", "name")
+    return bool(done.stdout.strip())
+
+
+@pytest.mark.parametrize(("version", "policy", "outcome"), CASES,
+                         ids=[f"{v}-{p or 'default'}-{o.lower()}" for v, p, o in CASES])
+def test_job_lifecycle(workloads: Cluster, namespace: str, tmp_path: Path,
+                       version: str, policy: str | None, outcome: str) -> None:
+    cluster = workloads
+    spec: dict[str, Any] = {} if policy is None else {"cleanPodPolicy": policy}
+    if outcome == "Failed":
+        spec["backoffLimit"] = 0
+    name = "life"
+    objects = compiled(job(version, name, workers=2, **spec), namespace)
+    cleanup_job = [o for o in objects if o["kind"] == "Job" and o["metadata"]["name"] == f"{name}-cleanup"]
+    assert bool(cleanup_job) == (policy != "None"), "a clean-up Job exactly when cleanPodPolicy is not None"
+    cluster.kubectl("apply", "-f", "-", input=manifest(objects))
+
+    # Workers scheduled onto fake nodes and Ready.
+    statefulset = f"{name}-worker"
+    cluster.wait_for("2 ready workers", lambda: cluster.get("statefulset", statefulset, "-n", namespace)
+                     .get("status", {}).get("readyReplicas") == 2, timeout=90)
+    nodes = {cluster.get("pod", f"{statefulset}-{i}", "-n", namespace)["spec"]["nodeName"] for i in range(2)}
+    assert all(node.startswith("fake-") for node in nodes)
+
+    # The launcher's wait-for-workers init container, with the launcher's token, returns.
+    launcher = cluster.token_kubeconfig(namespace, f"{name}-launcher", tmp_path)
+    waited = run_script(script(objects, "wait-for-workers.sh", cluster.kubectl_path, interval=1), launcher)
+    assert waited.returncode == 0, waited.stdout + waited.stderr
+    assert "all 2 workers ready" in waited.stdout and waited.stderr == "", waited.stdout + waited.stderr
+
+    # The launcher pod ends; the launcher Job finishes accordingly.
+    launcher_pod = job_pod(cluster, namespace, f"{name}-launcher")
+    end_pod(cluster, namespace, launcher_pod, outcome)
+    final = "Complete" if outcome == "Succeeded" else "Failed"
+    cluster.wait_for(f"job/{name}-launcher {final}",
+                     lambda: final in conditions(cluster, namespace, "job", f"{name}-launcher"), timeout=60)
+
+    if policy == "None":
+        # Nothing scales the workers down: they stay, as with the operator's cleanPodPolicy None.
+        time.sleep(2)
+        assert cluster.get("statefulset", statefulset, "-n", namespace)["spec"]["replicas"] == 2
+        return
+
+    # The clean-up Job's pod runs cleanup.sh with its own token.
+    cleanup_pod = job_pod(cluster, namespace, f"{name}-cleanup")
+    cleanup = cluster.token_kubeconfig(namespace, f"{name}-cleanup", tmp_path)
+    ran = run_script(script(objects, "cleanup.sh", cluster.kubectl_path, interval=1, clock_step=1), cleanup)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert ran.stderr == "", ran.stderr
+    assert f"job/{name}-launcher is {final}: scaling the workers down" in ran.stdout, ran.stdout
+    for kind in ("serviceaccount", "role", "rolebinding"):
+        assert f"{kind}/{name}-cleanup is now owned by job/{name}-cleanup" in ran.stdout, ran.stdout
+    assert cluster.get("statefulset", statefulset, "-n", namespace)["spec"]["replicas"] == 0
+    cluster.wait_for("worker pods gone", lambda: not cluster.get(
+        "pods", "-n", namespace, "-l", f"mpi_job_name={name},mpi_role_type=worker")["items"], timeout=60)
+
+    # The clean-up container exits 0; its Job completes, and (ttlSecondsAfterFinished shortened on the
+    # live object, a mutable field) the TTL controller deletes it and the garbage collector its RBAC.
+    assert find(objects, "Job", "-cleanup")["spec"]["ttlSecondsAfterFinished"] > 0
+    end_pod(cluster, namespace, cleanup_pod, "Succeeded")
+    cluster.wait_for(f"job/{name}-cleanup Complete",
+                     lambda: "Complete" in conditions(cluster, namespace, "job", f"{name}-cleanup"), timeout=60)
+    cluster.kubectl("patch", "job", f"{name}-cleanup", "-n", namespace, "--type=merge",
+                    "-p", '{"spec":{"ttlSecondsAfterFinished":1}}')
+    cluster.wait_for(f"job/{name}-cleanup deleted after its TTL",
+                     lambda: not exists(cluster, namespace, "job", f"{name}-cleanup"), timeout=60)
+    for kind in ("serviceaccount", "role", "rolebinding"):
+        cluster.wait_for(f"{kind}/{name}-cleanup collected",
+                         lambda kind=kind: not exists(cluster, namespace, kind, f"{name}-cleanup"), timeout=60)
+    # The launcher's side is untouched: its Job (with its record of the run) and its RBAC stay.
+    for kind, obj_name in (("job", f"{name}-launcher"), ("serviceaccount", f"{name}-launcher"),
+                           ("statefulset", statefulset), ("configmap", f"{name}-config")):
+        assert exists(cluster, namespace, kind, obj_name), f"{kind}/{obj_name}"

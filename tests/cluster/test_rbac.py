@@ -1,0 +1,217 @@
+"""RBAC proved by the API server's authoriser: each ServiceAccount mpigen emits can do what its script needs
+on its own job's objects and nothing else; and a RoleBinding subject without a namespace binds the
+ServiceAccount of the RoleBinding's own namespace."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from controlplane import Cluster
+from jobs import compiled, find, job, manifest, run_script, script
+
+# Authorisation every authenticated identity has (system:basic-user, system:discovery, ...): not the Role's.
+EVERYONE = {
+    ("authorization.k8s.io", "selfsubjectaccessreviews"),
+    ("authorization.k8s.io", "selfsubjectrulesreviews"),
+    ("authentication.k8s.io", "selfsubjectreviews"),
+}
+
+
+@pytest.fixture
+def two_jobs(cluster: Cluster, namespace: str, tmp_path: Path) -> dict[str, Any]:
+    """Jobs `alpha` and `beta` (v1alpha2, cleanPodPolicy Running) in one namespace, with a Secret and a
+    foreign StatefulSet name beside them, and a kubeconfig per ServiceAccount."""
+    objects = {name: compiled(job("v1alpha2", name, workers=2, cleanPodPolicy="Running"), namespace)
+               for name in ("alpha", "beta")}
+    # No worker pod ever exists here, even where kwok nodes run: the Roles still name worker-0 and -1.
+    applied = copy.deepcopy(objects["alpha"] + objects["beta"])
+    for obj in applied:
+        if obj["kind"] == "StatefulSet":
+            obj["spec"]["replicas"] = 0
+    text = manifest(applied)
+    cluster.kubectl("apply", "-f", "-", input=text)
+    cluster.kubectl("create", "secret", "generic", "credentials", "-n", namespace, "--from-literal=k=v")
+    identities = {f"{name}-{role}": cluster.token_kubeconfig(namespace, f"{name}-{role}", tmp_path)
+                  for name in ("alpha", "beta") for role in ("launcher", "cleanup")}
+    return {"namespace": namespace, "objects": objects, "identities": identities}
+
+
+def can(cluster: Cluster, kubeconfig: Path, namespace: str, verb: str, resource: str,
+        subresource: str = "") -> bool:
+    argv = ["auth", "can-i", verb, resource, "-n", namespace]
+    if subresource:
+        argv.append(f"--subresource={subresource}")
+    done = cluster.kubectl(*argv, kubeconfig=kubeconfig, check=False)
+    assert done.stdout.strip() in ("yes", "no"), done.stdout + done.stderr
+    return done.stdout.strip() == "yes"
+
+
+def granted_rules(cluster: Cluster, kubeconfig: Path, namespace: str) -> set[tuple[str, str, str, str]]:
+    """(group, resource, name, verb) the authoriser grants in `namespace`, from a SelfSubjectRulesReview."""
+    review = {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectRulesReview",
+              "spec": {"namespace": namespace}}
+    done = cluster.kubectl("create", "--validate=false", "-f", "-", "-o", "json", input=json.dumps(review),
+                           kubeconfig=kubeconfig)
+    status = json.loads(done.stdout)["status"]
+    assert not status.get("incomplete"), status
+    granted = set()
+    for rule in status["resourceRules"]:
+        for group in rule.get("apiGroups", []):
+            for resource in rule.get("resources", []):
+                if (group, resource) in EVERYONE:
+                    continue
+                for name in rule.get("resourceNames") or ["*"]:
+                    granted |= {(group, resource, name, verb) for verb in rule["verbs"]}
+    return granted
+
+
+def needs(job_name: str, identity: str) -> set[tuple[str, str, str, str]]:
+    """What each script does (wait-for-workers.sh, kubexec.sh, cleanup.sh), object by object."""
+    if identity == "launcher":
+        workers = [f"{job_name}-worker-{i}" for i in range(2)]
+        return {("", "pods", w, "get") for w in workers} | {("", "pods/exec", w, "create") for w in workers}
+    own = f"{job_name}-cleanup"
+    return (
+        {("batch", "jobs", f"{job_name}-{j}", "get") for j in ("launcher", "cleanup")}
+        | {("apps", "statefulsets", f"{job_name}-worker", "get")}
+        | {("apps", "statefulsets/scale", f"{job_name}-worker", v) for v in ("get", "patch", "update")}
+        | {(g, r, own, v) for g, r in (("", "serviceaccounts"), ("rbac.authorization.k8s.io", "roles"),
+                                        ("rbac.authorization.k8s.io", "rolebindings")) for v in ("get", "patch")}
+    )
+
+
+@pytest.mark.parametrize("identity", ["launcher", "cleanup"])
+def test_each_service_account_is_granted_exactly_what_its_script_needs(
+    cluster: Cluster, two_jobs: dict[str, Any], identity: str
+) -> None:
+    namespace = two_jobs["namespace"]
+    kubeconfig = two_jobs["identities"][f"alpha-{identity}"]
+    # What every authenticated identity holds cluster-wide (self reviews, ClusterTrustBundles, ...) shows
+    # in any namespace: measured in one where the job has nothing, it is none of the job's resources.
+    everywhere = granted_rules(cluster, kubeconfig, "default")
+    assert not {rule[:2] for rule in everywhere} & {rule[:2] for rule in needs("alpha", identity)}, everywhere
+    assert granted_rules(cluster, kubeconfig, namespace) - everywhere == needs("alpha", identity)
+
+
+# (verb, resource, subresource, allowed) for alpha's identities; beta is the other job in the namespace.
+MATRIX = {
+    "launcher": [
+        ("get", "pods/alpha-worker-0", "", True),
+        ("get", "pods/alpha-worker-1", "", True),
+        ("create", "pods/alpha-worker-1", "exec", True),
+        ("get", "pods/alpha-worker-2", "", False),
+        ("get", "pods/beta-worker-0", "", False),
+        ("create", "pods/beta-worker-0", "exec", False),
+        ("list", "pods", "", False),
+        ("watch", "pods", "", False),
+        ("delete", "pods/alpha-worker-0", "", False),
+        ("get", "secrets/credentials", "", False),
+        ("list", "secrets", "", False),
+        ("get", "configmaps/alpha-config", "", False),
+        ("patch", "statefulsets/alpha-worker", "scale", False),
+        ("get", "jobs.batch/alpha-launcher", "", False),
+    ],
+    "cleanup": [
+        ("get", "jobs.batch/alpha-launcher", "", True),
+        ("get", "jobs.batch/alpha-cleanup", "", True),
+        ("get", "statefulsets.apps/alpha-worker", "", True),
+        ("patch", "statefulsets.apps/alpha-worker", "scale", True),
+        ("update", "statefulsets.apps/alpha-worker", "scale", True),
+        ("patch", "serviceaccounts/alpha-cleanup", "", True),
+        ("patch", "roles.rbac.authorization.k8s.io/alpha-cleanup", "", True),
+        ("patch", "rolebindings.rbac.authorization.k8s.io/alpha-cleanup", "", True),
+        ("get", "jobs.batch/beta-launcher", "", False),
+        ("patch", "statefulsets.apps/beta-worker", "scale", False),
+        ("get", "statefulsets.apps/beta-worker", "", False),
+        ("patch", "statefulsets.apps/alpha-worker", "", False),
+        ("delete", "statefulsets.apps/alpha-worker", "", False),
+        ("delete", "jobs.batch/alpha-launcher", "", False),
+        ("list", "jobs.batch", "", False),
+        ("patch", "roles.rbac.authorization.k8s.io/alpha-launcher", "", False),
+        ("patch", "rolebindings.rbac.authorization.k8s.io/beta-cleanup", "", False),
+        ("patch", "serviceaccounts/alpha-launcher", "", False),
+        ("escalate", "roles.rbac.authorization.k8s.io/alpha-cleanup", "", False),
+        ("bind", "roles.rbac.authorization.k8s.io/alpha-cleanup", "", False),
+        ("get", "secrets/credentials", "", False),
+        ("create", "pods", "", False),
+        ("get", "pods/alpha-worker-0", "", False),
+        ("create", "pods/alpha-worker-0", "exec", False),
+    ],
+}
+
+
+@pytest.mark.parametrize("identity", ["launcher", "cleanup"])
+def test_can_i_matrix(cluster: Cluster, two_jobs: dict[str, Any], identity: str) -> None:
+    namespace = two_jobs["namespace"]
+    kubeconfig = two_jobs["identities"][f"alpha-{identity}"]
+    answers = {(verb, resource, sub): can(cluster, kubeconfig, namespace, verb, resource, sub)
+               for verb, resource, sub, _ in MATRIX[identity]}
+    assert answers == {(verb, resource, sub): allowed for verb, resource, sub, allowed in MATRIX[identity]}
+
+
+def test_requests_outside_the_role_are_forbidden_for_real(cluster: Cluster, two_jobs: dict[str, Any]) -> None:
+    ids = two_jobs["identities"]
+    own = cluster.kubectl("get", "pod", "alpha-worker-0", kubeconfig=ids["alpha-launcher"], check=False)
+    assert "(NotFound)" in own.stderr, own.stderr  # authorised: the pod just does not exist (no kubelet here)
+    for argv, identity in [
+        (("get", "pod", "beta-worker-0"), "alpha-launcher"),
+        (("get", "pods"), "alpha-launcher"),
+        (("get", "secret", "credentials"), "alpha-launcher"),
+        (("scale", "statefulset", "beta-worker", "--replicas=5"), "alpha-cleanup"),
+        (("get", "secret", "credentials"), "alpha-cleanup"),
+        (("delete", "job", "alpha-launcher"), "alpha-cleanup"),
+    ]:
+        done = cluster.kubectl(*argv, kubeconfig=ids[identity], check=False)
+        assert done.returncode != 0 and "(Forbidden)" in done.stderr, (identity, argv, done.stderr)
+    replicas = cluster.get("statefulset", "beta-worker", "-n", two_jobs["namespace"])["spec"]["replicas"]
+    assert replicas == 0
+
+
+def test_wait_script_reads_its_own_workers_and_is_refused_the_others(
+    cluster: Cluster, two_jobs: dict[str, Any]
+) -> None:
+    """The real wait-for-workers.sh with the launcher's token: its pods do not exist here, so it times out
+    without a single authorisation error; with the other job's launcher token every read is Forbidden."""
+    text = script(two_jobs["objects"]["alpha"], "wait-for-workers.sh", cluster.kubectl_path, timeout=2, interval=1)
+    own = run_script(text, two_jobs["identities"]["alpha-launcher"])
+    assert own.returncode == 1, own.stdout + own.stderr
+    assert "timed out after" in own.stderr and "2/2 workers: alpha-worker-0 alpha-worker-1" in own.stderr
+    assert "Forbidden" not in own.stderr, own.stderr
+    foreign = run_script(text, two_jobs["identities"]["beta-launcher"])
+    assert foreign.returncode == 1
+    assert "(Forbidden)" in foreign.stderr and "cannot get resource \"pods\"" in foreign.stderr, foreign.stderr
+
+
+def test_role_binding_subject_without_namespace_binds_the_bindings_namespace(
+    cluster: Cluster, namespace: str, tmp_path: Path
+) -> None:
+    """kube-apiserver (pkg/registry/rbac/validation: appliesToUser) reads a ServiceAccount subject that
+    names no namespace as one in the RoleBinding's namespace. Proved with a job rendered with no
+    namespace, its subjects' namespaces dropped (as mpigen emits them then, or by hand where it does not),
+    applied with `kubectl apply -n`."""
+    objects = compiled(job("v1alpha2", "nons", workers=2, cleanPodPolicy="Running"), None)
+    edited = copy.deepcopy(objects)
+    for obj in edited:
+        assert "namespace" not in obj["metadata"]
+        for subject in obj.get("subjects", []):
+            subject.pop("namespace", None)
+    done = cluster.kubectl("apply", "-n", namespace, "-f", "-", input=manifest(edited))
+    assert done.stderr == "", done.stderr
+    served = cluster.get("rolebinding", "nons-launcher", "-n", namespace)
+    assert "namespace" not in served["subjects"][0]  # kept as sent: the server defaults nothing here
+    launcher = cluster.token_kubeconfig(namespace, "nons-launcher", tmp_path)
+    assert can(cluster, launcher, namespace, "get", "pods/nons-worker-0")
+    assert can(cluster, launcher, namespace, "create", "pods/nons-worker-0", "exec")
+    cleanup = cluster.token_kubeconfig(namespace, "nons-cleanup", tmp_path)
+    assert can(cluster, cleanup, namespace, "patch", "statefulsets.apps/nons-worker", "scale")
+    # The same ServiceAccount name in another namespace gains nothing from this binding.
+    other = cluster.create_namespace("nons-other")
+    cluster.kubectl("create", "serviceaccount", "nons-launcher", "-n", other)
+    stranger = cluster.token_kubeconfig(other, "nons-launcher", tmp_path)
+    assert not can(cluster, stranger, namespace, "get", "pods/nons-worker-0")
+    # What mpigen emits today for a job without a namespace works when applied as rendered (bytes kept).
+    assert find(objects, "RoleBinding", "-launcher")["subjects"][0].get("namespace") in (None, "default")
