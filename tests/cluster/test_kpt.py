@@ -9,7 +9,7 @@ from pathlib import Path
 
 import gotools
 import yaml
-from jobs import compiled, job
+from mpijobs import compiled, job
 
 from tools import function_executable
 

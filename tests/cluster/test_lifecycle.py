@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from controlplane import Cluster
-from jobs import compiled, find, job, manifest, run_script, script
+from mpijobs import compiled, find, job, manifest, run_script, script
 
 CASES = [
     ("v1alpha1", None, "Succeeded"),

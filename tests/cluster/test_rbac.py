@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from controlplane import Cluster
-from jobs import compiled, find, job, manifest, run_script, script
+from mpijobs import compiled, find, job, manifest, run_script, script
 
 # Authorisation every authenticated identity has (system:basic-user, system:discovery, ...): not the Role's.
 EVERYONE = {

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from controlplane import Cluster
-from jobs import compiled, find, job, manifest
+from mpijobs import compiled, find, job, manifest
 
 ROOT = Path(__file__).resolve().parents[2]
 Obj = dict[str, Any]
