@@ -16,7 +16,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from xml.etree import ElementTree
 
 from mpigen import api
 from mpigen.documents import Document, ForeignInput
@@ -39,6 +42,7 @@ class Resource:
     msg: str = ""
     bug: bool = False
     document: int | None = None  # the input document's position, for findings about it; not reported
+    namespace: str = ""  # named in the JUnit report only, as kubeconform's testcase names it
 
 
 @dataclass
@@ -87,10 +91,11 @@ def _resources(report: Report, source: str, doc: Document, options: Options) -> 
     if isinstance(data, dict) and not api.claims(data):
         report.placements += process([(source, [doc])], options).placements
         msg = "not an MPIJob: passed through unchanged, not checked"
-        return [Resource(source, kind, name, version, SKIPPED, msg=msg, document=position)]
+        return [Resource(source, kind, name, version, SKIPPED, msg=msg, document=position, namespace=_namespace(data))]
     result = process([(source, [doc])], options)
     report.placements += result.placements
     job = Resource(source, kind, name, version, INVALID if result.errors else VALID, result.errors, result.warnings, document=position)
+    job.namespace = _namespace(data)
     if result.errors:
         job.msg = "; ".join(finding.issue.text() for finding in result.errors)
         return [job]
@@ -99,7 +104,7 @@ def _resources(report: Report, source: str, doc: Document, options: Options) -> 
         meta = obj["metadata"]
         bugs = [f for f in result.invalid_output if (f.kind, f.name) == (obj["kind"], meta["name"])]
         status = INVALID if bugs else VALID
-        resource = Resource(source, obj["kind"], meta["name"], obj["apiVersion"], status, bugs, bug=bool(bugs))
+        resource = Resource(source, obj["kind"], meta["name"], obj["apiVersion"], status, bugs, bug=bool(bugs), namespace=_namespace(obj))
         if bugs:
             resource.msg = f"mpigen produced an object that fails Kubernetes' schemas ({PLEASE_REPORT}): " + "; ".join(
                 finding.issue.text() for finding in bugs
@@ -114,6 +119,12 @@ def _identity(data: Any) -> tuple[str, str, str]:
     meta = data.get("metadata")
     name = meta.get("name") if isinstance(meta, dict) else None
     return tuple(str(value) if isinstance(value, str) else "" for value in (data.get("kind"), name, data.get("apiVersion")))  # type: ignore[return-value]
+
+
+def _namespace(data: Any) -> str:
+    meta = data.get("metadata") if isinstance(data, dict) else None
+    namespace = meta.get("namespace") if isinstance(meta, dict) else None
+    return namespace if isinstance(namespace, str) else ""
 
 
 def to_json(report: Report) -> str:
@@ -158,4 +169,82 @@ def summary_line(report: Report) -> str:
     )
 
 
-FORMATS: dict[str, Callable[[Report], str]] = {"text": to_text, "json": to_json}
+def _who(resource: Resource) -> str:
+    """What a TAP line names after the file: the kind and name, or the document of an unnamed one."""
+    if resource.kind and resource.name:
+        return f"{resource.kind}/{resource.name}"
+    return resource.kind or (f"document {resource.document}" if resource.document else "")
+
+
+def to_tap(report: Report) -> str:
+    """TAP version 13, as kubeconform's `-output tap` writes it: one line per resource, numbered from 1,
+    `ok`, `not ok ... : message` or `ok N #skip`, and the plan line `1..N` last."""
+    lines = ["TAP version 13"]
+    for number, resource in enumerate(report.resources, 1):
+        who = _who(resource)
+        subject = _tap_text(resource.filename + (f" ({who})" if who else ""))
+        if resource.status == VALID:
+            lines.append(f"ok {number} - {subject}")
+        elif resource.status == SKIPPED:
+            lines.append(f"ok {number} #skip - {subject}")
+        else:
+            lines.append(f"not ok {number} - {subject}: {_tap_text(resource.msg)}")
+    lines.append(f"1..{len(report.resources)}")
+    return "".join(line + "\n" for line in lines)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _tap_text(text: str) -> str:
+    """A description on one line, its `#` escaped (TAP reads `# SKIP` or `# TODO` after one)."""
+    return _one_line(text).replace("\\", "\\\\").replace("#", "\\#")
+
+
+def to_junit(report: Report) -> str:
+    """JUnit XML, as kubeconform's `-output junit` writes it: `<testsuites name="kubeconform">` with one
+    `<testsuite>` per input file (in the order first seen) and one `<testcase>` per resource, named
+    `namespace/name` with classname `Kind@apiVersion`; an invalid resource has a `<failure>`, an
+    unreadable input an `<error>`, a skipped one `<skipped>`. No `time` attributes: the report is the
+    same bytes on every run."""
+    from xml.etree import ElementTree  # only this report needs it
+
+    suites: dict[str, list[Resource]] = {}
+    for resource in report.resources:
+        suites.setdefault(resource.filename, []).append(resource)
+    root = ElementTree.Element("testsuites", _counts("mpigen", report.resources))
+    for number, (filename, resources) in enumerate(suites.items(), 1):
+        suite = ElementTree.SubElement(root, "testsuite", {"name": filename, "id": str(number), **_counts(None, resources)})
+        for resource in resources:
+            _testcase(suite, resource)
+    ElementTree.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(root, encoding="unicode") + "\n"
+
+
+def _counts(name: str | None, resources: list[Resource]) -> dict[str, str]:
+    def count(status: str) -> str:
+        return str(sum(resource.status == status for resource in resources))
+
+    counts = {"tests": str(len(resources)), "failures": count(INVALID), "errors": count(ERROR), "skipped": count(SKIPPED)}
+    return {"name": name, **counts} if name else counts
+
+
+def _testcase(suite: ElementTree.Element, resource: Resource) -> None:
+    from xml.etree import ElementTree
+
+    name = resource.name or (f"document {resource.document}" if resource.document else resource.filename)
+    name = f"{resource.namespace}/{name}" if resource.namespace and resource.name else name
+    classname = f"{resource.kind}@{resource.version}" if resource.kind else ""
+    case = ElementTree.SubElement(suite, "testcase", {"name": name, "classname": classname})
+    if resource.status == INVALID:
+        failure = ElementTree.SubElement(case, "failure", {"message": _one_line(resource.msg), "type": "bug" if resource.bug else "invalid"})
+        failure.text = "\n".join(finding.text() for finding in resource.findings) or None
+    elif resource.status == ERROR:
+        ElementTree.SubElement(case, "error", {"message": _one_line(resource.msg), "type": "unreadable"})
+    elif resource.status == SKIPPED:
+        ElementTree.SubElement(case, "skipped", {"message": _one_line(resource.msg)})
+
+
+# The one table of report formats: `validate -o`'s choices are its keys.
+FORMATS: dict[str, Callable[[Report], str]] = {"text": to_text, "json": to_json, "junit": to_junit, "tap": to_tap}

@@ -199,3 +199,40 @@ def test_kube_version_is_checked() -> None:
     code, _, err = invoke("render", "--kube-version", "1.24", str(EXAMPLE))
     assert code == 2 and "expected 1.25 to 1.37" in err
     assert invoke("render", "--kube-version", "v1.25.3", str(EXAMPLE))[0] == 0
+
+
+def _run_on_a_terminal(argv: list[str], typed: bytes) -> tuple[int, str, str]:
+    """Run `argv` with a pseudo-terminal as stdin, type `typed` and end it with Ctrl-D, as a user would."""
+    import os
+    import pty
+
+    master, slave = pty.openpty()
+    try:
+        process = subprocess.Popen(argv, stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        os.close(slave)
+        os.write(master, typed + b"\x04")  # canonical mode: a line, then Ctrl-D at a line's start is EOF
+        out, err = process.communicate(timeout=120)
+    finally:
+        os.close(master)
+    return process.returncode, out.decode(), err.decode()
+
+
+@pytest.mark.parametrize("command", ["render", "validate"])
+def test_on_a_terminal_stdin_is_announced_with_how_to_end_it(mpigen_command: list[str], command: str) -> None:
+    typed = b"\n".join(job_yaml(name="a").encode().splitlines()) + b"\n"
+    code, out, err = _run_on_a_terminal([*mpigen_command, command], typed)
+    assert code == 0, err
+    assert err == f"mpigen {command}: reading from stdin (the terminal); end the input with Ctrl-D, or name a file: mpigen {command} job.yaml\n"
+    assert ("name: a-launcher" in out) if command == "render" else out == ""
+
+
+@pytest.mark.parametrize("command", ["render", "validate"])
+def test_piped_or_named_input_is_read_without_a_word(mpigen_command: list[str], command: str, tmp_path: Path) -> None:
+    (tmp_path / "job.yaml").write_text(job_yaml(name="a"))
+    piped = subprocess.run([*mpigen_command, command], input=job_yaml(name="a"), capture_output=True, text=True, check=False)
+    assert (piped.returncode, piped.stderr) == (0, "")
+    with open(tmp_path / "job.yaml") as stdin:
+        redirected = subprocess.run([*mpigen_command, command, "-"], stdin=stdin, capture_output=True, text=True, check=False)
+    assert (redirected.returncode, redirected.stderr) == (0, "")
+    code, _, err = _run_on_a_terminal([*mpigen_command, command, str(tmp_path / "job.yaml")], b"")
+    assert (code, err) == (0, "")  # a named file on a terminal: stdin is not read, nothing said

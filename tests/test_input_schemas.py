@@ -443,3 +443,18 @@ def test_schema_command_does_not_import_pydantic_or_jsonschema(fresh_python: str
     )
     result = subprocess.run([fresh_python, "-c", script], capture_output=True, text=True, check=True)
     assert result.stdout == "[]\n"
+
+
+def test_the_readme_states_the_schema_commands_default_and_shipped_files() -> None:
+    import importlib.resources
+    import re
+
+    from mpigen.shells.schema import schema
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    [stated] = re.findall(r"\(`--api-version`, default `([^`]+)`", readme)
+    [option] = [param for param in schema.params if param.name == "api_version"]
+    assert stated == option.default
+    shipped = sorted(p.name for p in importlib.resources.files("mpigen.schemas").iterdir() if p.name.startswith("mpijob-"))
+    assert "`mpigen/schemas/mpijob-kubeflow-<version>.json`" in readme
+    assert shipped == [f"mpijob-kubeflow-{v.split('/')[1]}.json" for v in ("kubeflow.org/v1alpha1", "kubeflow.org/v1alpha2", "kubeflow.org/v2beta1")]

@@ -215,7 +215,8 @@ def test_invalid_job_writes_the_list_back_with_results_and_exits_1(shell: Shell)
             "file": {"path": "jobs/train.yaml", "index": 1},
         }
     ]
-    assert done.stderr.decode() == "jobs/train.yaml: MPIJob/train: spec.mpiReplicaSpecs.Worker.replicas: must be >= 1, got 0\n"
+    # the second document of jobs/train.yaml (index 1), named as render names it
+    assert done.stderr.decode() == "jobs/train.yaml: document 2: MPIJob/train: spec.mpiReplicaSpecs.Worker.replicas: must be >= 1, got 0\n"
 
 
 # Transformer ---------------------------------------------------------------------------------------
@@ -547,3 +548,93 @@ def test_kustomize_runs_it_as_a_transformer(tmp_path: Path, build: Build) -> Non
     failed = build(tmp_path)
     assert failed.returncode != 0
     assert "MPIJob/train: spec.mpiReplicaSpecs.Worker.replicas: must be >= 1" in failed.stderr
+
+
+# Where a message names an item: its file and document, as render names them, else items[N] -----------
+
+ANNOTATION_STYLES = {
+    "kustomize and kpt": ("internal.config.kubernetes.io/path", "internal.config.kubernetes.io/index"),
+    "legacy": ("config.kubernetes.io/path", "config.kubernetes.io/index"),
+    "none": None,
+}
+SA = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: train-launcher, namespace: ml}\n"
+
+
+def _stream_lines(documents: list[str], style: str) -> tuple[list[str], list[str], list[dict[str, Any]]]:
+    """The same documents as render reads them (one file, input.yaml) and as the KRM function gets them
+    (items annotated in `style`): render's stderr lines, the function's, and its results."""
+    from mpigen.documents import Document
+    from mpigen.options import Options
+    from mpigen.pipeline import process
+
+    datas = [yaml.safe_load(document) for document in documents]
+    total = len(datas)
+    rendered = process([("input.yaml", [Document(i + 1, data, total) for i, data in enumerate(datas)])], Options()).lines()
+    keys = ANNOTATION_STYLES[style]
+    items = "".join(as_item(document, dict(zip(keys, ("input.yaml", str(i)), strict=True)) if keys else None) for i, document in enumerate(documents))
+    output, outcome = protocol.process_resource_list(resource_list(items).encode())
+    return rendered, outcome.lines(), yaml.safe_load(output).get("results") or []
+
+
+RENDERED_DOCUMENT = re.compile(r"input\.yaml: document (\d+)(?=:)|input\.yaml \(document (\d+)\)")
+
+
+def _named(style: str, lines: list[str]) -> list[str]:
+    """render's lines as the function writes them for items with no path annotation: items[N]."""
+    if ANNOTATION_STYLES[style]:
+        return lines
+    return [RENDERED_DOCUMENT.sub(lambda m: f"items[{int(m.group(1) or m.group(2)) - 1}]", line) for line in lines]
+
+
+@pytest.mark.parametrize("style", list(ANNOTATION_STYLES))
+@pytest.mark.parametrize(
+    "documents",
+    [
+        [CONFIG := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other, namespace: ml}\n", job(replicas=0)],
+        [CONFIG, job(worker_fields={"restartPolicy": "OnFailure"})],
+        [job(), job()],
+        [job(), SA],
+        [SA, job()],
+    ],
+    ids=["a job's error", "a warning", "two jobs, one name", "an item a job also generates", "a job that generates an item"],
+)
+def test_every_message_names_the_item_as_render_names_the_document(documents: list[str], style: str) -> None:
+    rendered, lines, results = _stream_lines(documents, style)
+    assert rendered and all(line.startswith("input.yaml: document ") for line in rendered)
+    assert lines == _named(style, rendered)
+    for result in results:
+        assert ("file" in result) == (style != "none")
+
+
+@pytest.mark.parametrize("style", list(ANNOTATION_STYLES))
+def test_a_collision_names_the_other_item_precisely(style: str) -> None:
+    _, lines, results = _stream_lines([job(), SA, job()], style)
+    named = ("input.yaml: document 3: ", "input.yaml: document 2: ", "input.yaml (document 1)")
+    third, second, first = ("items[2]: ", "items[1]: ", "items[0]") if style == "none" else named
+    assert lines == [
+        f'{third}MPIJob/train: metadata.name: another MPIJob "train" in namespace "ml" is at {first}: both would create the same objects; rename one',
+        f'{second}ServiceAccount/train-launcher: metadata.name: ServiceAccount "train-launcher" in namespace "ml" is also generated for MPIJob/train at {first}: kubectl apply would merge the two; rename one',
+    ]
+    assert [result.get("file") for result in results] == ([None, None] if style == "none" else [{"path": "input.yaml", "index": 2}, {"path": "input.yaml", "index": 1}])
+
+
+def test_items_of_different_files_are_named_by_file_alone() -> None:
+    items = as_item(job(), reader_annotations("jobs/a.yaml", 0, 1)) + as_item(job(), reader_annotations("jobs/b.yaml", 0, 2))
+    _, outcome = protocol.process_resource_list(resource_list(items).encode())
+    assert outcome.lines() == [
+        'jobs/b.yaml: MPIJob/train: metadata.name: another MPIJob "train" in namespace "ml" is at jobs/a.yaml: both would create the same objects; rename one'
+    ]
+
+
+def test_a_bug_in_the_output_names_the_items_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    import mpigen.kube.validator
+    from mpigen.errors import Issue
+
+    def broken(obj: dict[str, Any], version: str) -> list[Issue]:
+        return [Issue(("spec", "replicas"), "expected integer")] if obj["kind"] == "StatefulSet" else []
+
+    monkeypatch.setattr(mpigen.kube.validator, "validate_object", broken)
+    items = PASS_THROUGH + as_item(job(), reader_annotations("jobs/train.yaml", 1, 2))
+    _, outcome = protocol.process_resource_list(resource_list(items).encode())
+    assert outcome.exit_code == 3
+    assert outcome.lines()[1:] == ["jobs/train.yaml: document 2: StatefulSet/train-worker: spec.replicas: expected integer"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -207,3 +208,143 @@ def test_json_pointer_escapes() -> None:
     from mpigen.outcome import json_pointer
 
     assert json_pointer(("limits", "nvidia.com/gpu", 0, "a~b")) == "/limits/nvidia.com~1gpu/0/a~0b"
+
+
+# -o junit and -o tap: kubeconform's other two report shapes (pkg/output/junit.go, tap.go) -------------
+
+
+def _mixed_inputs(tmp_path: Path) -> list[str]:
+    """A valid job, an invalid one, a ConfigMap (skipped) and a file that cannot be read (an error)."""
+    (tmp_path / "a.yaml").write_text(GOOD)
+    (tmp_path / "b.yaml").write_text(BAD)
+    (tmp_path / "c.yaml").write_text(CONFIG_MAP.replace("name: settings", "name: settings, namespace: ml"))
+    return [str(tmp_path / name) for name in ("a.yaml", "b.yaml", "c.yaml", "missing.yaml")]
+
+
+def test_the_report_formats_are_the_one_table_behind_the_output_choice() -> None:
+    from mpigen.report import FORMATS
+
+    assert list(FORMATS) == ["text", "json", "junit", "tap"]
+    code, _, err = invoke("-o", "xml", stdin=GOOD)
+    assert code == 2 and "'text', 'json', 'junit', 'tap'" in err
+
+
+def test_junit_report_has_one_suite_per_file_and_one_case_per_resource(tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    files = _mixed_inputs(tmp_path)
+    code, out, _ = invoke("-o", "junit", *files)
+    assert code == 1
+    root = ET.fromstring(out)
+    _, data = report(*files)
+    resources = data["resources"]
+    assert root.tag == "testsuites"
+    assert {k: root.get(k) for k in ("tests", "failures", "errors", "skipped")} == {
+        "tests": str(len(resources)), "failures": "1", "errors": "1", "skipped": "1",
+    }
+    suites = root.findall("testsuite")
+    assert [s.get("name") for s in suites] == files
+    assert [s.get("id") for s in suites] == ["1", "2", "3", "4"]
+    cases = [case for suite in suites for case in suite.findall("testcase")]
+    assert len(cases) == len(resources)
+    good, bad, skipped, missing = (suite.findall("testcase") for suite in suites)
+    assert good[0].get("name") == "ml/good" and good[0].get("classname") == "MPIJob@kubeflow.org/v1alpha2"
+    assert ("ml/good-worker", "StatefulSet@apps/v1") in [(c.get("name"), c.get("classname")) for c in good]
+    assert all(list(case) == [] for case in good)  # a passing case has no child
+    [failure] = bad[0].findall("failure")
+    assert "slotPerWorker" in (failure.get("message") or "") and "spec.slotPerWorker" in (failure.text or "")
+    assert suites[1].get("failures") == "1" and suites[1].get("tests") == "1"
+    [case] = skipped
+    assert (case.get("name"), case.get("classname")) == ("ml/settings", "ConfigMap@v1")
+    assert case.find("skipped") is not None and "not an MPIJob" in (case.find("skipped").get("message") or "")  # type: ignore[union-attr]
+    assert suites[2].get("skipped") == "1"
+    [error] = missing[0].findall("error")
+    assert "missing.yaml: cannot read" in (error.get("message") or "")
+
+
+def test_junit_report_escapes_and_is_the_same_bytes_every_run() -> None:
+    import xml.etree.ElementTree as ET
+
+    hostile = job_yaml(name="bad", slotPerWorker='"<&>"')
+    first = invoke("-o", "junit", stdin=hostile)
+    assert first == invoke("-o", "junit", stdin=hostile)
+    failure = ET.fromstring(first[1]).find("testsuite/testcase/failure")
+    assert failure is not None and "slotPerWorker" in (failure.get("message") or "")
+
+
+def test_tap_report_has_a_line_per_resource_and_the_plan_line(tmp_path: Path) -> None:
+    files = _mixed_inputs(tmp_path)
+    code, out, _ = invoke("-o", "tap", *files)
+    assert code == 1
+    lines = out.splitlines()
+    _, data = report(*files)
+    count = len(data["resources"])
+    assert lines[0] == "TAP version 13"
+    assert lines[-1] == f"1..{count}"
+    tests = lines[1:-1]
+    assert len(tests) == count
+    matches = [re.match(r"(ok|not ok) (\d+)( #skip)? - ", line) for line in tests]
+    assert [int(m.group(2)) if m else None for m in matches] == list(range(1, count + 1))
+    a, b, c, missing = files
+    assert tests[0] == f"ok 1 - {a} (MPIJob/good)"
+    assert f"ok 2 - {a} (ServiceAccount/good-launcher)" in tests
+    assert tests[-3].startswith(f"not ok {count - 2} - {b} (MPIJob/bad): ") and "spec.slotPerWorker" in tests[-3]
+    assert tests[-2] == f"ok {count - 1} #skip - {c} (ConfigMap/settings)"
+    assert tests[-1].startswith(f"not ok {count} - {missing}: ") and "cannot read" in tests[-1]
+
+
+def test_tap_escapes_hashes_so_a_message_is_never_a_directive(tmp_path: Path) -> None:
+    (tmp_path / "#1.yaml").write_text(GOOD)
+    code, out, _ = invoke("-o", "tap", str(tmp_path / "#1.yaml"))
+    assert code == 0
+    assert out.splitlines()[1] == f"ok 1 - {tmp_path}/\\#1.yaml (MPIJob/good)"
+
+
+# Empty input: an error, as for render (kubectl: "no objects passed to apply"), unless --allow-empty ----
+
+
+@pytest.mark.parametrize("output", ["text", "json", "junit", "tap"])
+def test_empty_stdin_is_an_error_as_render_says(output: str) -> None:
+    assert invoke("-o", output, stdin="") == (
+        1, "", "mpigen: <stdin>: no objects in the input; nothing to validate (--allow-empty accepts that)\n"
+    )
+    render = CliRunner().invoke(cli, ["render"], input="")
+    assert render.exit_code == 1 and render.stderr.replace("render", "validate") == invoke(stdin="")[2]
+
+
+def test_an_empty_file_or_a_directory_without_yaml_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "empty.yaml").write_text("---\n# nothing\n")
+    code, out, err = invoke(str(tmp_path / "empty.yaml"))
+    assert (code, out) == (1, "") and err == f"mpigen: {tmp_path}/empty.yaml: no objects in the input; nothing to validate (--allow-empty accepts that)\n"
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dir" / "notes.txt").write_text("x")
+    code, out, err = invoke(str(tmp_path / "dir"))
+    assert (code, out) == (1, "") and err == f"mpigen: {tmp_path}/dir: holds no .yaml, .yml or .json files; nothing to validate (--allow-empty accepts that)\n"
+
+
+def test_allow_empty_reports_nothing_found(tmp_path: Path) -> None:
+    assert invoke("--allow-empty", stdin="") == (0, "", "")
+    code, data = report("--allow-empty", str(tmp_path))
+    assert code == 0 and data == {"resources": [], "summary": {"valid": 0, "invalid": 0, "errors": 0, "skipped": 0}}
+    assert invoke("--allow-empty", "-o", "tap", stdin="")[1] == "TAP version 13\n1..0\n"
+
+
+def test_one_empty_file_among_others_is_not_an_empty_input(tmp_path: Path) -> None:
+    (tmp_path / "empty.yaml").write_text("")
+    (tmp_path / "job.yaml").write_text(GOOD)
+    assert invoke(str(tmp_path))[0] == 0
+    (tmp_path / "job.yaml").write_text("kind: MPIJob\na: [1\n")
+    assert invoke(str(tmp_path))[0] == 1  # an unreadable file is its own problem, not an empty input
+
+
+def test_the_pre_commit_hook_passes_a_staged_empty_yaml_file(tmp_path: Path) -> None:
+    import shlex
+
+    import yaml
+
+    root = Path(__file__).resolve().parent.parent
+    hooks = {hook["id"]: hook for hook in yaml.safe_load((root / ".pre-commit-hooks.yaml").read_text())}
+    program, command, *flags = shlex.split(hooks["mpigen-validate"]["entry"])
+    assert (program, command) == ("mpigen", "validate")
+    (tmp_path / "values.yaml").write_text("")
+    assert invoke(*flags, str(tmp_path / "values.yaml")) == (0, "", "")

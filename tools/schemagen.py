@@ -176,11 +176,6 @@ _VALUE_SCHEMAS: dict[str, Schema] = {
     "dns-subdomain": {"type": "string", "pattern": _DNS1123_SUBDOMAIN, "maxLength": names.DNS1123_SUBDOMAIN_MAX},
     "namespace": {"type": "string", "pattern": _DNS1123_LABEL, "maxLength": names.DNS1123_LABEL_MAX},
     "kube-version": _KUBE_VERSION,
-    "dns-subdomain": {
-        "type": "string",
-        "pattern": "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$",
-        "maxLength": names.DNS1123_SUBDOMAIN_MAX,
-    },
     "switch": {"enum": ["true", "false"]},
 }
 

@@ -21,7 +21,9 @@ Behaviour, as the KRM Functions Specification and kustomize's kyaml framework
 - The output holds no MPIJob, so a run on its own output changes nothing. `results` already present
   are kept (kyaml's framework echoes them too) and this run's are appended.
 - Results: every problem is a `results[]` entry (severity, message, resourceRef of the job, field.path,
-  file.path/index from the job's path annotations) and a line on stderr. On any error the items are
+  file.path/index from the job's path annotations) and a line on stderr. Lines and messages name an
+  item as render names a document: its file and, in a file of several documents, its position there
+  (`jobs/train.yaml: document 2:`, `is at jobs/train.yaml (document 1)`), else `items[N]`. On any error the items are
   written back as given, nothing half-generated, and the exit code is 1 (3 when mpigen's own output
   fails Kubernetes' schemas: a bug). Warnings alone do not fail.
 
@@ -72,13 +74,28 @@ NO_INPUT = (
 )
 
 
+@dataclass(frozen=True)
+class _Where:
+    """Where messages name an item, as render names a document: its file (the path annotation) and, in
+    a file of several documents, its 1-based position there (the index annotation); else `items[N]`."""
+
+    source: str
+    document: int | None = None
+
+    def as_document(self, data: Any) -> Any:
+        from mpigen.documents import Document
+
+        # `Document.total` only decides whether the position is shown
+        return Document(self.document or 1, data, 2 if self.document else 1)
+
+
 @dataclass
 class _Job:
     """One MPIJob to compile: an item (position in `items`) or the functionConfig (position None)."""
 
     position: int | None
     data: dict[str, Any]
-    source: str
+    where: _Where
     outcome: Outcome = field(default_factory=Outcome)
     results: list[dict[str, Any]] = field(default_factory=list)
 
@@ -182,28 +199,42 @@ def _file(item: Any) -> tuple[str | None, int | None]:
     return path, int(index) if index is not None and index.isdigit() else None
 
 
+def _locations(items: list[Any]) -> list[_Where]:
+    """Per item, where messages name it (`_Where`). A file holds several documents when several items
+    name it, or when an item's index there is above 0 (the list may carry only some of its documents)."""
+    paths = [_file(item)[0] for item in items]
+    locations = []
+    for position, item in enumerate(items):
+        path, index = _file(item)
+        if path is None:
+            locations.append(_Where(f"items[{position}]"))
+            continue
+        several = index is not None and (index > 0 or paths.count(path) > 1)
+        locations.append(_Where(path, index + 1 if several and index is not None else None))
+    return locations
+
+
 def _jobs(plain: dict[str, Any]) -> list[_Job]:
     from mpigen import api
 
+    items = plain.get("items") or []
     jobs = []
-    for position, item in enumerate(plain.get("items") or []):
+    for position, (item, where) in enumerate(zip(items, _locations(items), strict=True)):
         if isinstance(item, dict) and api.claims(item) and not _is_local(item):
-            path, _ = _file(item)
-            jobs.append(_Job(position, item, path or f"items[{position}]"))
+            jobs.append(_Job(position, item, where))
     config = plain.get("functionConfig")
     compiled = {_identity(job.data) for job in jobs}
     if isinstance(config, dict) and api.claims(config) and _identity(config) not in compiled:
-        jobs.append(_Job(None, config, "functionConfig"))
+        jobs.append(_Job(None, config, _Where("functionConfig")))
     return jobs
 
 
 def _compile(job: _Job) -> None:
     """Compile one job through the pipeline every shell shares; fill in its outcome and results."""
-    from mpigen.documents import Document
     from mpigen.options import Options
     from mpigen.pipeline import process
 
-    job.outcome = outcome = process([(job.source, [Document(1, job.data)])], Options())
+    job.outcome = outcome = process([(job.where.source, [job.where.as_document(job.data)])], Options())
     for finding in outcome.errors + outcome.warnings:
         job.results.append(_result(job, finding.issue.message, finding.issue.severity, finding.issue.path))
     for finding in outcome.invalid_output:
@@ -216,26 +247,23 @@ def _collisions(plain: dict[str, Any], jobs: list[_Job]) -> list[tuple[Finding, 
 
     compiled = {job.position for job in jobs}
     placements = [placement for job in jobs for placement in job.outcome.placements]
-    items: dict[tuple[str, str, str], dict[str, Any]] = {}
-    for position, item in enumerate(plain.get("items") or []):
+    items = plain.get("items") or []
+    by_place: dict[tuple[str, int | None, str, str], dict[str, Any]] = {}
+    for position, (item, where) in enumerate(zip(items, _locations(items), strict=True)):
         if position in compiled or not isinstance(item, dict) or _is_local(item):
             continue
-        source = _file(item)[0] or f"items[{position}]"
         kind, name = item.get("kind"), _identity(item)[3]
         if isinstance(kind, str) and isinstance(name, str):
-            placements.append(Placement(source, None, kind, name, (item,), generated=False))
-            items[(source, kind, name)] = item
-    by_job = {(job.source, str(job.data.get("kind")), str(_identity(job.data)[3])): job.data for job in jobs}
-    found = []
-    for finding in check_collisions(placements):
-        key = (finding.source, finding.kind, finding.name)
-        found.append((finding, items.get(key) or by_job[key]))
-    return found
+            placements.append(Placement(where.source, where.document, kind, name, (item,), generated=False))
+            by_place[(where.source, where.document, kind, name)] = item
+    for job in jobs:
+        by_place[(job.where.source, job.where.document, str(job.data.get("kind")), str(_identity(job.data)[3]))] = job.data
+    return [(finding, by_place[(finding.source, finding.document, finding.kind, finding.name)]) for finding in check_collisions(placements)]
 
 
 def _item_result(item: dict[str, Any], message: str, path: tuple[str | int, ...]) -> dict[str, Any]:
     """One error `results[]` entry about an item (or a job)."""
-    return _result(_Job(None, item, ""), message, "error", path)
+    return _result(_Job(None, item, _Where("")), message, "error", path)
 
 
 def _result(job: _Job, message: str, severity: str, path: tuple[str | int, ...]) -> dict[str, Any]:

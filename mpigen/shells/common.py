@@ -51,10 +51,23 @@ def _read(path: str, named: bool) -> tuple[str, bytes]:
 
     try:
         if path == STDIN:
+            if sys.stdin.isatty():
+                _say_reading_stdin()
             return "<stdin>", read_stream(sys.stdin.buffer, "<stdin>", MAX_INPUT_BYTES)
         return shown(path), read_file(path, MAX_INPUT_BYTES, regular_only=not named)
     except ReadError as exc:
         raise InvalidInput([str(exc)]) from None
+
+
+def _say_reading_stdin() -> None:
+    """On a terminal, `mpigen render` with no PATH waits for typed input; say so, and how to end it or
+    pass a file, instead of seeming to hang. Never said for a pipe or a file: scripts see nothing."""
+    ctx = click.get_current_context(silent=True)
+    command = ctx.command_path if ctx else "mpigen render"
+    click.echo(
+        f"{command}: reading from stdin (the terminal); end the input with Ctrl-D, or name a file: {command} job.yaml",
+        err=True,
+    )
 
 
 def read_inputs(paths: tuple[str, ...]) -> list[tuple[str, list[Any] | str]]:
@@ -72,6 +85,24 @@ def read_inputs(paths: tuple[str, ...]) -> list[tuple[str, list[Any] | str]]:
         except InputError as exc:
             inputs.append((shown(path), str(exc) if exc.may_hold_mpijob else ForeignInput(str(exc))))
     return inputs
+
+
+def allow_empty_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    """`--allow-empty`: an input with no objects is accepted (see `refuse_empty`)."""
+    return click.option("--allow-empty", is_flag=True, help="Accept an input with no objects (an empty file or stdin, a directory with no YAML) and do nothing; without it that is an error.")(func)
+
+
+def refuse_empty(paths: tuple[str, ...], inputs: list[tuple[str, list[Any] | str]], verb: str) -> None:
+    """An input with no objects at all is a mistake (a wrong path, a forgotten argument), as `kubectl
+    apply` says "no objects passed to apply": InvalidInput, unless the caller was given --allow-empty.
+    An input that could not be read is not empty: it has its own problem."""
+    if any(documents for _, documents in inputs):
+        return
+    if not inputs:
+        where = ", ".join(paths)
+        raise InvalidInput([f"mpigen: {where}: holds no .yaml, .yml or .json files; nothing to {verb} (--allow-empty accepts that)"])
+    where = ", ".join(source for source, _ in inputs)
+    raise InvalidInput([f"mpigen: {where}: no objects in the input; nothing to {verb} (--allow-empty accepts that)"])
 
 
 def write_lines(lines: list[str]) -> None:

@@ -18,11 +18,13 @@ from mpigen.options import Options
 from mpigen.outcome import EXIT_INVALID
 from mpigen.shells.common import (
     InvalidInput,
+    allow_empty_option,
     compile_options,
     fail,
     filename_option,
     make_options,
     read_inputs,
+    refuse_empty,
     run_guarded,
     write_lines,
 )
@@ -55,12 +57,13 @@ class Target:
 @click.option("-o", "--output", type=click.Choice(list(FORMATS)), default="yaml", show_default=True, help="YAML stream, or JSON v1 List (with --output-dir: one .yaml or .json file per object).")
 @click.option("--output-dir", metavar="DIR", help="Write one file per object into DIR (named as `kustomize build -o` names them) and list them in DIR/.mpigen-manifest. Only files that manifest lists are replaced or removed; other files (kustomization.yaml, .gitkeep) are kept. Nothing is written on error.")
 @click.option("--check", "check_path", metavar="PATH", help="Render, print nothing but a unified diff, and exit 1 if PATH (a file of rendered YAML/JSON, or an --output-dir directory) is not exactly what would be rendered.")
-@click.option("--allow-empty", is_flag=True, help="Accept an input with no objects (an empty file, a directory with no YAML) and render nothing; without it that is an error.")
+@allow_empty_option
 @compile_options
 def render(ctx: click.Context, paths: tuple[str, ...], filenames: tuple[str, ...], output: str, output_dir: str | None, check_path: str | None, allow_empty: bool, **values: Any) -> None:
     """Print the Kubernetes objects for every MPIJob in PATH... (files, directories, or - for stdin).
 
-    Directories are searched recursively for *.yaml, *.yml and *.json. Documents that are not
+    Directories are searched recursively for *.yaml, *.yml and *.json; with no PATH, stdin is read
+    (on a terminal, end it with Ctrl-D). Documents that are not
     MPIJobs pass through unchanged, in place. If any input is invalid, every problem is reported on
     stderr and nothing is printed. An input with no objects at all is an error unless --allow-empty.
 
@@ -112,11 +115,7 @@ def _refuse_empty(paths: tuple[str, ...], inputs: list[tuple[str, list[Any] | st
             f"rendered from: mpigen render --check {target.check_path} jobs/"
         )
         raise InvalidInput([message])
-    if not inputs:
-        where = ", ".join(paths)
-        raise InvalidInput([f"mpigen: {where}: holds no .yaml, .yml or .json files; nothing to render (--allow-empty accepts that)"])
-    where = ", ".join(source for source, _ in inputs)
-    raise InvalidInput([f"mpigen: {where}: no objects in the input; nothing to render (--allow-empty accepts that)"])
+    refuse_empty(paths, inputs, "render")
 
 
 def _write(objects: list[dict[str, Any]], output: str, directory: str) -> None:

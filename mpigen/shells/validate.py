@@ -8,23 +8,34 @@ from typing import Any
 import click
 
 from mpigen.report import FORMATS, Report, add_collisions, check_documents, summary_line
-from mpigen.shells.common import compile_options, filename_option, make_options, read_inputs, run_guarded
+from mpigen.shells.common import (
+    allow_empty_option,
+    compile_options,
+    filename_option,
+    make_options,
+    read_inputs,
+    refuse_empty,
+    run_guarded,
+)
 
 
 @click.command()
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @filename_option
-@click.option("-o", "--output", type=click.Choice(list(FORMATS)), default="text", show_default=True, help="One line per problem, or a kubeconform-shaped JSON report of every resource.")
+@click.option("-o", "--output", type=click.Choice(list(FORMATS)), default="text", show_default=True, help="One line per problem, or a report of every resource shaped as kubeconform's: JSON, JUnit XML or TAP.")
 @click.option("--summary", is_flag=True, help="text: end with a summary line (counts per status).")
+@allow_empty_option
 @compile_options
-def validate(paths: tuple[str, ...], filenames: tuple[str, ...], output: str, summary: bool, **values: Any) -> None:
+def validate(paths: tuple[str, ...], filenames: tuple[str, ...], output: str, summary: bool, allow_empty: bool, **values: Any) -> None:
     """Check every MPIJob in PATH... and every object it would produce, without printing manifests.
 
     Inputs are checked against mpigen's input schemas and rules; the objects they would produce against
     Kubernetes' strict schemas for --kube-version. Exit 0 when everything is valid, 1 when an input is
     invalid or unreadable, 3 when mpigen would produce an invalid object (a bug). Documents that are
     not MPIJobs are reported as skipped, and so are files that cannot be read as YAML but name no
-    MPIJob (GitHub workflows, Helm templates), so a pre-commit hook can pass every YAML file.
+    MPIJob (GitHub workflows, Helm templates), so a pre-commit hook can pass every YAML file. An
+    input with no objects at all (an empty file or stdin, a directory with no YAML) is an error, as
+    for render, unless --allow-empty.
 
     \b
     The JSON report has kubeconform's shape:
@@ -32,19 +43,26 @@ def validate(paths: tuple[str, ...], filenames: tuple[str, ...], output: str, su
                       "validationErrors": [{"path", "msg"}]}],
        "summary": {"valid", "invalid", "errors", "skipped"}}
     with status statusValid, statusInvalid, statusError or statusSkipped and JSON Pointer paths.
+    -o junit (one <testsuite> per file, one <testcase> per resource: <failure>, <error> or
+    <skipped>) and -o tap (TAP version 13: `ok N - FILE (Kind/name)`, `not ok N - ...: message`,
+    `ok N #skip - ...`, then the plan `1..N`) are kubeconform's other two reports, for CI.
 
     \b
     Examples:
       mpigen validate jobs/
       mpigen validate -o json --kube-version 1.30 job.yaml | jq '.summary'
+      mpigen validate -o junit jobs/ > mpigen-report.xml
     """
     paths = filenames + paths
-    run_guarded(lambda: _validate(paths, output, summary, make_options(**values)))
+    run_guarded(lambda: _validate(paths, output, summary, allow_empty, make_options(**values)))
 
 
-def _validate(paths: tuple[str, ...], output: str, summary: bool, options: Any) -> None:
+def _validate(paths: tuple[str, ...], output: str, summary: bool, allow_empty: bool, options: Any) -> None:
     report = Report()
-    for source, documents in read_inputs(paths):
+    inputs = read_inputs(paths)
+    if not allow_empty:
+        refuse_empty(paths, inputs, "validate")
+    for source, documents in inputs:
         check_documents(report, source, documents, options)
     add_collisions(report)
     text = FORMATS[output](report)
