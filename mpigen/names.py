@@ -211,3 +211,23 @@ def host(pod: str, service: str, namespace: str | None, cluster_domain: str | No
 
 def dns_search(service: str, namespace: str, cluster_domain: str | None) -> str:
     return f"{service}.{namespace}.svc.{cluster_domain or DEFAULT_CLUSTER_DOMAIN}"
+
+
+# --- kubeflow.org/v1 (training-operator release-1.9 pkg/controller.v1/mpi/, pkg/apis/kubeflow.org/v1)
+
+TRAINING_OPERATOR = "mpijob-controller"
+JOB_ROLE_MASTER = "master"
+VOLCANO_TASK_SPEC_ANNOTATION = "volcano.sh/task-spec"
+NAMESPACE_ENV = "NAMESPACE"
+# Intel MPI's Hydra bootstrap through kubexec.sh, set on the launcher unless its template sets them.
+HYDRA_BOOTSTRAP_ENV = "I_MPI_HYDRA_BOOTSTRAP"
+HYDRA_BOOTSTRAP_EXEC_ENV = "I_MPI_HYDRA_BOOTSTRAP_EXEC"
+
+
+def training_operator_labels(job: str, replica_type: str) -> dict[str, str]:
+    """v1 pod labels (`GenLabels` plus the replica type); the workers' also select them. The
+    launcher is the job's master role (`IsMasterRole`)."""
+    labels = {OPERATOR_NAME_LABEL: TRAINING_OPERATOR, JOB_NAME_LABEL: job, REPLICA_TYPE_LABEL: replica_type}
+    if replica_type == ROLE_LAUNCHER:
+        labels[JOB_ROLE_LABEL] = JOB_ROLE_MASTER
+    return labels

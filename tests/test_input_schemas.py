@@ -46,6 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "schemas"
 GOLDEN = ROOT / "golden"
 V1ALPHA1, V1ALPHA2 = "kubeflow.org/v1alpha1", "kubeflow.org/v1alpha2"
+V1 = "kubeflow.org/v1"
 V2BETA1 = "kubeflow.org/v2beta1"
 DELETE = object()
 
@@ -95,6 +96,7 @@ def changed(api_version: str, *edits: tuple[tuple[str | int, ...], Any]) -> dict
 def test_checked_in_schemas_are_current() -> None:
     generated = schemagen.generate()
     assert sorted(generated) == [
+        "mpijob-kubeflow-v1.json",
         "mpijob-kubeflow-v1alpha1.json",
         "mpijob-kubeflow-v1alpha2.json",
         "mpijob-kubeflow-v2beta1.json",
@@ -144,7 +146,7 @@ def test_schema_is_a_valid_draft_2020_12_schema(api_version: str) -> None:
 
 def test_every_front_has_a_schema() -> None:
     assert {schema_file(v, k) for v, k in api.FRONTS} == set(schemagen.generate())
-    assert api_versions() == [V1ALPHA1, V1ALPHA2, V2BETA1]
+    assert api_versions() == [V1ALPHA1, V1ALPHA2, V1, V2BETA1]
 
 
 # --- golden inputs --------------------------------------------------------------------------------
@@ -420,13 +422,13 @@ def test_schema_command_defaults_to_the_newest_version() -> None:
 
 
 def test_schema_command_lists_supported_versions() -> None:
-    assert invoke("--list") == (0, f"{V1ALPHA1}\n{V1ALPHA2}\n{V2BETA1}\n", "")
+    assert invoke("--list") == (0, f"{V1ALPHA1}\n{V1ALPHA2}\n{V1}\n{V2BETA1}\n", "")
 
 
 def test_schema_command_refuses_an_unknown_version() -> None:
-    code, out, err = invoke("--api-version", "kubeflow.org/v1")
+    code, out, err = invoke("--api-version", "kubeflow.org/v2")
     assert (code, out) == (2, "")
-    assert "kubeflow.org/v1" in err and V1ALPHA1 in err and V1ALPHA2 in err
+    assert "kubeflow.org/v2" in err and V1ALPHA1 in err and V1ALPHA2 in err and V1 in err
 
 
 def test_schema_command_help_shows_editor_use() -> None:

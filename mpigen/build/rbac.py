@@ -39,12 +39,18 @@ def launcher_role(plan: JobPlan, pods: list[str]) -> dict[str, Any]:
     return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": _meta(plan), "rules": rules}
 
 
+def _grants(plan: JobPlan) -> bool:
+    """A Role only over worker pods that exist: empty `resourceNames` would grant every pod (a v1
+    job may have no workers; its launcher then keeps its ServiceAccount and no rights)."""
+    return plan.launcher_needs_api and plan.workers > 0
+
+
 def build_launcher_role(plan: JobPlan) -> list[dict[str, Any]]:
-    return [launcher_role(plan, plan.worker_pod_names)] if plan.launcher_needs_api else []
+    return [launcher_role(plan, plan.worker_pod_names)] if _grants(plan) else []
 
 
 def build_launcher_role_binding(plan: JobPlan) -> list[dict[str, Any]]:
-    if not plan.launcher_needs_api:
+    if not _grants(plan):
         return []
     subject = service_account_subject(plan, launcher_service_account(plan))
     return [
