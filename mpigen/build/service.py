@@ -17,14 +17,19 @@ from mpigen.build import object_meta
 from mpigen.plan import JobPlan
 
 
-def build_job_service(plan: JobPlan) -> dict[str, Any]:
+def build_job_service(plan: JobPlan) -> list[dict[str, Any]]:
+    if plan.kubexec and plan.workers == 0:
+        # The kubectl-exec transport's Service covers the workers alone (a v1 job may have none).
+        return []
     service = plan.service
     spec: dict[str, Any] = {"clusterIP": "None", "selector": dict(service.selector)}
     if service.publish_not_ready:
         spec["publishNotReadyAddresses"] = True
-    return {
-        "apiVersion": "v1",
-        "kind": "Service",
-        "metadata": object_meta(plan, service.name, names.COMPONENT_WORKER, service.labels),
-        "spec": spec,
-    }
+    return [
+        {
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": object_meta(plan, service.name, names.COMPONENT_WORKER, service.labels),
+            "spec": spec,
+        }
+    ]
