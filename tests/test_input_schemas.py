@@ -459,4 +459,4 @@ def test_the_readme_states_the_schema_commands_default_and_shipped_files() -> No
     assert stated == option.default
     shipped = sorted(p.name for p in importlib.resources.files("mpigen.schemas").iterdir() if p.name.startswith("mpijob-"))
     assert "`mpigen/schemas/mpijob-kubeflow-<version>.json`" in readme
-    assert shipped == [f"mpijob-kubeflow-{v.split('/')[1]}.json" for v in ("kubeflow.org/v1alpha1", "kubeflow.org/v1alpha2", "kubeflow.org/v2beta1")]
+    assert shipped == [f"mpijob-kubeflow-{v.split('/')[1]}.json" for v in ("kubeflow.org/v1", "kubeflow.org/v1alpha1", "kubeflow.org/v1alpha2", "kubeflow.org/v2beta1")]
