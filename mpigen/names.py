@@ -2,7 +2,8 @@
 
 One place, so that a builder, the validator and the scripts can never disagree on what the launcher
 Job or the third worker pod is called. Values mirror mpi-operator v0.2.0
-(`pkg/controllers/v1alpha{1,2}/mpi_job_controller.go`, the `const` blocks and `getLabelsMap`).
+(`pkg/controllers/v1alpha{1,2}/mpi_job_controller.go`, the `const` blocks and `getLabelsMap`), then
+v0.8.2 and the training-operator 1.9 in their own sections below.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Mirrors training-operator release-1.9 `pkg/apis/kubeflow.org/v1/{mpi_types,mpi_defaults,
 mpi_validation,common_types}.go` and the CRD `manifests/base/crds/kubeflow.org_mpijobs.yaml`. `load`
 parses a document, applies the operator's defaults and returns a `V1Job`, or raises CompileError
-with every problem. The operator's own checks (ValidateV1MpiJobSpec): a Launcher is required and has
+with every problem; `to_plan` turns it into the `JobPlan` the builders compile (mpigen.api.v1_plan). The operator's own checks (ValidateV1MpiJobSpec): a Launcher is required and has
 at most one replica; every replica has containers, each with a name and an image; no replica types
 other than Launcher and Worker. Beyond them mpigen refuses what the operator accepts silently:
 

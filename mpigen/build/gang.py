@@ -8,7 +8,10 @@ Off by default. `volcano` emits a `scheduling.volcano.sh/v1beta1` PodGroup and a
 With a `schedulingPolicy` (v2beta1), the PodGroup is mpi-operator v0.8.2's (`pkg/controller/podgroup.go`):
 `minMember` from `minAvailable`, Volcano's `queue` and `priorityClassName`, scheduler-plugins'
 `scheduleTimeoutSeconds`, and `minResources` as written or summed from the pod templates
-(`calPGMinResource`), and the pods' schedulerName is overwritten rather than kept.
+(`calPGMinResource`), and the pods' schedulerName is overwritten rather than kept. For kubeflow.org/v1
+it is the training-operator's (release-1.9 `pkg/controller.v1/common/job.go` ReconcileJobs): the same
+fields, summed as `CalcPGMinResources` sums them, Volcano pods also annotated `volcano.sh/task-spec`,
+and a schedulerName of the template's kept (`DecoratePodTemplateSpec`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The launcher's identity: ServiceAccount, Role and RoleBinding `<job>-launcher`.
 
 Least privilege, as in mpi-operator v0.2.0 `newLauncherRole`: `get` on the job's worker pods and
-`create` on their `pods/exec`, both limited by `resourceNames` to exactly those pods. With the SSH
+`create` on their `pods/exec`, both limited by `resourceNames` to exactly those pods (no Role at all
+when there are no worker pods: an empty `resourceNames` would grant every pod). With the SSH
 transport (v2beta1) the launcher needs the API only to wait for its workers (WaitForWorkersReady):
 `get` on those pods alone; with AtStartup it needs nothing, and none of these objects is emitted (the
 operator gives the launcher no identity of its own either). A ServiceAccount the launcher template

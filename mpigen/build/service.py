@@ -1,6 +1,6 @@
 """The headless Service that gives the job's pods DNS names.
 
-v0.2.0 jobs: `<job>-worker` over the workers. The worker StatefulSet's `serviceName` names it, but
+v0.2.0 and kubeflow.org/v1 jobs: `<job>-worker` over the workers (none when a v1 job has no workers). The worker StatefulSet's `serviceName` names it, but
 mpi-operator v0.2.0 never created it; without it `<job>-worker-<i>.<job>-worker` does not resolve.
 `publishNotReadyAddresses` publishes the names as soon as the pods have addresses, before they are Ready.
 
