@@ -220,16 +220,26 @@ def test_the_launcher_job_runs_once_unless_it_restarts_or_a_backoff_limit_is_set
     assert plan.launcher_template["spec"]["restartPolicy"] == ("OnFailure" if policy == "OnFailure" else "Never")
 
 
-def test_intel_bootstrap_variables_of_the_template_are_kept_and_not_added_again() -> None:
+@pytest.mark.parametrize(
+    ("own", "expected"),
+    [
+        # training-operator release-1.9 mpijob_controller_test.go "Test launcher's Intel MPI handling".
+        ({"X_MPI_HYDRA_BOOTSTRAP": "foo"}, {"I_MPI_HYDRA_BOOTSTRAP": "rsh", "I_MPI_HYDRA_BOOTSTRAP_EXEC": "/etc/mpi/kubexec.sh"}),
+        ({"I_MPI_HYDRA_BOOTSTRAP": "RSH"}, {"I_MPI_HYDRA_BOOTSTRAP": "RSH", "I_MPI_HYDRA_BOOTSTRAP_EXEC": "/etc/mpi/kubexec.sh"}),
+        ({"I_MPI_HYDRA_BOOTSTRAP_EXEC": "/script.sh"}, {"I_MPI_HYDRA_BOOTSTRAP": "rsh", "I_MPI_HYDRA_BOOTSTRAP_EXEC": "/script.sh"}),
+        ({"I_MPI_HYDRA_BOOTSTRAP": "RSH", "I_MPI_HYDRA_BOOTSTRAP_EXEC": "/script.sh"}, {"I_MPI_HYDRA_BOOTSTRAP": "RSH", "I_MPI_HYDRA_BOOTSTRAP_EXEC": "/script.sh"}),
+    ],
+)
+def test_intel_bootstrap_variables_of_the_template_are_kept_and_not_added_again(
+    own: dict[str, str], expected: dict[str, str]
+) -> None:
     import mpigen
 
     document = job()
     launcher = document["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]
-    launcher["env"] = [{"name": "I_MPI_HYDRA_BOOTSTRAP_EXEC", "value": "/usr/local/bin/exec.sh"}]
+    launcher["env"] = [{"name": name, "value": value} for name, value in own.items()]
     objects = mpigen.compile(document, OPTIONS)
     (launcher_job,) = [o for o in objects if o["kind"] == "Job" and o["metadata"]["name"] == "bench-launcher"]
     env = [(e["name"], e.get("value")) for e in launcher_job["spec"]["template"]["spec"]["containers"][0]["env"]]
-    assert [e for e in env if e[0].startswith("I_MPI_")] == [
-        ("I_MPI_HYDRA_BOOTSTRAP_EXEC", "/usr/local/bin/exec.sh"),
-        ("I_MPI_HYDRA_BOOTSTRAP", "rsh"),
-    ]
+    hydra = [(name, value) for name, value in env if name.startswith("I_MPI_HYDRA_BOOTSTRAP")]
+    assert sorted(hydra) == sorted(expected.items())
