@@ -35,7 +35,8 @@ class Ssh:
 class Hostnames:
     """How the hostfile names hosts. `fqdn`: `<pod>.<service>[.<ns>.svc[.<cluster_domain>]]` (v2beta1);
     else the bare pod name (the kubexec transport needs pod names). `launcher_first`: the launcher
-    is listed first, as a host of its own (v2beta1 runLauncherAsWorker)."""
+    is listed first, as a host of its own (v2beta1 runLauncherAsWorker, a v1 launcher that asks for a
+    GPU); its pod then gets that name as its hostname."""
 
     fqdn: bool = False
     cluster_domain: str | None = None
