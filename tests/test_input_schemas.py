@@ -53,6 +53,7 @@ DELETE = object()
 JOBS: dict[str, dict[str, Any]] = {
     V1ALPHA1: make_job(V1ALPHA1, namespace=None, worker=pod()),
     V1ALPHA2: make_job(V1ALPHA2, namespace=None, launcher=pod(), worker=pod()),
+    V1: make_job(V1, namespace=None, launcher=pod(), worker=pod()),
 }
 WORKER = ("spec", "mpiReplicaSpecs", "Worker")
 LAUNCHER = ("spec", "mpiReplicaSpecs", "Launcher")
@@ -304,6 +305,15 @@ BAD = [
         id="wait-timeout-in-arabic-indic-digits",
     ),
     pytest.param(changed(V1ALPHA2, (("kind",), "MPIJobs")), id="wrong-kind"),
+    pytest.param(changed(V1, ((*LAUNCHER, "restartPolicy"), "Always")), id="v1-launcher-always-restarts"),
+    pytest.param(changed(V1, ((*LAUNCHER, "replicas"), 2)), id="v1-two-launchers"),
+    pytest.param(changed(V1, (("spec", "mpiReplicaSpecs", "Launcher"), DELETE)), id="v1-no-launcher"),
+    pytest.param(changed(V1, ((*WORKER, "replicas"), -1)), id="v1-negative-workers"),
+    pytest.param(changed(V1, ((*WORKER, "template", "spec", "containers", 0, "image"), DELETE)), id="v1-container-without-image"),
+    pytest.param(changed(V1, (("spec", "runPolicy"), {"managedBy": "kubeflow.org/mpi-operator"})), id="v1-managed-by-other-operator"),
+    pytest.param(changed(V1, (("spec", "runPolicy"), {"activeDeadlineSeconds": 0})), id="v1-deadline-zero"),
+    pytest.param(changed(V1, (("spec", "sshAuthMountPath"), "/root/.ssh")), id="v1-field-of-v2beta1"),
+    pytest.param(changed(V1, (("spec", "backoffLimit"), 3)), id="v1-backoff-limit-outside-run-policy"),
 ]
 
 
@@ -317,6 +327,8 @@ def test_front_and_schema_both_refuse(document: dict[str, Any]) -> None:
 GOOD = [
     pytest.param(JOBS[V1ALPHA1], id="v1alpha1-replicas"),
     pytest.param(JOBS[V1ALPHA2], id="v1alpha2"),
+    pytest.param(JOBS[V1], id="v1"),
+    pytest.param(changed(V1, ((*WORKER, "replicas"), DELETE), (("spec", "cleanPodPolicy"), "All")), id="v1-no-worker-replicas-deprecated-clean-pod-policy"),
     pytest.param(
         changed(V1ALPHA1, (("spec", "replicas"), DELETE), (("spec", "gpus"), 16)), id="v1alpha1-gpus"
     ),
