@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mpigen.errors import Issue, Path
+from mpigen.options import DEFAULT_KUBECTL_DELIVERY_IMAGE
 
 CleanPodPolicy = Literal["None", "Running", "All"]
 Implementation = Literal["OpenMPI", "Intel", "MPICH"]
@@ -93,6 +94,8 @@ class KubectlDelivery:
     `TARGET_DIR`, the kubectl mount): the training-operator adds env, the ConfigMap mount, a pull
     policy and fixed resources."""
 
+    # The image when no option names one: the operator's default.
+    default_image: str = DEFAULT_KUBECTL_DELIVERY_IMAGE
     env: tuple[dict[str, Any], ...] = ()
     mount_config: bool = False
     pull_policy: str | None = None

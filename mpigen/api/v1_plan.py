@@ -26,6 +26,7 @@ from typing import Any
 from mpigen import names
 from mpigen.api.v1 import API_VERSION, V1Job
 from mpigen.errors import Issue
+from mpigen.options import TRAINING_OPERATOR_KUBECTL_DELIVERY_IMAGE
 from mpigen.plan import Hostnames, JobPlan, JobService, KubectlDelivery, Labels, Scheduling
 
 _SPECS = ("spec", "mpiReplicaSpecs")
@@ -69,14 +70,21 @@ def _labels(job: V1Job) -> Labels:
 
 
 def _delivery(job: V1Job) -> KubectlDelivery:
-    """newLauncher's kubectl-delivery: NAMESPACE is the job's (read from the pod when mpigen does not
-    know it), the ConfigMap mounted, IfNotPresent, 100m CPU, 512Mi memory, 5Gi ephemeral storage."""
+    """newLauncher's kubectl-delivery: the training-operator's default image, NAMESPACE the job's (read
+    from the pod when mpigen does not know it), the ConfigMap mounted, IfNotPresent, 100m CPU, 512Mi
+    memory, 5Gi ephemeral storage."""
     if job.namespace is not None:
         namespace: dict[str, Any] = {"name": names.NAMESPACE_ENV, "value": job.namespace}
     else:
         namespace = {"name": names.NAMESPACE_ENV, "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}}
     resources = {"limits": dict(DELIVERY_RESOURCES), "requests": dict(DELIVERY_RESOURCES)}
-    return KubectlDelivery(env=(namespace,), mount_config=True, pull_policy="IfNotPresent", resources=resources)
+    return KubectlDelivery(
+        default_image=TRAINING_OPERATOR_KUBECTL_DELIVERY_IMAGE,
+        env=(namespace,),
+        mount_config=True,
+        pull_policy="IfNotPresent",
+        resources=resources,
+    )
 
 
 def _scheduling(job: V1Job) -> Scheduling:

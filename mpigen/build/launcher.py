@@ -20,7 +20,7 @@ import copy
 from typing import Any
 
 from mpigen import mpi_env, names
-from mpigen.build import merge_pod_labels, object_meta
+from mpigen.build import kubectl_delivery_image, merge_pod_labels, object_meta
 from mpigen.build.gang import join_gang
 from mpigen.build.rbac import launcher_service_account
 from mpigen.build.workers import add_ssh, config_mount, config_volume, host_network_dns
@@ -36,7 +36,7 @@ def build_kubectl_delivery(plan: JobPlan, options: Options) -> dict[str, Any]:
     delivery = plan.kubectl_delivery
     container: dict[str, Any] = {
         "name": names.KUBECTL_DELIVERY,
-        "image": options.kubectl_delivery_image,
+        "image": kubectl_delivery_image(plan, options),
         "env": [{"name": names.KUBECTL_TARGET_DIR_ENV, "value": names.KUBECTL_MOUNT_PATH}, *delivery.env],
         "volumeMounts": [kubectl_mount(), *([config_mount()] if delivery.mount_config else [])],
     }
@@ -59,7 +59,7 @@ def build_wait_for_workers(plan: JobPlan, options: Options) -> dict[str, Any]:
     mounts = [kubectl_mount(), config_mount()] if plan.kubexec else [config_mount()]
     return {
         "name": names.WAIT_FOR_WORKERS,
-        "image": options.kubectl_delivery_image,
+        "image": kubectl_delivery_image(plan, options),
         "command": ["/bin/sh", f"{names.CONFIG_MOUNT_PATH}/{names.WAIT_SCRIPT}"],
         "volumeMounts": mounts,
     }
