@@ -12,7 +12,6 @@ import json
 from pathlib import Path
 from types import ModuleType
 
-
 from mpigen.kube import schemas as kubeschema
 from mpigen.kube.versions import default_kube_version
 
