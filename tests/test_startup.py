@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
-from jobs import V1ALPHA1, V1ALPHA2, V2BETA1, make_job
+from jobs import V1ALPHA1, V1ALPHA2, V2BETA1, job_yaml, make_job
 
+from mpigen.api import FRONTS
 from mpigen.compiled_templates import TEMPLATES
 from mpigen.compiler import compile_job
 from mpigen.kube import schemas as kubeschema
@@ -102,3 +105,67 @@ def _odd(value: Any, odd: list[Any]) -> Any:
 def test_a_missing_template_value_is_an_error() -> None:
     with pytest.raises(KeyError):
         TEMPLATES["kubexec.sh.j2"]({})
+
+
+# What a command may not import on the way to its output for valid input: the pydantic models (an invalid
+# document's messages need them), jinja2 (the templates are compiled into mpigen/compiled_templates.py),
+# JSON Schema (an invalid object's messages need it), kubernetes-validate's own code, the KRM function's
+# YAML library, and the code of the other commands.
+NOT_IMPORTED = {
+    "pydantic",
+    "pydantic_core",
+    "jinja2",
+    "jsonschema",
+    "referencing",
+    "kubernetes_validate",
+    "ruamel",
+    "mpigen.shells.krm",
+    "mpigen.shells.validate",
+    "mpigen.shells.schema",
+    "mpigen.shells.kustomize_plugin",
+}
+RECORD = (
+    "import atexit, runpy, sys\n"
+    "out, sys.argv = sys.argv[1], ['mpigen', *sys.argv[2:]]\n"
+    "atexit.register(lambda: open(out, 'w').write('\\n'.join(sorted(sys.modules))))\n"
+    "runpy.run_module('mpigen', run_name='__main__', alter_sys=True)\n"
+)
+
+
+def imported(fresh_python: str, tmp_path: Path, *args: str, stdin: str | None = None, code: int = 0) -> set[str]:
+    """The modules a `mpigen ARGS` process has imported when it exits (this checkout's mpigen)."""
+    out = tmp_path / "modules.txt"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([fresh_python, "-c", RECORD, str(out), *args], input=stdin, capture_output=True, text=True, env=env, check=False)
+    assert result.returncode == code, result.stderr
+    return set(out.read_text().split())
+
+
+def top_level(modules: set[str]) -> set[str]:
+    return {name for name in NOT_IMPORTED if name in modules or any(m.startswith(name + ".") for m in modules)}
+
+
+@pytest.mark.parametrize("api_version", [version for version, _ in FRONTS])
+def test_render_of_a_valid_job_imports_no_model_template_or_schema_library(fresh_python: str, tmp_path: Path, api_version: str) -> None:
+    """Every front: a new input version must keep pydantic off the path of a valid job (declare its
+    models with mpigen.api.model's Strict and Field, not pydantic's)."""
+    path = tmp_path / "job.yaml"
+    path.write_text(job_yaml(api_version, 2, cleanPodPolicy="All") if api_version == V1ALPHA2 else job_yaml(api_version, 2))
+    modules = imported(fresh_python, tmp_path, "render", str(path))
+    assert top_level(modules) == set()
+    assert {"mpigen.compiled_templates", "mpigen.kube.quick", "yaml"} <= modules  # it did render and validate
+
+
+def test_validate_and_the_krm_function_import_no_model_template_or_schema_library(fresh_python: str, tmp_path: Path) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_text(job_yaml(V2BETA1, 2))
+    assert top_level(imported(fresh_python, tmp_path, "validate", str(path))) == {"mpigen.shells.validate"}
+    resource_list = f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {job_yaml(V1ALPHA2).replace(chr(10), chr(10) + '  ')}"
+    modules = imported(fresh_python, tmp_path, "krm", stdin=resource_list)
+    assert top_level(modules) == {"ruamel", "mpigen.shells.krm"}  # the KRM function keeps comments with ruamel.yaml
+
+
+def test_an_invalid_job_is_explained_by_pydantic(fresh_python: str, tmp_path: Path) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_text(job_yaml(V1ALPHA2, 2, slotsPerWorker="2"))
+    assert "pydantic" in imported(fresh_python, tmp_path, "render", str(path), code=1)
