@@ -17,6 +17,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from jobs import V1ALPHA1, V1ALPHA2, V2BETA1, job_yaml, make_job
 
 from mpigen.api import FRONTS
@@ -169,3 +171,42 @@ def test_an_invalid_job_is_explained_by_pydantic(fresh_python: str, tmp_path: Pa
     path = tmp_path / "job.yaml"
     path.write_text(job_yaml(V1ALPHA2, 2, slotsPerWorker="2"))
     assert "pydantic" in imported(fresh_python, tmp_path, "render", str(path), code=1)
+
+
+# The emitter's shortcut (mpigen/emit.py builds PyYAML's nodes itself and remembers resolved tags) must
+# write what PyYAML's own representer writes, byte for byte.
+SCALARS = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=8) | st.sampled_from(
+    ["", "yes", "0123", "1e3", "~", "null", "a\n", "a\n\n", "\n", " a\n", "a: b", "- x", "é", "#", "'", '"', "1.5"]
+)
+VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=12)
+
+
+def reference_yaml(objects: list[Any]) -> str:
+    import yaml
+
+    from mpigen.emit import _dumper
+
+    class Reference(_dumper()):  # type: ignore[misc]
+        represent = yaml.representer.BaseRepresenter.represent
+        resolve = yaml.resolver.BaseResolver.resolve
+
+    options = {"default_flow_style": False, "sort_keys": False, "allow_unicode": True, "width": 1 << 16}
+    return "---\n".join(yaml.dump(obj, Dumper=Reference, **options) for obj in objects)
+
+
+@settings(max_examples=300, derandomize=True, database=None, deadline=None)
+@given(st.lists(st.dictionaries(st.text(max_size=5), VALUES, max_size=4), max_size=3))
+def test_the_emitter_writes_what_pyyaml_writes(objects: list[dict[str, Any]]) -> None:
+    from mpigen.emit import to_yaml
+
+    assert to_yaml(objects) == reference_yaml(objects)
+
+
+def test_the_emitter_writes_the_golden_outputs_as_pyyaml_does() -> None:
+    import yaml
+
+    from mpigen.emit import to_yaml
+
+    for path in sorted((ROOT / "golden").glob("*/expected.yaml")):
+        objects = [obj for obj in yaml.safe_load_all(path.read_text(encoding="utf-8")) if obj is not None]
+        assert to_yaml(objects) == reference_yaml(objects) == path.read_text(encoding="utf-8"), path
