@@ -21,9 +21,17 @@ def _ordered(value: dict[str, Any], rank: dict[str, int]) -> list[str]:
     return sorted(value, key=lambda key: (rank.get(key, len(rank)), key))
 
 
+def _inner_order(value: dict[str, Any]) -> list[str]:
+    """`_ordered(value, _INNER)`, without a key function for every key (most mappings have neither)."""
+    keys = sorted(value)
+    if "name" not in value and "namespace" not in value:
+        return keys
+    return [key for key in _INNER if key in value] + [key for key in keys if key not in _INNER]
+
+
 def _canonical(value: Any) -> Any:
     if isinstance(value, dict):
-        return {key: _canonical(value[key]) for key in _ordered(value, _INNER)}
+        return {key: _canonical(value[key]) for key in _inner_order(value)}
     if isinstance(value, list):
         return [_canonical(item) for item in value]
     return value

@@ -67,6 +67,7 @@ class _Compiler:
         self.defs = defs
         self.lazy = lazy
         self.refs: dict[str, Check] = {}
+        self.compiling: set[str] = set()
 
     def compile(self, schema: Any) -> Check:
         if isinstance(schema, bool):
@@ -97,19 +98,24 @@ class _Compiler:
         name = ref[len(_LOCAL_REF) :]
         if not ref.startswith(_LOCAL_REF) or name not in self.defs:
             raise Unsupported(ref)
-        if name not in self.refs:
-            # Through a cell, filled once the definition is compiled: a definition may refer to itself.
-            cell: list[Check] = []
-            self.refs[name] = lambda v: cell[0](v)
-            cell.append(self.later(self.defs[name]))
-        return self.refs[name]
+        if name in self.refs:
+            return self.refs[name]
+        if name in self.compiling:  # a definition that refers to itself: through a cell, filled below
+            return lambda v: self.refs[name](v)
+        self.compiling.add(name)
+        check = self.compile(self.defs[name])  # lazily: only its own keywords, its properties on first use
+        self.compiling.discard(name)
+        self.refs[name] = check
+        return check
 
     def object(self, schema: Schema) -> Check:
         """properties, additionalProperties and required, in one pass over the instance's keys."""
-        properties = {name: self.later(sub) for name, sub in schema.get("properties", {}).items()}
+        raw: dict[str, Any] = schema.get("properties", {})
+        properties = {} if self.lazy else {name: self.compile(sub) for name, sub in raw.items()}
         extra = schema.get("additionalProperties", True)
         closed, extra_check = extra is False, None if isinstance(extra, bool) else self.later(extra)
         required = tuple(schema.get("required", ()))
+        compile_ = self.compile
 
         def check(v: Any) -> bool:
             if not isinstance(v, dict):
@@ -118,6 +124,8 @@ class _Compiler:
                 return False
             for key, item in v.items():
                 sub = properties.get(key)
+                if sub is None and key in raw:
+                    sub = properties[key] = compile_(raw[key])  # lazily: the first time the key is seen
                 if sub is None:
                     if closed or (extra_check is not None and not extra_check(item)):
                         return False
@@ -161,8 +169,17 @@ def _type_check(names: tuple[str, ...]) -> Check:
 
 
 def _items(compiler: _Compiler, value: Any) -> Check:
-    item = compiler.later(value)
-    return lambda v: not isinstance(v, list) or all(item(x) for x in v)
+    compiled: list[Check] = [] if compiler.lazy else [compiler.compile(value)]
+
+    def check(v: Any) -> bool:
+        if not isinstance(v, list):
+            return True
+        if not compiled:
+            compiled.append(compiler.compile(value))
+        item = compiled[0]
+        return all(item(x) for x in v)
+
+    return check
 
 
 def _enum(compiler: _Compiler, value: list[Any]) -> Check:
