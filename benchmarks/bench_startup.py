@@ -35,6 +35,7 @@ import sys
 import sysconfig
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ["v1alpha1", "v1alpha2", "v2beta1"]
@@ -52,7 +53,8 @@ for line in sys.stdin:
     start = time.perf_counter()
     child = subprocess.Popen(argv, stdin=source, stdout=subprocess.DEVNULL, env=env)
     _, status, usage = os.wait4(child.pid, 0)
-    print(json.dumps([time.perf_counter() - start, usage.ru_maxrss, os.waitstatus_to_exitcode(status)]), flush=True)
+    cpu = usage.ru_utime + usage.ru_stime
+    print(json.dumps([time.perf_counter() - start, cpu, usage.ru_maxrss, os.waitstatus_to_exitcode(status)]), flush=True)
 """
 
 
@@ -60,31 +62,45 @@ class Spawner:
     def __init__(self) -> None:
         self.process = subprocess.Popen([sys.executable, "-c", SPAWNER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
-    def run(self, command: list[str], stdin: Path | None = None) -> tuple[float, int]:
-        """Seconds and peak memory (KiB) of one process; its output is discarded, a failure stops the run."""
+    def run(self, command: list[str], stdin: Path | None = None) -> tuple[float, float, int]:
+        """Seconds, CPU seconds and peak memory (KiB) of one process; its output is discarded, a failure
+        stops the run."""
         assert self.process.stdin is not None and self.process.stdout is not None
         self.process.stdin.write(json.dumps([command, str(stdin) if stdin else None, ENV]) + "\n")
         self.process.stdin.flush()
-        seconds, peak, code = json.loads(self.process.stdout.readline())
+        seconds, cpu, peak, code = json.loads(self.process.stdout.readline())
         if code != 0:
             raise SystemExit(f"failed with exit code {code}: {' '.join(command)}")
-        return seconds, peak
+        return seconds, cpu, peak
 
 
 SPAWN: Spawner
 
 
-def side_by_side(commands: dict[str, tuple[list[str], Path | None]], rounds: int) -> dict[str, tuple[float, int]]:
-    """Median seconds and peak KiB of each command, run in turn each round (the order rotates)."""
-    times: dict[str, list[float]] = {name: [] for name in commands}
-    memory: dict[str, int] = dict.fromkeys(commands, 0)
+class Result(NamedTuple):
+    seconds: float  # median wall-clock seconds
+    cpu: float  # median CPU seconds (user and system): steadier than wall time on a loaded machine
+    peak: int  # KiB, the largest of the runs
+
+
+def side_by_side(commands: dict[str, tuple[list[str], Path | None]], rounds: int) -> dict[str, Result]:
+    """Medians of each command, run in turn each round (the order rotates)."""
+    runs: dict[str, list[tuple[float, float, int]]] = {name: [] for name in commands}
     names = list(commands)
     for round_ in range(rounds):
         for name in names[round_ % len(names) :] + names[: round_ % len(names)]:
-            seconds, peak = SPAWN.run(*commands[name])
-            times[name].append(seconds)
-            memory[name] = max(memory[name], peak)
-    return {name: (statistics.median(times[name]), memory[name]) for name in names}
+            runs[name].append(SPAWN.run(*commands[name]))
+    return {
+        name: Result(statistics.median(r[0] for r in runs[name]), statistics.median(r[1] for r in runs[name]), max(r[2] for r in runs[name]))
+        for name in names
+    }
+
+
+def shown(result: Result, base: Result | None = None, what: str = "") -> str:
+    text = f"{result.seconds:7.3f} s, cpu {result.cpu:6.3f} s ({result.peak / 1024:5.1f} MiB)"
+    if base is not None:
+        text += f"  {result.seconds / base.seconds:5.2f} x {what} (cpu {result.cpu / base.cpu:4.2f} x)"
+    return text
 
 
 def find_kubectl() -> str | None:
@@ -122,20 +138,19 @@ def one_job(work: Path, rounds: int) -> None:
         if kubectl:
             commands["kubectl kustomize"] = ([kubectl, "kustomize", str(folder)], None)
         results = side_by_side(commands, rounds)
-        base = results.get("kubectl kustomize", (0.0, 0))[0]
+        base = results.get("kubectl kustomize")
         print(f"   {version} tensorflow-benchmarks:")
-        for name, (seconds, peak) in results.items():
-            ratio = f"  {seconds / base:5.2f} x kubectl kustomize" if base else ""
-            print(f"     {name:36} {seconds:7.3f} s ({peak / 1024:5.1f} MiB){ratio}")
+        for name, result in results.items():
+            print(f"     {name:36} {shown(result, base, 'kubectl kustomize')}")
 
 
 # The libyaml floor, in a process of its own: load the rendered objects, then time dumping them.
 FLOOR = """
 import sys, time, yaml
 objects = list(yaml.load_all(open(sys.argv[1]), Loader=yaml.CSafeLoader))
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 yaml.dump_all(objects, Dumper=yaml.CSafeDumper, default_flow_style=False, sort_keys=False)
-open(sys.argv[2], "a").write(f"{time.perf_counter() - start}\\n")
+open(sys.argv[2], "a").write(f"{time.perf_counter() - start} {time.process_time() - cpu}\\n")
 """
 
 
@@ -157,11 +172,11 @@ def many_jobs(work: Path, jobs: int, rounds: int) -> None:
         "floor": ([sys.executable, "-c", FLOOR, str(rendered), str(floors)], None),
     }
     results = side_by_side(commands, max(3, rounds // 4))
-    seconds, peak = results["render"]
-    floor = statistics.median(float(line) for line in floors.read_text().split())
+    lines = [line.split() for line in floors.read_text().splitlines()]
+    floor = Result(statistics.median(float(wall) for wall, _ in lines), statistics.median(float(cpu) for _, cpu in lines), 0)
     print(f"2. {jobs} jobs ({count} objects) in one mpigen render, validation on:")
-    print(f"     mpigen render                        {seconds:7.3f} s ({peak / 1024:5.1f} MiB)  {seconds / floor:5.2f} x libyaml")
-    print(f"     yaml.dump_all, CSafeDumper           {floor:7.3f} s (the dump alone, in its own process)")
+    print(f"     mpigen render                        {shown(results['render'], floor, 'libyaml')}")
+    print(f"     yaml.dump_all, CSafeDumper           {floor.seconds:7.3f} s, cpu {floor.cpu:6.3f} s (the dump alone, timed inside its process)")
 
 
 def wide_job(work: Path, workers: int, rounds: int) -> None:
@@ -177,11 +192,11 @@ def wide_job(work: Path, workers: int, rounds: int) -> None:
         commands[str(count)] = ([*MPIGEN, "render", str(path)], None)
     results = side_by_side(commands, max(5, rounds // 2))
     print("3. One job with N workers, render and validate (one process each; cost per 1000 workers beyond one):")
-    one = results["1"][0]
+    one = results["1"]
     for count in counts:
-        seconds, peak = results[str(count)]
-        per = f"{(seconds - one) / (count - 1) * 1000:6.3f} s per 1000 workers" if count > 1 else ""
-        print(f"     {count:6} workers  {seconds:7.3f} s ({peak / 1024:5.1f} MiB)  {per}")
+        result = results[str(count)]
+        per = f"  {(result.cpu - one.cpu) / (count - 1) * 1000:6.3f} cpu s per 1000 workers" if count > 1 else ""
+        print(f"     {count:6} workers  {shown(result)}{per}")
 
 
 def main() -> None:
@@ -189,15 +204,17 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=21, help="runs of each command (medians)")
     parser.add_argument("--jobs", type=int, default=1000)
     parser.add_argument("--workers", type=int, default=10000)
+    parser.add_argument("--only", type=int, choices=(1, 2, 3), help="run one part only")
     args = parser.parse_args()
     print(f"{platform.node()}: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}, Python {platform.python_version()}")
     global SPAWN
     SPAWN = Spawner()  # first, while this process is small
     with tempfile.TemporaryDirectory() as name:
         work = Path(name)
-        one_job(work, args.rounds)
-        many_jobs(work, args.jobs, args.rounds)
-        wide_job(work, args.workers, args.rounds)
+        parts = [lambda: one_job(work, args.rounds), lambda: many_jobs(work, args.jobs, args.rounds), lambda: wide_job(work, args.workers, args.rounds)]
+        for number, part in enumerate(parts, 1):
+            if args.only in (None, number):
+                part()
 
 
 if __name__ == "__main__":
