@@ -161,10 +161,10 @@ def test_render_of_a_valid_job_imports_no_model_template_or_schema_library(fresh
 def test_validate_and_the_krm_function_import_no_model_template_or_schema_library(fresh_python: str, tmp_path: Path) -> None:
     path = tmp_path / "job.yaml"
     path.write_text(job_yaml(V2BETA1, 2))
-    assert top_level(imported(fresh_python, tmp_path, "validate", str(path))) == {"mpigen.shells.validate"}
+    assert top_level(imported(fresh_python, tmp_path, "validate", str(path))) <= {"mpigen.shells.validate"}
     resource_list = f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {job_yaml(V1ALPHA2).replace(chr(10), chr(10) + '  ')}"
     modules = imported(fresh_python, tmp_path, "krm", stdin=resource_list)
-    assert top_level(modules) == {"ruamel", "mpigen.shells.krm"}  # the KRM function keeps comments with ruamel.yaml
+    assert top_level(modules) <= {"ruamel", "mpigen.shells.krm"}  # the KRM function keeps comments with ruamel.yaml
 
 
 def test_an_invalid_job_is_explained_by_pydantic(fresh_python: str, tmp_path: Path) -> None:
