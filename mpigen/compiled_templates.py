@@ -2,15 +2,15 @@
 
 Each function renders its template exactly as jinja2 does with mpigen's settings
 (`mpigen.templating.jinja_environment`); `TEMPLATES` maps a template's file name to it. A missing value
-raises KeyError, as StrictUndefined raises in jinja2.
+raises KeyError, as StrictUndefined raises in jinja2; `| q` is `shlex.quote(str(value))`, as the
+environment's filter `mpigen.templating.shell_quote`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from shlex import quote
 from typing import Any
-
-from mpigen.templating import shell_quote
 
 
 def render_cleanup_sh(values: dict[str, Any]) -> str:
@@ -25,62 +25,62 @@ def render_cleanup_sh(values: dict[str, Any]) -> str:
         '\n'
         'kubectl='
     )
-    out.append(str(shell_quote(values['kubectl'])))
+    out.append(str(quote(str(values['kubectl']))))
     out.append(
         '\n'
         'launcher_job='
     )
-    out.append(str(shell_quote(values['launcher_job'])))
+    out.append(str(quote(str(values['launcher_job']))))
     out.append(
         '\n'
         'statefulset='
     )
-    out.append(str(shell_quote(values['statefulset'])))
+    out.append(str(quote(str(values['statefulset']))))
     out.append(
         '\n'
         'self_job='
     )
-    out.append(str(shell_quote(values['self_job'])))
+    out.append(str(quote(str(values['self_job']))))
     out.append(
         '\n'
         'self_rbac='
     )
-    out.append(str(shell_quote(values['self_rbac'])))
+    out.append(str(quote(str(values['self_rbac']))))
     out.append(
         '\n'
         'interval='
     )
-    out.append(str(shell_quote(values['interval_seconds'])))
+    out.append(str(quote(str(values['interval_seconds']))))
     out.append(
         '\n'
         'clock_step='
     )
-    out.append(str(shell_quote(values['clock_step'])))
+    out.append(str(quote(str(values['clock_step']))))
     out.append(
         '\n'
         'missing_grace='
     )
-    out.append(str(shell_quote(values['missing_grace_seconds'])))
+    out.append(str(quote(str(values['missing_grace_seconds']))))
     out.append(
         '\n'
         'true_conditions='
     )
-    out.append(str(shell_quote(values['true_conditions'])))
+    out.append(str(quote(str(values['true_conditions']))))
     out.append(
         '\n'
         'uid_format='
     )
-    out.append(str(shell_quote(values['uid_format'])))
+    out.append(str(quote(str(values['uid_format']))))
     out.append(
         '\n'
         'owner_patch_head='
     )
-    out.append(str(shell_quote(values['owner_patch_head'])))
+    out.append(str(quote(str(values['owner_patch_head']))))
     out.append(
         '\n'
         'owner_patch_tail='
     )
-    out.append(str(shell_quote(values['owner_patch_tail'])))
+    out.append(str(quote(str(values['owner_patch_tail']))))
     out.append(
         '\n'
         'scale_attempts=5\n'
@@ -209,7 +209,7 @@ def render_discover_hosts_sh(values: dict[str, Any]) -> str:
     out.append('#!/bin/sh\n')
     for host in values['hosts']:
         out.append('echo ')
-        out.append(str(shell_quote(host)))
+        out.append(str(quote(str(host))))
         out.append('\n')
     return "".join(out)
 
@@ -232,8 +232,12 @@ def render_kubexec_sh(values: dict[str, Any]) -> str:
         'POD_NAME=$1\n'
         'shift\n'
     )
-    out.append(str(shell_quote(values['kubectl'])))
-    out.append(' exec "${POD_NAME}" -- /bin/sh -c "$*"\n')
+    out.append(str(quote(str(values['kubectl']))))
+    out.append(' exec "${POD_NAME}"')
+    if values['container']:
+        out.append(' --container ')
+        out.append(str(quote(str(values['container']))))
+    out.append(' -- /bin/sh -c "$*"\n')
     return "".join(out)
 
 
@@ -251,57 +255,57 @@ def render_ssh_keygen_sh(values: dict[str, Any]) -> str:
         '\n'
         'kubectl='
     )
-    out.append(str(shell_quote(values['kubectl'])))
+    out.append(str(quote(str(values['kubectl']))))
     out.append(
         '\n'
         'secret='
     )
-    out.append(str(shell_quote(values['secret'])))
+    out.append(str(quote(str(values['secret']))))
     out.append(
         '\n'
         'self_job='
     )
-    out.append(str(shell_quote(values['self_job'])))
+    out.append(str(quote(str(values['self_job']))))
     out.append(
         '\n'
         'self_rbac='
     )
-    out.append(str(shell_quote(values['self_rbac'])))
+    out.append(str(quote(str(values['self_rbac']))))
     out.append(
         '\n'
         'keys='
     )
-    out.append(str(shell_quote(values['keys_dir'])))
+    out.append(str(quote(str(values['keys_dir']))))
     out.append(
         '\n'
         'interval='
     )
-    out.append(str(shell_quote(values['interval_seconds'])))
+    out.append(str(quote(str(values['interval_seconds']))))
     out.append(
         '\n'
         'attempts='
     )
-    out.append(str(shell_quote(values['attempts'])))
+    out.append(str(quote(str(values['attempts']))))
     out.append(
         '\n'
         'version_and_key='
     )
-    out.append(str(shell_quote(values['version_and_key'])))
+    out.append(str(quote(str(values['version_and_key']))))
     out.append(
         '\n'
         'uid_format='
     )
-    out.append(str(shell_quote(values['uid_format'])))
+    out.append(str(quote(str(values['uid_format']))))
     out.append(
         '\n'
         'owner_patch_head='
     )
-    out.append(str(shell_quote(values['owner_patch_head'])))
+    out.append(str(quote(str(values['owner_patch_head']))))
     out.append(
         '\n'
         'owner_patch_tail='
     )
-    out.append(str(shell_quote(values['owner_patch_tail'])))
+    out.append(str(quote(str(values['owner_patch_tail']))))
     out.append(
         '\n'
         '\n'
@@ -398,47 +402,47 @@ def render_wait_for_workers_sh(values: dict[str, Any]) -> str:
         '\n'
         'kubectl='
     )
-    out.append(str(shell_quote(values['kubectl'])))
+    out.append(str(quote(str(values['kubectl']))))
     out.append(
         '\n'
         'prefix='
     )
-    out.append(str(shell_quote(values['pod_prefix'])))
+    out.append(str(quote(str(values['pod_prefix']))))
     out.append(
         '\n'
         'workers='
     )
-    out.append(str(shell_quote(values['workers'])))
+    out.append(str(quote(str(values['workers']))))
     out.append(
         '\n'
         'last_pod='
     )
-    out.append(str(shell_quote(values['last_pod'])))
+    out.append(str(quote(str(values['last_pod']))))
     out.append(
         '\n'
         'timeout='
     )
-    out.append(str(shell_quote(values['timeout_seconds'])))
+    out.append(str(quote(str(values['timeout_seconds']))))
     out.append(
         '\n'
         'interval='
     )
-    out.append(str(shell_quote(values['interval_seconds'])))
+    out.append(str(quote(str(values['interval_seconds']))))
     out.append(
         '\n'
         'clock_step='
     )
-    out.append(str(shell_quote(values['clock_step'])))
+    out.append(str(quote(str(values['clock_step']))))
     out.append(
         '\n'
         'batch_size='
     )
-    out.append(str(shell_quote(values['batch_size'])))
+    out.append(str(quote(str(values['batch_size']))))
     out.append(
         '\n'
         'columns='
     )
-    out.append(str(shell_quote(values['ready_columns'])))
+    out.append(str(quote(str(values['ready_columns']))))
     out.append(
         '\n'
         'show_names=10\n'

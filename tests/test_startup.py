@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from jobs import V1ALPHA1, V1ALPHA2, V2BETA1, job_yaml, make_job
+from jobs import V1, V1ALPHA1, V1ALPHA2, V2BETA1, job_yaml, make_job
 
 from mpigen.api import FRONTS
 from mpigen.compiled_templates import TEMPLATES
@@ -76,6 +76,8 @@ JOBS = [
     make_job(V1ALPHA2, workers=3, cleanPodPolicy="All"),
     make_job(V2BETA1, workers=3, runPolicy={"cleanPodPolicy": "Running"}),
     make_job(V2BETA1, workers=2, mpiImplementation="Intel", launcherCreationPolicy="WaitForWorkersReady"),
+    make_job(V1, workers=2, mainContainer="worker"),
+    make_job(V1, workers=2),
 ]
 
 

@@ -3,7 +3,7 @@
 Each template is parsed by jinja2 with mpigen's own settings (`mpigen.templating.jinja_environment`:
 trim_blocks, lstrip_blocks, keep_trailing_newline, so the whitespace is settled by the parse) and its
 tree written out as a function of one mapping of values. The templates use text, `{{ value }}`,
-`{{ value | q }}` and `{% for x in xs %}` only (docs: STYLE.md, "at most one loop per template"); anything
+`{{ value | q }}`, `{% for x in xs %}` and `{% if value %}` only (docs: STYLE.md, "at most one loop per template"); anything
 else is refused here, so a new construct needs its translation first. A render then imports neither
 jinja2 nor compiles a template; tests/test_startup.py checks the file is current and renders like
 jinja2.
@@ -32,15 +32,15 @@ HEADER = '''"""The templates of templates/*.j2 as Python functions, written by t
 
 Each function renders its template exactly as jinja2 does with mpigen's settings
 (`mpigen.templating.jinja_environment`); `TEMPLATES` maps a template's file name to it. A missing value
-raises KeyError, as StrictUndefined raises in jinja2.
+raises KeyError, as StrictUndefined raises in jinja2; `| q` is `shlex.quote(str(value))`, as the
+environment's filter `mpigen.templating.shell_quote`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from shlex import quote
 from typing import Any
-
-from mpigen.templating import shell_quote
 
 
 '''
@@ -57,7 +57,7 @@ class _Writer:
             return node.name if node.name in self.locals else f"values[{node.name!r}]"
         if isinstance(node, nodes.Filter) and node.name == "q" and not (node.args or node.kwargs or node.dyn_args or node.dyn_kwargs):
             assert node.node is not None
-            return f"shell_quote({self.expr(node.node)})"
+            return f"quote(str({self.expr(node.node)}))"  # mpigen.templating.shell_quote
         raise SystemExit(f"templates/{self.name}: {type(node).__name__} is not translated (tools/templategen.py)")
 
     def body(self, body: list[nodes.Node], indent: str) -> None:
@@ -74,8 +74,27 @@ class _Writer:
                 self.locals.add(node.target.name)
                 self.body(node.body, indent + "    ")
                 self.locals.discard(node.target.name)
+            elif isinstance(node, nodes.If):
+                self.branch(node, indent, "if")
             else:
                 raise SystemExit(f"templates/{self.name}: {type(node).__name__} is not translated (tools/templategen.py)")
+
+    def branch(self, node: nodes.If, indent: str, keyword: str) -> None:
+        """`{% if %}`, `{% elif %}` and `{% else %}`: jinja2 tests a value's Python truth, as `if` does."""
+        self.lines.append(f"{indent}{keyword} {self.expr(node.test)}:")
+        self.block(node.body, indent + "    ")
+        for other in node.elif_:
+            self.branch(other, indent, "elif")
+        if node.else_:
+            self.lines.append(f"{indent}else:")
+            self.block(node.else_, indent + "    ")
+
+    def block(self, body: list[nodes.Node], indent: str) -> None:
+        """The statements of a branch; `pass` when it writes nothing."""
+        before = len(self.lines)
+        self.body(body, indent)
+        if len(self.lines) == before:
+            self.lines.append(f"{indent}pass")
 
     def text(self, data: str, indent: str) -> None:
         """A literal, one source line per line of text, so that a template's diff reads as one here."""

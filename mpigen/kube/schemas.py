@@ -182,8 +182,7 @@ def shipped_file(version: str) -> str:
 @functools.cache
 def _shipped(version: str) -> dict[str, Any] | None:
     try:
-        with open(shipped_file(version), "rb") as file:
-            data: dict[str, Any] = json.load(file)
+        data: dict[str, Any] = json.loads(Path(shipped_file(version)).read_bytes())
     except FileNotFoundError:
         return None
     return data
