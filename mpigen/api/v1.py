@@ -20,8 +20,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import Field
-
 from mpigen import names
 from mpigen.api import runpolicy
 from mpigen.api.common import (
@@ -38,6 +36,7 @@ from mpigen.api.common import (
     resolve_namespace,
 )
 from mpigen.api.fields import explain_unknown_fields
+from mpigen.api.model import Field
 from mpigen.errors import CompileError, Issue, Path
 from mpigen.options import Options
 from mpigen.plan import JobPlan
