@@ -45,6 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ["v1alpha1", "v1alpha2", "v2beta1"]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 MPIGEN = [sys.executable, "-m", "mpigen"]
+PYTHON = [sys.executable]  # the interpreter mpigen runs on, for `python -c pass`
 
 
 # A small process that starts every measured command: a child's peak memory counts from its parent's
@@ -136,7 +137,7 @@ def one_job(work: Path, rounds: int) -> None:
         resource_list = folder / "resource-list.yaml"
         resource_list.write_text(yaml.safe_dump({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items}))
         commands: dict[str, tuple[list[str], Path | None]] = {
-            "python -c pass": ([sys.executable, "-c", "pass"], None),
+            "python -c pass": ([*PYTHON, "-c", "pass"], None),
             "mpigen render": ([*MPIGEN, "render", example], None),
             "mpigen render --no-validate": ([*MPIGEN, "render", "--no-validate", example], None),
             "mpigen krm (one-job ResourceList)": ([*MPIGEN, "krm"], resource_list),
@@ -217,6 +218,9 @@ def main() -> None:
     if args.mpigen:
         MPIGEN[:] = [args.mpigen]
         ENV.pop("PYTHONPATH", None)  # the installed package, not this checkout
+        first = Path(args.mpigen).read_bytes().split(b"\n", 1)[0]
+        if first.startswith(b"#!"):  # a console script: its interpreter (a virtual environment's)
+            PYTHON[:] = first[2:].decode().split()
     else:
         compileall.compile_dir(str(ROOT / "mpigen"), quiet=1)  # what pip does on install
     print(f"mpigen: {' '.join(MPIGEN)}")
