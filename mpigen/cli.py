@@ -11,6 +11,7 @@ usage; a command run either way writes the same bytes and exits with the same co
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -50,6 +51,10 @@ def _plain_run(args: list[str]) -> Callable[[list[str]], int] | None:
 
 
 def main() -> None:
+    # One command's process lives for a moment and makes no reference cycles worth collecting (the peak
+    # memory of a 1,000-job render is the same without the collector), while the collector's passes
+    # over everything imported cost several percent of a one-job render: reference counting frees all.
+    gc.disable()
     args = sys.argv[1:]
     if not args and not sys.stdin.isatty() and COMPLETE_VAR not in os.environ:
         # No arguments and piped input: run as a KRM function, which is how kustomize
