@@ -10,8 +10,7 @@ Job at once (DeadlineExceeded).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from mpigen.api.common import INT32_MAX, INT64_MAX, Strict
 from mpigen.api.model import Field
@@ -39,8 +38,7 @@ class RunPolicy(Strict):
     managedBy: str | None = None
 
 
-@dataclass(frozen=True)
-class Scheduling:
+class Scheduling(NamedTuple):
     """`schedulingPolicy` as written; the gang builders apply each scheduler's defaults."""
 
     min_available: int | None
@@ -50,8 +48,7 @@ class Scheduling:
     schedule_timeout_seconds: int | None
 
 
-@dataclass(frozen=True)
-class Run:
+class Run(NamedTuple):
     """`runPolicy` with the operator's defaults applied (cleanPodPolicy None, suspend false)."""
 
     clean_pod_policy: CleanPodPolicy
