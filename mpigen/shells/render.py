@@ -5,7 +5,7 @@ Exit codes (mpigen.outcome): 0 success, 1 invalid input (every problem reported 
 stdout), 2 usage error, 3 internal error (a bug: one line on stderr, never a traceback).
 
 click is loaded only by `command()`: `mpigen render PATH...` with no option runs `run_plain`, every
-option at its default, without it (mpigen.cli; click is a third of such a render's start-up).
+option at its default, without it (mpigen.cli; importing click is a large share of such a render).
 """
 
 from __future__ import annotations
