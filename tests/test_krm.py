@@ -16,7 +16,7 @@ from jobs import COMMAND, job_yaml, pod
 
 import mpigen
 from mpigen.emit import to_yaml
-from mpigen.krm import NotAResourceList, protocol, yamltext
+from mpigen.krm import NotAResourceList, protocol, reading, yamltext
 from mpigen.shells.krm import run_function
 from tools import function_executable
 
@@ -381,7 +381,7 @@ def test_invalid_output_is_an_internal_error(monkeypatch: pytest.MonkeyPatch) ->
     assert "internal error: the output fails Kubernetes' schemas" in outcome.messages[0]
 
 
-@pytest.mark.parametrize("where", ["_compile", "_splice"])
+@pytest.mark.parametrize("where", ["_compile", "_item_text"])
 def test_unexpected_failures_exit_3_with_the_list_echoed(where: str, monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(*args: object) -> None:
         raise RuntimeError("kaboom")
@@ -417,7 +417,7 @@ def test_other_layouts_keep_their_data_and_comments() -> None:
         + "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b, labels: *labels}  # shares a's labels\n"
     )
     for text, comment in ((wide, "# kept"), (aliased, "# shares a's labels")):
-        assert yamltext._cut_items(text, "mpigen-generated-0-") is None  # the whole-list path
+        assert reading.read_resource_list(text.encode()).cut is None  # the whole-list path
         outcome = run(text)
         assert outcome.code == 0, outcome.messages
         source = yaml.safe_load(text)["items"]
@@ -437,7 +437,7 @@ def test_a_json_resource_list_is_answered_in_yaml() -> None:
     outcome = run(json.dumps(document, indent=2))
     assert outcome.code == 0
     assert items_of(outcome.output) == [document["items"][0], *compiled(job())]
-    assert yamltext.PLACEHOLDER not in outcome.output
+    assert reading.PLACEHOLDER not in outcome.output
 
 
 def test_loading_the_module_stays_cheap(fresh_python: str) -> None:

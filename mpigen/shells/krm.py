@@ -18,9 +18,9 @@ from mpigen.outcome import Finding, Outcome
 
 def run_function(stdin: IO[bytes], stdout: IO[bytes], stderr: IO[str]) -> int:
     """Read a ResourceList from stdin, write the result to stdout and problems to stderr; the exit code."""
-    from mpigen.documents import MAX_INPUT_BYTES
+    from mpigen.krm import MAX_LIST_BYTES
 
-    data = stdin.read(MAX_INPUT_BYTES + 1)
+    data = stdin.read(MAX_LIST_BYTES + 1)  # at most one byte over: more is refused unread
     try:
         output, outcome = process_resource_list(data)
     except NotAResourceList as exc:
