@@ -381,7 +381,7 @@ def test_invalid_output_is_an_internal_error(monkeypatch: pytest.MonkeyPatch) ->
     assert "internal error: the output fails Kubernetes' schemas" in outcome.messages[0]
 
 
-@pytest.mark.parametrize("where", ["_compile", "_item_text"])
+@pytest.mark.parametrize("where", ["_compile", "_items_text"])
 def test_unexpected_failures_exit_3_with_the_list_echoed(where: str, monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(*args: object) -> None:
         raise RuntimeError("kaboom")

@@ -26,7 +26,9 @@ from typing import Any
 _ITEMS_KEY = re.compile(r"^items:[ \t]*(?:#.*)?\n", re.MULTILINE)
 _ITEM_START = re.compile(r"^-(?:[ \t]|$)", re.MULTILINE)
 _BLOCK_END = re.compile(r"^(?!-[ \t]|-$|#|[ \t]|$)", re.MULTILINE)
-OTHER_BREAKS = re.compile("[\r\x85\u2028\u2029]")
+# Line breaks other than \n that YAML knows. \r (CRLF files) is left to the whole-list reading; the
+# others only where no line can start at column 0 after them (the cut reads lines at column 0 alone).
+OTHER_BREAKS = re.compile("\r|[\x85\u2028\u2029](?![ \t\n\x85\u2028\u2029])")
 
 UNKNOWN = "unknown"  # a head that cannot be told from the first events: the item is read as data
 
@@ -75,7 +77,7 @@ class Cut:
 def cut(text: str) -> Cut:
     """The items' bounds, from the text alone; `head` and the skeleton's reading prove them. Raises NotCut."""
     if OTHER_BREAKS.search(text):
-        raise NotCut("line breaks other than \\n")
+        raise NotCut("a line break other than \\n before column 0")
     key = _ITEMS_KEY.search(text)
     if key is None:
         raise NotCut("no block `items:` key")

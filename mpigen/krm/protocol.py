@@ -143,13 +143,14 @@ def _refused_output(listing: Listing, jobs: list[_Job], output: str, results: li
     from mpigen.documents import MAX_NODES
     from mpigen.krm import layout
 
-    size = len(output.encode("utf-8", "surrogatepass"))
+    ascii = output.isascii()  # then its length is its size, and no line break but \r and \n is in it
+    size = len(output) if ascii else len(output.encode("utf-8", "surrogatepass"))
     if size > MAX_LIST_BYTES:
         return (
             f"mpigen: {STDIN}: the output ResourceList would be {size / 2**20:,.1f} MiB, over the"
             f" {MAX_LIST_BYTES // 2**20} MiB the function reads; compile fewer jobs at once"
         )
-    read_whole = listing.cut is None or layout.OTHER_BREAKS.search(output) is not None
+    read_whole = listing.cut is None or ("\r" in output if ascii else layout.OTHER_BREAKS.search(output) is not None)
     header = {key: value for key, value in listing.header.items() if key != "items"}
     values = _values([header, results])
     if read_whole:  # the items too (those of the jobs counted, which only overestimates)

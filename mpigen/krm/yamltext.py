@@ -47,8 +47,8 @@ def write_cut(cut: Cut, token: str, replacements: Replacements, results: list[di
     pieces: list[str] = []
     for position in range(len(cut)):
         objects = replacements.get(position)
-        pieces.extend([_line_ended(cut.item(position))] if objects is None else map(_item_text, objects))
-    pieces.extend(map(_item_text, replacements.get(None, [])))
+        pieces.append(_line_ended(cut.item(position)) if objects is None else _items_text(objects))
+    pieces.append(_items_text(replacements.get(None, [])))
     items = "".join(pieces)
     if not results and not drop_config:
         return cut.before + items + cut.after
@@ -86,7 +86,7 @@ def _replace_items(tree: Any, replacements: Replacements, token: str) -> dict[st
 
     def generated(objects: list[dict[str, Any]]) -> list[str]:
         names = [f"{token}{next(numbers)}" for _ in objects]
-        texts.update((name, _item_text(obj).removesuffix("\n")) for name, obj in zip(names, objects, strict=True))
+        texts.update((name, _items_text([obj]).removesuffix("\n")) for name, obj in zip(names, objects, strict=True))
         return names
 
     old = tree.get("items") or []
@@ -104,14 +104,11 @@ def _replace_items(tree: Any, replacements: Replacements, token: str) -> dict[st
     return texts
 
 
-def _item_text(obj: dict[str, Any]) -> str:
-    """An object written by render's emitter as an item of a top-level block sequence: `- `, indented by two."""
-    from mpigen.emit import to_yaml
+def _items_text(objects: list[dict[str, Any]]) -> str:
+    """Objects written by render's emitter as items of a top-level block sequence."""
+    from mpigen.emit import to_yaml_items
 
-    return "- " + _INDENT.sub("\n  ", to_yaml([obj]))
-
-
-_INDENT = re.compile(r"\n(?=[^\n])")
+    return to_yaml_items(objects)
 
 
 def _line_ended(text: str) -> str:
