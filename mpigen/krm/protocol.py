@@ -52,7 +52,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mpigen.krm import MAX_LIST_BYTES, STDIN
+from mpigen.krm.limits import refused_output
 from mpigen.krm.reading import Listing, read_resource_list
 from mpigen.outcome import Finding, Outcome, Placement, invalid_output_message, krm_result
 
@@ -106,7 +106,7 @@ def process_resource_list(data: bytes) -> tuple[str, Outcome]:
     if outcome.exit_code:
         return write(listing, [], results), outcome  # items as given, nothing half-generated
     output = write(listing, jobs, results)
-    too_large = _refused_output(listing, jobs, output, results)
+    too_large = refused_output(listing, [job.outcome.objects for job in jobs], output, results)
     if too_large:
         outcome.errors.append(Finding.line(too_large))
         return write(listing, [], [*results, {"message": too_large, "severity": "error"}]), outcome
@@ -135,45 +135,6 @@ def _echo_whole(data: bytes, result: dict[str, Any]) -> str:
     tree = round_trip_load(read_resource_list(data).text)
     with_results(tree, [result])
     return dump(tree)
-
-
-def _refused_output(listing: Listing, jobs: list[_Job], output: str, results: list[dict[str, Any]]) -> str:
-    """Why the function could not read `output` back (its input limits), if it could not: then it is
-    not written, so that the function always accepts what it writes."""
-    from mpigen.documents import MAX_NODES
-    from mpigen.krm import layout
-
-    ascii = output.isascii()  # then its length is its size, and no line break but \r and \n is in it
-    size = len(output) if ascii else len(output.encode("utf-8", "surrogatepass"))
-    if size > MAX_LIST_BYTES:
-        return (
-            f"mpigen: {STDIN}: the output ResourceList would be {size / 2**20:,.1f} MiB, over the"
-            f" {MAX_LIST_BYTES // 2**20} MiB the function reads; compile fewer jobs at once"
-        )
-    read_whole = listing.cut is None or ("\r" in output if ascii else layout.OTHER_BREAKS.search(output) is not None)
-    header = {key: value for key, value in listing.header.items() if key != "items"}
-    values = _values([header, results])
-    if read_whole:  # the items too (those of the jobs counted, which only overestimates)
-        values += _values(listing.items()) + sum(_values(job.outcome.objects) for job in jobs)
-    if values > MAX_NODES:
-        return (
-            f"mpigen: {STDIN}: the output ResourceList would hold more than {MAX_NODES:,} values where it is"
-            " read whole (outside its items, or a list not laid out as kyaml writes it); compile fewer jobs at once"
-        )
-    return ""
-
-
-def _values(data: Any) -> int:
-    """How many values `data` holds, counted as mpigen.documents counts them."""
-    count, stack = 0, [data]
-    while stack:
-        value = stack.pop()
-        count += 1
-        if isinstance(value, dict):
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-    return count
 
 
 # Compiling ----------------------------------------------------------------------------------------
