@@ -428,7 +428,9 @@ def test_other_layouts_keep_their_data_and_comments() -> None:
         + "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b, labels: *labels}  # shares a's labels\n"
     )
     for text, comment in ((wide, "# kept"), (aliased, "# shares a's labels")):
-        assert reading.read_resource_list(text.encode()).cut is None  # the whole-list path
+        listing = reading.read_resource_list(text.encode())
+        listing.items()  # an item that does not read on its own (the alias) sends the list to be read whole
+        assert listing.cut is None  # the whole-list path
         outcome = run(text)
         assert outcome.code == 0, outcome.messages
         source = yaml.safe_load(text)["items"]
@@ -448,6 +450,14 @@ def test_a_line_break_other_than_newline_is_cut_only_where_no_line_starts_at_col
     hidden = resource_list(as_item(job()) + "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: ls\n  data:\n    a: 'x\u2028- y'\n")
     assert reading.read_resource_list(hidden.encode()).cut is None  # YAML reads a line there: read whole
     assert items_of(run(hidden).output)[-1]["data"] == {"a": "x\u2028- y"}
+
+
+def test_aliases_between_items_pass_through_as_they_came_in_a_list_without_jobs() -> None:
+    text = resource_list(
+        "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a, labels: &labels {team: ml}}\n"
+        "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b, labels: *labels}  # shares a's labels\n"
+    )
+    assert run(text) == Run(text, 0, [])
 
 
 def test_a_json_resource_list_is_answered_in_yaml() -> None:

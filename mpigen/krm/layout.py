@@ -5,8 +5,10 @@ each item starting a line with `- `. `cut` finds those lines with a regular expr
 right with libyaml's C parser, which is fast because it builds no Python objects: the text outside the
 items, with one placeholder item, must read as a list whose items are exactly that placeholder, and each
 item's text must parse on its own as a sequence of one item (a cut inside a quoted scalar or a flow
-collection leaves a text that does not). Anything else (JSON, flow style, other indentation, YAML
-aliases to another item's anchor, other line breaks) is left to the whole-list reading.
+collection leaves a text that does not). Anything else (JSON, flow style, other indentation, other
+line breaks) is left to the whole-list reading. So is a list whose items are read as data (it holds a
+job) when an item's alias names an anchor outside the item: that item does not read on its own. A list
+with no job is written back as it came, so its aliases mean what they meant.
 
 For each item, `head` reads only its first events, until its top-level `apiVersion` and `kind`: enough
 to tell an MPIJob (and a near-miss) from what passes through. An item is read as data (`load_item`,
@@ -22,13 +24,15 @@ from dataclasses import dataclass
 from typing import Any
 
 # The top-level `items:` key with a block value; an item's first line; the first line at column 0 that
-# can belong to no item (a key of the list after `items`, a document marker).
-_ITEMS_KEY = re.compile(r"^items:[ \t]*(?:#.*)?\n", re.MULTILINE)
-_ITEM_START = re.compile(r"^-(?:[ \t]|$)", re.MULTILINE)
-_BLOCK_END = re.compile(r"^(?!-[ \t]|-$|#|[ \t]|$)", re.MULTILINE)
+# can belong to no item (a key of the list after `items`, a document marker). Each is matched from the
+# \n before the line (a literal the regular expression engine finds fast; `^` is tried everywhere).
+_ITEMS_KEY = re.compile(r"(?:\A|\n)items:[ \t]*(?:#[^\n]*)?\n")
+_ITEM_START = re.compile(r"\n-(?=[ \t\n])")
+_BLOCK_END = re.compile(r"\n(?![-# \t\n])|\n(?=-[^ \t\n])")
 # Line breaks other than \n that YAML knows. \r (CRLF files) is left to the whole-list reading; the
 # others only where no line can start at column 0 after them (the cut reads lines at column 0 alone).
-OTHER_BREAKS = re.compile("\r|[\x85\u2028\u2029](?![ \t\n\x85\u2028\u2029])")
+# (A character class first: the engine scans for it fast.)
+OTHER_BREAKS = re.compile("[\r\x85\u2028\u2029](?:(?<=\r)|(?![ \t\n\x85\u2028\u2029]))")
 
 UNKNOWN = "unknown"  # a head that cannot be told from the first events: the item is read as data
 
@@ -76,14 +80,14 @@ class Cut:
 
 def cut(text: str) -> Cut:
     """The items' bounds, from the text alone; `head` and the skeleton's reading prove them. Raises NotCut."""
-    if OTHER_BREAKS.search(text):
+    if ("\r" in text) if text.isascii() else OTHER_BREAKS.search(text):
         raise NotCut("a line break other than \\n before column 0")
     key = _ITEMS_KEY.search(text)
     if key is None:
         raise NotCut("no block `items:` key")
-    end_match = _BLOCK_END.search(text, key.end())
-    end = end_match.start() if end_match else len(text)
-    dashes = tuple(match.start() for match in _ITEM_START.finditer(text, key.end(), end))
+    end_match = _BLOCK_END.search(text, key.end() - 1)
+    end = end_match.start() + 1 if end_match else len(text)
+    dashes = tuple(match.start() + 1 for match in _ITEM_START.finditer(text, key.end() - 1, end))
     if not dashes:
         raise NotCut("no block sequence of items")
     bounds = (*(_head_comments(text, dash, key.end()) for dash in dashes), _head_comments(text, end, dashes[-1] + 1))
@@ -116,8 +120,6 @@ def head(item: str) -> tuple[Any, Any] | str | None:
         parser.raw_parse()  # the rest of the item: valid YAML, one item
     except yaml.YAMLError as exc:
         raise NotCut(str(exc)) from None
-    if "*" in item and not _aliases_inside(item, yaml):
-        raise NotCut("an alias to an anchor outside its item")
     return found
 
 
@@ -155,19 +157,6 @@ def _skip(parser: Any, yaml: Any) -> None:
             depth += 1
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             depth -= 1
-
-
-def _aliases_inside(item: str, yaml: Any) -> bool:
-    """Whether every alias of the item names an anchor set earlier in the same item (so the item's
-    text means the same cut out of the list)."""
-    anchors: set[str] = set()
-    for event in yaml.parse(item, Loader=yaml.CSafeLoader):
-        if isinstance(event, yaml.AliasEvent) and event.anchor not in anchors:
-            return False
-        anchor = getattr(event, "anchor", None)
-        if anchor is not None and not isinstance(event, yaml.AliasEvent):
-            anchors.add(anchor)
-    return True
 
 
 def load_item(item: str, source: str) -> Any:

@@ -1,8 +1,10 @@
 """The KRM function: a `config.kubernetes.io/v1` ResourceList in, the same list with MPIJobs compiled out.
 
 `process_resource_list(bytes) -> (text, Outcome)` is pure (no I/O); `mpigen.shells.krm` (what `mpigen`
-runs with no arguments and piped input, and the `mpigen krm` command) is its shell. How the output
-text is written, keeping every item that passes through byte for byte, is `mpigen.krm.yamltext`.
+runs with no arguments and piped input, and the `mpigen krm` command) is its shell. How the list is
+read, its items read as data only when needed, is `mpigen.krm.reading`; how the output text is written,
+keeping every item that passes through byte for byte, is `mpigen.krm.yamltext`; what it may not
+exceed, so that the function reads it back, is `mpigen.krm.limits`.
 Behaviour, as the KRM Functions Specification and kustomize's kyaml framework
 (`kyaml/fn/framework`) define a function:
 
@@ -167,14 +169,16 @@ def _file(item: Any) -> tuple[str | None, int | None]:
 def _locations(items: list[Any]) -> list[_Where]:
     """Per item, where messages name it (`_Where`). A file holds several documents when several items
     name it, or when an item's index there is above 0 (the list may carry only some of its documents)."""
-    paths = [_file(item)[0] for item in items]
+    from collections import Counter
+
+    files = [_file(item) for item in items]
+    counts = Counter(path for path, _ in files)  # counted once: a list may hold thousands of items
     locations = []
-    for position, item in enumerate(items):
-        path, index = _file(item)
+    for position, (path, index) in enumerate(files):
         if path is None:
             locations.append(_Where(f"items[{position}]"))
             continue
-        several = index is not None and (index > 0 or paths.count(path) > 1)
+        several = index is not None and (index > 0 or counts[path] > 1)
         locations.append(_Where(path, index + 1 if several and index is not None else None))
     return locations
 
