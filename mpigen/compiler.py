@@ -61,7 +61,7 @@ BUILDERS: tuple[Builder, ...] = (
     _some(build_keygen_rbac),
     _with_options(build_config_map),
     _some(build_ssh_secret),
-    _one(build_job_service),
+    _some(build_job_service),
     build_pod_group,
     build_worker_pdb,
     build_keygen_job,

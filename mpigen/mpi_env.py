@@ -13,6 +13,8 @@ would otherwise copy the ORTE `true` over.
 
 kubectl exec (v1alpha1, v1alpha2, v1): Open MPI's rsh agent is kubexec.sh; mpigen adds
 `no_tree_spawn` (beyond 64 hosts daemons would start further daemons, and only the launcher has kubectl).
+The training-operator (v1) also points Intel MPI's Hydra at kubexec.sh (`I_MPI_HYDRA_BOOTSTRAP=rsh`,
+`I_MPI_HYDRA_BOOTSTRAP_EXEC`), each only when the launcher's template does not set it.
 """
 
 from __future__ import annotations
@@ -53,15 +55,31 @@ KUBEXEC_ENV: tuple[tuple[str, str], ...] = (
 )
 
 
+# training-operator release-1.9 newLauncher (`iMPIDefaultBootstrap`), after the Open MPI variables.
+HYDRA_KUBEXEC_ENV: tuple[tuple[str, str], ...] = (
+    (names.HYDRA_BOOTSTRAP_ENV, "rsh"),
+    (names.HYDRA_BOOTSTRAP_EXEC_ENV, "{agent}"),
+)
+
+
 def table(kubexec: bool, implementation: str) -> tuple[tuple[str, str], ...]:
     return KUBEXEC_ENV if kubexec else SSH_ENV[implementation]
 
 
-def launcher_env(kubexec: bool, implementation: str, slots: int) -> list[dict[str, str]]:
-    """The launcher's MPI variables, in order, as container env entries."""
+def _entries(pairs: tuple[tuple[str, str], ...], slots: int) -> list[dict[str, str]]:
     values = {
         "hostfile": f"{names.CONFIG_MOUNT_PATH}/{names.HOSTFILE}",
         "agent": f"{names.CONFIG_MOUNT_PATH}/{names.KUBEXEC_SCRIPT}",
         "slots": str(slots),
     }
-    return [{"name": name, "value": value.format(**values)} for name, value in table(kubexec, implementation)]
+    return [{"name": name, "value": value.format(**values)} for name, value in pairs]
+
+
+def launcher_env(kubexec: bool, implementation: str, slots: int) -> list[dict[str, str]]:
+    """The launcher's MPI variables, in order, as container env entries."""
+    return _entries(table(kubexec, implementation), slots)
+
+
+def hydra_bootstrap_env(own: set[str]) -> list[dict[str, str]]:
+    """Intel MPI's bootstrap through kubexec.sh, leaving out each variable the template sets (`own`)."""
+    return [entry for entry in _entries(HYDRA_KUBEXEC_ENV, 1) if entry["name"] not in own]

@@ -2,7 +2,8 @@
 
 One place, so that a builder, the validator and the scripts can never disagree on what the launcher
 Job or the third worker pod is called. Values mirror mpi-operator v0.2.0
-(`pkg/controllers/v1alpha{1,2}/mpi_job_controller.go`, the `const` blocks and `getLabelsMap`).
+(`pkg/controllers/v1alpha{1,2}/mpi_job_controller.go`, the `const` blocks and `getLabelsMap`), then
+v0.8.2 and the training-operator 1.9 in their own sections below.
 """
 
 from __future__ import annotations
@@ -211,3 +212,23 @@ def host(pod: str, service: str, namespace: str | None, cluster_domain: str | No
 
 def dns_search(service: str, namespace: str, cluster_domain: str | None) -> str:
     return f"{service}.{namespace}.svc.{cluster_domain or DEFAULT_CLUSTER_DOMAIN}"
+
+
+# --- kubeflow.org/v1 (training-operator release-1.9 pkg/controller.v1/mpi/, pkg/apis/kubeflow.org/v1)
+
+TRAINING_OPERATOR = "mpijob-controller"
+JOB_ROLE_MASTER = "master"
+VOLCANO_TASK_SPEC_ANNOTATION = "volcano.sh/task-spec"
+NAMESPACE_ENV = "NAMESPACE"
+# Intel MPI's Hydra bootstrap through kubexec.sh, set on the launcher unless its template sets them.
+HYDRA_BOOTSTRAP_ENV = "I_MPI_HYDRA_BOOTSTRAP"
+HYDRA_BOOTSTRAP_EXEC_ENV = "I_MPI_HYDRA_BOOTSTRAP_EXEC"
+
+
+def training_operator_labels(job: str, replica_type: str) -> dict[str, str]:
+    """v1 pod labels (`GenLabels` plus the replica type); the workers' also select them. The
+    launcher is the job's master role (`IsMasterRole`)."""
+    labels = {OPERATOR_NAME_LABEL: TRAINING_OPERATOR, JOB_NAME_LABEL: job, REPLICA_TYPE_LABEL: replica_type}
+    if replica_type == ROLE_LAUNCHER:
+        labels[JOB_ROLE_LABEL] = JOB_ROLE_MASTER
+    return labels

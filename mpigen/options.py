@@ -5,7 +5,8 @@ one table of them (`OPTION_TABLE`) from which the command-line flags (mpigen.she
 
 Defaults are those of the mpi-operator v0.2.0 as shipped (`deploy/3-mpi-operator.yaml` passes
 `--gpus-per-node 8` and `--kubectl-delivery-image mpioperator/kubectl-delivery:latest`;
-`cmd/mpi-operator.v1alpha1/main.go` defaults the rest).
+`cmd/mpi-operator.v1alpha1/main.go` defaults the rest), but for the kubectl-delivery image of
+kubeflow.org/v1 jobs, which is the training-operator's.
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ CPU_RESOURCE = "cpu"
 PROCESSING_RESOURCE_TYPES = (GPU_RESOURCE, CPU_RESOURCE)
 
 DEFAULT_KUBECTL_DELIVERY_IMAGE = "mpioperator/kubectl-delivery:latest"
+# kubeflow.org/v1: the training-operator's `--mpi-kubectl-delivery-image` default (pkg/config). Its
+# entrypoint only copies kubectl; mpi-operator's later kubectl-delivery images (v0.2.3 on) also watch
+# the hostfile's pods, which needs `list`/`watch` on every pod of the namespace.
+TRAINING_OPERATOR_KUBECTL_DELIVERY_IMAGE = "kubeflow/kubectl-delivery:latest"
 DEFAULT_WAIT_TIMEOUT_SECONDS = 600
 # The largest count an option takes (GPUs or units per node, the wait timeout in seconds): nine digits,
 # so that a schema pattern can state it, and well inside the 32 bits a POSIX shell's arithmetic may
@@ -39,7 +44,9 @@ class Options:
     gpus_per_node: int = 8
     processing_units_per_node: int = 1
     processing_resource_type: str = GPU_RESOURCE
-    kubectl_delivery_image: str = DEFAULT_KUBECTL_DELIVERY_IMAGE
+    # None: the default of the job's operator (DEFAULT_KUBECTL_DELIVERY_IMAGE, or
+    # TRAINING_OPERATOR_KUBECTL_DELIVERY_IMAGE for kubeflow.org/v1).
+    kubectl_delivery_image: str | None = None
     # Namespace for objects whose job names none. None: leave metadata.namespace out, so that
     # `kubectl apply -n NS` decides.
     namespace: str | None = None
@@ -94,7 +101,7 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
     OptionSpec("gpus-per-node", "gpus_per_node", "count", "v1alpha1: GPUs per node when the job's spec.gpusPerNode is unset.", "v1alpha1: GPUs per node when spec.gpusPerNode is unset (default 8)."),
     OptionSpec("processing-units-per-node", "processing_units_per_node", "count", "v1alpha1: processing units per node when spec.processingUnitsPerNode is unset.", "v1alpha1: units per node when spec.processingUnitsPerNode is unset."),
     OptionSpec("processing-resource-type", "processing_resource_type", "choice", "v1alpha1: resource when spec.processingResourceType is unset.", "v1alpha1: the resource when spec.processingResourceType is unset.", choices=PROCESSING_RESOURCE_TYPES),
-    OptionSpec("kubectl-delivery-image", "kubectl_delivery_image", "image", "Image that delivers kubectl to the launcher (alpine with kubectl); also runs the wait-for-workers and clean-up scripts.", "Image that delivers kubectl and runs the launcher's helper scripts.", metavar="IMAGE"),
+    OptionSpec("kubectl-delivery-image", "kubectl_delivery_image", "image", "Image that delivers kubectl to the launcher (alpine with kubectl); also runs the wait-for-workers and clean-up scripts [default: mpioperator/kubectl-delivery:latest; for kubeflow.org/v1 kubeflow/kubectl-delivery:latest, the training-operator's].", "Image that delivers kubectl and runs the launcher's helper scripts.", metavar="IMAGE"),
     OptionSpec("wait-timeout", "wait_timeout_seconds", "count", "How long the launcher waits for every worker pod to be Ready before it fails (and the Job retries); at most 999999999.", "Seconds the launcher waits for every worker pod to be Ready (default 600, at most 999999999).", metavar="SECONDS"),
     OptionSpec("gang-scheduler", "gang_scheduler", "choice", "Gang-schedule the job's pods: emit a PodGroup (minMember = workers + 1) and a workers' PodDisruptionBudget. Default: off.", "Gang-schedule the job: a PodGroup and a workers' PDB.", choices=GANG_SCHEDULERS),
     OptionSpec("kube-version", "kube_version", "kube-version", "Kubernetes version whose strict schemas check pod templates and output (1.25 to 1.37) [default: newest].", 'Kubernetes version of the schema checks, like "1.30" (default: newest).', metavar="VERSION"),

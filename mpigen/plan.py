@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mpigen.errors import Issue, Path
+from mpigen.options import DEFAULT_KUBECTL_DELIVERY_IMAGE
 
 CleanPodPolicy = Literal["None", "Running", "All"]
 Implementation = Literal["OpenMPI", "Intel", "MPICH"]
@@ -35,7 +36,8 @@ class Ssh:
 class Hostnames:
     """How the hostfile names hosts. `fqdn`: `<pod>.<service>[.<ns>.svc[.<cluster_domain>]]` (v2beta1);
     else the bare pod name (the kubexec transport needs pod names). `launcher_first`: the launcher
-    is listed first, as a host of its own (v2beta1 runLauncherAsWorker)."""
+    is listed first, as a host of its own (v2beta1 runLauncherAsWorker, a v1 launcher that asks for a
+    GPU); its pod then gets that name as its hostname."""
 
     fqdn: bool = False
     cluster_domain: str | None = None
@@ -76,9 +78,28 @@ class Scheduling:
     priority_class: str | None = None
     schedule_timeout_seconds: int | None = None
     overwrite_scheduler_name: bool = False
-    # The PodGroup carries the operator's queue, priority class, timeout and minResources (v0.8.2);
-    # else only minMember (v0.2.0).
+    # The PodGroup carries the operator's queue, priority class, timeout and minResources (v0.8.2,
+    # training-operator); else only minMember (v0.2.0). A timeout of None is left out.
     operator_fields: bool = False
+    # Volcano pods also carry `volcano.sh/task-spec: launcher|worker` (training-operator).
+    task_spec_annotation: bool = False
+    # Summed minResources take a container's requests, or its limits when it requests nothing
+    # (training-operator `AddResourceList`); else requests plus the limits of names not requested (v0.8.2).
+    requests_else_limits: bool = False
+
+
+@dataclass(frozen=True)
+class KubectlDelivery:
+    """What the launcher's `kubectl-delivery` init container carries beyond v0.2.0's (image,
+    `TARGET_DIR`, the kubectl mount): the training-operator adds env, the ConfigMap mount, a pull
+    policy and fixed resources."""
+
+    # The image when no option names one: the operator's default.
+    default_image: str = DEFAULT_KUBECTL_DELIVERY_IMAGE
+    env: tuple[dict[str, Any], ...] = ()
+    mount_config: bool = False
+    pull_policy: str | None = None
+    resources: dict[str, dict[str, str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -111,8 +132,9 @@ class JobPlan:
     ssh: Ssh | None = None
     hostnames: Hostnames = field(default_factory=Hostnames)
     launcher_creation: LauncherCreation = "WaitForWorkersReady"
-    # The launcher is also a worker: it keeps its GPUs and the Service publishes not-ready pods.
-    launcher_as_worker: bool = False
+    # The launcher's NVIDIA_VISIBLE_DEVICES and NVIDIA_DRIVER_CAPABILITIES are set empty, so that a
+    # launcher that is not a host of the hostfile does not grab the node's GPUs (v0.8.2, training-operator).
+    blank_launcher_gpus: bool = False
     # The ServiceAccount the launcher runs as when it needs API access: mpigen's `<job>-launcher`
     # (None) or the template's own, which the launcher Role is then bound to.
     launcher_service_account: str | None = None
@@ -121,6 +143,16 @@ class JobPlan:
     # Job.spec.podReplacementPolicy: Failed (Kubernetes 1.29 and newer).
     pod_replacement_failed: bool = False
     scheduling: Scheduling = field(default_factory=Scheduling)
+    # discover_hosts.sh (Horovod elastic) in the ConfigMap: None; one host per line (v0.8.2); or
+    # `host:slots` per line (training-operator).
+    discover_hosts: Literal["hosts", "slots"] | None = None
+    # kubectl-exec transport, training-operator: kubexec.sh execs into this container of the worker
+    # pods (`--container`); the launcher also points Intel MPI's Hydra at kubexec.sh (unless its
+    # template sets those variables); the workers keep a command the template gives.
+    exec_container: str | None = None
+    hydra_bootstrap: bool = False
+    worker_keeps_command: bool = False
+    kubectl_delivery: KubectlDelivery = field(default_factory=KubectlDelivery)
 
     @property
     def worker_pod_names(self) -> list[str]:

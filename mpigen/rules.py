@@ -45,10 +45,13 @@ _ADDED: Added = {
 def added(plan: JobPlan) -> Added:
     """What the builders add to each role's pod, for this plan's transport."""
     if plan.ssh is None:
-        return _ADDED
+        if not plan.blank_launcher_gpus:
+            return _ADDED
+        volumes, inits, env, mounts = _ADDED["launcher"]
+        return {**_ADDED, "launcher": (volumes, inits, env + names.NVIDIA_ENV, mounts)}
     ssh_path = plan.ssh.mount_path.rstrip("/")
     env = (names.JOB_ROLE_ENV, *(name for name, _ in mpi_env.table(False, plan.implementation)))
-    env += () if plan.launcher_as_worker else names.NVIDIA_ENV
+    env += names.NVIDIA_ENV if plan.blank_launcher_gpus else ()
     inits = (names.WAIT_FOR_WORKERS,) if plan.waits_for_workers else ()
     return {
         "launcher": ((names.SSH_VOLUME, names.CONFIG_VOLUME), inits, env, (ssh_path, names.CONFIG_MOUNT_PATH)),
@@ -64,12 +67,12 @@ def check_plan(plan: JobPlan) -> list[Issue]:
         templates.setdefault(plan.template_paths.get(role, (role,)), (template, []))[1].append(role)
     issues: list[Issue] = []
     for path, (template, roles) in templates.items():
-        issues += _collisions(roles, template, path, added(plan))
+        issues += _collisions(roles, template, path, added(plan), plan.kubexec)
         issues += _metadata_keys(template.get("metadata") or {}, path + ("metadata",))
     return issues
 
 
-def _collisions(roles: list[str], template: dict[str, Any], path: Path, adds: Added) -> list[Issue]:
+def _collisions(roles: list[str], template: dict[str, Any], path: Path, adds: Added, kubexec: bool) -> list[Issue]:
     def reserving(index: int, value: object) -> str:
         """The roles whose pods get `value` from mpigen ("" for none), e.g. "launcher and worker"."""
         return " and ".join(role for role in roles if value in adds[role][index])
@@ -94,7 +97,7 @@ def _collisions(roles: list[str], template: dict[str, Any], path: Path, adds: Ad
     for index, var in enumerate(first.get("env") or []):
         name = var.get("name") if isinstance(var, dict) else None
         if who := reserving(2, name):
-            why = "to point Open MPI at kubexec.sh and the hostfile" if adds is _ADDED else "for the MPI launch"
+            why = "to point Open MPI at kubexec.sh and the hostfile" if kubexec and name in names.LAUNCHER_ENV else "for the MPI launch"
             what = f"sets it in the first container of the {who} pods, {why}"
             issues.append(Issue(first_path + ("env", index, "name"), _reserved(name, what, "remove yours")))
     for index, mount in enumerate(first.get("volumeMounts") or []):

@@ -532,16 +532,57 @@ def v1alpha2_cases(draw: Draw) -> Case:
     return Case(job, base, worker["replicas"], slots, namespace, effective.gang_scheduler, cleanup)
 
 
-# Each kind of job the properties are checked on: every v1alpha1 sizing style, and v1alpha2.
-VARIANTS = tuple(f"v1alpha1-{sizing}" for sizing in SIZINGS) + ("v1alpha2",)
+v1_launcher_specs = st.fixed_dictionaries(
+    {"template": pod_templates()},
+    # A launcher that always restarts is refused (mpigen.api.v1).
+    optional={"replicas": st.just(1), "restartPolicy": st.sampled_from(("OnFailure", "Never", "ExitCode"))},
+)
+v1_run_policies = st.fixed_dictionaries(
+    {},
+    optional={
+        "cleanPodPolicy": st.sampled_from(["None", "Running", "All"]),
+        "ttlSecondsAfterFinished": st.integers(0, INT32_MAX),
+        "activeDeadlineSeconds": st.integers(1, INT64_MAX),
+        "backoffLimit": st.integers(0, INT32_MAX),
+        # suspend (no running workers) is golden/v1-suspend: the properties count running workers.
+        "suspend": st.just(False),
+    },
+)
+
+
+@st.composite
+def v1_cases(draw: Draw) -> Case:
+    """kubeflow.org/v1: as v1alpha2, with a runPolicy (and the deprecated spec.cleanPodPolicy). The
+    launcher keeps mpigen's ServiceAccount (a template's own is golden/v1-launcher-service-account)."""
+    base = draw(options())
+    meta, effective, namespace = draw(job_metadata(base))
+    launcher, worker = draw(v1_launcher_specs), draw(worker_specs)
+    launcher["template"]["spec"].pop("serviceAccountName", None)
+    spec: Obj = {"mpiReplicaSpecs": {"Launcher": launcher, "Worker": worker}}
+    if draw(st.booleans()):
+        spec["slotsPerWorker"] = draw(st.integers(1, INT32_MAX))
+    if draw(st.booleans()):
+        spec["runPolicy"] = draw(v1_run_policies)
+    if draw(st.booleans()):
+        spec["cleanPodPolicy"] = draw(st.sampled_from(["None", "Running", "All"]))
+    job = {"apiVersion": "kubeflow.org/v1", "kind": "MPIJob", "metadata": meta, "spec": spec}
+    policy = spec.get("runPolicy", {}).get("cleanPodPolicy") or spec.get("cleanPodPolicy")
+    slots = spec.get("slotsPerWorker", 1)
+    return Case(job, base, worker["replicas"], slots, namespace, effective.gang_scheduler, policy in ("Running", "All"))
+
+
+# Each kind of job the properties are checked on: every v1alpha1 sizing style, v1alpha2 and v1.
+VARIANTS = tuple(f"v1alpha1-{sizing}" for sizing in SIZINGS) + ("v1alpha2", "v1")
 
 
 def cases(variant: str | None = None) -> st.SearchStrategy[Case]:
     """A valid MPIJob of one of VARIANTS (None: any), with its options and expected output facts."""
     if variant is None:
-        return st.one_of(v1alpha1_cases(), v1alpha2_cases())
+        return st.one_of(v1alpha1_cases(), v1alpha2_cases(), v1_cases())
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
     if variant == "v1alpha2":
         return v1alpha2_cases()
+    if variant == "v1":
+        return v1_cases()
     return v1alpha1_cases(variant.removeprefix("v1alpha1-"))

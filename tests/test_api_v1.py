@@ -176,3 +176,70 @@ def test_managed_by_values_are_the_training_operators() -> None:
 )
 def test_fields_of_other_versions_get_did_you_mean_help(field: str, hint: str) -> None:
     assert errors(job(**{field: "x"})) == [f'spec.{field}: unknown field "{field}" ({hint})']
+
+
+# --- the plan (mpigen.api.v1_plan) -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("limits", "gpu"),
+    [
+        ({"nvidia.com/gpu": 1}, True),
+        ({"amd.com/gpu": 2}, True),
+        ({"gpu.intel.com/i915": 1}, True),  # isGPULauncher: any name containing "gpu"
+        ({"cpu": 2, "memory": "1Gi"}, False),
+        ({}, False),
+    ],
+)
+def test_a_launcher_that_limits_a_gpu_is_the_first_host_and_keeps_its_gpus(limits: dict[str, Any], gpu: bool) -> None:
+    from mpigen.api.v1_plan import plan_job
+
+    document = job()
+    launcher = document["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]
+    launcher["resources"] = {"limits": limits}
+    plan = plan_job(v1.load(document, OPTIONS), document)
+    assert plan.host_names()[0] == ("bench-launcher" if gpu else "bench-worker-0")
+    assert plan.blank_launcher_gpus is not gpu
+
+
+@pytest.mark.parametrize(
+    ("policy", "backoff", "expected"),
+    [(None, None, 0), ("Never", None, 0), ("ExitCode", None, 0), ("OnFailure", None, None), ("Never", 4, 4), ("OnFailure", 0, 0)],
+)
+def test_the_launcher_job_runs_once_unless_it_restarts_or_a_backoff_limit_is_set(
+    policy: str | None, backoff: int | None, expected: int | None
+) -> None:
+    """The operator's bare launcher Pod with restartPolicy Never runs once; a Job would retry it 6 times."""
+    from mpigen.api.v1_plan import plan_job
+
+    document = job(**({"runPolicy": {"backoffLimit": backoff}} if backoff is not None else {}))
+    if policy:
+        document["spec"]["mpiReplicaSpecs"]["Launcher"]["restartPolicy"] = policy
+    plan = plan_job(v1.load(document, OPTIONS), document)
+    assert plan.backoff_limit == expected
+    assert plan.launcher_template["spec"]["restartPolicy"] == ("OnFailure" if policy == "OnFailure" else "Never")
+
+
+@pytest.mark.parametrize(
+    ("own", "expected"),
+    [
+        # training-operator release-1.9 mpijob_controller_test.go "Test launcher's Intel MPI handling".
+        ({"X_MPI_HYDRA_BOOTSTRAP": "foo"}, {"I_MPI_HYDRA_BOOTSTRAP": "rsh", "I_MPI_HYDRA_BOOTSTRAP_EXEC": "/etc/mpi/kubexec.sh"}),
+        ({"I_MPI_HYDRA_BOOTSTRAP": "RSH"}, {"I_MPI_HYDRA_BOOTSTRAP": "RSH", "I_MPI_HYDRA_BOOTSTRAP_EXEC": "/etc/mpi/kubexec.sh"}),
+        ({"I_MPI_HYDRA_BOOTSTRAP_EXEC": "/script.sh"}, {"I_MPI_HYDRA_BOOTSTRAP": "rsh", "I_MPI_HYDRA_BOOTSTRAP_EXEC": "/script.sh"}),
+        ({"I_MPI_HYDRA_BOOTSTRAP": "RSH", "I_MPI_HYDRA_BOOTSTRAP_EXEC": "/script.sh"}, {"I_MPI_HYDRA_BOOTSTRAP": "RSH", "I_MPI_HYDRA_BOOTSTRAP_EXEC": "/script.sh"}),
+    ],
+)
+def test_intel_bootstrap_variables_of_the_template_are_kept_and_not_added_again(
+    own: dict[str, str], expected: dict[str, str]
+) -> None:
+    import mpigen
+
+    document = job()
+    launcher = document["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]
+    launcher["env"] = [{"name": name, "value": value} for name, value in own.items()]
+    objects = mpigen.compile(document, OPTIONS)
+    (launcher_job,) = [o for o in objects if o["kind"] == "Job" and o["metadata"]["name"] == "bench-launcher"]
+    env = [(e["name"], e.get("value")) for e in launcher_job["spec"]["template"]["spec"]["containers"][0]["env"]]
+    hydra = [(name, value) for name, value in env if name.startswith("I_MPI_HYDRA_BOOTSTRAP")]
+    assert sorted(hydra) == sorted(expected.items())

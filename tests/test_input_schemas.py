@@ -46,12 +46,14 @@ ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "schemas"
 GOLDEN = ROOT / "golden"
 V1ALPHA1, V1ALPHA2 = "kubeflow.org/v1alpha1", "kubeflow.org/v1alpha2"
+V1 = "kubeflow.org/v1"
 V2BETA1 = "kubeflow.org/v2beta1"
 DELETE = object()
 
 JOBS: dict[str, dict[str, Any]] = {
     V1ALPHA1: make_job(V1ALPHA1, namespace=None, worker=pod()),
     V1ALPHA2: make_job(V1ALPHA2, namespace=None, launcher=pod(), worker=pod()),
+    V1: make_job(V1, namespace=None, launcher=pod(), worker=pod()),
 }
 WORKER = ("spec", "mpiReplicaSpecs", "Worker")
 LAUNCHER = ("spec", "mpiReplicaSpecs", "Launcher")
@@ -95,6 +97,7 @@ def changed(api_version: str, *edits: tuple[tuple[str | int, ...], Any]) -> dict
 def test_checked_in_schemas_are_current() -> None:
     generated = schemagen.generate()
     assert sorted(generated) == [
+        "mpijob-kubeflow-v1.json",
         "mpijob-kubeflow-v1alpha1.json",
         "mpijob-kubeflow-v1alpha2.json",
         "mpijob-kubeflow-v2beta1.json",
@@ -144,7 +147,7 @@ def test_schema_is_a_valid_draft_2020_12_schema(api_version: str) -> None:
 
 def test_every_front_has_a_schema() -> None:
     assert {schema_file(v, k) for v, k in api.FRONTS} == set(schemagen.generate())
-    assert api_versions() == [V1ALPHA1, V1ALPHA2, V2BETA1]
+    assert api_versions() == [V1ALPHA1, V1ALPHA2, V1, V2BETA1]
 
 
 # --- golden inputs --------------------------------------------------------------------------------
@@ -302,6 +305,15 @@ BAD = [
         id="wait-timeout-in-arabic-indic-digits",
     ),
     pytest.param(changed(V1ALPHA2, (("kind",), "MPIJobs")), id="wrong-kind"),
+    pytest.param(changed(V1, ((*LAUNCHER, "restartPolicy"), "Always")), id="v1-launcher-always-restarts"),
+    pytest.param(changed(V1, ((*LAUNCHER, "replicas"), 2)), id="v1-two-launchers"),
+    pytest.param(changed(V1, (("spec", "mpiReplicaSpecs", "Launcher"), DELETE)), id="v1-no-launcher"),
+    pytest.param(changed(V1, ((*WORKER, "replicas"), -1)), id="v1-negative-workers"),
+    pytest.param(changed(V1, ((*WORKER, "template", "spec", "containers", 0, "image"), DELETE)), id="v1-container-without-image"),
+    pytest.param(changed(V1, (("spec", "runPolicy"), {"managedBy": "kubeflow.org/mpi-operator"})), id="v1-managed-by-other-operator"),
+    pytest.param(changed(V1, (("spec", "runPolicy"), {"activeDeadlineSeconds": 0})), id="v1-deadline-zero"),
+    pytest.param(changed(V1, (("spec", "sshAuthMountPath"), "/root/.ssh")), id="v1-field-of-v2beta1"),
+    pytest.param(changed(V1, (("spec", "backoffLimit"), 3)), id="v1-backoff-limit-outside-run-policy"),
 ]
 
 
@@ -315,6 +327,8 @@ def test_front_and_schema_both_refuse(document: dict[str, Any]) -> None:
 GOOD = [
     pytest.param(JOBS[V1ALPHA1], id="v1alpha1-replicas"),
     pytest.param(JOBS[V1ALPHA2], id="v1alpha2"),
+    pytest.param(JOBS[V1], id="v1"),
+    pytest.param(changed(V1, ((*WORKER, "replicas"), DELETE), (("spec", "cleanPodPolicy"), "All")), id="v1-no-worker-replicas-deprecated-clean-pod-policy"),
     pytest.param(
         changed(V1ALPHA1, (("spec", "replicas"), DELETE), (("spec", "gpus"), 16)), id="v1alpha1-gpus"
     ),
@@ -420,13 +434,13 @@ def test_schema_command_defaults_to_the_newest_version() -> None:
 
 
 def test_schema_command_lists_supported_versions() -> None:
-    assert invoke("--list") == (0, f"{V1ALPHA1}\n{V1ALPHA2}\n{V2BETA1}\n", "")
+    assert invoke("--list") == (0, f"{V1ALPHA1}\n{V1ALPHA2}\n{V1}\n{V2BETA1}\n", "")
 
 
 def test_schema_command_refuses_an_unknown_version() -> None:
-    code, out, err = invoke("--api-version", "kubeflow.org/v1")
+    code, out, err = invoke("--api-version", "kubeflow.org/v2")
     assert (code, out) == (2, "")
-    assert "kubeflow.org/v1" in err and V1ALPHA1 in err and V1ALPHA2 in err
+    assert "kubeflow.org/v2" in err and V1ALPHA1 in err and V1ALPHA2 in err and V1 in err
 
 
 def test_schema_command_help_shows_editor_use() -> None:
@@ -457,4 +471,4 @@ def test_the_readme_states_the_schema_commands_default_and_shipped_files() -> No
     assert stated == option.default
     shipped = sorted(p.name for p in importlib.resources.files("mpigen.schemas").iterdir() if p.name.startswith("mpijob-"))
     assert "`mpigen/schemas/mpijob-kubeflow-<version>.json`" in readme
-    assert shipped == [f"mpijob-kubeflow-{v.split('/')[1]}.json" for v in ("kubeflow.org/v1alpha1", "kubeflow.org/v1alpha2", "kubeflow.org/v2beta1")]
+    assert shipped == [f"mpijob-kubeflow-{v.split('/')[1]}.json" for v in ("kubeflow.org/v1", "kubeflow.org/v1alpha1", "kubeflow.org/v1alpha2", "kubeflow.org/v2beta1")]

@@ -88,6 +88,7 @@ def test_install_writes_one_executable_per_api_version(plugin_home: Path) -> Non
     expected = [
         plugin_home / "kubeflow.org" / "v1alpha1" / "mpijob" / "MPIJob",
         plugin_home / "kubeflow.org" / "v1alpha2" / "mpijob" / "MPIJob",
+        plugin_home / "kubeflow.org" / "v1" / "mpijob" / "MPIJob",
         plugin_home / "kubeflow.org" / "v2beta1" / "mpijob" / "MPIJob",
     ]
     assert plugin_paths(plugin_home) == expected

@@ -27,7 +27,9 @@ def test_one_version_everywhere(mpigen_command: list[str]) -> None:
     version = mpigen.__version__
     assert re.fullmatch(r"\d+\.\d+\.\d+", version)
     assert importlib.metadata.version("mpigen") == version, "stale install: run pip install -e '.[test]'"
-    [first] = re.findall(r"^## (\S+)", (ROOT / "CHANGELOG.md").read_text(), re.MULTILINE)[:1]
+    # The newest released section names the version (an "Unreleased" section may come before it).
+    headings = re.findall(r"^## (\S+)", (ROOT / "CHANGELOG.md").read_text(), re.MULTILINE)
+    [first] = [heading for heading in headings if heading != "Unreleased"][:1]
     assert first == version
     for path in (ROOT / "README.md", ROOT / ".pre-commit-hooks.yaml"):
         assert set(re.findall(r"rev: (\S+)", path.read_text())) == {f"v{version}"}, path

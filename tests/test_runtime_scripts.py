@@ -175,8 +175,22 @@ def test_wait_script_does_not_grow_with_workers() -> None:
     assert big == render_wait_script(pod_prefix="pi-worker", workers=8000)
 
 
+def v1_config_data() -> dict[str, str]:
+    """A kubeflow.org/v1 job's ConfigMap: kubexec.sh with `--container`, discover_hosts.sh with slots."""
+    from jobs import V1, make_job
+
+    import mpigen
+
+    objects = mpigen.compile(make_job(V1, mainContainer="worker", slotsPerWorker=2))
+    data: dict[str, str] = next(obj for obj in objects if obj["kind"] == "ConfigMap")["data"]
+    return data
+
+
 def rendered_scripts() -> dict[str, str]:
+    v1 = v1_config_data()
     return {
+        "kubexec.sh": v1["kubexec.sh"],
+        "discover_hosts.sh": v1["discover_hosts.sh"],
         "wait-for-workers.sh": render_wait_script(pod_prefix="pi-worker", workers=8),
         "cleanup.sh": cleanup_script("kubectl", interval_seconds=30, missing_grace_seconds=300),
         "ssh-keygen.sh": render_keygen_script(secret="pi-ssh", self_job="pi-ssh-keygen", self_rbac="pi-ssh-keygen", keys_dir="/keys"),

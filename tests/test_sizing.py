@@ -134,3 +134,35 @@ def test_v2beta1_config_map_size_is_what_the_builder_builds(spec: dict[str, Any]
         sized = replace(plan, workers=workers)
         built = config_data(sized, options)
         assert config_map_bytes(sized, options, workers) == sum(len(k) + len(v.encode()) for k, v in built.items())
+
+
+@pytest.mark.parametrize("gpu_launcher", [False, True])
+@pytest.mark.parametrize("spec", [{}, {"slotsPerWorker": 12, "runPolicy": {"cleanPodPolicy": "All"}}, {"mainContainer": "c"}])
+def test_v1_config_map_size_is_what_the_builder_builds(spec: dict[str, Any], gpu_launcher: bool) -> None:
+    """The arithmetic size of a v1 ConfigMap (discover_hosts.sh with `host:slots`, a GPU launcher as
+    the first host, kubexec.sh with --container) equals the built one."""
+    from dataclasses import replace
+
+    from mpigen.build.configmap import config_data
+    from mpigen.build.limits import config_map_bytes
+    from mpigen.compiler import plan_job
+
+    launcher = {"name": "c", "image": "busybox", **({"resources": {"limits": {"nvidia.com/gpu": 1}}} if gpu_launcher else {})}
+    document = {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "MPIJob",
+        "metadata": {"name": "size"},
+        "spec": {
+            **spec,
+            "mpiReplicaSpecs": {
+                "Launcher": {"template": {"spec": {"containers": [launcher]}}},
+                "Worker": {"replicas": 3, "template": {"spec": {"containers": [{"name": "c", "image": "busybox"}]}}},
+            },
+        },
+    }
+    plan, options = plan_job(document, Options())
+    assert plan.hostnames.launcher_first == gpu_launcher
+    for workers in (1, 10, 101):
+        sized = replace(plan, workers=workers)
+        built = config_data(sized, options)
+        assert config_map_bytes(sized, options, workers) == sum(len(k) + len(v.encode()) for k, v in built.items())

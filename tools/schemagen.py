@@ -288,6 +288,26 @@ def add_v2beta1_rules(document: Schema) -> None:
     set_pod_template(worker, "template", "The pod of every worker (sshd).")
 
 
+def add_v1_rules(document: Schema) -> None:
+    from mpigen.api.v1 import CONTROLLER
+
+    spec = at(document, "spec")
+    specs = at(spec, "mpiReplicaSpecs")
+    require(specs, "Launcher")
+    launcher, worker = at(specs, "Launcher"), at(specs, "Worker")
+    at(launcher, "replicas")["enum"] = [1, None]
+    # A launcher that always restarts never finishes (mpigen.api.v1).
+    at(launcher, "restartPolicy")["enum"] = ["OnFailure", "Never", "ExitCode", None]
+    at(worker, "replicas")["minimum"] = 0
+    add_run_policy_rules(spec, CONTROLLER)
+    set_pod_template(launcher, "template", "The launcher's pod, which runs mpirun.")
+    set_pod_template(worker, "template", "The pod of every worker.")
+    for parent in (launcher, worker):
+        # mpi_validation.go: every container of every replica has a name and an image.
+        containers = at(parent, "template", "spec", "containers")
+        containers["items"] = {"type": "object", "required": ["name", "image"]}
+
+
 # --- descriptions -----------------------------------------------------------------------------------
 
 _ONE_SIZING = " Exactly one of gpus, processingUnits and replicas is set."
@@ -383,9 +403,29 @@ DESCRIPTIONS["kubeflow.org/v2beta1"] = {
     ),
 }
 
+DESCRIPTIONS["kubeflow.org/v1"] = {
+    **{key: value for key, value in _COMMON.items() if not key.startswith("spec.")},
+    **_RUN_POLICY,
+    "spec.runPolicy.backoffLimit": (
+        "Retries of the launcher Job before the job fails (default: none with restartPolicy Never, as "
+        "the operator's launcher pod; else the Job's, 6)."
+    ),
+    "spec.slotsPerWorker": "MPI slots per worker in the hostfile (default 1).",
+    "spec.cleanPodPolicy": "Deprecated: spec.runPolicy.cleanPodPolicy, which wins when both are set.",
+    "spec.mainContainer": "The Worker container kubexec.sh runs ranks in (kubectl exec --container).",
+    "spec.mpiReplicaSpecs": "One Launcher, which runs mpirun, and the Workers it starts ranks in (kubectl exec).",
+    "spec.mpiReplicaSpecs.Launcher.replicas": "Always 1.",
+    "spec.mpiReplicaSpecs.Launcher.restartPolicy": "Never (default; ExitCode acts as Never) or OnFailure.",
+    "spec.mpiReplicaSpecs.Worker.replicas": "Number of worker pods (default 0).",
+    "spec.mpiReplicaSpecs.Worker.restartPolicy": (
+        "Ignored with a warning: workers belong to a StatefulSet and always restart."
+    ),
+}
+
 RULES: dict[str, Callable[[Schema], None]] = {
     "kubeflow.org/v1alpha1": add_v1alpha1_rules,
     "kubeflow.org/v1alpha2": add_v1alpha2_rules,
+    "kubeflow.org/v1": add_v1_rules,
     "kubeflow.org/v2beta1": add_v2beta1_rules,
 }
 

@@ -24,6 +24,7 @@ class Front(Protocol):
 FRONTS: dict[tuple[str, str], str] = {
     ("kubeflow.org/v1alpha1", "MPIJob"): "v1alpha1",
     ("kubeflow.org/v1alpha2", "MPIJob"): "v1alpha2",
+    ("kubeflow.org/v1", "MPIJob"): "v1",
     ("kubeflow.org/v2beta1", "MPIJob"): "v2beta1",
 }
 

@@ -3,7 +3,7 @@
 Mirrors training-operator release-1.9 `pkg/apis/kubeflow.org/v1/{mpi_types,mpi_defaults,
 mpi_validation,common_types}.go` and the CRD `manifests/base/crds/kubeflow.org_mpijobs.yaml`. `load`
 parses a document, applies the operator's defaults and returns a `V1Job`, or raises CompileError
-with every problem. The operator's own checks (ValidateV1MpiJobSpec): a Launcher is required and has
+with every problem; `to_plan` turns it into the `JobPlan` the builders compile (mpigen.api.v1_plan). The operator's own checks (ValidateV1MpiJobSpec): a Launcher is required and has
 at most one replica; every replica has containers, each with a name and an image; no replica types
 other than Launcher and Worker. Beyond them mpigen refuses what the operator accepts silently:
 
@@ -40,6 +40,7 @@ from mpigen.api.common import (
 from mpigen.api.fields import explain_unknown_fields
 from mpigen.errors import CompileError, Issue, Path
 from mpigen.options import Options
+from mpigen.plan import JobPlan
 
 API_VERSION = "kubeflow.org/v1"
 CONTROLLER = "kubeflow.org/training-operator"
@@ -172,13 +173,14 @@ def _warnings(spec: MPIJobSpec, workers: int) -> list[Issue]:
     if workers == 0:
         message = "no workers: the hostfile lists only the launcher, and only when it asks for a GPU"
         warnings.append(Issue(_SPECS, message, "warning"))
-    specs = spec.mpiReplicaSpecs
-    for role, replica in (("Launcher", specs.Launcher), ("Worker", specs.Worker)):
-        if replica is not None:
-            path = _SPECS + (role, "template")
-            policy = replica.restartPolicy or DEFAULT_RESTART_POLICY
-            pod_policy = "Never" if policy == "ExitCode" else policy
-            warnings += runpolicy.template_restart_policy_warnings(replica.template, path, role, pod_policy)
+    # The workers' restartPolicy is not applied at all (mpigen.api.v1_plan); the launcher's replaces
+    # the template's.
+    launcher = spec.mpiReplicaSpecs.Launcher
+    if launcher is not None:
+        path = _SPECS + ("Launcher", "template")
+        policy = launcher.restartPolicy or DEFAULT_RESTART_POLICY
+        pod_policy = "Never" if policy == "ExitCode" else policy
+        warnings += runpolicy.template_restart_policy_warnings(launcher.template, path, "Launcher", pod_policy)
     return warnings
 
 
@@ -219,3 +221,9 @@ def load(document: dict[str, Any], options: Options) -> V1Job:
         run=runpolicy.resolve(spec.runPolicy, spec.cleanPodPolicy),
         warnings=tuple(issues + _warnings(spec, workers)),
     )
+
+
+def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
+    from mpigen.api.v1_plan import plan_job
+
+    return plan_job(load(document, options), document)

@@ -259,7 +259,8 @@ def _scheduling(job: V2Beta1Job) -> Scheduling:
         queue=queue or None,
         min_resources=policy.min_resources if policy else None,
         priority_class=priority,
-        schedule_timeout_seconds=policy.schedule_timeout_seconds if policy else None,
+        # v0.8.2 podgroup.go: scheduler-plugins' timeout defaults to 0.
+        schedule_timeout_seconds=(policy.schedule_timeout_seconds if policy else None) or 0,
         overwrite_scheduler_name=True,
         operator_fields=True,
     )
@@ -337,10 +338,11 @@ def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
             launcher_first=job.run_launcher_as_worker,
         ),
         launcher_creation=job.launcher_creation_policy,  # type: ignore[arg-type]
-        launcher_as_worker=job.run_launcher_as_worker,
+        blank_launcher_gpus=not job.run_launcher_as_worker,
         launcher_service_account=own_account if (waits and own_account) else None,
         ttl_seconds_after_finished=run.ttl_seconds_after_finished,
         suspend=run.suspend,
         pod_replacement_failed=_pod_replacement(options),
         scheduling=_scheduling(job),
+        discover_hosts="hosts",
     )

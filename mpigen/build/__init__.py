@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from mpigen import names
+from mpigen.options import Options
 from mpigen.plan import JobPlan
 
 _TOP = {"apiVersion": 0, "kind": 1, "metadata": 2}
@@ -42,6 +43,11 @@ def object_meta(plan: JobPlan, name: str, component: str, labels: dict[str, str]
         meta["namespace"] = plan.namespace
     meta["labels"] = {**(labels or {}), **names.standard_labels(plan.name, component)}
     return meta
+
+
+def kubectl_delivery_image(plan: JobPlan, options: Options) -> str:
+    """The kubectl-delivery image (also the helper scripts' image): the option's, else the operator's default."""
+    return options.kubectl_delivery_image or plan.kubectl_delivery.default_image
 
 
 def service_account_subject(plan: JobPlan, name: str) -> dict[str, str]:

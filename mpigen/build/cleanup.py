@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from mpigen import names
-from mpigen.build import object_meta, service_account_subject
+from mpigen.build import kubectl_delivery_image, object_meta, service_account_subject
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 from mpigen.runtime_scripts import cleanup_role_rules, render_cleanup_script
@@ -73,7 +73,7 @@ def build_cleanup_job(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
     container = {
         "name": names.CLEANUP_CONTAINER,
         # The kubectl-delivery image is alpine with kubectl on PATH: all the script needs.
-        "image": options.kubectl_delivery_image,
+        "image": kubectl_delivery_image(plan, options),
         "command": ["/bin/sh", f"{names.CONFIG_MOUNT_PATH}/{names.CLEANUP_SCRIPT}"],
         "volumeMounts": [{"name": names.CONFIG_VOLUME, "mountPath": names.CONFIG_MOUNT_PATH}],
         "resources": {"requests": {"cpu": "10m", "memory": "32Mi"}, "limits": {"memory": "64Mi"}},

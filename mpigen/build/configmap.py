@@ -1,6 +1,7 @@
 """The ConfigMap `<job>-config`: the hostfile mpirun reads and the scripts the job's pods run.
 
-mpi-operator v0.2.0 `newConfigMap` (hostfile, kubexec.sh) and v0.8.2 `newConfigMap` (hostfile in the
+mpi-operator v0.2.0 `newConfigMap` (hostfile, kubexec.sh), the training-operator's (the same, with
+`--container` for mainContainer and discover_hosts.sh) and v0.8.2 `newConfigMap` (hostfile in the
 implementation's syntax, discover_hosts.sh), plus the scripts that stand in for the operator at run
 time (`wait-for-workers.sh` for the launcher; `cleanup.sh` for the clean-up Job when the job cleans
 up), so that the manifests stay short and every script is reviewed in one place.
@@ -30,16 +31,21 @@ def render_hostfile(plan: JobPlan) -> str:
 
 
 def render_discover_hosts(plan: JobPlan) -> str:
-    """Horovod elastic's host list: every host of the hostfile, without slots.
+    """Horovod elastic's host list: every host of the hostfile, without slots (v0.8.2) or as
+    `host:slots` (training-operator).
 
-    v0.8.2 rewrites it on every sync to list the Running worker pods; a static file lists them all,
-    as they are once the job runs (docs/runtime.md)."""
-    return render("discover_hosts.sh.j2", hosts=plan.host_names())
+    The operators rewrite it on every sync to list the Running worker pods; a static file lists them
+    all, as they are once the job runs (docs/runtime.md)."""
+    hosts = plan.host_names()
+    if plan.discover_hosts == "slots":
+        hosts = [f"{host}:{plan.slots_per_worker}" for host in hosts]
+    return render("discover_hosts.sh.j2", hosts=hosts)
 
 
-def render_kubexec() -> str:
-    """Open MPI's rsh agent: run the orted command line in the named worker pod via kubectl exec."""
-    return render("kubexec.sh.j2", kubectl=names.KUBECTL_PATH)
+def render_kubexec(plan: JobPlan) -> str:
+    """Open MPI's rsh agent: run the orted command line in the named worker pod via kubectl exec
+    (in the job's `mainContainer`, if it names one)."""
+    return render("kubexec.sh.j2", kubectl=names.KUBECTL_PATH, container=plan.exec_container)
 
 
 def render_wait(plan: JobPlan, options: Options) -> str:
@@ -53,15 +59,16 @@ def render_wait(plan: JobPlan, options: Options) -> str:
     )
 
 
-# The keys whose values grow with the worker count, by transport (kubexec or not).
-HOST_LISTS = {True: (names.HOSTFILE,), False: (names.HOSTFILE, names.DISCOVER_HOSTS_SCRIPT)}
+def host_list_keys(plan: JobPlan) -> tuple[str, ...]:
+    """The ConfigMap keys whose values grow with the worker count."""
+    return (names.HOSTFILE, names.DISCOVER_HOSTS_SCRIPT) if plan.discover_hosts else (names.HOSTFILE,)
 
 
 def config_scripts(plan: JobPlan, options: Options) -> dict[str, str]:
     """The ConfigMap's entries whose size does not grow with the worker count."""
     data = {}
     if plan.kubexec:
-        data[names.KUBEXEC_SCRIPT] = render_kubexec()
+        data[names.KUBEXEC_SCRIPT] = render_kubexec(plan)
     if plan.waits_for_workers:
         data[names.WAIT_SCRIPT] = render_wait(plan, options)
     if wants_cleanup(plan):
@@ -73,7 +80,7 @@ def config_scripts(plan: JobPlan, options: Options) -> dict[str, str]:
 
 def config_data(plan: JobPlan, options: Options) -> dict[str, str]:
     data = {names.HOSTFILE: render_hostfile(plan)}
-    if not plan.kubexec:
+    if plan.discover_hosts:
         data[names.DISCOVER_HOSTS_SCRIPT] = render_discover_hosts(plan)
     return {**data, **config_scripts(plan, options)}
 

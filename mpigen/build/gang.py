@@ -8,7 +8,10 @@ Off by default. `volcano` emits a `scheduling.volcano.sh/v1beta1` PodGroup and a
 With a `schedulingPolicy` (v2beta1), the PodGroup is mpi-operator v0.8.2's (`pkg/controller/podgroup.go`):
 `minMember` from `minAvailable`, Volcano's `queue` and `priorityClassName`, scheduler-plugins'
 `scheduleTimeoutSeconds`, and `minResources` as written or summed from the pod templates
-(`calPGMinResource`), and the pods' schedulerName is overwritten rather than kept.
+(`calPGMinResource`), and the pods' schedulerName is overwritten rather than kept. For kubeflow.org/v1
+it is the training-operator's (release-1.9 `pkg/controller.v1/common/job.go` ReconcileJobs): the same
+fields, summed as `CalcPGMinResources` sums them, Volcano pods also annotated `volcano.sh/task-spec`,
+and a schedulerName of the template's kept (`DecoratePodTemplateSpec`).
 """
 
 from __future__ import annotations
@@ -30,12 +33,17 @@ def min_member(plan: JobPlan) -> int:
     return plan.workers + 1 if wanted is None else wanted
 
 
-def _container_resources(template: dict[str, Any]) -> list[tuple[str, object]]:
-    """Each container's requests, plus its limits for names it requests nothing of (v0.8.2 `addResources`)."""
+def _container_resources(template: dict[str, Any], requests_else_limits: bool) -> list[tuple[str, object]]:
+    """Each container's requests, plus its limits for names it requests nothing of (v0.8.2 `addResources`);
+    or its requests when it has any, else its limits (training-operator `AddResourceList`)."""
     found = []
     for container in (template.get("spec") or {}).get("containers") or []:
         resources = container.get("resources") or {}
-        merged = dict(resources.get("requests") or {})
+        requests = resources.get("requests")
+        if requests_else_limits:
+            found += list((requests if requests is not None else resources.get("limits") or {}).items())
+            continue
+        merged = dict(requests or {})
         for name, limit in (resources.get("limits") or {}).items():
             merged.setdefault(name, limit)
         found += list(merged.items())
@@ -51,7 +59,7 @@ def sum_min_resources(plan: JobPlan, members: int) -> dict[str, str]:
     workers = plan.workers if 1 + plan.workers <= members else max(members - 1, 0)
     total = QuantitySum()
     for template, replicas in ((plan.launcher_template, 1), (plan.worker_template, workers)):
-        for name, quantity in _container_resources(template) if template else []:
+        for name, quantity in _container_resources(template, plan.scheduling.requests_else_limits) if template else []:
             total.add(name, quantity, replicas)
     return total.result()
 
@@ -78,7 +86,8 @@ def _pod_group_spec(plan: JobPlan, scheduler: str) -> dict[str, Any]:
         if resources is not None:
             spec["minResources"] = resources
     else:
-        spec["scheduleTimeoutSeconds"] = scheduling.schedule_timeout_seconds or 0
+        if scheduling.schedule_timeout_seconds is not None:
+            spec["scheduleTimeoutSeconds"] = scheduling.schedule_timeout_seconds
         if resources:
             spec["minResources"] = resources
     return spec
@@ -118,16 +127,19 @@ def build_worker_pdb(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
     ]
 
 
-def join_gang(template: dict[str, Any], plan: JobPlan, options: Options) -> None:
-    """Point a pod template at the gang scheduler and its PodGroup; a schedulerName set is kept
-    (v0.2.0) or overwritten (v0.8.2)."""
+def join_gang(template: dict[str, Any], plan: JobPlan, options: Options, role: str) -> None:
+    """Point a pod template (of `role`, launcher or worker) at the gang scheduler and its PodGroup; a
+    schedulerName set is kept (v0.2.0, training-operator) or overwritten (v0.8.2)."""
     if options.gang_scheduler is None:
         return
     pod = template["spec"]
     if not pod.get("schedulerName") or plan.scheduling.overwrite_scheduler_name:
         pod["schedulerName"] = options.effective_scheduler_name
     if options.gang_scheduler == VOLCANO:
-        merge_pod_annotations(template, {names.VOLCANO_GROUP_ANNOTATION: names.pod_group(plan.name)})
+        annotations = {names.VOLCANO_GROUP_ANNOTATION: names.pod_group(plan.name)}
+        if plan.scheduling.task_spec_annotation:
+            annotations[names.VOLCANO_TASK_SPEC_ANNOTATION] = role
+        merge_pod_annotations(template, annotations)
     else:
         merge_pod_labels(template, {names.SCHEDULER_PLUGINS_GROUP_LABEL: names.pod_group(plan.name)})
 

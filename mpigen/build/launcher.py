@@ -2,7 +2,11 @@
 
 kubectl-exec transport, mpi-operator v0.2.0 `newLauncher`: the launcher ServiceAccount, an init
 container that delivers kubectl into `/opt/kube`, Open MPI pointed at kubexec.sh and the hostfile
-through `OMPI_MCA_*` variables, and both volumes.
+through `OMPI_MCA_*` variables, and both volumes. training-operator release-1.9 `newLauncher` (v1)
+adds to the kubectl-delivery init container (NAMESPACE, the ConfigMap mount, IfNotPresent, fixed
+resources), blanks the launcher's GPUs unless it asks for one, points Intel MPI's Hydra at kubexec.sh
+and mounts discover_hosts.sh; a launcher that is a host of the hostfile gets its pod name as hostname,
+so that Open MPI starts its ranks locally rather than through kubexec.sh.
 
 SSH transport, v0.8.2 `newLauncherJob` / `newLauncherPodTemplate`: hostname `<job>-launcher` and
 subdomain `<job>`, `K_MPI_JOB_ROLE=launcher` and the implementation's variables (mpigen/mpi_env.py),
@@ -16,7 +20,7 @@ import copy
 from typing import Any
 
 from mpigen import mpi_env, names
-from mpigen.build import merge_pod_labels, object_meta
+from mpigen.build import kubectl_delivery_image, merge_pod_labels, object_meta
 from mpigen.build.gang import join_gang
 from mpigen.build.rbac import launcher_service_account
 from mpigen.build.workers import add_ssh, config_mount, config_volume, host_network_dns
@@ -28,13 +32,19 @@ def kubectl_mount() -> dict[str, str]:
     return {"name": names.KUBECTL_VOLUME, "mountPath": names.KUBECTL_MOUNT_PATH}
 
 
-def build_kubectl_delivery(options: Options) -> dict[str, Any]:
-    return {
+def build_kubectl_delivery(plan: JobPlan, options: Options) -> dict[str, Any]:
+    delivery = plan.kubectl_delivery
+    container: dict[str, Any] = {
         "name": names.KUBECTL_DELIVERY,
-        "image": options.kubectl_delivery_image,
-        "env": [{"name": names.KUBECTL_TARGET_DIR_ENV, "value": names.KUBECTL_MOUNT_PATH}],
-        "volumeMounts": [kubectl_mount()],
+        "image": kubectl_delivery_image(plan, options),
+        "env": [{"name": names.KUBECTL_TARGET_DIR_ENV, "value": names.KUBECTL_MOUNT_PATH}, *delivery.env],
+        "volumeMounts": [kubectl_mount(), *([config_mount()] if delivery.mount_config else [])],
     }
+    if delivery.pull_policy:
+        container["imagePullPolicy"] = delivery.pull_policy
+    if delivery.resources:
+        container["resources"] = copy.deepcopy(delivery.resources)
+    return container
 
 
 def build_wait_for_workers(plan: JobPlan, options: Options) -> dict[str, Any]:
@@ -49,26 +59,28 @@ def build_wait_for_workers(plan: JobPlan, options: Options) -> dict[str, Any]:
     mounts = [kubectl_mount(), config_mount()] if plan.kubexec else [config_mount()]
     return {
         "name": names.WAIT_FOR_WORKERS,
-        "image": options.kubectl_delivery_image,
+        "image": kubectl_delivery_image(plan, options),
         "command": ["/bin/sh", f"{names.CONFIG_MOUNT_PATH}/{names.WAIT_SCRIPT}"],
         "volumeMounts": mounts,
     }
 
 
 def _config_items(plan: JobPlan) -> list[tuple[str, int]]:
-    if plan.kubexec:
-        items = [(names.KUBEXEC_SCRIPT, names.SCRIPT_MODE), (names.HOSTFILE, names.HOSTFILE_MODE)]
-    else:
-        items = [(names.HOSTFILE, names.HOSTFILE_MODE), (names.DISCOVER_HOSTS_SCRIPT, names.SCRIPT_MODE)]
+    items = [(names.KUBEXEC_SCRIPT, names.SCRIPT_MODE)] if plan.kubexec else []
+    items.append((names.HOSTFILE, names.HOSTFILE_MODE))
+    if plan.discover_hosts:
+        items.append((names.DISCOVER_HOSTS_SCRIPT, names.SCRIPT_MODE))
     return items + ([(names.WAIT_SCRIPT, names.SCRIPT_MODE)] if plan.waits_for_workers else [])
 
 
-def _env(plan: JobPlan) -> list[dict[str, str]]:
+def _env(plan: JobPlan, own: list[dict[str, Any]]) -> list[dict[str, str]]:
     env = mpi_env.launcher_env(plan.kubexec, plan.implementation, plan.slots_per_worker)
-    if plan.kubexec or plan.launcher_as_worker:
-        return env
-    # v0.8.2: a launcher that is not a worker must not grab the node's GPUs (value left empty).
-    return env + [{"name": name} for name in names.NVIDIA_ENV]
+    if plan.blank_launcher_gpus:
+        # A launcher that is not a host of the hostfile must not grab the node's GPUs (value left empty).
+        env += [{"name": name} for name in names.NVIDIA_ENV]
+    if plan.hydra_bootstrap:
+        env += mpi_env.hydra_bootstrap_env({str(var.get("name")) for var in own})
+    return env
 
 
 def build_launcher_pod_template(plan: JobPlan, options: Options) -> dict[str, Any]:
@@ -77,22 +89,24 @@ def build_launcher_pod_template(plan: JobPlan, options: Options) -> dict[str, An
     pod = template["spec"]
     if plan.launcher_needs_api:
         pod["serviceAccountName"] = launcher_service_account(plan)
-    inits = [build_kubectl_delivery(options)] if plan.kubexec else []
+    inits = [build_kubectl_delivery(plan, options)] if plan.kubexec else []
     inits += [build_wait_for_workers(plan, options)] if plan.waits_for_workers else []
     if inits:
         pod["initContainers"] = [*(pod.get("initContainers") or []), *inits]
     container = pod["containers"][0]
-    if plan.ssh is not None:
+    if plan.ssh is not None or plan.hostnames.launcher_first:
         pod["hostname"] = names.launcher(plan.name)
+    if plan.ssh is not None:
         pod["subdomain"] = plan.service.name
         host_network_dns(pod)
         add_ssh(pod, plan.ssh, names.ROLE_LAUNCHER)
-    container["env"] = [*(container.get("env") or []), *_env(plan)]
+    own_env = container.get("env") or []
+    container["env"] = [*own_env, *_env(plan, own_env)]
     mounts = [kubectl_mount(), config_mount()] if plan.kubexec else [config_mount()]
     container["volumeMounts"] = [*(container.get("volumeMounts") or []), *mounts]
     volumes = [{"name": names.KUBECTL_VOLUME, "emptyDir": {}}] if plan.kubexec else []
     pod["volumes"] = [*(pod.get("volumes") or []), *volumes, config_volume(_config_items(plan), plan.name)]
-    join_gang(template, plan, options)
+    join_gang(template, plan, options, names.ROLE_LAUNCHER)
     return template
 
 

@@ -87,7 +87,7 @@ def hostfile_bytes(job: str, workers: int, slots: int) -> int:
 
 
 def host_lists_bytes(plan: JobPlan, workers: int) -> int:
-    """Bytes of the hostfile and (SSH transport) discover_hosts.sh for `workers`: one line per host in
+    """Bytes of the hostfile and (if any) discover_hosts.sh for `workers`: one line per host in
     each, a worker's host its pod name plus a suffix the same for all (templates/hostfile.j2,
     templates/discover_hosts.sh.j2), plus the launcher's line when it is a host too."""
     from mpigen.build.configmap import SEPARATORS
@@ -99,18 +99,19 @@ def host_lists_bytes(plan: JobPlan, workers: int) -> int:
         names_length += len(names.launcher(plan.name)) + suffix
         hosts += 1
     size = names_length + hosts * len(f"{SEPARATORS[plan.hostnames.slot_syntax]}{plan.slots_per_worker}\n")
-    if not plan.kubexec:
-        size += len("#!/bin/sh\n") + names_length + hosts * len("echo \n")
+    if plan.discover_hosts:
+        per_host = len("echo \n") + (len(f":{plan.slots_per_worker}") if plan.discover_hosts == "slots" else 0)
+        size += len("#!/bin/sh\n") + names_length + hosts * per_host
     return size
 
 
 def config_map_bytes(plan: JobPlan, options: Options, workers: int) -> int:
     """Data size of the job's ConfigMap (keys and values, as the API server counts it) for `workers`."""
-    from mpigen.build.configmap import HOST_LISTS, config_scripts
+    from mpigen.build.configmap import config_scripts, host_list_keys
 
     scripts = config_scripts(plan, options)
     size = sum(len(key) + len(value.encode()) for key, value in scripts.items())
-    return size + sum(len(key) for key in HOST_LISTS[plan.kubexec]) + host_lists_bytes(plan, workers)
+    return size + sum(len(key) for key in host_list_keys(plan)) + host_lists_bytes(plan, workers)
 
 
 def role_bytes(plan: JobPlan, workers: int) -> int:

@@ -1,7 +1,8 @@
 """The launcher's identity: ServiceAccount, Role and RoleBinding `<job>-launcher`.
 
 Least privilege, as in mpi-operator v0.2.0 `newLauncherRole`: `get` on the job's worker pods and
-`create` on their `pods/exec`, both limited by `resourceNames` to exactly those pods. With the SSH
+`create` on their `pods/exec`, both limited by `resourceNames` to exactly those pods (no Role at all
+when there are no worker pods: an empty `resourceNames` would grant every pod). With the SSH
 transport (v2beta1) the launcher needs the API only to wait for its workers (WaitForWorkersReady):
 `get` on those pods alone; with AtStartup it needs nothing, and none of these objects is emitted (the
 operator gives the launcher no identity of its own either). A ServiceAccount the launcher template
@@ -39,12 +40,18 @@ def launcher_role(plan: JobPlan, pods: list[str]) -> dict[str, Any]:
     return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": _meta(plan), "rules": rules}
 
 
+def _grants(plan: JobPlan) -> bool:
+    """A Role only over worker pods that exist: empty `resourceNames` would grant every pod (a v1
+    job may have no workers; its launcher then keeps its ServiceAccount and no rights)."""
+    return plan.launcher_needs_api and plan.workers > 0
+
+
 def build_launcher_role(plan: JobPlan) -> list[dict[str, Any]]:
-    return [launcher_role(plan, plan.worker_pod_names)] if plan.launcher_needs_api else []
+    return [launcher_role(plan, plan.worker_pod_names)] if _grants(plan) else []
 
 
 def build_launcher_role_binding(plan: JobPlan) -> list[dict[str, Any]]:
-    if not plan.launcher_needs_api:
+    if not _grants(plan):
         return []
     subject = service_account_subject(plan, launcher_service_account(plan))
     return [

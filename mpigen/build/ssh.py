@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from mpigen import names
-from mpigen.build import object_meta, service_account_subject
+from mpigen.build import kubectl_delivery_image, object_meta, service_account_subject
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 from mpigen.runtime_scripts import keygen_role_rules, render_keygen_script
@@ -105,7 +105,7 @@ def build_keygen_container(plan: JobPlan) -> dict[str, Any]:
 def build_store_container(plan: JobPlan, options: Options) -> dict[str, Any]:
     container: dict[str, Any] = {
         "name": "store",
-        "image": options.kubectl_delivery_image,
+        "image": kubectl_delivery_image(plan, options),
         "command": ["/bin/sh", f"{names.CONFIG_MOUNT_PATH}/{names.KEYGEN_SCRIPT}"],
         # kubectl keeps a cache under $HOME, which an arbitrary user may not own.
         "env": [{"name": "HOME", "value": "/tmp"}],

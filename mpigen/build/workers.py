@@ -2,7 +2,9 @@
 
 kubectl-exec transport, mpi-operator v0.2.0 `newWorker`: Parallel pod management, the role labels
 merged over the template's labels, `restartPolicy: Always`, containers[0] replaced by `sleep 365d`
-with the kubexec.sh mount (Open MPI checks the agent's path in every rank).
+with the kubexec.sh mount (Open MPI checks the agent's path in every rank). training-operator
+release-1.9 `newWorker` (v1, which creates bare pods; see docs/departures.md) replaces the command
+only when the template gives none.
 
 SSH transport, v0.8.2 `newWorker` (which creates bare pods; see docs/departures.md): containers[0]
 runs `/usr/sbin/sshd -De` unless the template gives a command or args, gets `K_MPI_JOB_ROLE=worker`
@@ -68,8 +70,10 @@ def host_network_dns(pod: dict[str, Any]) -> None:
 
 def _kubexec_worker(pod: dict[str, Any], plan: JobPlan) -> None:
     container = pod["containers"][0]
-    container["command"] = ["sleep"]
-    container["args"] = ["365d"]
+    # training-operator newWorker keeps a command the template gives (and its args); v0.2.0 never does.
+    if not (plan.worker_keeps_command and container.get("command")):
+        container["command"] = ["sleep"]
+        container["args"] = ["365d"]
     container["volumeMounts"] = [*(container.get("volumeMounts") or []), config_mount()]
     volume = config_volume([(names.KUBEXEC_SCRIPT, names.SCRIPT_MODE)], plan.name)
     pod["volumes"] = [*(pod.get("volumes") or []), volume]
@@ -98,7 +102,7 @@ def build_worker_pod_template(plan: JobPlan, options: Options) -> dict[str, Any]
         _kubexec_worker(pod, plan)
     else:
         _ssh_worker(pod, plan, plan.ssh)
-    join_gang(template, plan, options)
+    join_gang(template, plan, options, names.ROLE_WORKER)
     return template
 
 

@@ -38,7 +38,7 @@ def _existing() -> bool:
 
 
 def _install_crds(cluster: controlplane.Cluster) -> None:
-    for crd in crds.podgroup_crds():
+    for crd in crds.podgroup_crds() + crds.passed_through_crds():
         name = crd["metadata"]["name"]
         present = cluster.kubectl("get", "crd", name, "--ignore-not-found", "-o", "name").stdout.strip()
         if present and not cluster.owned:

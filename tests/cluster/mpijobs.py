@@ -17,7 +17,7 @@ Obj = dict[str, Any]
 
 
 def job(version: str, name: str, workers: int = 2, **spec: Any) -> Obj:
-    """A small MPIJob of input `version` ("v1alpha1" or "v1alpha2") with `workers` workers."""
+    """A small MPIJob of input `version` ("v1alpha1", "v1alpha2" or "v2beta1") with `workers` workers."""
     container = {"name": "train", "image": "example.com/train:1.0"}
     if version == "v1alpha1":
         body: Obj = {"replicas": workers, "template": {"spec": {"containers": [container]}}}
@@ -44,14 +44,15 @@ def find(objects: list[Obj], kind: str, suffix: str = "") -> Obj:
     return found
 
 
-def script(objects: list[Obj], key: str, kubectl: str, **knobs: int) -> str:
+def script(objects: list[Obj], key: str, kubectl: str, **knobs: int | str) -> str:
     """A script of the job's ConfigMap as rendered, with its kubectl path pointed at `kubectl` and the
-    named timing knobs (`interval=5`, `timeout=600`, ...) shortened so the tests need not wait."""
+    named knobs set (timing ones such as `interval=5` shortened so the tests need not wait; `keys=DIR`
+    where ssh-keygen.sh finds the key pair its init container would have made)."""
     text: str = find(objects, "ConfigMap")["data"][key]
     text, count = re.subn(r"^kubectl=.*$", f"kubectl={kubectl}", text, count=1, flags=re.MULTILINE)
     assert count == 1, f"{key} sets no kubectl path"
     for knob, value in knobs.items():
-        text, count = re.subn(rf"^{knob}=\d+$", f"{knob}={value}", text, count=1, flags=re.MULTILINE)
+        text, count = re.subn(rf"^{knob}=\S+$", f"{knob}={value}", text, count=1, flags=re.MULTILINE)
         assert count == 1, f"{key} has no knob {knob}"
     return text
 

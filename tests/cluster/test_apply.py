@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,8 @@ EXAMPLES = sorted(
 CASES = {f"golden/{path.parent.name}": path for path in GOLDEN} | {
     str(path.relative_to(ROOT)): path for path in EXAMPLES
 }
+CONCURRENT_CASES = 4
+NAMESPACE_OBJECT = re.compile(r"^(kind: Namespace\nmetadata:\n  name: )([a-z0-9][a-z0-9-]*)$", re.MULTILINE)
 NAMESPACE_LINE = re.compile(r"^(\s*(?:- )?namespace: )(['\"]?)([a-z0-9][a-z0-9-]*)\2$", re.MULTILINE)
 
 
@@ -38,12 +42,17 @@ def manifest(case: str) -> str:
 
 
 def into_fresh_namespaces(cluster: Cluster, text: str, prefix: str) -> tuple[str, list[str]]:
-    """The same bytes with every namespace the objects name (in metadata or a RoleBinding subject) moved
-    to a fresh one, so cases never meet; and the namespaces used (the first for objects that name none)."""
+    """The same bytes with every namespace the objects name (in metadata or a RoleBinding subject, or a
+    Namespace object's own name) moved to a fresh one, so cases never meet; and the namespaces used (the
+    first for objects that name none)."""
     fresh: dict[str, str] = {}
+    # A Namespace the case itself holds gets a new name that nothing has created yet: the apply creates it.
+    for match in NAMESPACE_OBJECT.finditer(text):
+        fresh[match[2]] = f"{cluster.create_namespace(prefix)}-own"
     for match in NAMESPACE_LINE.finditer(text):
         fresh.setdefault(match[3], cluster.create_namespace(prefix))
     moved = NAMESPACE_LINE.sub(lambda m: m[1] + fresh[m[3]], text)
+    moved = NAMESPACE_OBJECT.sub(lambda m: m[1] + fresh[m[2]], moved)
     named = {doc["metadata"]["namespace"] for doc in yaml.safe_load_all(moved) if doc and "namespace" in doc["metadata"]}
     assert len(named) <= 1, f"objects in several namespaces: {sorted(named)}"
     target = named.pop() if named else fresh.get("default") or cluster.create_namespace(prefix)
@@ -94,7 +103,7 @@ def test_cases_found() -> None:
     assert len(GOLDEN) >= 40 and len(EXAMPLES) >= 4, (len(GOLDEN), EXAMPLES)
 
 
-def test_client_side_apply_accepts_everything_and_reapplies_unchanged(cluster: Cluster, case: str) -> None:
+def client_side_apply(cluster: Cluster, case: str) -> None:
     text, namespaces = into_fresh_namespaces(cluster, manifest(case), case)
     first = cluster.kubectl("apply", "-n", namespaces[0], "-f", "-", input=text, check=False)
     assert first.returncode == 0, f"the API server refused {case}:\n{first.stderr}"
@@ -109,7 +118,7 @@ def test_client_side_apply_accepts_everything_and_reapplies_unchanged(cluster: C
     assert (diff.returncode, diff.stdout) == (0, ""), diff.stdout + diff.stderr
 
 
-def test_server_side_apply_accepts_everything_and_reapplies_without_change(cluster: Cluster, case: str) -> None:
+def server_side_apply(cluster: Cluster, case: str) -> None:
     text, namespaces = into_fresh_namespaces(cluster, manifest(case), case)
     argv = ("apply", "--server-side", "--field-manager=mpigen-test", "-n", namespaces[0], "-f", "-")
     first = cluster.kubectl(*argv, input=text, check=False)
@@ -122,3 +131,45 @@ def test_server_side_apply_accepts_everything_and_reapplies_without_change(clust
     diff = cluster.kubectl("diff", "--server-side", "--field-manager=mpigen-test", "-n", namespaces[0], "-f", "-",
                            input=text, check=False)
     assert (diff.returncode, diff.stdout) == (0, ""), diff.stdout + diff.stderr
+
+
+CHECKS: dict[str, Callable[[Cluster, str], None]] = {"client-side": client_side_apply, "server-side": server_side_apply}
+
+
+@pytest.fixture(scope="module")
+def applied(cluster: Cluster, request: pytest.FixtureRequest) -> dict[tuple[str, str], BaseException | None]:
+    """Every check of every case, run a few at a time (each case in namespaces of its own, so they never
+    meet): kubectl and the API server wait on each other, and the cases together take minutes one by one.
+    Each test below reports its own case's outcome."""
+    selected: dict[str, set[str]] = {mode: set() for mode in CHECKS}
+    for item in request.session.items:  # only the cases this run selected
+        mode = MODE_OF_TEST.get(getattr(item, "originalname", ""))
+        if mode:
+            selected[mode].add(item.callspec.params["case"])  # type: ignore[attr-defined]
+    with ThreadPoolExecutor(max_workers=CONCURRENT_CASES) as pool:
+        futures = {(mode, case): pool.submit(CHECKS[mode], cluster, case) for mode, cases in selected.items() for case in sorted(cases)}
+    return {key: future.exception() for key, future in futures.items()}
+
+
+MODE_OF_TEST = {
+    "test_client_side_apply_accepts_everything_and_reapplies_unchanged": "client-side",
+    "test_server_side_apply_accepts_everything_and_reapplies_without_change": "server-side",
+}
+
+
+def outcome_of(applied: dict[tuple[str, str], BaseException | None], mode: str, case: str) -> None:
+    failure = applied[(mode, case)]
+    if failure is not None:
+        raise failure
+
+
+def test_client_side_apply_accepts_everything_and_reapplies_unchanged(
+    applied: dict[tuple[str, str], BaseException | None], case: str
+) -> None:
+    outcome_of(applied, "client-side", case)
+
+
+def test_server_side_apply_accepts_everything_and_reapplies_without_change(
+    applied: dict[tuple[str, str], BaseException | None], case: str
+) -> None:
+    outcome_of(applied, "server-side", case)

@@ -1,5 +1,6 @@
 """A job's whole life on the control plane with kube-controller-manager, kube-scheduler and kwok nodes:
-apply -> workers scheduled and Ready -> the wait script, run with the launcher's token, returns -> the
+apply -> (v2beta1: the key Job, with its own token, stores an SSH key pair into the job's Secret, and a
+re-apply keeps it) -> workers scheduled and Ready -> the wait script, run with the launcher's token, returns -> the
 launcher pod ends (Succeeded, or Failed with no retry left) -> the launcher Job finishes -> the clean-up
 script, run with the clean-up's token, adopts its RBAC and scales the workers to 0 -> the clean-up Job's
 ttlSecondsAfterFinished removes it and the garbage collector removes the RBAC it adopted.
@@ -11,7 +12,9 @@ scripts) runs on the host with that pod's ServiceAccount token.
 
 from __future__ import annotations
 
+import base64
 import json
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -26,6 +29,9 @@ CASES = [
     ("v1alpha2", "All", "Succeeded"),
     ("v1alpha2", "None", "Succeeded"),
     ("v1alpha2", "Running", "Failed"),
+    ("v2beta1", "Running", "Succeeded"),
+    ("v2beta1", "All", "Failed"),
+    ("v2beta1", "None", "Succeeded"),
 ]
 
 
@@ -67,19 +73,30 @@ def exists(cluster: Cluster, namespace: str, kind: str, name: str) -> bool:
     return bool(done.stdout.strip())
 
 
+def spec_of(version: str, policy: str | None, outcome: str) -> dict[str, Any]:
+    """The MPIJob spec fields that ask for `policy` (None: the version's default) and, for a failing
+    launcher, no retry. v2beta1 keeps them in runPolicy and waits for the workers only when asked to."""
+    run: dict[str, Any] = {} if policy is None else {"cleanPodPolicy": policy}
+    if outcome == "Failed":
+        run["backoffLimit"] = 0
+    if version == "v2beta1":
+        return {"launcherCreationPolicy": "WaitForWorkersReady", "runPolicy": run}
+    return run
+
+
 @pytest.mark.parametrize(("version", "policy", "outcome"), CASES,
                          ids=[f"{v}-{p or 'default'}-{o.lower()}" for v, p, o in CASES])
 def test_job_lifecycle(workloads: Cluster, namespace: str, tmp_path: Path,
                        version: str, policy: str | None, outcome: str) -> None:
     cluster = workloads
-    spec: dict[str, Any] = {} if policy is None else {"cleanPodPolicy": policy}
-    if outcome == "Failed":
-        spec["backoffLimit"] = 0
     name = "life"
-    objects = compiled(job(version, name, workers=2, **spec), namespace)
+    objects = compiled(job(version, name, workers=2, **spec_of(version, policy, outcome)), namespace)
     cleanup_job = [o for o in objects if o["kind"] == "Job" and o["metadata"]["name"] == f"{name}-cleanup"]
-    assert bool(cleanup_job) == (policy != "None"), "a clean-up Job exactly when cleanPodPolicy is not None"
+    assert bool(cleanup_job) == (policy not in ("None", None) or version == "v1alpha1"), \
+        "a clean-up Job exactly when cleanPodPolicy is not None"
     cluster.kubectl("apply", "-f", "-", input=manifest(objects))
+    if version == "v2beta1":
+        ssh_keys_are_made_once(cluster, namespace, tmp_path, objects, name)
 
     # Workers scheduled onto fake nodes and Ready.
     statefulset = f"{name}-worker"
@@ -101,13 +118,47 @@ def test_job_lifecycle(workloads: Cluster, namespace: str, tmp_path: Path,
     cluster.wait_for(f"job/{name}-launcher {final}",
                      lambda: final in conditions(cluster, namespace, "job", f"{name}-launcher"), timeout=60)
 
-    if policy == "None":
+    if not cleanup_job:
         # Nothing scales the workers down: they stay, as with the operator's cleanPodPolicy None.
         time.sleep(2)
         assert cluster.get("statefulset", statefulset, "-n", namespace)["spec"]["replicas"] == 2
         return
+    workers_are_cleaned_up(cluster, namespace, tmp_path, objects, name, final)
 
-    # The clean-up Job's pod runs cleanup.sh with its own token.
+
+def ssh_keys_are_made_once(cluster: Cluster, namespace: str, tmp_path: Path, objects: list[dict[str, Any]],
+                           name: str) -> None:
+    """The key Job's pod stores the pair its init container made (here: ssh-keygen on the host) with the
+    key Job's own token; the Secret then holds it, a second run and a re-apply keep it, and nothing of
+    the key reaches the output."""
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    made = subprocess.run(["ssh-keygen", "-q", "-t", "ecdsa", "-N", "", "-f", str(keys / "id")],
+                          capture_output=True, text=True, check=False)
+    assert made.returncode == 0, made.stderr
+    job_pod(cluster, namespace, f"{name}-ssh-keygen")  # kwok has started the key Job's pod
+    keygen = cluster.token_kubeconfig(namespace, f"{name}-ssh-keygen", tmp_path)
+    stored = run_script(script(objects, "ssh-keygen.sh", cluster.kubectl_path, interval=1, keys=str(keys)), keygen)
+    assert stored.returncode == 0, stored.stdout + stored.stderr
+    assert f"stored a new key pair in secret/{name}-ssh" in stored.stdout, stored.stdout
+    assert "PRIVATE KEY" not in stored.stdout + stored.stderr
+    secret = cluster.get("secret", f"{name}-ssh", "-n", namespace)
+    private = base64.b64decode(secret["data"]["ssh-privatekey"])
+    assert private == (keys / "id").read_bytes()
+
+    again = run_script(script(objects, "ssh-keygen.sh", cluster.kubectl_path, interval=1, keys=str(keys)), keygen)
+    assert again.returncode == 0 and f"secret/{name}-ssh already holds a key pair: kept" in again.stdout, again.stdout
+    cluster.kubectl("apply", "-f", "-", input=manifest(objects))
+    cluster.kubectl("apply", "--server-side", "-f", "-", input=manifest(objects))
+    kept = cluster.get("secret", f"{name}-ssh", "-n", namespace)
+    assert kept["data"] == secret["data"], "re-applying the job must keep its keys"
+
+
+def workers_are_cleaned_up(cluster: Cluster, namespace: str, tmp_path: Path, objects: list[dict[str, Any]],
+                           name: str, final: str) -> None:
+    """The clean-up Job's pod runs cleanup.sh with its own token: the workers go, then the Job expires
+    and takes its RBAC with it; the launcher's side stays."""
+    statefulset = f"{name}-worker"
     cleanup_pod = job_pod(cluster, namespace, f"{name}-cleanup")
     cleanup = cluster.token_kubeconfig(namespace, f"{name}-cleanup", tmp_path)
     ran = run_script(script(objects, "cleanup.sh", cluster.kubectl_path, interval=1, clock_step=1), cleanup)
@@ -117,8 +168,10 @@ def test_job_lifecycle(workloads: Cluster, namespace: str, tmp_path: Path,
     for kind in ("serviceaccount", "role", "rolebinding"):
         assert f"{kind}/{name}-cleanup is now owned by job/{name}-cleanup" in ran.stdout, ran.stdout
     assert cluster.get("statefulset", statefulset, "-n", namespace)["spec"]["replicas"] == 0
-    cluster.wait_for("worker pods gone", lambda: not cluster.get(
-        "pods", "-n", namespace, "-l", f"mpi_job_name={name},mpi_role_type=worker")["items"], timeout=60)
+    selector = find(objects, "StatefulSet")["spec"]["selector"]["matchLabels"]
+    labels = ",".join(f"{key}={value}" for key, value in sorted(selector.items()))
+    cluster.wait_for("worker pods gone", lambda: not cluster.get("pods", "-n", namespace, "-l", labels)["items"],
+                     timeout=60)
 
     # The clean-up container exits 0; its Job completes, and (ttlSecondsAfterFinished shortened on the
     # live object, a mutable field) the TTL controller deletes it and the garbage collector its RBAC.

@@ -37,6 +37,7 @@ JOBS: dict[str, tuple[JobFactory, list[tuple[int, int]]]] = {
         [(0, 2), (1, 2), (2, 2)],
     ),
     "v1alpha2": (lambda name, cmd: jobs.v1alpha2(name, cmd, workers=3, slots=2), [(0, 2), (1, 2), (2, 2)]),
+    "v1": (lambda name, cmd: jobs.v1(name, cmd, workers=2, slots=2), [(0, 2), (1, 2)]),
 }
 
 
@@ -96,3 +97,19 @@ def test_launcher_waits_for_workers_to_become_ready(
     assert wait.returncode == 0
     assert "waiting for 2/2 workers: ready-worker-0 ready-worker-1" in wait.stdout
     assert wait.stdout.rstrip().endswith("all 2 workers ready")
+
+
+def test_v1_gpu_launcher_is_the_first_host_and_runs_its_ranks_itself(
+    program: Path, render: Render, start_cluster: StartCluster
+) -> None:
+    """A kubeflow.org/v1 launcher that asks for a GPU is the hostfile's first host (training-operator
+    isGPULauncher). mpigen gives the launcher Job's pod that host name as its hostname, so Open MPI
+    starts the launcher's ranks itself: there is no pod `<job>-launcher` to kubectl exec into."""
+    job = jobs.v1("gpu", ["mpirun", str(program)], workers=2, slots=1)
+    launcher = job["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]
+    launcher["resources"] = {"limits": {"nvidia.com/gpu": 1}}
+    objects = render(job)
+    hostfile = hostfile_of(objects)
+    assert hostfile == [("gpu-launcher", 1), ("gpu-worker-0", 1), ("gpu-worker-1", 1)]
+    run = start_cluster(objects).run_launcher(TIMEOUT, RUN_AS_ROOT_ENV)
+    check_allreduce(run, hostfile)

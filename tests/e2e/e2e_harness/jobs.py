@@ -62,3 +62,23 @@ def v1alpha2(name: str, command: Sequence[str], workers: int = 3, slots: int = 2
             },
         },
     }
+
+
+def v1(name: str, command: Sequence[str], workers: int = 2, slots: int = 2) -> Job:
+    """kubeflow.org/v1 (training-operator): as v1alpha2, with the run policy's clean-up and no worker command."""
+    return {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "MPIJob",
+        "metadata": {"name": name, "namespace": "e2e"},
+        "spec": {
+            "slotsPerWorker": slots,
+            "runPolicy": {"cleanPodPolicy": "Running"},
+            "mpiReplicaSpecs": {
+                "Launcher": {"replicas": 1, "template": {"spec": {"containers": [_container(command)]}}},
+                "Worker": {
+                    "replicas": workers,
+                    "template": {"spec": {"containers": [{"name": "mpi", "image": "example.com/mpi:e2e"}]}},
+                },
+            },
+        },
+    }

@@ -244,7 +244,8 @@ def _pod(
     )
 
 
-ROLE_LABELS = ("mpi_role_type", "training.kubeflow.org/job-role")  # v0.2.0; v2beta1 and kubeflow.org/v1
+# v0.2.0; kubeflow.org/v1 (whose launcher's job-role is "master"); v2beta1.
+ROLE_LABELS = ("mpi_role_type", "training.kubeflow.org/replica-type", "training.kubeflow.org/job-role")
 
 
 def role_of(obj: Obj) -> str:

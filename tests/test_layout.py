@@ -1,0 +1,125 @@
+"""The package's layout holds: imports go one way (README, Development: Layout).
+
+Read from the source (every `import`, at module level or inside a function, counts), so a lazy import
+that reaches back up the chain fails here as surely as a top-level one.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "mpigen"
+
+# The command modules: each imports the core and the shells' shared helpers, never another command.
+COMMANDS = {"render", "validate", "schema", "krm", "kustomize_plugin", "completion"}
+SHARED_SHELL_HELPERS = {"mpigen.shells.common", "mpigen.shells.reading", "mpigen.shells.outdir"}
+# The only modules that may touch click, files, stdout or the process: the shells and the root group.
+SHELL_PREFIXES = ("mpigen.shells", "mpigen.cli", "mpigen.__main__")
+
+
+def _modules() -> dict[str, Path]:
+    modules = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        modules[name] = path
+    return modules
+
+
+MODULES = _modules()
+
+
+def _imports(name: str) -> set[str]:
+    """Every module `name` imports (mpigen's own as dotted names, others by their top-level name)."""
+    path = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            for alias in node.names:
+                full = f"{module}.{alias.name}"
+                found.add(full if full in MODULES else module)
+    return {module if module.startswith("mpigen") else module.partition(".")[0] for module in found} - {name}
+
+
+GRAPH = {name: {m for m in _imports(name) if m in MODULES} for name in MODULES}
+
+
+def _is_shell(name: str) -> bool:
+    return name.startswith(SHELL_PREFIXES)
+
+
+def test_the_module_list_is_read() -> None:
+    assert {"mpigen.compiler", "mpigen.shells.render", "mpigen.krm.protocol", "mpigen.api.v2beta1"} <= set(MODULES)
+    assert "mpigen.plan" in GRAPH["mpigen.compiler"] or "mpigen.plan" in GRAPH["mpigen.api"]
+
+
+def test_no_module_imports_itself_back_through_others() -> None:
+    """No import cycle, lazy imports included."""
+    seen: dict[str, int] = {}  # 1 on the current path, 2 done
+
+    def visit(name: str, path: list[str]) -> None:
+        seen[name] = 1
+        for target in sorted(GRAPH[name]):
+            if seen.get(target) == 1:
+                cycle = path[path.index(target) :] + [target]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if target not in seen:
+                visit(target, [*path, target])
+        seen[name] = 2
+
+    for name in sorted(GRAPH):
+        if name not in seen:
+            visit(name, [name])
+
+
+@pytest.mark.parametrize("name", sorted(name for name in MODULES if not _is_shell(name)))
+def test_the_core_never_imports_a_shell_or_click(name: str) -> None:
+    imports = _imports(name)
+    assert not {m for m in imports if _is_shell(m)}, f"{name} imports a shell"
+    assert "click" not in imports, f"{name} imports click: only the shells take command-line input"
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_command_never_imports_another_command(command: str) -> None:
+    name = f"mpigen.shells.{command}"
+    others = {m for m in GRAPH[name] if m.startswith("mpigen.shells.") and m not in SHARED_SHELL_HELPERS}
+    # completion prints the root group's completion script, so it reads the root group (not a command)
+    assert not others, f"{name} imports {sorted(others)}"
+
+
+def test_the_shared_shell_helpers_import_no_command() -> None:
+    for name in SHARED_SHELL_HELPERS:
+        commands = {m for m in GRAPH[name] if m.rpartition(".")[2] in COMMANDS and m.startswith("mpigen.shells.")}
+        assert not commands, f"{name} imports {sorted(commands)}"
+
+
+def test_every_command_module_is_known_here() -> None:
+    """A new command module joins COMMANDS (or the helpers), so the rules above cover it."""
+    shells = {name.rpartition(".")[2] for name in MODULES if name.startswith("mpigen.shells.")}
+    assert shells == COMMANDS | {m.rpartition(".")[2] for m in SHARED_SHELL_HELPERS}
+
+
+def test_the_core_reads_no_file_and_prints_nothing() -> None:
+    """Outside the shells, no `open(`, `print(`, `sys.exit(`, `sys.stdin`/`sys.stdout` (STYLE.md §1)."""
+    offenders = []
+    for name, path in MODULES.items():
+        if _is_shell(name):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in {"open", "print", "input"}:
+                offenders.append(f"{name}:{node.lineno} {node.func.id}()")
+            is_sys = isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "sys"
+            if is_sys and node.attr in {"exit", "stdin", "stdout", "stderr", "argv"}:  # type: ignore[attr-defined]
+                offenders.append(f"{name}:{node.lineno} sys.{node.attr}")
+    assert not offenders, offenders
