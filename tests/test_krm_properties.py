@@ -22,7 +22,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
-from jobs import V1ALPHA1, V1ALPHA2, V2BETA1, make_job
+from jobs import V1, V1ALPHA1, V1ALPHA2, V2BETA1, make_job
 from strategies import TEXT
 
 from mpigen.krm import NotAResourceList, protocol
@@ -72,7 +72,7 @@ def _reader_annotations(draw: Draw, index: int) -> dict[str, str]:
 
 @st.composite
 def job_items(draw: Draw, index: int) -> Item:
-    api_version = draw(st.sampled_from([V1ALPHA2, V1ALPHA2, V2BETA1, V1ALPHA1]))
+    api_version = draw(st.sampled_from([V1ALPHA2, V1ALPHA2, V2BETA1, V1, V1ALPHA1]))
     annotations = _reader_annotations(draw, index)
     local = draw(st.sampled_from([False, False, False, True]))
     if local:
