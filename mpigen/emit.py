@@ -27,22 +27,67 @@ _AMBIGUOUS = re.compile(
 )
 
 _DUMPER: Any = None
+_STR, _INT, _BOOL, _NULL = (f"tag:yaml.org,2002:{name}" for name in ("str", "int", "bool", "null"))
+_MAP, _SEQ = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+_RESOLVED_MAX = 100_000
+
+
+def _style(value: str) -> str | None:
+    return "|" if "\n" in value else ("'" if _AMBIGUOUS.fullmatch(value) else None)
 
 
 def _dumper() -> Any:
     global _DUMPER
     if _DUMPER is None:
         import yaml
+        from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
         base = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+        resolved: dict[tuple[Any, Any], Any] = {}
+
+        def node(dumper: Any, value: Any) -> Any:
+            # The node PyYAML's SafeRepresenter (with represent_str below, block style, no aliases) makes
+            # of the types builders produce, without its per-value dispatch; anything else goes to it.
+            kind = type(value)
+            if kind is str:
+                return ScalarNode(_STR, value, style=_style(value))
+            if kind is dict:
+                return MappingNode(_MAP, [(node(dumper, k), node(dumper, v)) for k, v in value.items()], flow_style=False)
+            if kind is list:
+                return SequenceNode(_SEQ, [node(dumper, item) for item in value], flow_style=False)
+            if kind is bool:
+                return ScalarNode(_BOOL, "true" if value else "false")
+            if kind is int:
+                return ScalarNode(_INT, str(value))
+            if value is None:
+                return ScalarNode(_NULL, "null")
+            return dumper.represent_data(value)
 
         class Dumper(base):  # type: ignore[misc, valid-type]
             def ignore_aliases(self, data: Any) -> bool:
                 return True  # never &id001 / *id001: every object is written out in full
 
+            def represent(self, data: Any) -> None:
+                self.serialize(node(self, data))
+                self.represented_objects: dict[Any, Any] = {}
+                self.object_keeper: list[Any] = []
+                self.alias_key = None
+
+            def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+                # The serializer asks for the implicit tag of every scalar twice; the answer depends on
+                # the value alone (SafeDumper has no path resolvers), and the same values recur.
+                if kind is not ScalarNode:
+                    return super().resolve(kind, value, implicit)
+                key = (value, implicit)
+                tag = resolved.get(key)
+                if tag is None:
+                    if len(resolved) > _RESOLVED_MAX:
+                        resolved.clear()  # a long-lived process keeps at most this many
+                    tag = resolved[key] = super().resolve(kind, value, implicit)
+                return tag
+
         def represent_str(dumper: Any, value: str) -> Any:
-            style = "|" if "\n" in value else ("'" if _AMBIGUOUS.fullmatch(value) else None)
-            return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+            return dumper.represent_scalar(_STR, value, style=_style(value))
 
         Dumper.add_representer(str, represent_str)
         _DUMPER = Dumper

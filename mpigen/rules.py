@@ -14,6 +14,7 @@ left out when the job has none), and every label on every object is well formed.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -127,6 +128,7 @@ def _metadata_keys(meta: dict[str, Any], path: Path) -> list[Issue]:
     return issues
 
 
+@functools.lru_cache(maxsize=4096)  # every object carries the same few label keys
 def qualified_name_problem(key: str) -> str | None:
     """Why `key` is not a valid label or annotation key (`[prefix/]name`), or None."""
     prefix, _, name = key.rpartition("/")

@@ -3,7 +3,7 @@
 Only files that a container reads are templated, never Kubernetes manifests. Every value is computed
 in Python before it reaches a template; anything that reaches a shell is a validated DNS-1123 name, a
 number, or passed through `shell_quote`. Templates live in the top-level `templates/` folder, shipped
-as the resource package `mpigen.templates`.
+as the resource package `mpigen.templates`, and compiled into Python functions by tools/templategen.py.
 """
 
 from __future__ import annotations
@@ -23,8 +23,11 @@ def shell_quote(value: object) -> str:
 
 
 @lru_cache(maxsize=1)
-def _environment() -> jinja2.Environment:
-    import jinja2  # deferred: only rendering needs it, not `mpigen --help`
+def jinja_environment() -> jinja2.Environment:
+    """The templates' jinja2 environment: the source of truth for what a template renders to. A render
+    uses the templates compiled from it into Python (mpigen/compiled_templates.py, written by
+    tools/templategen.py), so it neither imports jinja2 nor compiles a template."""
+    import jinja2
 
     def load(name: str) -> str:
         return resources.files("mpigen.templates").joinpath(name).read_text(encoding="utf-8")
@@ -43,4 +46,6 @@ def _environment() -> jinja2.Environment:
 
 def render(template: str, **values: Any) -> str:
     """Render `templates/<template>` with exactly these values (a missing one is an error)."""
-    return _environment().get_template(template).render(**values)
+    from mpigen.compiled_templates import TEMPLATES
+
+    return TEMPLATES[template](values)

@@ -1,7 +1,8 @@
 """The package's layout holds: imports go one way (README, Development: Layout).
 
-Read from the source (every `import`, at module level or inside a function, counts), so a lazy import
-that reaches back up the chain fails here as surely as a top-level one.
+Read from the source (every `import`, at module level or inside a function, counts; an `if
+TYPE_CHECKING:` block does not run), so a lazy import that reaches back up the chain fails here as surely
+as a top-level one.
 """
 
 from __future__ import annotations
@@ -32,12 +33,26 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
+def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node that can run: an `if TYPE_CHECKING:` block only names types for the checker."""
+    nodes: list[ast.AST] = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            stack.extend(node.orelse)
+            continue
+        nodes.append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    return nodes
+
+
 def _imports(name: str) -> set[str]:
     """Every module `name` imports (mpigen's own as dotted names, others by their top-level name)."""
     path = MODULES[name]
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):

@@ -31,6 +31,7 @@ from pydantic.fields import FieldInfo
 
 from mpigen import api, names
 from mpigen.api import schema_file
+from mpigen.api.model import pydantic_model
 from mpigen.build.limits import REVISION_HASH_LENGTH
 from mpigen.job_options import ANNOTATIONS, PREFIX
 from mpigen.options import OPTION_TABLE, OptionSpec
@@ -435,7 +436,7 @@ RULES: dict[str, Callable[[Schema], None]] = {
 
 def input_schema(api_version: str, kind: str, module: str) -> Schema:
     """The whole input schema of one front."""
-    model: type[BaseModel] = importlib.import_module(f"mpigen.api.{module}").MPIJob
+    model: type[BaseModel] = pydantic_model(importlib.import_module(f"mpigen.api.{module}").MPIJob)
     document = model_schema(model)
     add_metadata_rules(document)
     RULES[api_version](document)

@@ -1,7 +1,8 @@
 """What every input front shares: the strict model base, ObjectMeta, error mapping, pod template checks.
 
-Input models are pydantic models with `extra="forbid"` and strict types: a typo such as
-`slotPerWorker` or a string where Kubernetes wants an integer is an error, never ignored or coerced.
+Input models (mpigen/api/model.py) have pydantic's semantics with `extra="forbid"` and strict types: a
+typo such as `slotPerWorker` or a string where Kubernetes wants an integer is an error, never ignored or
+coerced. A valid document is checked without pydantic; pydantic explains an invalid one.
 Pod templates stay plain dicts (their full schema is Kubernetes' own); `check_pod_template` only makes
 sure the parts the compiler edits have the shape it needs.
 """
@@ -12,19 +13,19 @@ import copy
 import difflib
 import re
 from collections.abc import Sequence
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict, ValidationError
+from typing import TYPE_CHECKING, Any
 
 from mpigen import names
+from mpigen.api.model import Field, Strict, parse_fast, pydantic_model
 from mpigen.errors import Issue, Path, format_path
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+__all__ = ["Field", "Strict"]  # re-exported: the fronts declare their models with them
 
 INT32_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
 class ObjectMeta(Strict):
@@ -140,6 +141,8 @@ def _known_fields(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
 
 
 def _model_of(annotation: Any) -> Any:
+    from pydantic import BaseModel
+
     for arg in getattr(annotation, "__args__", ()) or ():
         if isinstance(arg, type) and issubclass(arg, BaseModel):
             return arg
@@ -148,13 +151,19 @@ def _model_of(annotation: Any) -> Any:
 
 def parse_model(model: type[Strict], document: dict[str, Any]) -> tuple[Any, list[Issue]]:
     """Validate `document` against `model`; every problem becomes an Issue at its field path."""
+    fast = parse_fast(model, document)
+    if fast is not None:
+        return fast, []
+    from pydantic import ValidationError
+
+    checked = pydantic_model(model)
     try:
-        return model.model_validate(document), []
+        return checked.model_validate(document), []
     except ValidationError as exc:
         issues = []
         for error in exc.errors(include_url=False):
             loc = tuple(part for part in error["loc"] if not _is_union_tag(part))
-            issues.append(Issue(loc, _message({**error, "loc": loc}, model)))
+            issues.append(Issue(loc, _message({**error, "loc": loc}, checked)))
         return None, dedupe(issues)
 
 
@@ -162,8 +171,11 @@ def parse_without_unknown_fields(model: type[Strict], document: dict[str, Any]) 
     """The model of `document` with its unknown fields left out, or None when anything else is wrong
     with it: a job whose only schema problems are unknown fields still gets the rules run on it, so
     that one run reports every problem (a typo must not hide a zero replica count)."""
+    from pydantic import ValidationError
+
+    checked = pydantic_model(model)
     try:
-        model.model_validate(document)
+        checked.model_validate(document)
         return None
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
@@ -177,7 +189,7 @@ def parse_without_unknown_fields(model: type[Strict], document: dict[str, Any]) 
             node = node[part]
         del node[key]
     try:
-        return model.model_validate(pruned)
+        return checked.model_validate(pruned)
     except ValidationError:
         return None
 

@@ -14,9 +14,8 @@ import difflib
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import Field
-
 from mpigen.api.common import INT32_MAX, INT64_MAX, Strict
+from mpigen.api.model import Field
 from mpigen.errors import Issue, Path
 from mpigen.quantity import parse_quantity
 

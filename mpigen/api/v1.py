@@ -20,8 +20,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import Field
-
 from mpigen import names
 from mpigen.api import runpolicy
 from mpigen.api.common import (
@@ -37,12 +35,13 @@ from mpigen.api.common import (
     parse_model,
     resolve_namespace,
 )
-from mpigen.api.fields import explain_unknown_fields
+from mpigen.api.fields import V1, explain_unknown_fields
+from mpigen.api.model import Field
 from mpigen.errors import CompileError, Issue, Path
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 
-API_VERSION = "kubeflow.org/v1"
+API_VERSION = V1
 CONTROLLER = "kubeflow.org/training-operator"
 INT32_MIN = -(2**31)
 # mpi_types.go MPIJobDefaultRestartPolicy, for the Launcher and the Worker alike.

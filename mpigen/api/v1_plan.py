@@ -21,13 +21,16 @@ workers, clean-up and the run policy without an operator) is in docs/departures.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mpigen import names
-from mpigen.api.v1 import API_VERSION, V1Job
+from mpigen.api.fields import V1 as API_VERSION
 from mpigen.errors import Issue
 from mpigen.options import TRAINING_OPERATOR_KUBECTL_DELIVERY_IMAGE
 from mpigen.plan import Hostnames, JobPlan, JobService, KubectlDelivery, Labels, Scheduling
+
+if TYPE_CHECKING:  # the model only names the type: v1 imports this module to plan
+    from mpigen.api.v1 import V1Job
 
 _SPECS = ("spec", "mpiReplicaSpecs")
 # mpijob.go: the kubectl-delivery init container's requests and limits (initContainerCpu, ...).

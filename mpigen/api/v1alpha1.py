@@ -13,8 +13,6 @@ import copy
 import math
 from typing import Any, Literal
 
-from pydantic import Field
-
 from mpigen import names
 from mpigen.api.common import (
     INT32_MAX,
@@ -34,6 +32,7 @@ from mpigen.api.common import (
     v020_layout,
 )
 from mpigen.api.fields import explain_unknown_fields
+from mpigen.api.model import Field
 from mpigen.errors import CompileError, Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan

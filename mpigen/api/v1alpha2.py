@@ -11,8 +11,6 @@ from __future__ import annotations
 import copy
 from typing import Any, Literal
 
-from pydantic import Field
-
 from mpigen.api.common import (
     INT32_MAX,
     INT64_MAX,
@@ -31,6 +29,7 @@ from mpigen.api.common import (
     v020_layout,
 )
 from mpigen.api.fields import explain_unknown_fields
+from mpigen.api.model import Field
 from mpigen.errors import CompileError, Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan

@@ -22,8 +22,6 @@ import copy
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import Field
-
 from mpigen import names
 from mpigen.api import runpolicy
 from mpigen.api.common import (
@@ -40,6 +38,7 @@ from mpigen.api.common import (
     resolve_namespace,
 )
 from mpigen.api.fields import explain_unknown_fields
+from mpigen.api.model import Field
 from mpigen.errors import CompileError, Issue
 from mpigen.options import Options
 from mpigen.plan import Hostnames, JobPlan, JobService, Labels, Scheduling, Ssh

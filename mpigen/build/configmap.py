@@ -64,8 +64,23 @@ def host_list_keys(plan: JobPlan) -> tuple[str, ...]:
     return (names.HOSTFILE, names.DISCOVER_HOSTS_SCRIPT) if plan.discover_hosts else (names.HOSTFILE,)
 
 
+# The scripts of the last job rendered: its size check (build/limits.py) and its ConfigMap both need
+# them, and rendering them is a good part of building a small job. Only the very same plan and
+# options objects get them back, so this is never seen from outside.
+_LAST: list[tuple[JobPlan, Options, dict[str, str]]] = []
+
+
 def config_scripts(plan: JobPlan, options: Options) -> dict[str, str]:
     """The ConfigMap's entries whose size does not grow with the worker count."""
+    last = _LAST[0] if _LAST else None
+    if last is not None and last[0] is plan and last[1] is options:
+        return dict(last[2])
+    data = _render_scripts(plan, options)
+    _LAST[:] = [(plan, options, data)]
+    return dict(data)
+
+
+def _render_scripts(plan: JobPlan, options: Options) -> dict[str, str]:
     data = {}
     if plan.kubexec:
         data[names.KUBEXEC_SCRIPT] = render_kubexec(plan)

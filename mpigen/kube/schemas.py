@@ -9,7 +9,12 @@ Schemas come from two offline places and nowhere else:
 Every schema is returned with its `$ref`s inlined and its annotations (descriptions, `x-kubernetes-*`)
 dropped: jsonschema then walks plain nested dicts instead of resolving a reference at every step. A
 definition that refers to itself (none of the kinds mpigen emits) stays a local `#/$defs/...` reference.
-`quick_check` compiles such a schema into closures that only say valid or not, 15x faster than jsonschema.
+`mpigen.kube.quick` compiles a schema into closures that only say valid or not, 15x faster than jsonschema.
+
+For the newest Kubernetes version mpigen was released with, the kinds it emits are also shipped inside
+the package (`mpigen/kube/strict-<version>.json`, written by tools/kubeschemas.py, checked against
+kubernetes-validate's files by a test): their schemas with annotations dropped and only the definitions
+they reach, 60 KB instead of the 1.8 MB `_definitions.json`, so one job's check starts at once.
 
 kubernetes-validate's own lookup maps any group onto its first DNS label (`scheduling.volcano.sh` ->
 `scheduling`), which finds the built-in scheduling.k8s.io PodGroup for a Volcano one. Here a file only
@@ -22,14 +27,16 @@ import functools
 import importlib.resources
 import importlib.util
 import json
-import numbers
+import os
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from mpigen.kube.quick import FORMAT_CHECKS, quick_check
+
+__all__ = ["FORMAT_CHECKS", "quick_check"]  # re-exported: where they were first defined
+
 Schema = dict[str, Any]
-Check = Callable[[Any], bool]
 
 POD_TEMPLATE_SPEC = "io.k8s.api.core.v1.PodTemplateSpec"
 
@@ -165,163 +172,34 @@ def definition_schema(version: str, name: str) -> Schema:
     return _Inliner(_definitions(version)).root({"$ref": f"#/$defs/{name}"})
 
 
-# The quick check implements exactly the keywords these schemas use, with jsonschema's semantics (3.0 is
-# an integer, True is not; a keyword only constrains the types it applies to); any other keyword makes
-# `quick_check` return None. validate.py asks jsonschema for the errors whenever the quick check says no,
-# and tests/test_validate.py checks that both agree on thousands of broken objects.
 
 
-def _in_range(low: int, high: int) -> Check:
-    return lambda v: not isinstance(v, int | float) or isinstance(v, bool) or low <= v <= high
+def shipped_file(version: str) -> str:
+    """Where the schemas shipped for `version` would be (the file exists for one version, or none)."""
+    return os.path.join(os.path.dirname(__file__), f"strict-{version}.json")
 
 
-# Formats checked by both the quick check and validate.py's jsonschema FormatChecker: the API server
-# rejects an out-of-range int32 (replicas: 3000000000). The others (date-time, byte, double) are in
-# fields mpigen does not write.
-FORMAT_CHECKS: dict[str, Check] = {
-    "int32": _in_range(-(2**31), 2**31 - 1),
-    "int64": _in_range(-(2**63), 2**63 - 1),
-}
-
-
-class _Unsupported(Exception):
-    """A schema uses a keyword the quick check does not implement."""
-
-
-def _is_number(v: Any) -> bool:
-    return isinstance(v, numbers.Number) and not isinstance(v, bool)
-
-
-def _is_integer(v: Any) -> bool:
-    return not isinstance(v, bool) and (isinstance(v, int) or isinstance(v, float) and v.is_integer())
-
-
-_PY_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
-_NUMERIC_TYPES: dict[str, Check] = {"number": _is_number, "integer": _is_integer}
-
-
-def quick_check(schema: Schema) -> Check | None:
-    """A fast valid/invalid test equivalent to `schema`, or None if it uses keywords not implemented."""
+@functools.cache
+def _shipped(version: str) -> dict[str, Any] | None:
     try:
-        return _compile(schema)
-    except _Unsupported:
+        data: dict[str, Any] = json.loads(Path(shipped_file(version)).read_bytes())
+    except FileNotFoundError:
         return None
+    return data
 
 
-def _compile(schema: Any) -> Check:
-    if isinstance(schema, bool):
-        return (lambda v: True) if schema else (lambda v: False)
-    if not isinstance(schema, dict) or schema.keys() - _KNOWN:
-        raise _Unsupported(schema)
-    checks = [_KEYWORDS[k](v) for k, v in schema.items() if k in _KEYWORDS]
-    if schema.keys() & _OBJECT_KEYWORDS:
-        checks.append(_object(schema))
-    if schema.keys() & _BOUND_KEYWORDS:
-        checks.append(_bound(schema.get("minimum"), schema.get("maximum")))
-    return _all(checks)
+def shipped_key(api_version: str, kind: str) -> str:
+    return f"{api_version} {kind}"
 
 
-def _all(checks: list[Check]) -> Check:
-    if not checks:
-        return lambda v: True
-    if len(checks) == 1:
-        return checks[0]
-    if len(checks) == 2:
-        first, second = checks
-        return lambda v: first(v) and second(v)
-    return lambda v: all(check(v) for check in checks)
-
-
-def _type(value: str | list[str]) -> Check:
-    return _type_check((value,) if isinstance(value, str) else tuple(value))
-
-
-@functools.cache  # a few distinct type lists, thousands of uses
-def _type_check(names: tuple[str, ...]) -> Check:
-    if not set(names) <= _PY_TYPES.keys() | _NUMERIC_TYPES.keys():
-        raise _Unsupported(names)
-    plain = tuple(_PY_TYPES[name] for name in names if name in _PY_TYPES)
-    numeric = [_NUMERIC_TYPES[name] for name in names if name in _NUMERIC_TYPES]
-    if not numeric:
-        return lambda v: isinstance(v, plain)
-    return lambda v: isinstance(v, plain) or any(test(v) for test in numeric)
-
-
-def _object(schema: Schema) -> Check:
-    """properties, additionalProperties and required, in one pass over the instance's keys."""
-    properties = {name: _compile(sub) for name, sub in schema.get("properties", {}).items()}
-    extra = schema.get("additionalProperties", True)
-    closed, extra_check = extra is False, None if isinstance(extra, bool) else _compile(extra)
-    required = tuple(schema.get("required", ()))
-
-    def check(v: Any) -> bool:
-        if not isinstance(v, dict):
-            return True
-        if any(name not in v for name in required):
-            return False
-        for key, item in v.items():
-            sub = properties.get(key)
-            if sub is None:
-                if closed or (extra_check is not None and not extra_check(item)):
-                    return False
-            elif not sub(item):
-                return False
-        return True
-
-    return check
-
-
-def _items(value: Any) -> Check:
-    item = _compile(value)
-    return lambda v: not isinstance(v, list) or all(item(x) for x in v)
-
-
-def _enum(value: list[Any]) -> Check:
-    if not all(choice is None or isinstance(choice, str) for choice in value):
-        raise _Unsupported(value)  # jsonschema's equality (1 != True, [1] == (1,)) is not reimplemented
-    strings, null_ok = frozenset(c for c in value if c is not None), None in value
-    return lambda v: (isinstance(v, str) and v in strings) or (v is None and null_ok)
-
-
-def _format(value: str) -> Check:
-    return FORMAT_CHECKS.get(value, lambda v: True)
-
-
-def _bound(low: float | None, high: float | None) -> Check:
-    return lambda v: not _is_number(v) or ((low is None or v >= low) and (high is None or v <= high))
-
-
-def _pattern(value: str) -> Check:
-    regex = re.compile(value)
-    return lambda v: not isinstance(v, str) or regex.search(v) is not None
-
-
-def _all_of(value: list[Any]) -> Check:
-    return _all([_compile(sub) for sub in value])
-
-
-def _any_of(value: list[Any]) -> Check:
-    subs = [_compile(sub) for sub in value]
-    return lambda v: any(sub(v) for sub in subs)
-
-
-def _one_of(value: list[Any]) -> Check:
-    subs = [_compile(sub) for sub in value]
-    return lambda v: sum(1 for sub in subs if sub(v)) == 1
-
-
-# Keyword -> compiler, for keywords checked on their own. The object keywords compile together into one
-# pass over the instance's keys, minimum and maximum into one comparison.
-_KEYWORDS: dict[str, Callable[[Any], Check]] = {
-    "type": _type,
-    "enum": _enum,
-    "format": _format,
-    "items": _items,
-    "pattern": _pattern,
-    "allOf": _all_of,
-    "anyOf": _any_of,
-    "oneOf": _one_of,
-}
-_OBJECT_KEYWORDS = frozenset({"properties", "additionalProperties", "required"})
-_BOUND_KEYWORDS = frozenset({"minimum", "maximum"})
-_KNOWN = _KEYWORDS.keys() | _OBJECT_KEYWORDS | _BOUND_KEYWORDS | {"$schema", "title"}
+def shipped_schema(version: str, key: str) -> tuple[Schema, dict[str, Schema]] | None:
+    """A shipped schema (`shipped_key(...)` or a definition's name) with the definitions its `#/$defs/`
+    references name, or None if `version` or `key` is not shipped."""
+    data = _shipped(version)
+    if data is None:
+        return None
+    if key in data["schemas"]:
+        return data["schemas"][key], data["$defs"]
+    if key in data["$defs"]:
+        return {"$ref": f"#/$defs/{key}"}, data["$defs"]
+    return None

@@ -5,7 +5,7 @@ Kubernetes version (`mpigen.kube.schemas` says where schemas come from), and eve
 becomes an `Issue` whose path is relative to the object and whose message says what was expected and
 what was found. Nothing is fetched. A schema is loaded and compiled on first use, once per version and
 kind; valid objects pass through its quick check alone, and jsonschema is imported only to explain an
-invalid one.
+invalid one. The kinds mpigen emits are shipped ready for the newest version (mpigen.kube.schemas).
 """
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ import difflib
 import functools
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, cast
 
 from mpigen.errors import Issue, Path
 from mpigen.kube import schemas as kubeschema
+from mpigen.kube.quick import Check, Unsupported, quick_check
 from mpigen.kube.versions import default_kube_version, parse_kube_version
 
 if TYPE_CHECKING:
@@ -51,11 +52,16 @@ def validate_pod_template(template: dict[str, Any], kube_version: str | None = N
 
 
 class _Compiled:
-    """One schema, ready: the quick check for the common case, jsonschema (built on demand) for errors."""
+    """One schema, ready: the quick check for the common case, jsonschema (built on demand, from the
+    inlined schema) for errors."""
 
-    def __init__(self, schema: dict[str, Any]) -> None:
-        self.schema = schema
-        self.quick = kubeschema.quick_check(schema)
+    def __init__(self, quick: Check | None, schema: Callable[[], dict[str, Any]]) -> None:
+        self.quick = quick
+        self._schema = schema
+
+    @functools.cached_property
+    def schema(self) -> dict[str, Any]:
+        return self._schema()
 
     @functools.cached_property
     def full(self) -> Validator:
@@ -67,21 +73,40 @@ class _Compiled:
         return cls(self.schema, registry=Registry(), format_checker=_format_checker())
 
     def issues(self, instance: Any) -> list[Issue]:
-        if self.quick is not None and self.quick(instance):
-            return []
+        try:
+            if self.quick is not None and self.quick(instance):
+                return []
+        except Unsupported:
+            pass  # a keyword the quick check lacks: jsonschema decides
         found = (issue for error in self.full.iter_errors(instance) for issue in _issues(error))
         return list(dict.fromkeys(found))
 
 
+def _compiled(version: str, key: str, schema: Callable[[], dict[str, Any]]) -> _Compiled:
+    """The shipped schema of `key` if there is one (checked lazily, nothing inlined), else `schema()`."""
+    shipped = kubeschema.shipped_schema(version, key)
+    if shipped is not None:
+        return _Compiled(quick_check(shipped[0], shipped[1], lazy=True), schema)
+    inlined = schema()
+    return _Compiled(quick_check(inlined, lazy=True), lambda: inlined)
+
+
 @functools.lru_cache(maxsize=256)
 def _object_schema(version: str, api_version: str, kind: str) -> _Compiled | None:
-    schema = kubeschema.object_schema(version, api_version, kind)
-    return None if schema is None else _Compiled(schema)
+    def schema() -> dict[str, Any]:
+        found = kubeschema.object_schema(version, api_version, kind)
+        assert found is not None
+        return found
+
+    key = kubeschema.shipped_key(api_version, kind)
+    if kubeschema.shipped_schema(version, key) is None and kubeschema.object_schema(version, api_version, kind) is None:
+        return None
+    return _compiled(version, key, schema)
 
 
 @functools.cache
 def _definition_schema(version: str, name: str) -> _Compiled:
-    return _Compiled(kubeschema.definition_schema(version, name))
+    return _compiled(version, name, lambda: kubeschema.definition_schema(version, name))
 
 
 @functools.cache

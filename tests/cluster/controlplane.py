@@ -285,8 +285,8 @@ spec:
       {{ $now := Now }}
       conditions:
       - {type: Ready, status: "True", reason: KubeletReady, message: kwok, lastHeartbeatTime: {{ $now | Quote }}, lastTransitionTime: {{ $now | Quote }}}
-      capacity: {cpu: "1000", memory: 1Ti, pods: "1000", nvidia.com/gpu: "1000"}
-      allocatable: {cpu: "1000", memory: 1Ti, pods: "1000", nvidia.com/gpu: "1000"}
+      capacity: {cpu: "1000", memory: 1Ti, ephemeral-storage: 1Ti, pods: "1000", nvidia.com/gpu: "1000"}
+      allocatable: {cpu: "1000", memory: 1Ti, ephemeral-storage: 1Ti, pods: "1000", nvidia.com/gpu: "1000"}
       phase: Running
 ---
 apiVersion: kwok.x-k8s.io/v1alpha1

@@ -17,7 +17,7 @@ Obj = dict[str, Any]
 
 
 def job(version: str, name: str, workers: int = 2, **spec: Any) -> Obj:
-    """A small MPIJob of input `version` ("v1alpha1", "v1alpha2" or "v2beta1") with `workers` workers."""
+    """A small MPIJob of input `version` ("v1alpha1", "v1alpha2", "v2beta1" or "v1") with `workers` workers."""
     container = {"name": "train", "image": "example.com/train:1.0"}
     if version == "v1alpha1":
         body: Obj = {"replicas": workers, "template": {"spec": {"containers": [container]}}}

@@ -32,6 +32,8 @@ CASES = [
     ("v2beta1", "Running", "Succeeded"),
     ("v2beta1", "All", "Failed"),
     ("v2beta1", "None", "Succeeded"),
+    ("v1", "Running", "Succeeded"),
+    ("v1", "None", "Failed"),
 ]
 
 
@@ -75,12 +77,15 @@ def exists(cluster: Cluster, namespace: str, kind: str, name: str) -> bool:
 
 def spec_of(version: str, policy: str | None, outcome: str) -> dict[str, Any]:
     """The MPIJob spec fields that ask for `policy` (None: the version's default) and, for a failing
-    launcher, no retry. v2beta1 keeps them in runPolicy and waits for the workers only when asked to."""
+    launcher, no retry. v2beta1 and v1 keep them in runPolicy; v2beta1 waits for the workers only when
+    asked to."""
     run: dict[str, Any] = {} if policy is None else {"cleanPodPolicy": policy}
     if outcome == "Failed":
         run["backoffLimit"] = 0
     if version == "v2beta1":
         return {"launcherCreationPolicy": "WaitForWorkersReady", "runPolicy": run}
+    if version == "v1":
+        return {"runPolicy": run}
     return run
 
 

@@ -1,0 +1,214 @@
+"""Start-up: what a command imports, and the files generated into the package so that it need not build them.
+
+mpigen runs once per kustomize generator, KRM call and pre-commit hook, so its start-up is its speed
+(benchmarks/bench_startup.py measures it). These tests pin the causes, not the times: which modules a
+render imports, and that the generated files equal what their tools would write now.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from jobs import V1, V1ALPHA1, V1ALPHA2, V2BETA1, job_yaml, make_job
+
+from mpigen.api import FRONTS
+from mpigen.compiled_templates import TEMPLATES
+from mpigen.compiler import compile_job
+from mpigen.kube import schemas as kubeschema
+from mpigen.kube.versions import default_kube_version
+from mpigen.options import Options
+from mpigen.templating import jinja_environment
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _tool(name: str) -> ModuleType:
+    """A developer tool from tools/ (not part of the installed package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+kubeschemas = _tool("kubeschemas")
+
+
+def test_the_shipped_kubernetes_schemas_are_current() -> None:
+    files = kubeschemas.shipped()
+    assert files, "no mpigen/kube/strict-*.json: run python tools/kubeschemas.py"
+    for version, path in files.items():
+        assert Path(path).read_text(encoding="utf-8") == kubeschemas.generate(version), (
+            f"{path} is stale: run python tools/kubeschemas.py"
+        )
+
+
+def test_the_newest_kubernetes_version_is_shipped_with_every_emitted_kind() -> None:
+    version = default_kube_version()
+    for api_version, kind in kubeschemas.EMITTED:
+        assert kubeschema.shipped_schema(version, kubeschema.shipped_key(api_version, kind)) is not None
+    assert kubeschema.shipped_schema(version, kubeschema.POD_TEMPLATE_SPEC) is not None
+    data = json.loads(Path(kubeschema.shipped_file(version)).read_text(encoding="utf-8"))
+    assert '"description"' not in json.dumps(data)  # annotations dropped
+
+
+templategen = _tool("templategen")
+
+
+def test_the_compiled_templates_are_current() -> None:
+    assert templategen.TARGET.read_text(encoding="utf-8") == templategen.generate(), (
+        "mpigen/compiled_templates.py is stale: run python tools/templategen.py"
+    )
+
+
+JOBS = [
+    make_job(V1ALPHA1, workers=3),
+    make_job(V1ALPHA2, workers=3, cleanPodPolicy="All"),
+    make_job(V2BETA1, workers=3, runPolicy={"cleanPodPolicy": "Running"}),
+    make_job(V2BETA1, workers=2, mpiImplementation="Intel", launcherCreationPolicy="WaitForWorkersReady"),
+    make_job(V1, workers=2, mainContainer="worker"),
+    make_job(V1, workers=2),
+]
+
+
+def test_every_compiled_template_renders_as_jinja2_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each template, rendered by the compiled function and by jinja2 from the same values: the values
+    compiling real jobs passes, and the same with strings a shell would expand."""
+    seen: dict[str, list[dict[str, Any]]] = {}
+
+    def recording(name: str, function: Callable[[dict[str, Any]], str]) -> Callable[[dict[str, Any]], str]:
+        return lambda values: seen.setdefault(name, []).append(dict(values)) or function(values)
+
+    for name, function in list(TEMPLATES.items()):
+        monkeypatch.setitem(TEMPLATES, name, recording(name, function))
+    for job in JOBS:
+        compile_job(job, Options(namespace="ml"))
+    assert sorted(seen) == sorted(p.name for p in templategen.TEMPLATES.glob("*.j2"))
+    monkeypatch.undo()
+    odd = ["a b", "it's", "$(rm -rf /)", "ü\nß", "", 0]
+    for name, calls in seen.items():
+        template = jinja_environment().from_string((templategen.TEMPLATES / name).read_text(encoding="utf-8"))
+        for values in calls + [{key: _odd(value, odd) for key, value in calls[0].items()}]:
+            assert TEMPLATES[name](values) == template.render(**values), name
+
+
+def _odd(value: Any, odd: list[Any]) -> Any:
+    return odd if isinstance(value, list) else odd[len(str(value)) % len(odd)]
+
+
+def test_a_missing_template_value_is_an_error() -> None:
+    with pytest.raises(KeyError):
+        TEMPLATES["kubexec.sh.j2"]({})
+
+
+# What a command may not import on the way to its output for valid input: the pydantic models (an invalid
+# document's messages need them), jinja2 (the templates are compiled into mpigen/compiled_templates.py),
+# JSON Schema (an invalid object's messages need it), kubernetes-validate's own code, the KRM function's
+# YAML library, and the code of the other commands.
+NOT_IMPORTED = {
+    "pydantic",
+    "pydantic_core",
+    "jinja2",
+    "jsonschema",
+    "referencing",
+    "kubernetes_validate",
+    "ruamel",
+    "mpigen.shells.krm",
+    "mpigen.shells.validate",
+    "mpigen.shells.schema",
+    "mpigen.shells.kustomize_plugin",
+}
+RECORD = (
+    "import atexit, runpy, sys\n"
+    "out, sys.argv = sys.argv[1], ['mpigen', *sys.argv[2:]]\n"
+    "atexit.register(lambda: open(out, 'w').write('\\n'.join(sorted(sys.modules))))\n"
+    "runpy.run_module('mpigen', run_name='__main__', alter_sys=True)\n"
+)
+
+
+def imported(fresh_python: str, tmp_path: Path, *args: str, stdin: str | None = None, code: int = 0) -> set[str]:
+    """The modules a `mpigen ARGS` process has imported when it exits (this checkout's mpigen)."""
+    out = tmp_path / "modules.txt"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([fresh_python, "-c", RECORD, str(out), *args], input=stdin, capture_output=True, text=True, env=env, check=False)
+    assert result.returncode == code, result.stderr
+    return set(out.read_text().split())
+
+
+def top_level(modules: set[str]) -> set[str]:
+    return {name for name in NOT_IMPORTED if name in modules or any(m.startswith(name + ".") for m in modules)}
+
+
+@pytest.mark.parametrize("api_version", [version for version, _ in FRONTS])
+def test_render_of_a_valid_job_imports_no_model_template_or_schema_library(fresh_python: str, tmp_path: Path, api_version: str) -> None:
+    """Every front: a new input version must keep pydantic off the path of a valid job (declare its
+    models with mpigen.api.model's Strict and Field, not pydantic's)."""
+    path = tmp_path / "job.yaml"
+    path.write_text(job_yaml(api_version, 2, cleanPodPolicy="All") if api_version == V1ALPHA2 else job_yaml(api_version, 2))
+    modules = imported(fresh_python, tmp_path, "render", str(path))
+    assert top_level(modules) == set()
+    assert {"mpigen.compiled_templates", "mpigen.kube.quick", "yaml"} <= modules  # it did render and validate
+
+
+def test_validate_and_the_krm_function_import_no_model_template_or_schema_library(fresh_python: str, tmp_path: Path) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_text(job_yaml(V2BETA1, 2))
+    assert top_level(imported(fresh_python, tmp_path, "validate", str(path))) <= {"mpigen.shells.validate"}
+    resource_list = f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {job_yaml(V1ALPHA2).replace(chr(10), chr(10) + '  ')}"
+    modules = imported(fresh_python, tmp_path, "krm", stdin=resource_list)
+    assert top_level(modules) <= {"ruamel", "mpigen.shells.krm"}  # the KRM function keeps comments with ruamel.yaml
+
+
+def test_an_invalid_job_is_explained_by_pydantic(fresh_python: str, tmp_path: Path) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_text(job_yaml(V1ALPHA2, 2, slotsPerWorker="2"))
+    assert "pydantic" in imported(fresh_python, tmp_path, "render", str(path), code=1)
+
+
+# The emitter's shortcut (mpigen/emit.py builds PyYAML's nodes itself and remembers resolved tags) must
+# write what PyYAML's own representer writes, byte for byte.
+SCALARS = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=8) | st.sampled_from(
+    ["", "yes", "0123", "1e3", "~", "null", "a\n", "a\n\n", "\n", " a\n", "a: b", "- x", "é", "#", "'", '"', "1.5"]
+)
+VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=12)
+
+
+def reference_yaml(objects: list[Any]) -> str:
+    import yaml
+
+    from mpigen.emit import _dumper
+
+    class Reference(_dumper()):  # type: ignore[misc]
+        represent = yaml.representer.BaseRepresenter.represent
+        resolve = yaml.resolver.BaseResolver.resolve
+
+    options = {"default_flow_style": False, "sort_keys": False, "allow_unicode": True, "width": 1 << 16}
+    return "---\n".join(yaml.dump(obj, Dumper=Reference, **options) for obj in objects)
+
+
+@settings(max_examples=300, derandomize=True, database=None, deadline=None)
+@given(st.lists(st.dictionaries(st.text(max_size=5), VALUES, max_size=4), max_size=3))
+def test_the_emitter_writes_what_pyyaml_writes(objects: list[dict[str, Any]]) -> None:
+    from mpigen.emit import to_yaml
+
+    assert to_yaml(objects) == reference_yaml(objects)
+
+
+def test_the_emitter_writes_the_golden_outputs_as_pyyaml_does() -> None:
+    import yaml
+
+    from mpigen.emit import to_yaml
+
+    for path in sorted((ROOT / "golden").glob("*/expected.yaml")):
+        objects = [obj for obj in yaml.safe_load_all(path.read_text(encoding="utf-8")) if obj is not None]
+        assert to_yaml(objects) == reference_yaml(objects) == path.read_text(encoding="utf-8"), path
