@@ -92,9 +92,9 @@ def _make_loader() -> Any:
     return Loader
 
 
-def decode(data: bytes, source: str) -> str:
-    if len(data) > MAX_INPUT_BYTES:
-        raise InputError(f"{source}: input is larger than {MAX_INPUT_BYTES // (1024 * 1024)} MiB")
+def decode(data: bytes, source: str, limit: int = MAX_INPUT_BYTES) -> str:
+    if len(data) > limit:
+        raise InputError(f"{source}: input is larger than {limit // (1024 * 1024)} MiB")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
