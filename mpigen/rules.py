@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mpigen import mpi_env, names
-from mpigen.errors import Issue, Path
+from mpigen.errors import Issue, Path, shown
 from mpigen.plan import JobPlan
 
 _NAME = r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
@@ -107,7 +107,7 @@ def _collisions(roles: list[str], template: dict[str, Any], path: Path, adds: Ad
 
 
 def _reserved(value: object, what: str, fix: str) -> str:
-    return f'"{value}" is reserved: mpigen {what}; {fix}'
+    return f"{shown(str(value))} is reserved: mpigen {what}; {fix}"
 
 
 def _metadata_keys(meta: dict[str, Any], path: Path) -> list[Issue]:
@@ -128,10 +128,10 @@ def qualified_name_problem(key: str) -> str | None:
     """Why `key` is not a valid label or annotation key (`[prefix/]name`), or None."""
     prefix, _, name = key.rpartition("/")
     if "/" in key and (not prefix or len(prefix) > PREFIX_MAX or not _DNS1123_SUBDOMAIN.match(prefix)):
-        return f'the prefix "{prefix}" must be a DNS subdomain of at most {PREFIX_MAX} characters'
+        return f'the prefix {shown(prefix)} must be a DNS subdomain of at most {PREFIX_MAX} characters'
     if len(name) > QUALIFIED_NAME_MAX or not _QUALIFIED_NAME.match(name):
         return (
-            f'"{name}" must be at most {QUALIFIED_NAME_MAX} letters, digits, "-", "_" or ".", '
+            f'{shown(name)} must be at most {QUALIFIED_NAME_MAX} letters, digits, "-", "_" or ".", '
             "starting and ending with a letter or digit"
         )
     return None
@@ -141,9 +141,9 @@ def label_value_problem(value: object) -> str | None:
     if not isinstance(value, str):
         return None  # the schema check reports the type
     if len(value) > QUALIFIED_NAME_MAX:
-        return f'"{value}" has {len(value)} characters, more than {QUALIFIED_NAME_MAX}'
+        return f'{shown(value)} has {len(value)} characters, more than {QUALIFIED_NAME_MAX}'
     if not _LABEL_VALUE.match(value):
-        return f'"{value}" must be empty or letters, digits, "-", "_" or ".", starting and ending with a letter or digit'
+        return f'{shown(value)} must be empty or letters, digits, "-", "_" or ".", starting and ending with a letter or digit'
     return None
 
 

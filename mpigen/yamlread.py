@@ -24,6 +24,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from mpigen.errors import shown
+
 MAX_DEPTH = 64
 MAX_ALIAS_VALUES = 1_000_000
 MAX_VALUES = 4_000_000  # parser events: scalars, keys, mappings, sequences (about 2.5 s)
@@ -53,17 +55,8 @@ def _position(mark: Any) -> Position:
     return Position(mark.line + 1, mark.column + 1)
 
 
-def short(value: str, limit: int = 60) -> str:
-    """A string from the input in a one-line message: quoted, control characters escaped, shortened."""
-    import json
-
-    if len(value) <= limit:
-        return json.dumps(value, ensure_ascii=False)
-    return json.dumps(value[:limit], ensure_ascii=False)[:-1] + f'…" ({len(value):,} characters)'
-
-
 def tag_name(tag: str) -> str:
-    return short("!!" + tag.removeprefix(_TAG) if tag.startswith(_TAG) else tag)
+    return shown("!!" + tag.removeprefix(_TAG) if tag.startswith(_TAG) else tag)
 
 
 class _Frame:
@@ -240,10 +233,10 @@ class _Reader:
             if isinstance(key, (dict, list)):
                 self._fail(event, "mapping keys must be strings")
             raw = getattr(event, "value", None)
-            shown = "null" if key is None else str(key).lower() if isinstance(key, bool) else str(key)
-            self._fail(event, f"mapping key {shown} is not a string (quote it: {short(raw if isinstance(raw, str) else shown)})")
+            literal = "null" if key is None else str(key).lower() if isinstance(key, bool) else str(key)
+            self._fail(event, f"mapping key {literal} is not a string (quote it: {shown(raw if isinstance(raw, str) else literal)})")
         if key in frame.value:
-            self._fail(event, f"duplicate key {short(key)}")
+            self._fail(event, f"duplicate key {shown(key)}")
         frame.key = key
 
     def _merge(self, frame: _Frame, value: Any, event: Any) -> None:
@@ -296,12 +289,12 @@ class _Reader:
             return self._int(value, event)
         if tag == _NULL:
             if event.tag is not None and value not in ("", "~", "null", "Null", "NULL"):
-                self._fail(event, f"{short(value)} is not null")
+                self._fail(event, f"{shown(value)} is not null")
             return None
         if tag == _BOOL:
             found = _BOOLS.get(value.lower())
             if found is None:
-                self._fail(event, f"{short(value)} is not a boolean")
+                self._fail(event, f"{shown(value)} is not a boolean")
             return found
         if tag == _FLOAT:
             return self._float(value, event)
@@ -316,7 +309,7 @@ class _Reader:
         sign = -1 if digits[:1] == "-" else 1
         digits = digits.lstrip("+-")
         if len(digits) > 72:  # beyond any int64, in any base (binary takes 64 digits); never parse it
-            self._fail(event, f"{short(text)} is outside the 64-bit integers Kubernetes reads")
+            self._fail(event, f"{shown(text)} is outside the 64-bit integers Kubernetes reads")
         try:
             if digits[:2] in ("0b", "0x"):
                 number = int(digits, 0)
@@ -329,10 +322,10 @@ class _Reader:
             else:
                 number = int(digits)
         except ValueError:
-            self._fail(event, f"{short(text)} is not an integer")
+            self._fail(event, f"{shown(text)} is not an integer")
         number *= sign
         if not _INT64[0] <= number <= _INT64[1]:
-            self._fail(event, f"{short(text)} is outside the 64-bit integers Kubernetes reads")
+            self._fail(event, f"{shown(text)} is outside the 64-bit integers Kubernetes reads")
         return number
 
     def _float(self, text: str, event: Any) -> float:
@@ -347,9 +340,9 @@ class _Reader:
             else:
                 number = float(digits) if digits not in (".inf", ".nan") else math.inf
         except ValueError:
-            self._fail(event, f"{short(text)} is not a number")
+            self._fail(event, f"{shown(text)} is not a number")
         if not math.isfinite(number):
-            self._fail(event, f"{short(text)} is not a number JSON or Kubernetes can carry")
+            self._fail(event, f"{shown(text)} is not a number JSON or Kubernetes can carry")
         return sign * number
 
     # Messages ------------------------------------------------------------------------------------
@@ -370,8 +363,8 @@ class _Reader:
                 parts.append(frame.key)
             else:
                 break
-        if len(parts) > 8:  # deep nesting: the way in is enough
-            return format_path(tuple(parts[:8])) + "…"
+        if len(parts) > 16:  # deep nesting: the way in is enough
+            return format_path(tuple(parts[:16])) + "…"
         return format_path(tuple(parts))
 
 

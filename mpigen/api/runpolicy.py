@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from mpigen.api.common import INT32_MAX, INT64_MAX, Strict
-from mpigen.errors import Issue, Path
+from mpigen.errors import Issue, Path, shown
 from mpigen.quantity import parse_quantity
 
 CleanPodPolicy = Literal["None", "Running", "All"]
@@ -114,7 +114,7 @@ def _check_managed_by(value: str | None, path: Path, controller: str) -> list[Is
     close = difflib.get_close_matches(value, known, n=1)
     hint = f' (did you mean "{close[0]}"?)' if close else ""
     message = (
-        f'must be "{controller}" or "{MULTIKUEUE}", got "{value}"{hint}; '
+        f'must be "{controller}" or "{MULTIKUEUE}", got {shown(value)}{hint}; '
         "the operator would skip this job without a word"
     )
     return [Issue(path, message)]
@@ -127,7 +127,7 @@ def _check_scheduling(policy: SchedulingPolicy, path: Path, pods: int | None) ->
             issues.append(
                 Issue(
                     path + ("minResources", name),
-                    f"expected a quantity such as 4, 500m or 2Gi, got {value!r}",
+                    f"expected a quantity such as 4, 500m or 2Gi, got {shown(str(value))}",
                 )
             )
     minimum = policy.minAvailable
