@@ -41,7 +41,7 @@ def shown(value: str, limit: int = SHOWN_MAX) -> str:
 
 def plain_or_shown(value: str) -> str:
     """A name as it is when it is a plain one (a file name, a job name), else quoted as `shown` does."""
-    if len(value) <= 253 and value.isprintable() and " " not in value and '"' not in value:
+    if len(value) <= 1024 and value.isprintable():
         return value
     return shown(value)
 

@@ -81,7 +81,10 @@ def read_stream(text: str) -> list[Any]:
     """Every document of the stream (None for an empty one), or YamlProblem."""
     import yaml
 
-    loader = _loader_class()(text)
+    try:
+        loader = _loader_class()(text)
+    except UnicodeEncodeError as exc:  # a lone surrogate: only a caller of this function can pass one
+        raise YamlProblem(f"character {exc.start + 1}: not a Unicode character (a lone surrogate)") from None
     try:
         return _Reader(loader).documents()
     except yaml.MarkedYAMLError as exc:

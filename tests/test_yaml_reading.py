@@ -10,9 +10,9 @@ import sys
 import pytest
 from click.testing import CliRunner
 
+from mpigen import yamlread
 from mpigen.cli import cli
 from mpigen.documents import InputError, load_documents
-from mpigen import yamlread
 from mpigen.yamlread import MAX_DEPTH
 
 

@@ -68,7 +68,7 @@ def near_miss_issues(document: dict[str, Any]) -> list[Issue]:
     if is_mpijob and kind != KIND:
         issues.append(Issue(("kind",), f'unknown kind {shown(str(kind))} (did you mean "{KIND}"?)'))
     if not isinstance(api_version, str) or not api_version:
-        what = "missing" if api_version is None else f"expected a string, got {shown(str(api_version))}"
+        what = "missing" if api_version is None else f"expected a string, got {_what(api_version)}"
         issues.append(Issue(("apiVersion",), f'{what} (did you mean "{_suggest_api_version("", is_mpijob)}"?)'))
     elif not _is_kubeflow(api_version):
         suggestion = _suggest_api_version(api_version, is_mpijob)
@@ -87,8 +87,16 @@ def _suggest_api_version(api_version: str, is_mpijob: bool) -> str:
     return candidate if (candidate, KIND) in FRONTS else api_versions()[-1]
 
 
+def _what(value: object) -> str:
+    if isinstance(value, (dict, list)):
+        return "a mapping" if isinstance(value, dict) else "a list"
+    return "a boolean" if isinstance(value, bool) else f"a {type(value).__name__}" if value is not None else "null"
+
+
 def front_for(document: dict[str, Any]) -> Front | None:
     key = (document.get("apiVersion"), document.get("kind"))
+    if not all(isinstance(part, str) for part in key):
+        return None  # a list or a mapping where a string belongs: the near-miss check says what
     module = FRONTS.get(key)  # type: ignore[arg-type]
     if module is None:
         return None
