@@ -66,7 +66,19 @@ def check_plan(plan: JobPlan) -> list[Issue]:
     for path, (template, roles) in templates.items():
         issues += _collisions(roles, template, path, added(plan))
         issues += _metadata_keys(template.get("metadata") or {}, path + ("metadata",))
+        issues += _images(template.get("spec") or {}, path + ("spec",))
     return issues
+
+
+def _images(pod: dict[str, Any], path: Path) -> list[Issue]:
+    """Every container names an image: the API server refuses a pod template without one
+    (k8s.io/kubernetes pkg/apis/core/validation: validateContainers, `image: Required value`)."""
+    return [
+        Issue(path + (field, index, "image"), "required field is missing: the API server refuses a container without an image")
+        for field in ("initContainers", "containers")
+        for index, container in enumerate(pod.get(field) or [])
+        if isinstance(container, dict) and not container.get("image")
+    ]
 
 
 def _collisions(roles: list[str], template: dict[str, Any], path: Path, adds: Added) -> list[Issue]:

@@ -387,7 +387,10 @@ def problems(case: Case, result: Result, timeout: float) -> list[str]:
     if result.code == 1 and not said.strip():
         found.append("refused without a message")
     lines = said.splitlines()
-    stray = [x for x in lines if not x.startswith((*_OWN, tempfile.gettempdir()))]
+    own = (*_OWN, tempfile.gettempdir())
+    if case.entry == "krm":  # an item's path annotation names it, and the fuzzer writes odd ones
+        own += tuple(text for text in HOSTILE_STRINGS if text.isprintable() and text)
+    stray = [x for x in lines if not x.startswith(own)]
     if stray:
         found.append(f"a line not its own ({case.entry}): {_normalised(stray[0])[:80]}")
     if len(result.stderr) > 65536 + 16 * len(case.data):  # a line per document of `[]` is 13 times it

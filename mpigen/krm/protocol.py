@@ -189,7 +189,9 @@ def _is_local(item: Any) -> bool:
 def _identity(item: dict[str, Any]) -> tuple[Any, ...]:
     meta = item.get("metadata")
     meta = meta if isinstance(meta, dict) else {}
-    return item.get("apiVersion"), item.get("kind"), meta.get("namespace"), meta.get("name")
+    parts = (item.get("apiVersion"), item.get("kind"), meta.get("namespace"), meta.get("name"))
+    # a list or a mapping where a string belongs (the job's own checks say so): hashable all the same
+    return tuple(part if part is None or isinstance(part, (str, int, float)) else repr(part) for part in parts)
 
 
 def _file(item: Any) -> tuple[str | None, int | None]:
