@@ -39,9 +39,9 @@ def shown(value: str, limit: int = SHOWN_MAX) -> str:
     return json.dumps(value[:limit], ensure_ascii=False).translate(_ESCAPES)[:-1] + f'…" ({len(value):,} characters)'
 
 
-def plain_or_shown(value: str) -> str:
-    """A name as it is when it is a plain one (a file name, a job name), else quoted as `shown` does."""
-    if len(value) <= 1024 and value.isprintable():
+def plain_or_shown(value: str, limit: int = 253) -> str:
+    """A name as it is when it is a plain one (a job name, a file name), else quoted as `shown` does."""
+    if len(value) <= limit and value.isprintable():
         return value
     return shown(value)
 
@@ -80,6 +80,9 @@ class Issue:
         return Issue(tuple(prefix) + self.path, self.message, self.severity)
 
 
+MAX_ISSUES_PER_JOB = 100
+
+
 @dataclass
 class CompileError(Exception):
     """An input job could not be compiled; `issues` holds every problem found."""
@@ -90,6 +93,10 @@ class CompileError(Exception):
     warnings: list[Issue] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        if len(self.issues) > MAX_ISSUES_PER_JOB:  # 20,000 broken containers are not 20,000 lines
+            rest = len(self.issues) - MAX_ISSUES_PER_JOB
+            more = Issue((), f"and {rest:,} more problems (the first {MAX_ISSUES_PER_JOB} are shown)")
+            self.issues = [*self.issues[:MAX_ISSUES_PER_JOB], more]
         super().__init__(self.__str__())
 
     def __str__(self) -> str:

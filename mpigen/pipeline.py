@@ -20,17 +20,6 @@ def _finding(source: str, doc: Document, kind: str, name: str, issue: Issue) -> 
     return Finding(source, doc.index if doc.total > 1 else None, kind, name, issue)
 
 
-MAX_ISSUES_PER_JOB = 100
-
-
-def capped(issues: list[Issue]) -> list[Issue]:
-    """A job's first problems and a count of the rest: 20,000 broken containers are not 20,000 lines."""
-    if len(issues) <= MAX_ISSUES_PER_JOB:
-        return issues
-    rest = len(issues) - MAX_ISSUES_PER_JOB
-    return [*issues[:MAX_ISSUES_PER_JOB], Issue((), f"and {rest:,} more problems (the first {MAX_ISSUES_PER_JOB} are shown)")]
-
-
 def process(inputs: Sequence[tuple[str, list[Document] | str]], options: Options) -> Outcome:
     """Compile every MPIJob of every input; non-MPIJob documents pass through unchanged, in place.
     An input given as a text is one that could not be read: that text is its problem. Two documents
@@ -56,7 +45,7 @@ def process(inputs: Sequence[tuple[str, list[Document] | str]], options: Options
             try:
                 compilation = compile_job(data, options)
             except CompileError as exc:
-                for issue in capped(exc.issues):
+                for issue in exc.issues:
                     result.errors.append(_finding(source, doc, exc.kind, exc.name, issue))
                 continue
             result.objects.extend(compilation.objects)

@@ -436,42 +436,43 @@ def _worker(args: argparse.Namespace) -> None:
     run_range(list(range(args.start, args.stop)), args.seed, args.timeout, report)
 
 
-def _run_all(args: argparse.Namespace) -> int:
-    """Workers in processes of their own (a crash ends only its worker); a crashed one resumes after the
-    case that crashed it."""
-    pending = [(start, min(start + args.chunk, args.cases)) for start in range(0, args.cases, args.chunk)]
-    findings: dict[str, list[int]] = {}
-    codes: dict[int, int] = {}
-    started = time.perf_counter()
-    slowest = (0.0, -1)
-    running: list[tuple[subprocess.Popen[str], tuple[int, int]]] = []
-    while pending or running:
-        while pending and len(running) < args.jobs:
-            start, stop = pending.pop(0)
-            command = [sys.executable, __file__, "--worker", "--start", str(start), "--stop", str(stop), "--seed", str(args.seed), "--timeout", str(args.timeout)]
-            running.append((subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=ROOT), (start, stop)))
-        process, (start, stop) = running.pop(0)
-        out, _ = process.communicate()
-        last = start - 1
-        done = set()
-        for line in out.splitlines():
+def _run_chunk(start: int, stop: int, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Cases start..stop-1 in worker processes; a worker that dies is named as the crash of the case it
+    was running, and a new one goes on after it."""
+    records: list[dict[str, Any]] = []
+    while start < stop:
+        command = [sys.executable, __file__, "--worker", "--start", str(start), "--stop", str(stop), "--seed", str(args.seed), "--timeout", str(args.timeout)]
+        proc = subprocess.run(command, stdout=subprocess.PIPE, text=True, cwd=ROOT, check=False)
+        last = start
+        for line in proc.stdout.splitlines():
             record = json.loads(line)
             if "start" in record:
                 last = record["start"]
-                continue
-            done.add(record["case"])
-            codes[record["case"]] = record["code"]
-            slowest = max(slowest, (record["seconds"], record["case"]))
-            for problem in record["problems"]:
-                findings.setdefault(problem, []).append(record["case"])
-        if process.returncode != 0:
-            last = max(last, start)
-            findings.setdefault(f"crash (worker exit {process.returncode})", []).append(last)
-            if last + 1 < stop:
-                pending.insert(0, (last + 1, stop))
+            else:
+                records.append(record)
+        if proc.returncode == 0:
+            break
+        records.append({"case": last, "entry": "?", "code": proc.returncode, "seconds": 0.0, "problems": [f"crash (worker exit {proc.returncode})"]})
+        start = last + 1
+    return records
+
+
+def _run_all(args: argparse.Namespace) -> int:
+    """Chunks of cases over `--jobs` worker processes (a crash ends only its worker)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    started = time.perf_counter()
+    chunks = [(start, min(start + args.chunk, args.cases)) for start in range(0, args.cases, args.chunk)]
+    with ThreadPoolExecutor(args.jobs) as pool:
+        records = [r for chunk in pool.map(lambda c: _run_chunk(c[0], c[1], args), chunks) for r in chunk]
     elapsed = time.perf_counter() - started
-    refused = sum(1 for code in codes.values() if code == 1)
-    print(f"{args.cases} cases (seed {args.seed}) in {elapsed:.0f} s: {args.cases - refused} accepted, {refused} refused; slowest case {slowest[1]} ({slowest[0]:.1f} s)")
+    findings: dict[str, list[int]] = {}
+    for record in records:
+        for problem in record["problems"]:
+            findings.setdefault(problem, []).append(record["case"])
+    refused = sum(1 for record in records if record["code"] == 1)
+    slowest = max(records, key=lambda record: record["seconds"])
+    print(f"{len(records)} cases (seed {args.seed}) in {elapsed:.0f} s: {len(records) - refused} accepted, {refused} refused; slowest case {slowest['case']} ({slowest['seconds']:.1f} s)")
     for problem, numbers in sorted(findings.items(), key=lambda item: -len(item[1])):
         print(f"{len(numbers):6} x {problem}   e.g. --case {numbers[0]}")
     print(f"{len(findings)} distinct findings")
