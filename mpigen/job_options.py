@@ -43,7 +43,7 @@ def whole_number(high: int) -> Callable[[str], int]:
         if not _DIGITS.match(value) or not value.strip("0"):
             raise ValueError(f"expected a whole number >= 1 (as a string), got {_quoted(value)}")
         if len(value.lstrip("0")) > len(str(high)) or int(value) > high:
-            raise ValueError(f"must be at most {high}, got {_quoted(value)}")
+            raise ValueError(f"must be at most {high}, got {value}")
         return int(value)
 
     return parse

@@ -185,3 +185,10 @@ def _run_with_input(command: list[str], data: bytes) -> subprocess.CompletedProc
         resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
 
     return subprocess.run([sys.executable, "-m", "mpigen", *command], input=data, capture_output=True, preexec_fn=limit, timeout=300, check=False)
+
+
+def test_a_passed_through_object_no_cluster_could_store_is_refused() -> None:
+    big = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n" + "".join(f"  k{i}: {'v' * 100}\n" for i in range(20_000))
+    result = CliRunner().invoke(cli, ["render"], input=big, catch_exceptions=False)
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.startswith("<stdin>: ConfigMap/big: too large: ") and "more than the 1.5 MiB etcd stores" in result.stderr
