@@ -20,11 +20,11 @@ Every refusal is a `YamlProblem` with the position (line, column) and the field 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 from mpigen.errors import shown
+from mpigen.yamlscalars import CORE, construct, tag_name
 
 MAX_DEPTH = 64
 MAX_ALIAS_VALUES = 1_000_000
@@ -32,10 +32,8 @@ MAX_VALUES = 4_000_000  # parser events: scalars, keys, mappings, sequences (abo
 MAX_DOCUMENTS = 100_000
 
 _TAG = "tag:yaml.org,2002:"
-_STR, _INT, _FLOAT, _BOOL, _NULL = (_TAG + name for name in ("str", "int", "float", "bool", "null"))
-_MERGE, _VALUE = _TAG + "merge", _TAG + "value"
-_INT64 = (-(2**63), 2**63 - 1)
-_BOOLS = {"yes": True, "no": False, "true": True, "false": False, "on": True, "off": False, "y": True, "n": False}
+_STR = _TAG + "str"
+_MERGE = _TAG + "merge"
 
 
 class YamlProblem(Exception):
@@ -53,10 +51,6 @@ class Position:
 
 def _position(mark: Any) -> Position:
     return Position(mark.line + 1, mark.column + 1)
-
-
-def tag_name(tag: str) -> str:
-    return shown("!!" + tag.removeprefix(_TAG) if tag.startswith(_TAG) else tag)
 
 
 class _Frame:
@@ -263,7 +257,7 @@ class _Reader:
     def _open(self, event: Any, mapping: bool) -> None:
         expected = _TAG + ("map" if mapping else "seq")
         if event.tag not in (None, "!", expected):
-            self._fail(event, f"tag {tag_name(event.tag)} is not supported on a {'mapping' if mapping else 'sequence'}{_CORE}")
+            self._fail(event, f"tag {tag_name(event.tag)} is not supported on a {'mapping' if mapping else 'sequence'}{CORE}")
         if len(self.stack) >= MAX_DEPTH:
             self._fail(event, f"nesting is deeper than {MAX_DEPTH} levels")
         if self.stack and self.stack[-1].key is _NO_KEY and type(self.stack[-1].value) is dict:
@@ -286,67 +280,12 @@ class _Reader:
         value = event.value
         if tag is None or tag == "!":
             tag = self.loader.resolve(self.scalar_node, value, event.implicit) if tag is None else _STR
-        if tag == _STR:
-            return value
-        if tag == _INT:
-            return self._int(value, event)
-        if tag == _NULL:
-            if event.tag is not None and value not in ("", "~", "null", "Null", "NULL"):
-                self._fail(event, f"{shown(value)} is not null")
-            return None
-        if tag == _BOOL:
-            found = _BOOLS.get(value.lower())
-            if found is None:
-                self._fail(event, f"{shown(value)} is not a boolean")
-            return found
-        if tag == _FLOAT:
-            return self._float(value, event)
-        if tag == _MERGE:
+        if tag == _MERGE:  # `<<` as a key merges; anywhere else it is the string
             return _MERGE_KEY if self.stack and self.stack[-1].key is _NO_KEY and type(self.stack[-1].value) is dict else value
-        if tag == _VALUE:
-            return value
-        self._fail(event, f"tag {tag_name(tag)} is not supported{_CORE}")
-
-    def _int(self, text: str, event: Any) -> int:
-        digits = text.replace("_", "")
-        sign = -1 if digits[:1] == "-" else 1
-        digits = digits.lstrip("+-")
-        if len(digits) > 72:  # beyond any int64, in any base (binary takes 64 digits); never parse it
-            self._fail(event, f"{shown(text)} is outside the 64-bit integers Kubernetes reads")
         try:
-            if digits[:2] in ("0b", "0x"):
-                number = int(digits, 0)
-            elif ":" in digits:
-                number = 0
-                for part in digits.split(":"):
-                    number = number * 60 + int(part)
-            elif digits[:1] == "0" and len(digits) > 1:
-                number = int(digits, 8)
-            else:
-                number = int(digits)
-        except ValueError:
-            self._fail(event, f"{shown(text)} is not an integer")
-        number *= sign
-        if not _INT64[0] <= number <= _INT64[1]:
-            self._fail(event, f"{shown(text)} is outside the 64-bit integers Kubernetes reads")
-        return number
-
-    def _float(self, text: str, event: Any) -> float:
-        digits = text.replace("_", "").lower()
-        sign = -1.0 if digits[:1] == "-" else 1.0
-        digits = digits.lstrip("+-")
-        try:
-            if ":" in digits:
-                number = 0.0
-                for part in digits.split(":"):
-                    number = number * 60 + float(part)
-            else:
-                number = float(digits) if digits not in (".inf", ".nan") else math.inf
-        except ValueError:
-            self._fail(event, f"{shown(text)} is not a number")
-        if not math.isfinite(number):
-            self._fail(event, f"{shown(text)} is not a number JSON or Kubernetes can carry")
-        return sign * number
+            return construct(tag, value, explicit=event.tag is not None)
+        except ValueError as exc:
+            self._fail(event, str(exc))
 
     # Messages ------------------------------------------------------------------------------------
 
@@ -369,6 +308,3 @@ class _Reader:
         if len(parts) > 16:  # deep nesting: the way in is enough
             return format_path(tuple(parts[:16])) + "…"
         return format_path(tuple(parts))
-
-
-_CORE = " (Kubernetes reads the core tags only: !!str, !!int, !!float, !!bool, !!null, !!map, !!seq)"
