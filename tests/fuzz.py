@@ -405,8 +405,8 @@ def _normalised(line: str) -> str:
     return re.sub(r"\d+", "N", line)[:160]
 
 
-class _Timeout(Exception):
-    pass
+class _Timeout(BaseException):
+    """A case past its time: a BaseException, so that mpigen's guard for bugs does not take it for one."""
 
 
 def run_range(numbers: list[int], seed: int, timeout: float, report: Callable[[dict[str, Any]], None]) -> None:
@@ -467,14 +467,16 @@ def _run_all(args: argparse.Namespace) -> int:
         records = [r for chunk in pool.map(lambda c: _run_chunk(c[0], c[1], args), chunks) for r in chunk]
     elapsed = time.perf_counter() - started
     findings: dict[str, list[int]] = {}
+    entries: dict[str, set[str]] = {}
     for record in records:
         for problem in record["problems"]:
             findings.setdefault(problem, []).append(record["case"])
+            entries.setdefault(problem, set()).add(record["entry"])
     refused = sum(1 for record in records if record["code"] == 1)
     slowest = max(records, key=lambda record: record["seconds"])
     print(f"{len(records)} cases (seed {args.seed}) in {elapsed:.0f} s: {len(records) - refused} accepted, {refused} refused; slowest case {slowest['case']} ({slowest['seconds']:.1f} s)")
     for problem, numbers in sorted(findings.items(), key=lambda item: -len(item[1])):
-        print(f"{len(numbers):6} x {problem}   e.g. --case {numbers[0]}")
+        print(f"{len(numbers):6} x {problem}   in {', '.join(sorted(entries[problem]))}; cases {' '.join(map(str, numbers[:8]))}")
     print(f"{len(findings)} distinct findings")
     return 1 if findings else 0
 

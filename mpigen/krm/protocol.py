@@ -196,7 +196,7 @@ def _identity(item: dict[str, Any]) -> tuple[Any, ...]:
 
 def _file(item: Any) -> tuple[str | None, int | None]:
     annotations = _annotations(item)
-    path = next((annotations[k] for k in PATH_KEYS if isinstance(annotations.get(k), str)), None)
+    path = next((annotations[k] for k in PATH_KEYS if isinstance(annotations.get(k), str) and annotations[k]), None)
     index = next((annotations[k] for k in INDEX_KEYS if isinstance(annotations.get(k), str)), None)
     return path, int(index) if index is not None and index.isdigit() else None
 
