@@ -111,11 +111,12 @@ REPRODUCERS = [  # `kind: MPIJob` in each, or validate skips the file as none of
     "kind: MPIJob\nspec: " + "[" * 30_000 + "\n",
     "apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: pi, labels: !!timestamp x}\n",
     "apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: pi, labels: {a: " + "5" * 5000 + "}}\n",
+    "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {kind: MPIJob, spec: " + "[" * 30_000 + "\n",
 ]
 
 
 @pytest.mark.parametrize("command", [["render"], ["render", "-o", "json"], ["validate"], ["krm"]])
-@pytest.mark.parametrize("text", REPRODUCERS, ids=["map-on-seq", "deep", "timestamp", "huge-int"])
+@pytest.mark.parametrize("text", REPRODUCERS, ids=["map-on-seq", "deep", "timestamp", "huge-int", "deep-resource-list"])
 def test_the_issues_reproducers_are_refused_with_one_line(command: list[str], text: str) -> None:
     result = CliRunner().invoke(cli, command, input=text, catch_exceptions=False)
     said = result.stderr + (result.stdout if command == ["validate"] else "")
