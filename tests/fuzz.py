@@ -374,6 +374,8 @@ _OWN = ("mpigen", "items[", "functionConfig", "warning:", "<stdin>", SOURCE)
 
 def problems(case: Case, result: Result, timeout: float) -> list[str]:
     """What is wrong with mpigen's answer to a case: normalised so that one cause gives one signature."""
+    if result.code == _HANG:
+        return [f"hang (stopped after {result.seconds:.0f} s)"]
     found = []
     if result.code not in (0, 1) or "internal error" in result.stderr:
         line = next((x for x in result.stderr.splitlines() if "internal error" in x or "uncaught" in x), result.stderr[-200:])
@@ -405,6 +407,9 @@ def _normalised(line: str) -> str:
     return re.sub(r"\d+", "N", line)[:160]
 
 
+_HANG = 98  # the code of a case stopped by the alarm
+
+
 class _Timeout(BaseException):
     """A case past its time: a BaseException, so that mpigen's guard for bugs does not take it for one."""
 
@@ -423,7 +428,7 @@ def run_range(numbers: list[int], seed: int, timeout: float, report: Callable[[d
             try:
                 result = run_case(case, Path(tmp))
             except _Timeout:
-                result = Result(98, "", "hang", timeout * 3)
+                result = Result(_HANG, "", "", timeout * 3 + 1)
             finally:
                 signal.alarm(0)
             report({"case": number, "entry": case.entry, "code": result.code, "seconds": round(result.seconds, 3), "problems": problems(case, result, timeout)})
