@@ -556,7 +556,7 @@ def test_a_list_read_whole_may_not_grow_past_the_values_it_is_read_with(monkeypa
 
     from mpigen.krm import limits
 
-    monkeypatch.setattr(limits, "MAX_NODES", 100)  # one job's objects hold more
+    monkeypatch.setattr(limits, "MAX_VALUES", 100)  # one job's objects hold more
     as_json = json.dumps({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [yaml.safe_load(job())]})
     refused = run(as_json)
     assert refused.code == 1 and "more than 100 values where it is read whole" in refused.messages[0]

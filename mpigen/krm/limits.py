@@ -1,5 +1,5 @@
 """The function's limits on what it writes: nothing it could not read back (mpigen.krm.reading reads a
-ResourceList of up to MAX_LIST_BYTES; an item, or a list read whole, holds at most MAX_NODES values).
+ResourceList of up to MAX_LIST_BYTES; an item, or a list read whole, holds at most MAX_VALUES values).
 
 A list cut into its items is read back as its header (with `results`) and, when it holds a job, each
 item on its own, as `render` reads a document; the output holds no job. A list read whole (another
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from mpigen.documents import MAX_NODES
 from mpigen.krm import MAX_LIST_BYTES, STDIN, layout
 from mpigen.krm.reading import Listing
+from mpigen.yamlread import MAX_VALUES
 
 
 def refused_output(listing: Listing, generated: list[list[dict[str, Any]]], output: str, results: list[dict[str, Any]]) -> str:
@@ -30,22 +30,26 @@ def refused_output(listing: Listing, generated: list[list[dict[str, Any]]], outp
     values = _values([header, results])
     if read_whole:  # the items too (those of the jobs counted, which only overestimates)
         values += _values(listing.items()) + sum(_values(objects) for objects in generated)
-    if values > MAX_NODES:
+    if values > MAX_VALUES:
         return (
-            f"mpigen: {STDIN}: the output ResourceList would hold more than {MAX_NODES:,} values where it is"
+            f"mpigen: {STDIN}: the output ResourceList would hold more than {MAX_VALUES:,} values where it is"
             " read whole (outside its items, or a list not laid out as kyaml writes it); compile fewer jobs at once"
         )
     return ""
 
 
 def _values(data: Any) -> int:
-    """How many values `data` holds, counted as mpigen.documents counts them."""
+    """How many values reading `data` back counts, as mpigen.yamlread counts them: one per parser event,
+    so a mapping or a list counts its start and end, and a mapping each key as well as each value."""
     count, stack = 0, [data]
     while stack:
         value = stack.pop()
-        count += 1
         if isinstance(value, dict):
+            count += 2 + len(value)
             stack.extend(value.values())
         elif isinstance(value, list):
+            count += 2
             stack.extend(value)
+        else:
+            count += 1
     return count

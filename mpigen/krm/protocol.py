@@ -156,12 +156,14 @@ def _is_local(item: Any) -> bool:
 def _identity(item: dict[str, Any]) -> tuple[Any, ...]:
     meta = item.get("metadata")
     meta = meta if isinstance(meta, dict) else {}
-    return item.get("apiVersion"), item.get("kind"), meta.get("namespace"), meta.get("name")
+    parts = (item.get("apiVersion"), item.get("kind"), meta.get("namespace"), meta.get("name"))
+    # a list or a mapping where a string belongs (the job's own checks say so): hashable all the same
+    return tuple(part if part is None or isinstance(part, (str, int, float)) else repr(part) for part in parts)
 
 
 def _file(item: Any) -> tuple[str | None, int | None]:
     annotations = _annotations(item)
-    path = next((annotations[k] for k in PATH_KEYS if isinstance(annotations.get(k), str)), None)
+    path = next((annotations[k] for k in PATH_KEYS if isinstance(annotations.get(k), str) and annotations[k]), None)
     index = next((annotations[k] for k in INDEX_KEYS if isinstance(annotations.get(k), str)), None)
     return path, int(index) if index is not None and index.isdigit() else None
 
