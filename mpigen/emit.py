@@ -106,6 +106,19 @@ def to_yaml(objects: list[dict[str, Any]]) -> str:
     return "---\n".join(docs)
 
 
+def to_yaml_items(objects: list[dict[str, Any]]) -> str:
+    """The objects as the items of a top-level block sequence (`- ` before each, the rest indented by
+    two), as a KRM ResourceList holds them: each reads as `to_yaml` writes it. Empty for no objects."""
+    import yaml
+
+    if not objects:
+        return ""
+    text: str = yaml.dump(
+        objects, Dumper=_dumper(), default_flow_style=False, sort_keys=False, allow_unicode=True, width=1 << 16
+    )
+    return text
+
+
 def to_json(objects: list[dict[str, Any]]) -> str:
     """A `v1` List holding the objects, indented like kubectl's JSON."""
     document = {"apiVersion": "v1", "kind": "List", "items": objects}

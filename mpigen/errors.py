@@ -8,11 +8,42 @@ the shells (cli, krm); this module only holds the data and the path notation.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Literal
 
 Path = tuple[str | int, ...]
 Severity = Literal["error", "warning"]
+
+
+# Characters that would break a message over lines or rewrite a terminal: C0 and C1 controls, DEL and
+# Unicode's line and paragraph separators. Written as JSON would escape them.
+_ESCAPES = {
+    code: json.dumps(chr(code))[1:-1]
+    for code in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)
+}
+SHOWN_MAX = 80
+
+
+def one_line(text: str) -> str:
+    """A message as one line: every control character escaped (a value with a newline cannot forge a
+    line of mpigen's output)."""
+    return text.translate(_ESCAPES)
+
+
+def shown(value: str, limit: int = SHOWN_MAX) -> str:
+    """A string from the input inside a message: quoted, escaped, and shortened past `limit` characters
+    (`"aaaa…" (200,000 characters)`)."""
+    if len(value) <= limit:
+        return json.dumps(value, ensure_ascii=False).translate(_ESCAPES)
+    return json.dumps(value[:limit], ensure_ascii=False).translate(_ESCAPES)[:-1] + f'…" ({len(value):,} characters)'
+
+
+def plain_or_shown(value: str, limit: int = 253) -> str:
+    """A name as it is when it is a plain one (a job name, a file name), else quoted as `shown` does."""
+    if len(value) <= limit and value.isprintable():
+        return value
+    return shown(value)
 
 
 def format_path(path: Path) -> str:
@@ -28,7 +59,7 @@ def format_path(path: Path) -> str:
         elif part and all(c.isalnum() or c in "_-" for c in part):
             out += f".{part}" if out else part
         else:
-            out += f'["{part}"]'
+            out += f"[{shown(part, 60)}]"
     return out
 
 
@@ -42,11 +73,14 @@ class Issue:
 
     def text(self) -> str:
         where = format_path(self.path)
-        return f"{where}: {self.message}" if where else self.message
+        return one_line(f"{where}: {self.message}" if where else self.message)
 
     def under(self, *prefix: str | int) -> Issue:
         """The same issue, seen from a document that holds this one at `prefix`."""
         return Issue(tuple(prefix) + self.path, self.message, self.severity)
+
+
+MAX_ISSUES_PER_JOB = 100
 
 
 @dataclass
@@ -59,6 +93,10 @@ class CompileError(Exception):
     warnings: list[Issue] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        if len(self.issues) > MAX_ISSUES_PER_JOB:  # 20,000 broken containers are not 20,000 lines
+            rest = len(self.issues) - MAX_ISSUES_PER_JOB
+            more = Issue((), f"and {rest:,} more problems (the first {MAX_ISSUES_PER_JOB} are shown)")
+            self.issues = [*self.issues[:MAX_ISSUES_PER_JOB], more]
         super().__init__(self.__str__())
 
     def __str__(self) -> str:

@@ -17,20 +17,19 @@ The annotations configure the compile; they are not copied to the generated obje
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from collections.abc import Callable
 from typing import Any
 
-from mpigen.errors import Issue
+from mpigen.errors import Issue, shown
 from mpigen.options import DEFAULT_KUBECTL_DELIVERY_IMAGE, MAX_COUNT, OPTION_TABLE, Options
 
 PREFIX = "mpigen.dev/"
 
 
 def _quoted(value: str) -> str:
-    """A value in a one-line message: quoted, with newlines and control characters escaped."""
-    return json.dumps(value, ensure_ascii=False)
+    """A value in a one-line message: quoted, with newlines and control characters escaped, shortened."""
+    return shown(value)
 
 
 _DIGITS = re.compile(r"[0-9]+\Z")  # ASCII digits only: str.isdigit() also takes "٣" and "²"
@@ -52,7 +51,7 @@ def whole_number(high: int) -> Callable[[str], int]:
 def _choice(*choices: str) -> Callable[[str], str]:
     def parse(value: str) -> str:
         if value not in choices:
-            raise ValueError(f'must be one of {", ".join(choices)}; got "{value}"')
+            raise ValueError(f'must be one of {", ".join(choices)}; got {_quoted(value)}')
         return value
 
     return parse
@@ -79,7 +78,7 @@ def _namespace(value: str) -> str:
     from mpigen.names import is_dns1123_label
 
     if not is_dns1123_label(value):
-        raise ValueError(f'"{value}" is not a valid namespace (DNS-1123 label)')
+        raise ValueError(f'{_quoted(value)} is not a valid namespace (DNS-1123 label)')
     return value
 
 
@@ -91,7 +90,7 @@ def _kube_version(value: str) -> str:
 
 def _boolean(value: str) -> bool:
     if value not in ("true", "false"):
-        raise ValueError(f'must be "true" or "false"; got "{value}"')
+        raise ValueError(f'must be "true" or "false"; got {_quoted(value)}')
     return value == "true"
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from mpigen.errors import Issue, Path, format_path
+from mpigen.errors import Issue, Path, format_path, one_line, plain_or_shown
 
 EXIT_OK = 0
 EXIT_INVALID = 1  # invalid input: every problem reported on stderr, nothing on stdout
@@ -61,8 +61,11 @@ class Finding(NamedTuple):
         return cls("", None, "", "", Issue((), text))
 
     def text(self) -> str:
-        where = (f"{self.source}: " if self.source else "") + (f"document {self.document}: " if self.document else "")
-        who = f"{self.kind}/{self.name}: " if self.name else (f"{self.kind}: " if self.kind else "")
+        if not self.source and not self.kind and not self.name:
+            return one_line(self.issue.text())  # a line already worded whole
+        where = (f"{plain_or_shown(self.source, 4096)}: " if self.source else "") + (f"document {self.document}: " if self.document else "")
+        kind, name = plain_or_shown(self.kind), plain_or_shown(self.name)
+        who = f"{kind}/{name}: " if self.name else (f"{kind}: " if self.kind else "")
         label = "warning: " if self.issue.severity == "warning" else ""
         return f"{where}{who}{label}{self.issue.text()}"
 
@@ -133,7 +136,7 @@ def json_pointer(path: Path) -> str:
 
 def json_errors(findings: list[Finding]) -> list[dict[str, str]]:
     """Findings as kubeconform's `validationErrors`."""
-    return [{"path": json_pointer(f.issue.path), "msg": f.issue.message} for f in findings]
+    return [{"path": json_pointer(f.issue.path), "msg": one_line(f.issue.message)} for f in findings]
 
 
 def krm_result(
@@ -144,7 +147,7 @@ def krm_result(
     file: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One KRM `results[]` entry, shaped as kyaml's framework.Result."""
-    entry: dict[str, Any] = {"message": message, "severity": severity}
+    entry: dict[str, Any] = {"message": one_line(message), "severity": severity}
     if resource_ref:
         entry["resourceRef"] = resource_ref
     if path:

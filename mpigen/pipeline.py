@@ -20,6 +20,18 @@ def _finding(source: str, doc: Document, kind: str, name: str, issue: Issue) -> 
     return Finding(source, doc.index if doc.total > 1 else None, kind, name, issue)
 
 
+def _too_large(data: dict[str, Any]) -> Issue | None:
+    """A passed-through object that no cluster could store (etcd's 1.5 MiB), refused before it is
+    written out: emitting a 16 MiB mapping of a million keys would take far longer than reading it."""
+    from mpigen.build.limits import OBJECT_MAX_BYTES
+    from mpigen.build.objectsize import json_size
+
+    size = json_size(data)
+    if size <= OBJECT_MAX_BYTES:
+        return None
+    return Issue((), f"too large: {size:,} bytes as JSON, more than the 1.5 MiB etcd stores: no cluster can store this object")
+
+
 def process(inputs: Sequence[tuple[str, list[Document] | str]], options: Options) -> Outcome:
     """Compile every MPIJob of every input; non-MPIJob documents pass through unchanged, in place.
     An input given as a text is one that could not be read: that text is its problem. Two documents
@@ -38,6 +50,10 @@ def process(inputs: Sequence[tuple[str, list[Document] | str]], options: Options
                 result.errors.append(_finding(source, doc, "", "", issue))
                 continue
             if not api.claims(data):
+                if too_large := _too_large(data):
+                    kind = data.get("kind")
+                    result.errors.append(_finding(source, doc, kind if isinstance(kind, str) else "", _name(data), too_large))
+                    continue
                 result.objects.append(data)
                 result.placements.append(_placement(source, doc, data, (data,), generated=False))
                 continue

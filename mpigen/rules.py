@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mpigen import mpi_env, names
-from mpigen.errors import Issue, Path
+from mpigen.errors import Issue, Path, shown
 from mpigen.plan import JobPlan
 
 _NAME = r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
@@ -70,7 +70,19 @@ def check_plan(plan: JobPlan) -> list[Issue]:
     for path, (template, roles) in templates.items():
         issues += _collisions(roles, template, path, added(plan), plan.kubexec)
         issues += _metadata_keys(template.get("metadata") or {}, path + ("metadata",))
+        issues += _images(template.get("spec") or {}, path + ("spec",))
     return issues
+
+
+def _images(pod: dict[str, Any], path: Path) -> list[Issue]:
+    """Every container names an image: the API server refuses a pod template without one
+    (k8s.io/kubernetes pkg/apis/core/validation: validateContainers, `image: Required value`)."""
+    return [
+        Issue(path + (field, index, "image"), "required field is missing: the API server refuses a container without an image")
+        for field in ("initContainers", "containers")
+        for index, container in enumerate(pod.get(field) or [])
+        if isinstance(container, dict) and not container.get("image")
+    ]
 
 
 def _collisions(roles: list[str], template: dict[str, Any], path: Path, adds: Added, kubexec: bool) -> list[Issue]:
@@ -111,7 +123,7 @@ def _collisions(roles: list[str], template: dict[str, Any], path: Path, adds: Ad
 
 
 def _reserved(value: object, what: str, fix: str) -> str:
-    return f'"{value}" is reserved: mpigen {what}; {fix}'
+    return f"{shown(str(value))} is reserved: mpigen {what}; {fix}"
 
 
 def _metadata_keys(meta: dict[str, Any], path: Path) -> list[Issue]:
@@ -133,10 +145,10 @@ def qualified_name_problem(key: str) -> str | None:
     """Why `key` is not a valid label or annotation key (`[prefix/]name`), or None."""
     prefix, _, name = key.rpartition("/")
     if "/" in key and (not prefix or len(prefix) > PREFIX_MAX or not _DNS1123_SUBDOMAIN.match(prefix)):
-        return f'the prefix "{prefix}" must be a DNS subdomain of at most {PREFIX_MAX} characters'
+        return f'the prefix {shown(prefix)} must be a DNS subdomain of at most {PREFIX_MAX} characters'
     if len(name) > QUALIFIED_NAME_MAX or not _QUALIFIED_NAME.match(name):
         return (
-            f'"{name}" must be at most {QUALIFIED_NAME_MAX} letters, digits, "-", "_" or ".", '
+            f'{shown(name)} must be at most {QUALIFIED_NAME_MAX} letters, digits, "-", "_" or ".", '
             "starting and ending with a letter or digit"
         )
     return None
@@ -146,9 +158,9 @@ def label_value_problem(value: object) -> str | None:
     if not isinstance(value, str):
         return None  # the schema check reports the type
     if len(value) > QUALIFIED_NAME_MAX:
-        return f'"{value}" has {len(value)} characters, more than {QUALIFIED_NAME_MAX}'
+        return f'{shown(value)} has {len(value)} characters, more than {QUALIFIED_NAME_MAX}'
     if not _LABEL_VALUE.match(value):
-        return f'"{value}" must be empty or letters, digits, "-", "_" or ".", starting and ending with a letter or digit'
+        return f'{shown(value)} must be empty or letters, digits, "-", "_" or ".", starting and ending with a letter or digit'
     return None
 
 

@@ -50,8 +50,16 @@ RENDER_ONLY = frozenset({
     "error-invalid-utf8",
     "error-not-a-mapping",
     "error-yaml-alias-bomb",
+    "error-yaml-control-character",
     "error-yaml-deeply-nested",
+    "error-yaml-integer-outside-64-bits",
+    "error-yaml-merge-key-beside-a-duplicate-key",
+    "error-yaml-nested-30000-levels",
+    "error-yaml-not-a-number",
+    "error-yaml-python-tag",
     "error-yaml-syntax",
+    "error-yaml-tag-on-the-wrong-node",
+    "error-yaml-timestamp-tag",
 })
 
 # Cases whose problems are about the stream, not one job: two documents that would write one object.
@@ -326,11 +334,14 @@ def as_item_text(document: str) -> str:
 def result_line(result: dict[str, Any], documents: int) -> str:
     """A KRM result written as render writes a problem (mpigen.outcome.Finding.text): the oracle that
     ties `results` to errors.txt."""
+    from mpigen.errors import plain_or_shown
+
     file, ref = result.get("file") or {}, result.get("resourceRef") or {}
-    where = f"{file['path']}: " if file else ""
+    where = f"{plain_or_shown(file['path'], 4096)}: " if file else ""
     if file and documents > 1:
         where += f"document {file['index'] + 1}: "
-    who = f"{ref['kind']}/{ref['name']}: " if ref.get("name") else (f"{ref['kind']}: " if ref.get("kind") else "")
+    kind, name = plain_or_shown(ref.get("kind", "")), plain_or_shown(ref.get("name", ""))
+    who = f"{kind}/{name}: " if ref.get("name") else (f"{kind}: " if ref.get("kind") else "")
     label = "warning: " if result["severity"] == "warning" else ""
     path = (result.get("field") or {}).get("path")
     return f"{where}{who}{label}{path + ': ' if path else ''}{result['message']}"

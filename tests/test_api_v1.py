@@ -141,7 +141,7 @@ def test_negative_workers_and_zero_slots_are_refused() -> None:
 def test_main_container_must_name_a_worker_container() -> None:
     assert v1.load(job(mainContainer="worker"), OPTIONS).main_container == "worker"
     assert errors(job(mainContainer="mpi")) == [
-        'spec.mainContainer: "mpi" names no container of the Worker template (worker)'
+        'spec.mainContainer: "mpi" names no container of the Worker template ("worker")'
     ]
     document = job(mainContainer="mpi")
     document["spec"]["mpiReplicaSpecs"]["Worker"]["template"] = template("sidecar", "mpi")

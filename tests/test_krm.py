@@ -16,7 +16,7 @@ from jobs import COMMAND, job_yaml, pod
 
 import mpigen
 from mpigen.emit import to_yaml
-from mpigen.krm import NotAResourceList, protocol, yamltext
+from mpigen.krm import NotAResourceList, protocol, reading, yamltext
 from mpigen.shells.krm import run_function
 from tools import function_executable
 
@@ -275,9 +275,12 @@ def test_other_function_configs_are_ignored_and_kept() -> None:
     assert output["functionConfig"] == yaml.safe_load(config)
 
 
-def test_a_function_config_that_is_also_an_item_is_compiled_once() -> None:
+def test_a_function_config_that_is_also_an_item_is_compiled_once_and_dropped() -> None:
     text = resource_list(as_item(job()), function_config=job())
-    assert items_of(run(text).output) == compiled(job())
+    output = run(text).output
+    assert items_of(output) == compiled(job())
+    assert "functionConfig" not in yaml.safe_load(output)  # else a second run compiles it again
+    assert run(output) == Run(output, 0, [])
 
 
 def test_options_are_read_from_mpigen_annotations() -> None:
@@ -381,7 +384,7 @@ def test_invalid_output_is_an_internal_error(monkeypatch: pytest.MonkeyPatch) ->
     assert "internal error: the output fails Kubernetes' schemas" in outcome.messages[0]
 
 
-@pytest.mark.parametrize("where", ["_compile", "_splice"])
+@pytest.mark.parametrize("where", ["_compile", "_items_text"])
 def test_unexpected_failures_exit_3_with_the_list_echoed(where: str, monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(*args: object) -> None:
         raise RuntimeError("kaboom")
@@ -394,6 +397,14 @@ def test_unexpected_failures_exit_3_with_the_list_echoed(where: str, monkeypatch
     assert output["items"] == yaml.safe_load(text)["items"]
     assert output["results"] == [{"message": "mpigen: internal error: RuntimeError: kaboom (please report this)", "severity": "error"}]
     assert stderr.getvalue() == "mpigen: internal error: RuntimeError: kaboom (please report this)\n"
+
+
+def test_comment_lines_above_an_item_stay_with_it_when_a_job_before_it_is_replaced() -> None:
+    settings = "# the job's settings\n# (two lines)\n" + AFTER
+    text = resource_list(as_item(job()) + settings) + "# after the last item\n"
+    output = run(text).output
+    assert output.endswith(settings + "# after the last item\n")
+    assert items_of(output)[:-1] == compiled(job())
 
 
 def test_comments_around_the_items_stay_once() -> None:
@@ -417,7 +428,9 @@ def test_other_layouts_keep_their_data_and_comments() -> None:
         + "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b, labels: *labels}  # shares a's labels\n"
     )
     for text, comment in ((wide, "# kept"), (aliased, "# shares a's labels")):
-        assert yamltext._cut_items(text, "mpigen-generated-0-") is None  # the whole-list path
+        listing = reading.read_resource_list(text.encode())
+        listing.items()  # an item that does not read on its own (the alias) sends the list to be read whole
+        assert listing.cut is None  # the whole-list path
         outcome = run(text)
         assert outcome.code == 0, outcome.messages
         source = yaml.safe_load(text)["items"]
@@ -429,6 +442,24 @@ def test_other_layouts_keep_their_data_and_comments() -> None:
         assert run(outcome.output).output == outcome.output
 
 
+def test_a_line_break_other_than_newline_is_cut_only_where_no_line_starts_at_column_0() -> None:
+    quoted = "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: ls\n  data:\n    a: 'x\u2028    y'\n"
+    text = resource_list(quoted + as_item(job()))
+    assert reading.read_resource_list(text.encode()).cut is not None
+    assert run(text).output.startswith(resource_list(quoted))  # byte for byte
+    hidden = resource_list(as_item(job()) + "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: ls\n  data:\n    a: 'x\u2028- y'\n")
+    assert reading.read_resource_list(hidden.encode()).cut is None  # YAML reads a line there: read whole
+    assert items_of(run(hidden).output)[-1]["data"] == {"a": "x\u2028- y"}
+
+
+def test_aliases_between_items_pass_through_as_they_came_in_a_list_without_jobs() -> None:
+    text = resource_list(
+        "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a, labels: &labels {team: ml}}\n"
+        "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b, labels: *labels}  # shares a's labels\n"
+    )
+    assert run(text) == Run(text, 0, [])
+
+
 def test_a_json_resource_list_is_answered_in_yaml() -> None:
     import json
 
@@ -437,7 +468,7 @@ def test_a_json_resource_list_is_answered_in_yaml() -> None:
     outcome = run(json.dumps(document, indent=2))
     assert outcome.code == 0
     assert items_of(outcome.output) == [document["items"][0], *compiled(job())]
-    assert yamltext.PLACEHOLDER not in outcome.output
+    assert reading.PLACEHOLDER not in outcome.output
 
 
 def test_loading_the_module_stays_cheap(fresh_python: str) -> None:
@@ -499,20 +530,65 @@ def test_an_item_that_is_also_generated_is_refused_naming_both_files() -> None:
     assert items_of(outcome.output) == items_of(text)  # nothing half-generated
 
 
+# Limits: the function accepts every list it writes ----------------------------------------------------
+
+
+def test_the_function_reads_back_an_output_at_its_size_limit_and_refuses_a_larger_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mpigen.krm import limits
+
+    text = resource_list(PASS_THROUGH + as_item(job(), reader_annotations("jobs/train.yaml", 1, 2)) + AFTER)
+    output = run(text).output
+    for module in (limits, reading):
+        monkeypatch.setattr(module, "MAX_LIST_BYTES", len(output.encode()))
+    assert run(text).output == output
+    assert run(output) == Run(output, 0, [])
+    for module in (limits, reading):
+        monkeypatch.setattr(module, "MAX_LIST_BYTES", len(output.encode()) - 1)
+    refused = run(text)
+    assert refused.code == 1
+    assert refused.messages == [f"mpigen: <stdin>: the output ResourceList would be {len(output.encode()) / 2**20:,.1f} MiB, over the 0 MiB the function reads; compile fewer jobs at once"]
+    assert items_of(refused.output) == items_of(text)  # items as given
+    assert yaml.safe_load(refused.output)["results"][0]["message"] == refused.messages[0]
+
+
+def test_a_list_read_whole_may_not_grow_past_the_values_it_is_read_with(monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from mpigen.krm import limits
+
+    monkeypatch.setattr(limits, "MAX_VALUES", 100)  # one job's objects hold more
+    as_json = json.dumps({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [yaml.safe_load(job())]})
+    refused = run(as_json)
+    assert refused.code == 1 and "more than 100 values where it is read whole" in refused.messages[0]
+    cut = run(resource_list(as_item(job())))  # read back item by item: each within the limit
+    assert cut.code == 0
+
+
+def test_lists_over_renders_16_mib_are_read_and_come_back_byte_for_byte() -> None:
+    from mpigen.documents import MAX_INPUT_BYTES
+
+    count = MAX_INPUT_BYTES // len(AFTER) + 100
+    text = resource_list("".join(AFTER.replace("settings", f"settings-{n}") for n in range(count)))
+    assert len(text) > MAX_INPUT_BYTES
+    stdout, stderr = io.BytesIO(), io.StringIO()
+    assert run_function(io.BytesIO(text.encode()), stdout, stderr) == 0, stderr.getvalue()
+    assert stdout.getvalue() == text.encode()
+
+
 # kustomize, end to end -----------------------------------------------------------------------------
 
 
 FUNCTION = "config.kubernetes.io/function"
-Build = Callable[[Path], "subprocess.CompletedProcess[str]"]
+Build = Callable[..., "subprocess.CompletedProcess[str]"]
 
 
 @pytest.fixture
 def build(kustomize_binary: str) -> Build:
     """`build(directory)`: `kustomize build --enable-alpha-plugins --enable-exec DIRECTORY`."""
 
-    def run(directory: Path) -> subprocess.CompletedProcess[str]:
+    def run(directory: Path, timeout: int = 120) -> subprocess.CompletedProcess[str]:
         argv = [kustomize_binary, "build", "--enable-alpha-plugins", "--enable-exec", str(directory)]
-        return subprocess.run(argv, capture_output=True, text=True, check=False, timeout=120)
+        return subprocess.run(argv, capture_output=True, text=True, check=False, timeout=timeout)
 
     return run
 
@@ -548,6 +624,44 @@ def test_kustomize_runs_it_as_a_transformer(tmp_path: Path, build: Build) -> Non
     failed = build(tmp_path)
     assert failed.returncode != 0
     assert "MPIJob/train: spec.mpiReplicaSpecs.Worker.replicas: must be >= 1" in failed.stderr
+
+
+# kustomize's own handling of a function's output grows faster than the list (minutes for 300 jobs on
+# two shared cores, the function a few seconds of that): 100 jobs, 1,300 objects, is large enough.
+LARGE = 100
+
+
+def commented_settings(index: int) -> str:
+    return (
+        f"# settings of train-{index}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings-{index} # for the job\n"
+        "  namespace: ml\ndata:\n  # quoted: YAML 1.1 would read a boolean\n  enabled: 'yes'\n"
+    )
+
+
+def test_kustomize_runs_it_twice_on_a_large_list(tmp_path: Path, build: Build) -> None:
+    """A chain of two mpigen transformers over a hundred jobs and ConfigMaps: the first compiles, the
+    second gets the first's output (as kustomize hands it on, in its own order) and changes nothing.
+    (kustomize drops the comments of resource files when it loads them; kpt keeps them: test_kpt.py.)"""
+    resources = []
+    for index in range(LARGE):
+        (tmp_path / f"train-{index}.yaml").write_text(job(f"train-{index}"))
+        (tmp_path / f"settings-{index}.yaml").write_text(commented_settings(index))
+        resources += [f"train-{index}.yaml", f"settings-{index}.yaml"]
+    for name in ("mpigen", "again"):
+        config = {"apiVersion": "mpigen.dev/v1", "kind": "Compile", "metadata": {"name": name, "annotations": {
+            FUNCTION: f"exec:\n  path: {function_executable(tmp_path)}\n"}}}
+        (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump(config))
+    kustomization = {"resources": resources, "transformers": ["mpigen.yaml", "again.yaml"], "sortOptions": {"order": "fifo"}}
+    (tmp_path / "kustomization.yaml").write_text(yaml.safe_dump(kustomization))
+    done = build(tmp_path, timeout=900)
+    assert done.returncode == 0, done.stderr
+    expected = [
+        obj for index in range(LARGE)
+        for obj in [*compiled(job(f"train-{index}")), yaml.safe_load(commented_settings(index))]
+    ]
+    output = list(yaml.safe_load_all(done.stdout))
+    assert len(output) == len(expected)
+    assert by_identity(output) == by_identity(expected)
 
 
 # Where a message names an item: its file and document, as render names them, else items[N] -----------

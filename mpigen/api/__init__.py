@@ -11,7 +11,7 @@ import re
 from typing import Any, Protocol
 
 from mpigen import names
-from mpigen.errors import Issue
+from mpigen.errors import Issue, shown
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 
@@ -67,15 +67,15 @@ def near_miss_issues(document: dict[str, Any]) -> list[Issue]:
     issues = []
     is_mpijob = isinstance(kind, str) and kind.lower() == KIND.lower()
     if is_mpijob and kind != KIND:
-        issues.append(Issue(("kind",), f'unknown kind "{kind}" (did you mean "{KIND}"?)'))
+        issues.append(Issue(("kind",), f'unknown kind {shown(str(kind))} (did you mean "{KIND}"?)'))
     if not isinstance(api_version, str) or not api_version:
-        what = "missing" if api_version is None else f"expected a string, got {api_version!r}"
+        what = "missing" if api_version is None else f"expected a string, got {_what(api_version)}"
         issues.append(Issue(("apiVersion",), f'{what} (did you mean "{_suggest_api_version("", is_mpijob)}"?)'))
     elif not _is_kubeflow(api_version):
         suggestion = _suggest_api_version(api_version, is_mpijob)
-        issues.append(Issue(("apiVersion",), f'"{api_version}" is not a Kubeflow apiVersion (did you mean "{suggestion}"?)'))
+        issues.append(Issue(("apiVersion",), f'{shown(api_version)} is not a Kubeflow apiVersion (did you mean "{suggestion}"?)'))
     elif is_mpijob and (api_version, KIND) not in FRONTS:
-        issues.append(Issue(("apiVersion",), f'unsupported apiVersion "{api_version}" for {KIND}; mpigen compiles {wanted}'))
+        issues.append(Issue(("apiVersion",), f'unsupported apiVersion {shown(api_version)} for {KIND}; mpigen compiles {wanted}'))
     return issues
 
 
@@ -88,8 +88,16 @@ def _suggest_api_version(api_version: str, is_mpijob: bool) -> str:
     return candidate if (candidate, KIND) in FRONTS else api_versions()[-1]
 
 
+def _what(value: object) -> str:
+    if isinstance(value, (dict, list)):
+        return "a mapping" if isinstance(value, dict) else "a list"
+    return "a boolean" if isinstance(value, bool) else f"a {type(value).__name__}" if value is not None else "null"
+
+
 def front_for(document: dict[str, Any]) -> Front | None:
     key = (document.get("apiVersion"), document.get("kind"))
+    if not all(isinstance(part, str) for part in key):
+        return None  # a list or a mapping where a string belongs: the near-miss check says what
     module = FRONTS.get(key)  # type: ignore[arg-type]
     if module is None:
         return None

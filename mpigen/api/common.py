@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from mpigen import names
 from mpigen.api.model import Field, Strict, parse_fast, pydantic_model
-from mpigen.errors import Issue, Path, format_path
+from mpigen.errors import Issue, Path, format_path, shown
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -56,7 +56,7 @@ def _describe(value: object) -> str:
     if isinstance(value, (int, float)):
         return f"number {value}"
     if isinstance(value, str):
-        return f'string "{value}"'
+        return f"string {shown(value)}"
     if value is None:
         return "null"
     if isinstance(value, dict):
@@ -75,12 +75,12 @@ def _message(error: Any, model: type[BaseModel]) -> str:
         home = _nested_home(model, loc[:-1], str(loc[-1]))
         if home:
             where = format_path(loc[:-1] + home)
-            return f'unknown field "{loc[-1]}" (did you mean to put it under {where}, one level deeper?)'
+            return f"unknown field {shown(str(loc[-1]))} (did you mean to put it under {where}, one level deeper?)"
         known = _known_fields(model, loc[:-1])
         import difflib  # for the hint only: not on a valid document's path
         close = difflib.get_close_matches(str(loc[-1]), known, n=1)
         hint = f' (did you mean "{close[0]}"?)' if close else ""
-        return f'unknown field "{loc[-1]}"{hint}'
+        return f"unknown field {shown(str(loc[-1]))}{hint}"
     if kind == "missing":
         return "required field is missing"
     if kind in ("int_type", "int_from_float"):
@@ -162,7 +162,7 @@ def parse_model(model: type[Strict], document: dict[str, Any]) -> tuple[Any, lis
     except ValidationError as exc:
         issues = []
         for error in exc.errors(include_url=False):
-            loc = tuple(part for part in error["loc"] if not _is_union_tag(part))
+            loc = document_path(document, error)
             issues.append(Issue(loc, _message({**error, "loc": loc}, checked)))
         return None, dedupe(issues)
 
@@ -183,7 +183,7 @@ def parse_without_unknown_fields(model: type[Strict], document: dict[str, Any]) 
         return None
     pruned = copy.deepcopy(document)
     for error in errors:
-        *parents, key = [part for part in error["loc"] if not _is_union_tag(part)]
+        *parents, key = document_path(document, error)
         node: Any = pruned
         for part in parents:
             node = node[part]
@@ -194,10 +194,21 @@ def parse_without_unknown_fields(model: type[Strict], document: dict[str, Any]) 
         return None
 
 
-def _is_union_tag(part: object) -> bool:
-    # pydantic names the branch of an Optional/Union in the location ("int", "function-after[...]");
-    # those are not fields of the document.
-    return isinstance(part, str) and (part in ("int", "str", "bool", "none") or "[" in part)
+def document_path(document: Any, error: Any) -> tuple[str | int, ...]:
+    """The path in the document of a pydantic error: its location without the names pydantic gives the
+    branches of an Optional or a Union (`int`, `str`, `function-after[...]`), which are told apart from
+    keys of the same name by walking the document itself. A missing field is the one part not found."""
+    path: list[str | int] = []
+    node = document
+    loc = error["loc"]
+    for position, part in enumerate(loc):
+        found = isinstance(node, dict) and isinstance(part, str) and part in node
+        if found or (isinstance(node, list) and type(part) is int and 0 <= part < len(node)):
+            node = node[part]
+        elif not (position == len(loc) - 1 and error["type"] == "missing" and isinstance(node, dict)):
+            continue  # a branch name, not a field
+        path.append(part)
+    return tuple(path)
 
 
 def dedupe(issues: list[Issue]) -> list[Issue]:
@@ -223,7 +234,7 @@ def check_metadata(meta: ObjectMeta | None) -> list[Issue]:
         return [
             Issue(
                 ("metadata", "name"),
-                f'"{meta.name}" is not a valid name: use at most {names.MAX_JOB_NAME} lower-case '
+                f"{shown(meta.name)} is not a valid name: use at most {names.MAX_JOB_NAME} lower-case "
                 "letters, digits and '-', starting and ending with a letter or digit (a DNS-1123 label, "
                 "short enough for every name derived from it)",
             )
@@ -239,7 +250,7 @@ def check_metadata(meta: ObjectMeta | None) -> list[Issue]:
             )
         ]
     if meta.namespace is not None and not names.is_dns1123_label(meta.namespace):
-        return [Issue(("metadata", "namespace"), f'"{meta.namespace}" is not a valid namespace (DNS-1123 label)')]
+        return [Issue(("metadata", "namespace"), f"{shown(meta.namespace)} is not a valid namespace (DNS-1123 label)")]
     return []
 
 

@@ -14,7 +14,7 @@ from typing import Any, Literal, NamedTuple
 
 from mpigen.api.common import INT32_MAX, INT64_MAX, Strict
 from mpigen.api.model import Field
-from mpigen.errors import Issue, Path
+from mpigen.errors import Issue, Path, shown
 
 CleanPodPolicy = Literal["None", "Running", "All"]
 MULTIKUEUE = "kueue.x-k8s.io/multikueue"
@@ -109,7 +109,7 @@ def _check_managed_by(value: str | None, path: Path, controller: str) -> list[Is
     close = difflib.get_close_matches(value, known, n=1)
     hint = f' (did you mean "{close[0]}"?)' if close else ""
     message = (
-        f'must be "{controller}" or "{MULTIKUEUE}", got "{value}"{hint}; '
+        f'must be "{controller}" or "{MULTIKUEUE}", got {shown(value)}{hint}; '
         "the operator would skip this job without a word"
     )
     return [Issue(path, message)]
@@ -124,7 +124,7 @@ def _check_scheduling(policy: SchedulingPolicy, path: Path, pods: int | None) ->
             issues.append(
                 Issue(
                     path + ("minResources", name),
-                    f"expected a quantity such as 4, 500m or 2Gi, got {value!r}",
+                    f"expected a quantity such as 4, 500m or 2Gi, got {shown(str(value))}",
                 )
             )
     minimum = policy.minAvailable
@@ -147,6 +147,6 @@ def template_restart_policy_warnings(template: Any, path: Path, role: str, polic
     if not own or own == policy:
         return []
     message = (
-        f'"{own}" is replaced by the {role} restartPolicy "{policy}" (set it on the replica spec instead)'
+        f'{shown(str(own))} is replaced by the {role} restartPolicy "{policy}" (set it on the replica spec instead)'
     )
     return [Issue(path + ("spec", "restartPolicy"), message, "warning")]

@@ -36,7 +36,7 @@ from mpigen.api.common import (
 )
 from mpigen.api.fields import V1, explain_unknown_fields
 from mpigen.api.model import Field
-from mpigen.errors import CompileError, Issue, Path
+from mpigen.errors import CompileError, Issue, Path, shown
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 
@@ -144,16 +144,16 @@ def _check_main_container(spec: MPIJobSpec) -> list[Issue]:
     main, worker = spec.mainContainer, spec.mpiReplicaSpecs.Worker
     if not main or worker is None or not isinstance(worker.template, dict):
         return []
-    containers = (worker.template.get("spec") or {}).get("containers") or []
-    container_names = [c.get("name") for c in containers if isinstance(c, dict)]
+    pod = worker.template.get("spec")
+    containers = pod.get("containers") if isinstance(pod, dict) else None
+    # a template that is no pod template is reported by the template checks; only a list is read here
+    container_names = [c.get("name") for c in containers if isinstance(c, dict)] if isinstance(containers, list) else []
     if main not in container_names or not names.is_dns1123_label(main):
-        listed = ", ".join(str(n) for n in container_names)
-        return [
-            Issue(("spec", "mainContainer"), f'"{main}" names no container of the Worker template ({listed})')
-        ]
+        listed = ", ".join(shown(str(n)) for n in container_names)
+        return [Issue(("spec", "mainContainer"), f"{shown(main)} names no container of the Worker template ({listed})")]
     if main != container_names[0]:
         message = (
-            f'"{main}" is not the Worker\'s first container: the operator mounts /etc/mpi and sets the '
+            f"{shown(main)} is not the Worker's first container: the operator mounts /etc/mpi and sets the "
             "command only on the first, so ranks exec'd into this one do not find kubexec.sh"
         )
         return [Issue(("spec", "mainContainer"), message, "warning")]

@@ -1,8 +1,10 @@
 """The KRM function: a `config.kubernetes.io/v1` ResourceList in, the same list with MPIJobs compiled out.
 
 `process_resource_list(bytes) -> (text, Outcome)` is pure (no I/O); `mpigen.shells.krm` (what `mpigen`
-runs with no arguments and piped input, and the `mpigen krm` command) is its shell. How the output
-text is written, keeping every item that passes through byte for byte, is `mpigen.krm.yamltext`.
+runs with no arguments and piped input, and the `mpigen krm` command) is its shell. How the list is
+read, its items read as data only when needed, is `mpigen.krm.reading`; how the output text is written,
+keeping every item that passes through byte for byte, is `mpigen.krm.yamltext`; what it may not
+exceed, so that the function reads it back, is `mpigen.krm.limits`.
 Behaviour, as the KRM Functions Specification and kustomize's kyaml framework
 (`kyaml/fn/framework`) define a function:
 
@@ -15,7 +17,8 @@ Behaviour, as the KRM Functions Specification and kustomize's kyaml framework
   and so are two jobs, or a job and another item, that would write the same object.
 - Generator: an MPIJob `functionConfig` also appends its objects to `items`, and the output then
   carries no `functionConfig`, so a second run cannot generate them twice; if an item that is not
-  local-config names the same MPIJob, that item is compiled instead (never twice). Any other
+  local-config names the same MPIJob, that item is compiled instead (never twice) and the
+  `functionConfig` is dropped all the same. Any other
   `functionConfig` (a kustomize transformer's config object, kpt's ConfigMap of `key=value`
   arguments) is ignored and echoed: options are set per job with `mpigen.dev/*` annotations.
 - The output holds no MPIJob, so a run on its own output changes nothing. `results` already present
@@ -51,27 +54,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mpigen.krm import STDIN, NotAResourceList
-from mpigen.krm.yamltext import dump, round_trip_load, with_results, write_resource_list
+from mpigen.krm.limits import refused_output
+from mpigen.krm.reading import Listing, read_resource_list
 from mpigen.outcome import Finding, Outcome, Placement, invalid_output_message, krm_result
-
-API_VERSION = "config.kubernetes.io/v1"
-# Earlier versions of the ResourceList, as older kustomize and kpt sent them; the shape is the same.
-LEGACY_API_VERSIONS = ("config.kubernetes.io/v1beta1", "config.kubernetes.io/v1alpha1")
-KIND = "ResourceList"
 
 LOCAL_CONFIG = "config.kubernetes.io/local-config"
 INTERNAL = "internal.config.kubernetes.io/"
 PATH_KEYS = (INTERNAL + "path", "config.kubernetes.io/path")
 INDEX_KEYS = (INTERNAL + "index", "config.kubernetes.io/index")
 NOT_CARRIED = {INTERNAL + "id", INTERNAL + "annotations-migration-resource-id", *INDEX_KEYS}
-
-# `cat job.yaml | mpigen`: with no arguments and piped input mpigen is a KRM function; say what was meant.
-RENDER_HINT = "; to compile MPIJob files, use mpigen render (cat job.yaml | mpigen render)"
-NO_INPUT = (
-    "mpigen: no input: `mpigen` with no arguments (and `mpigen krm`) reads a KRM ResourceList on stdin,"
-    " as kustomize and kpt send it; see `mpigen --help` and `mpigen krm --help`"
-)
 
 
 @dataclass(frozen=True)
@@ -102,74 +93,50 @@ class _Job:
 
 def process_resource_list(data: bytes) -> tuple[str, Outcome]:
     """The function itself: the bytes of a ResourceList in; the output ResourceList and the outcome out."""
-    text, plain = read_resource_list(data)
-    jobs = _jobs(plain)
+    listing = read_resource_list(data)
+    jobs = _jobs(listing)
     outcome = Outcome()
     if not jobs:
-        return text, outcome  # nothing to compile: the input, byte for byte
+        return listing.text, outcome  # nothing to compile: the input, byte for byte
     for job in jobs:
         _compile(job)
         outcome.add(job.outcome)
     results = [entry for job in jobs for entry in job.results]
-    for finding, item in _collisions(plain, jobs):
+    for finding, item in _collisions(listing.items(), jobs):
         outcome.errors.append(finding)
         results.append(_item_result(item, finding.issue.message, finding.issue.path))
     if outcome.exit_code:
-        return write(text, plain, [], results), outcome  # items as given, nothing half-generated
-    return write(text, plain, jobs, results), outcome
+        return write(listing, [], results), outcome  # items as given, nothing half-generated
+    output = write(listing, jobs, results)
+    too_large = refused_output(listing, [job.outcome.objects for job in jobs], output, results)
+    if too_large:
+        outcome.errors.append(Finding.line(too_large))
+        return write(listing, [], [*results, {"message": too_large, "severity": "error"}]), outcome
+    return output, outcome
 
 
 def failure_outcome(data: bytes, exc: BaseException) -> tuple[str, Outcome]:
     """An unexpected failure (a bug): the input written back with one error result, when it can be."""
     outcome = Outcome.crashed(exc)
-    try:  # the plainest way back (no text is cut or spliced): the bug may be in that code
-        tree = round_trip_load(read_resource_list(data)[0])
-        with_results(tree, [{"message": outcome.crash, "severity": "error"}])
-        output = dump(tree)
-    except Exception:  # noqa: BLE001 - the input cannot even be echoed: stderr alone says it
-        output = ""
-    return output, outcome
+    result = {"message": outcome.crash, "severity": "error"}
+    for echo in (_echo_cut, _echo_whole):  # the second, plainest (no text cut or spliced), if the bug is in the first
+        try:
+            return echo(data, result), outcome
+        except Exception:  # noqa: BLE001, S112 - the input cannot even be echoed so: try the next way, else stderr alone says it
+            continue
+    return "", outcome
 
 
-# Reading ------------------------------------------------------------------------------------------
+def _echo_cut(data: bytes, result: dict[str, Any]) -> str:
+    return write(read_resource_list(data), [], [result])
 
 
-def read_resource_list(data: bytes) -> tuple[str, dict[str, Any]]:
-    """The ResourceList as text and as plain data, vetted by mpigen.documents (bounded, as `render`
-    reads YAML) before anything else parses it. Raises NotAResourceList."""
-    from mpigen.documents import InputError, decode, load_documents
+def _echo_whole(data: bytes, result: dict[str, Any]) -> str:
+    from mpigen.krm.yamltext import dump, round_trip_load, with_results
 
-    try:
-        text = decode(data, STDIN)
-        documents = load_documents(text, STDIN)
-    except InputError as exc:
-        raise NotAResourceList(f"mpigen: {exc}") from None
-    if not documents:
-        raise NotAResourceList(NO_INPUT)
-    if len(documents) > 1:
-        raise NotAResourceList(
-            f"mpigen: {STDIN}: expected one ResourceList, found {len(documents)} YAML documents" + RENDER_HINT
-        )
-    plain = documents[0].data
-    _check_shape(plain)
-    return text, plain
-
-
-def _check_shape(plain: Any) -> None:
-    kind = plain.get("kind") if isinstance(plain, dict) else None
-    if kind != KIND:
-        got = f'kind "{kind}"' if kind else "no kind"
-        raise NotAResourceList(
-            f"mpigen: {STDIN}: not a KRM ResourceList (apiVersion {API_VERSION}, kind {KIND}): found {got}"
-            + (RENDER_HINT if kind else "")
-        )
-    api_version = plain.get("apiVersion")
-    if api_version not in (API_VERSION, *LEGACY_API_VERSIONS):
-        raise NotAResourceList(
-            f'mpigen: {STDIN}: unsupported ResourceList apiVersion "{api_version}"; expected {API_VERSION}'
-        )
-    if not isinstance(plain.get("items") or [], list):
-        raise NotAResourceList(f"mpigen: {STDIN}: ResourceList items must be a list")
+    tree = round_trip_load(read_resource_list(data).text)
+    with_results(tree, [result])
+    return dump(tree)
 
 
 # Compiling ----------------------------------------------------------------------------------------
@@ -189,12 +156,14 @@ def _is_local(item: Any) -> bool:
 def _identity(item: dict[str, Any]) -> tuple[Any, ...]:
     meta = item.get("metadata")
     meta = meta if isinstance(meta, dict) else {}
-    return item.get("apiVersion"), item.get("kind"), meta.get("namespace"), meta.get("name")
+    parts = (item.get("apiVersion"), item.get("kind"), meta.get("namespace"), meta.get("name"))
+    # a list or a mapping where a string belongs (the job's own checks say so): hashable all the same
+    return tuple(part if part is None or isinstance(part, (str, int, float)) else repr(part) for part in parts)
 
 
 def _file(item: Any) -> tuple[str | None, int | None]:
     annotations = _annotations(item)
-    path = next((annotations[k] for k in PATH_KEYS if isinstance(annotations.get(k), str)), None)
+    path = next((annotations[k] for k in PATH_KEYS if isinstance(annotations.get(k), str) and annotations[k]), None)
     index = next((annotations[k] for k in INDEX_KEYS if isinstance(annotations.get(k), str)), None)
     return path, int(index) if index is not None and index.isdigit() else None
 
@@ -202,31 +171,53 @@ def _file(item: Any) -> tuple[str | None, int | None]:
 def _locations(items: list[Any]) -> list[_Where]:
     """Per item, where messages name it (`_Where`). A file holds several documents when several items
     name it, or when an item's index there is above 0 (the list may carry only some of its documents)."""
-    paths = [_file(item)[0] for item in items]
+    from collections import Counter
+
+    files = [_file(item) for item in items]
+    counts = Counter(path for path, _ in files)  # counted once: a list may hold thousands of items
     locations = []
-    for position, item in enumerate(items):
-        path, index = _file(item)
+    for position, (path, index) in enumerate(files):
         if path is None:
             locations.append(_Where(f"items[{position}]"))
             continue
-        several = index is not None and (index > 0 or paths.count(path) > 1)
+        several = index is not None and (index > 0 or counts[path] > 1)
         locations.append(_Where(path, index + 1 if several and index is not None else None))
     return locations
 
 
-def _jobs(plain: dict[str, Any]) -> list[_Job]:
+def _jobs(listing: Listing) -> list[_Job]:
+    """The MPIJobs to compile: items (read as data only when their head may be an MPIJob) and an MPIJob
+    `functionConfig` that no item names."""
     from mpigen import api
 
-    items = plain.get("items") or []
-    jobs = []
-    for position, (item, where) in enumerate(zip(items, _locations(items), strict=True)):
-        if isinstance(item, dict) and api.claims(item) and not _is_local(item):
-            jobs.append(_Job(position, item, where))
-    config = plain.get("functionConfig")
+    positions = [
+        position
+        for position in range(len(listing))
+        if (head := listing.head(position)) is None or api.claims(head)
+    ]
+    positions = [
+        position
+        for position in positions
+        if isinstance(item := listing.item(position), dict) and api.claims(item) and not _is_local(item)
+    ]
+    config = _config_job(listing)
+    if not positions and config is None:
+        return []
+    items = listing.items()
+    locations = _locations(items)
+    jobs = [_Job(position, items[position], locations[position]) for position in positions]
     compiled = {_identity(job.data) for job in jobs}
-    if isinstance(config, dict) and api.claims(config) and _identity(config) not in compiled:
+    if config is not None and _identity(config) not in compiled:
         jobs.append(_Job(None, config, _Where("functionConfig")))
     return jobs
+
+
+def _config_job(listing: Listing) -> dict[str, Any] | None:
+    """The `functionConfig` when it is an MPIJob (a generator's): compiled, and never written back."""
+    from mpigen import api
+
+    config = listing.header.get("functionConfig")
+    return config if isinstance(config, dict) and api.claims(config) else None
 
 
 def _compile(job: _Job) -> None:
@@ -241,13 +232,12 @@ def _compile(job: _Job) -> None:
         job.results.append(_result(job, invalid_output_message(finding.kind, finding.name, finding.issue), "error", ()))
 
 
-def _collisions(plain: dict[str, Any], jobs: list[_Job]) -> list[tuple[Finding, dict[str, Any]]]:
+def _collisions(items: list[Any], jobs: list[_Job]) -> list[tuple[Finding, dict[str, Any]]]:
     """Two jobs, or a job and an item passed through, that would write the same object."""
     from mpigen.pipeline import check_collisions
 
     compiled = {job.position for job in jobs}
     placements = [placement for job in jobs for placement in job.outcome.placements]
-    items = plain.get("items") or []
     by_place: dict[tuple[str, int | None, str, str], dict[str, Any]] = {}
     for position, (item, where) in enumerate(zip(items, _locations(items), strict=True)):
         if position in compiled or not isinstance(item, dict) or _is_local(item):
@@ -323,13 +313,20 @@ def _free_indices(items: list[Any]) -> dict[str, int]:
     return {path: index + 1 for path, index in highest.items()}
 
 
-def write(text: str, plain: dict[str, Any], jobs: list[_Job], results: list[dict[str, Any]]) -> str:
-    """The output ResourceList: the input with each job's objects in its place and `results` added."""
-    next_index = _free_indices(plain.get("items") or [])
+def write(listing: Listing, jobs: list[_Job], results: list[dict[str, Any]]) -> str:
+    """The output ResourceList: the input with each job's objects in its place and `results` added; with
+    jobs (a success), an MPIJob `functionConfig` is not written back, so a second run adds nothing."""
+    from mpigen.krm.yamltext import write_cut, write_whole
+
     replacements: dict[int | None, list[dict[str, Any]]] = {}
-    for job in jobs:
-        objects = job.outcome.objects
-        if job.position is not None:
-            objects = [_annotated(obj, _bookkeeping(job.data, next_index)) for obj in objects]
-        replacements[job.position] = objects
-    return write_resource_list(text, plain, replacements, results)
+    if jobs:
+        next_index = _free_indices(listing.items())
+        for job in jobs:
+            objects = job.outcome.objects
+            if job.position is not None:
+                objects = [_annotated(obj, _bookkeeping(job.data, next_index)) for obj in objects]
+            replacements[job.position] = objects
+    drop_config = bool(jobs) and _config_job(listing) is not None
+    if listing.cut is not None:
+        return write_cut(listing.cut, listing.token, replacements, results, drop_config)
+    return write_whole(listing.text, listing.token, replacements, results, drop_config)

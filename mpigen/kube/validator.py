@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, cast
 
-from mpigen.errors import Issue, Path
+from mpigen.errors import Issue, Path, shown
 from mpigen.kube import schemas as kubeschema
 from mpigen.kube.quick import Check, Unsupported, quick_check
 from mpigen.kube.versions import default_kube_version, parse_kube_version
@@ -127,7 +127,7 @@ def _issues(error: ValidationError) -> Iterator[Issue]:
             import difflib  # for the hint only: not on a valid document's path
             close = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
             hint = f' (did you mean "{close[0]}"?)' if close else ""
-            yield Issue((*path, name), f'unknown field "{name}"{hint}')
+            yield Issue((*path, name), f"unknown field {shown(name)}{hint}")
     elif keyword == "required":
         for name in expected:
             if name not in found:

@@ -7,6 +7,7 @@ stdout, problems on stderr; the exit code comes from the outcome. click is loade
 
 from __future__ import annotations
 
+import gc
 import sys
 from typing import IO, TYPE_CHECKING
 
@@ -20,15 +21,23 @@ if TYPE_CHECKING:
 
 def run_function(stdin: IO[bytes], stdout: IO[bytes], stderr: IO[str]) -> int:
     """Read a ResourceList from stdin, write the result to stdout and problems to stderr; the exit code."""
-    from mpigen.documents import MAX_INPUT_BYTES
+    from mpigen.krm import MAX_LIST_BYTES
 
-    data = stdin.read(MAX_INPUT_BYTES + 1)
+    data = stdin.read(MAX_LIST_BYTES + 1)  # at most one byte over: more is refused unread
+    # The function builds trees of plain data, hundreds of thousands of objects for a large list, that
+    # live until the output is written and that reference counting frees: the cyclic collector's passes
+    # over them cost about a tenth of the run and find nothing, so it is paused while the function runs.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         output, outcome = process_resource_list(data)
     except NotAResourceList as exc:
         output, outcome = "", Outcome(errors=[Finding.line(str(exc))])
     except Exception as exc:  # noqa: BLE001 - a bug: exit 3 with the input echoed, never a traceback
         output, outcome = failure_outcome(data, exc)
+    finally:
+        if collecting:
+            gc.enable()
     if output:
         stdout.write(output.encode("utf-8"))
         stdout.flush()

@@ -24,10 +24,10 @@ data:
 """
 
 
-def kpt(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def kpt(*argv: str, cwd: Path, timeout: int = 120) -> subprocess.CompletedProcess[str]:
     binary = gotools.require("kpt")
     env = {"HOME": str(cwd), "PATH": "/usr/bin:/bin"}
-    return subprocess.run([binary, *argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=120,
+    return subprocess.run([binary, *argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
                           check=False)
 
 
@@ -68,4 +68,34 @@ def test_kpt_fn_eval_reports_an_invalid_job_and_changes_nothing(tmp_path: Path) 
     done = kpt("fn", "eval", "--exec", str(function_executable(tmp_path)), str(jobs), cwd=tmp_path)
     assert done.returncode != 0
     assert "spec.mpiReplicaSpecs.Worker.replicas: must be >= 1" in done.stdout + done.stderr
+    assert {path.name: path.read_text() for path in jobs.iterdir()} == before
+
+
+LARGE = 200  # jobs, each in its own file beside a commented ConfigMap: about 2,600 objects
+
+
+def commented_settings(index: int) -> str:
+    return (
+        f"# settings of train-{index}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings-{index} # for the job\n"
+        "  annotations:\n    team: ml # who to ask\ndata:\n  # quoted: YAML 1.1 would read a boolean\n  enabled: 'yes'\n"
+        "  script: |\n    echo \"hello\"\n"
+    )
+
+
+def test_kpt_fn_eval_exec_compiles_a_large_package_and_keeps_every_other_file(tmp_path: Path) -> None:
+    jobs = tmp_path / "jobs"
+    jobs.mkdir()
+    for index in range(LARGE):
+        (jobs / f"train-{index}.yaml").write_text(yaml.safe_dump(job("v1alpha2", f"train-{index}")))
+        (jobs / f"settings-{index}.yaml").write_text(commented_settings(index))
+    function = function_executable(tmp_path)
+    done = kpt("fn", "eval", "--exec", str(function), str(jobs), cwd=tmp_path, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for index in range(LARGE):
+        written = list(yaml.safe_load_all((jobs / f"train-{index}.yaml").read_text()))
+        assert written == compiled(job("v1alpha2", f"train-{index}"), None)
+        assert (jobs / f"settings-{index}.yaml").read_text() == commented_settings(index)
+    before = {path.name: path.read_text() for path in jobs.iterdir()}
+    again = kpt("fn", "eval", "--exec", str(function), str(jobs), cwd=tmp_path, timeout=900)
+    assert again.returncode == 0, again.stderr
     assert {path.name: path.read_text() for path in jobs.iterdir()} == before

@@ -1,0 +1,174 @@
+"""kyaml's layout: a ResourceList's text cut into its items, so that items which pass through are never read.
+
+kustomize and kpt write the list as kyaml does: a block mapping whose `items:` is a block sequence with
+each item starting a line with `- `. `cut` finds those lines with a regular expression and proves the cut
+right with libyaml's C parser, which is fast because it builds no Python objects: the text outside the
+items, with one placeholder item, must read as a list whose items are exactly that placeholder, and each
+item's text must parse on its own as a sequence of one item (a cut inside a quoted scalar or a flow
+collection leaves a text that does not). Anything else (JSON, flow style, other indentation, other
+line breaks) is left to the whole-list reading. So is a list whose items are read as data (it holds a
+job) when an item's alias names an anchor outside the item: that item does not read on its own. A list
+with no job is written back as it came, so its aliases mean what they meant.
+
+For each item, `head` reads only its first events, until its top-level `apiVersion` and `kind`: enough
+to tell an MPIJob (and a near-miss) from what passes through. An item is read as data (`load_item`,
+vetted as `render` vets a document) only when it may be an MPIJob, or when the list holds a job and
+every item must be named and checked for collisions. A list of already compiled objects is parsed once
+in C and written back byte for byte.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+# The top-level `items:` key with a block value; an item's first line; the first line at column 0 that
+# can belong to no item (a key of the list after `items`, a document marker). Each is matched from the
+# \n before the line (a literal the regular expression engine finds fast; `^` is tried everywhere).
+_ITEMS_KEY = re.compile(r"(?:\A|\n)items:[ \t]*(?:#[^\n]*)?\n")
+_ITEM_START = re.compile(r"\n-(?=[ \t\n])")
+_BLOCK_END = re.compile(r"\n(?![-# \t\n])|\n(?=-[^ \t\n])")
+# Line breaks other than \n that YAML knows. \r (CRLF files) is left to the whole-list reading; the
+# others only where no line can start at column 0 after them (the cut reads lines at column 0 alone).
+# (A character class first: the engine scans for it fast.)
+OTHER_BREAKS = re.compile("[\r\x85\u2028\u2029](?:(?<=\r)|(?![ \t\n\x85\u2028\u2029]))")
+
+UNKNOWN = "unknown"  # a head that cannot be told from the first events: the item is read as data
+
+
+class NotCut(Exception):
+    """The text is not laid out as kyaml writes it (or a cut cannot be proved): read the list whole."""
+
+
+@dataclass(frozen=True)
+class Cut:
+    """The list's text in three parts: `before` (the header and `items:`), each item's text (its head
+    comments, its `- ` line and what follows up to the next item's head comments), and `after` (the
+    comments after the last item and everything from the key that follows `items` to the end). Head
+    comments are the comment lines at column 0 just above an item's `- `: they go
+    with that item, and those after the last item stay with the list."""
+
+    text: str
+    bounds: tuple[int, ...]  # item i is text[bounds[i]:bounds[i + 1]]; the last bound is where `after` starts
+    dashes: tuple[int, ...]  # where item i's `-` is
+
+    @property
+    def before(self) -> str:
+        return self.text[: self.bounds[0]]
+
+    @property
+    def after(self) -> str:
+        return self.text[self.bounds[-1] :]
+
+    def __len__(self) -> int:
+        return len(self.dashes)
+
+    def item(self, position: int) -> str:
+        return self.text[self.bounds[position] : self.bounds[position + 1]]
+
+    def as_document(self, position: int) -> str:
+        """Item `position`'s text with its `-` made a space: the item as a document of its own, at the
+        same lines and columns."""
+        start, dash = self.bounds[position], self.dashes[position]
+        return self.text[start:dash] + " " + self.text[dash + 1 : self.bounds[position + 1]]
+
+    def skeleton(self, placeholder: str) -> str:
+        """The list with one placeholder item in place of the items."""
+        return f"{self.before}- {placeholder}\n{self.after}"
+
+
+def cut(text: str) -> Cut:
+    """The items' bounds, from the text alone; `head` and the skeleton's reading prove them. Raises NotCut."""
+    if ("\r" in text) if text.isascii() else OTHER_BREAKS.search(text):
+        raise NotCut("a line break other than \\n before column 0")
+    key = _ITEMS_KEY.search(text)
+    if key is None:
+        raise NotCut("no block `items:` key")
+    end_match = _BLOCK_END.search(text, key.end() - 1)
+    end = end_match.start() + 1 if end_match else len(text)
+    dashes = tuple(match.start() + 1 for match in _ITEM_START.finditer(text, key.end() - 1, end))
+    if not dashes:
+        raise NotCut("no block sequence of items")
+    bounds = (*(_head_comments(text, dash, key.end()) for dash in dashes), _head_comments(text, end, dashes[-1] + 1))
+    return Cut(text, bounds, dashes)
+
+
+def _head_comments(text: str, line: int, floor: int) -> int:
+    """Where the run of column-0 comment lines just above the line starting at `line` starts (not above
+    `floor`). Blank lines are not taken: after a `|+` scalar they are part of its value."""
+    start = line
+    while start > floor:
+        previous = text.rfind("\n", 0, start - 1) + 1
+        if previous < floor or text[previous] != "#":
+            break
+        start = previous
+    return start
+
+
+def head(item: str) -> tuple[Any, Any] | str | None:
+    """The top-level (apiVersion, kind) of one item's text (values as written: a missing one is None);
+    None for an item that is not a mapping; UNKNOWN when the first events cannot tell (a key that is
+    not a plain string, `<<`, an explicit tag, a repeated key). The rest of the text is parsed too
+    (libyaml, no objects), so an item that is not YAML raises NotCut."""
+    import yaml
+    from yaml._yaml import CParser
+
+    parser = CParser(item)
+    try:
+        found = _head(parser, yaml)
+        parser.raw_parse()  # the rest of the item: valid YAML, one item
+    except yaml.YAMLError as exc:
+        raise NotCut(str(exc)) from None
+    return found
+
+
+def _head(parser: Any, yaml: Any) -> tuple[Any, Any] | str | None:
+    for _ in range(3):  # stream, document, sequence
+        parser.get_event()
+    event = parser.get_event()
+    if not isinstance(event, yaml.MappingStartEvent):
+        return UNKNOWN if event.tag is not None or isinstance(event, yaml.AliasEvent) else None
+    if event.tag is not None:
+        return UNKNOWN
+    values: dict[str, Any] = {}
+    while len(values) < 2:
+        key = parser.get_event()
+        if isinstance(key, yaml.MappingEndEvent):
+            break
+        if not isinstance(key, yaml.ScalarEvent) or key.tag is not None or key.value == "<<" or key.value in values:
+            return UNKNOWN
+        value = parser.get_event()
+        if key.value in ("apiVersion", "kind"):
+            if not isinstance(value, yaml.ScalarEvent) or value.tag is not None:
+                return UNKNOWN
+            values[key.value] = value.value
+        elif isinstance(value, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            _skip(parser, yaml)
+    return values.get("apiVersion"), values.get("kind")
+
+
+def _skip(parser: Any, yaml: Any) -> None:
+    """Consume the events of the collection just started."""
+    depth = 1
+    while depth:
+        event = parser.get_event()
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+
+
+def load_item(item: str, source: str) -> Any:
+    """One item (`Cut.as_document`) read as data, as `render` reads a document (mpigen.documents:
+    bounded, duplicate keys refused, YAML 1.1 scalars). Raises NotCut on any problem, for the
+    whole-list reading to word it."""
+    from mpigen.documents import InputError, load_documents
+
+    try:
+        documents = load_documents(item, source)
+    except InputError as exc:
+        raise NotCut(str(exc)) from None
+    if len(documents) != 1:
+        raise NotCut("an item that is not one document")
+    return documents[0].data
