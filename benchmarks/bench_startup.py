@@ -13,17 +13,21 @@ reports medians, so a loaded machine slows both sides alike:
 3. One job with 1,000 to 10,000 workers, render and validate: seconds, and seconds per 1,000 workers
    (flat when the cost is linear in workers).
 
-Peak memory (maximum resident set size) is reported for each mpigen process. Runs this checkout's
-mpigen (`python -m mpigen`, the repository on PYTHONPATH); needs only what `pip install -e '.[test]'`
-installs. Byte-compile first (`python -m compileall -q mpigen`) when PYTHONDONTWRITEBYTECODE is set, as
-pip does on install:
+Peak memory (maximum resident set size) is reported for each mpigen process. By default runs this
+checkout's mpigen (`python -m mpigen`, the repository on PYTHONPATH), byte-compiled first as pip does on
+install (an editable install under PYTHONDONTWRITEBYTECODE has no bytecode, which slows every import);
+`--mpigen PATH` runs an installed `mpigen` executable instead, as users run it (a regular, not editable,
+install: `python -m venv /tmp/benv && /tmp/benv/bin/pip install .`). kubectl is the test extra's binary
+beside this Python, else the one on PATH; a wrapper script there (a pyenv shim) is reported, since it
+adds its own start-up to every run. Needs only what `pip install -e '.[test]'` installs:
 
-    python benchmarks/bench_startup.py [--rounds 21] [--jobs 1000] [--workers 10000]
+    python benchmarks/bench_startup.py [--mpigen /tmp/benv/bin/mpigen] [--rounds 21] [--jobs 1000] [--workers 10000]
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import copy
 import json
 import os
@@ -41,6 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ["v1alpha1", "v1alpha2", "v2beta1"]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 MPIGEN = [sys.executable, "-m", "mpigen"]
+PYTHON = [sys.executable]  # the interpreter mpigen runs on, for `python -c pass`
 
 
 # A small process that starts every measured command: a child's peak memory counts from its parent's
@@ -105,7 +110,10 @@ def shown(result: Result, base: Result | None = None, what: str = "") -> str:
 
 def find_kubectl() -> str | None:
     beside = Path(sysconfig.get_path("scripts")) / "kubectl"
-    return str(beside) if beside.is_file() else shutil.which("kubectl")
+    found = str(beside) if beside.is_file() else shutil.which("kubectl")
+    if found and Path(found).read_bytes()[:2] == b"#!":
+        print(f"   note: {found} is a script that starts kubectl (a shim), which adds its own start-up; name the binary itself on PATH")
+    return found
 
 
 def render_text(paths: list[str], *args: str) -> bytes:
@@ -129,7 +137,7 @@ def one_job(work: Path, rounds: int) -> None:
         resource_list = folder / "resource-list.yaml"
         resource_list.write_text(yaml.safe_dump({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items}))
         commands: dict[str, tuple[list[str], Path | None]] = {
-            "python -c pass": ([sys.executable, "-c", "pass"], None),
+            "python -c pass": ([*PYTHON, "-c", "pass"], None),
             "mpigen render": ([*MPIGEN, "render", example], None),
             "mpigen render --no-validate": ([*MPIGEN, "render", "--no-validate", example], None),
             "mpigen krm (one-job ResourceList)": ([*MPIGEN, "krm"], resource_list),
@@ -205,7 +213,17 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1000)
     parser.add_argument("--workers", type=int, default=10000)
     parser.add_argument("--only", type=int, choices=(1, 2, 3), help="run one part only")
+    parser.add_argument("--mpigen", metavar="PATH", help="an installed mpigen executable to measure (default: this checkout, python -m mpigen)")
     args = parser.parse_args()
+    if args.mpigen:
+        MPIGEN[:] = [args.mpigen]
+        ENV.pop("PYTHONPATH", None)  # the installed package, not this checkout
+        first = Path(args.mpigen).read_bytes().split(b"\n", 1)[0]
+        if first.startswith(b"#!"):  # a console script: its interpreter (a virtual environment's)
+            PYTHON[:] = first[2:].decode().split()
+    else:
+        compileall.compile_dir(str(ROOT / "mpigen"), quiet=1)  # what pip does on install
+    print(f"mpigen: {' '.join(MPIGEN)}")
     print(f"{platform.node()}: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}, Python {platform.python_version()}")
     global SPAWN
     SPAWN = Spawner()  # first, while this process is small

@@ -11,21 +11,34 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mpigen.errors import CompileError, Issue
-from mpigen.options import Options
-
 __version__ = "0.2.0"
 
 __all__ = ["Compilation", "CompileError", "Issue", "Options", "__version__", "compile", "compile_job"]
 
 if TYPE_CHECKING:
     from mpigen.compiler import Compilation, compile, compile_job
+    from mpigen.errors import CompileError, Issue
+    from mpigen.options import Options
+
+# Each name's module, loaded on first use: importing the package (as `mpigen.cli` does first) costs
+# nothing, so the command line sets itself up before anything heavy loads.
+_LAZY = {
+    "compile": "mpigen.compiler",
+    "compile_job": "mpigen.compiler",
+    "Compilation": "mpigen.compiler",
+    "CompileError": "mpigen.errors",
+    "Issue": "mpigen.errors",
+    "Options": "mpigen.options",
+}
 
 
 def __getattr__(name: str) -> Any:
-    # The compiler (and pydantic behind it) loads on first use, keeping `mpigen --help` fast.
-    if name in ("compile", "compile_job", "Compilation"):
-        from mpigen import compiler
+    if name in _LAZY:
+        import importlib
 
-        return getattr(compiler, name)
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'mpigen' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

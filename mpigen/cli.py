@@ -1,96 +1,104 @@
-"""The command line's root: the `mpigen` group, which loads each command's module only when it runs.
+"""The command line's entry point (`mpigen`, `python -m mpigen`): runs the calls that need no parsing
+without click, and hands every other one to the root group (mpigen.shells.group, click).
 
-Each command is one module in mpigen.shells; this module knows them by name only, so `mpigen render`
-inside a kustomize build does not pay for the KRM, validate or schema code. The exit codes are
-mpigen.outcome's: 0 success, 1 invalid input, 2 usage error, 3 internal error.
+A call needs no parsing when it names a command and nothing but paths: every option then has its
+default, which is the `Options` default the flags are made from (mpigen.shells.flags), so there is
+nothing to read but the paths. That is how kustomize, pre-commit hooks and scripts call mpigen, and
+importing click is a large share of such a call's start-up. Anything else (an option, `--help`, `--`,
+a path that starts with `-`, no path, shell completion) goes to click, which owns every message about
+usage; a command run either way writes the same bytes and exits with the same code.
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
-import click
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
-from mpigen import __version__
+    from mpigen.shells.group import cli
 
-
-class LazyGroup(click.Group):
-    """A command group whose commands live in their own modules, imported only when run (start-up time:
-    `mpigen render` inside a kustomize build must not pay for the KRM or schema code)."""
-
-    def __init__(self, *args: Any, lazy: dict[str, str] | None = None, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.lazy = dict(lazy or {})
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *self.lazy})
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name in self.lazy and cmd_name not in self.commands:
-            import importlib
-
-            module, _, attr = self.lazy[cmd_name].partition(":")
-            self.add_command(getattr(importlib.import_module(module), attr), cmd_name)
-        return super().get_command(ctx, cmd_name)
-
-
-# Every command: name -> "module:attribute" in mpigen.shells.
-LAZY_COMMANDS = {
-    "render": "mpigen.shells.render:render",
-    "validate": "mpigen.shells.validate:validate",
-    "schema": "mpigen.shells.schema:schema",
-    "krm": "mpigen.shells.krm:krm",
-    "kustomize-plugin": "mpigen.shells.kustomize_plugin:kustomize_plugin",
-    "completion": "mpigen.shells.completion:completion",
-}
-
-
-@click.group(
-    cls=LazyGroup,
-    lazy=LAZY_COMMANDS,
-    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
-)
-@click.version_option(__version__, "--version", prog_name="mpigen", message="%(prog)s %(version)s")
-def cli() -> None:
-    """Compile Kubeflow MPIJobs into plain Kubernetes manifests.
-
-    \b
-    Supported: kubeflow.org/v2beta1 (mpi-operator v0.8.2; Open MPI 4 and 5, Intel MPI, MPICH;
-    SSH, with the key pair generated in the cluster or --ssh-secret), kubeflow.org/v1
-    (training-operator 1.9; Open MPI, and Intel MPI's Hydra, over kubectl exec) and
-    kubeflow.org/v1alpha1, v1alpha2 (mpi-operator v0.2.0; Open MPI over kubectl exec).
-
-    Every option of render and validate can also be set on a job as an annotation
-    `mpigen.dev/<option>` (e.g. mpigen.dev/gang-scheduler: volcano), which wins over the flag.
-    With no arguments and piped input, mpigen runs as a KRM function (see `mpigen krm --help`).
-
-    \b
-    Examples:
-      mpigen render job.yaml | kubectl apply -f -
-      mpigen render -o json jobs/ > manifests.json
-      mpigen validate -o json jobs/
-      mpigen render --output-dir rendered/ jobs/ && mpigen render --check rendered/ jobs/
-      mpigen kustomize-plugin install     # then: kubectl kustomize --enable-alpha-plugins DIR
-      source <(mpigen completion bash)
-    """
-
-
-@cli.command()
-def version() -> None:
-    """Print mpigen's version (the same as --version)."""
-    click.echo(f"mpigen {__version__}")
-
+__all__ = ["cli", "main"]
 
 COMPLETE_VAR = "_MPIGEN_COMPLETE"  # set by the completion scripts when they call mpigen back
 
+# The commands that run without click when given nothing but paths: name -> module (its `run_plain`).
+PLAIN_COMMANDS = {
+    "render": "mpigen.shells.render",
+    "validate": "mpigen.shells.validate",
+    "krm": "mpigen.shells.krm",
+}
+
+
+def _plain_run(args: list[str]) -> Callable[[list[str]], int] | None:
+    """The click-free run of `mpigen ARGS`, or None when click must parse them."""
+    if COMPLETE_VAR in os.environ or not args or args[0] not in PLAIN_COMMANDS:
+        return None
+    rest = args[1:]
+    if args[0] == "krm":
+        plain = not rest and not sys.stdin.isatty()  # on a terminal, click says stdin must be piped
+    else:
+        plain = bool(rest) and not any(arg.startswith("-") for arg in rest)  # no PATH: stdin, which click prompts for
+    if not plain:
+        return None
+    import importlib
+
+    run: Callable[[list[str]], int] = importlib.import_module(PLAIN_COMMANDS[args[0]]).run_plain
+    return run
+
 
 def main() -> None:
-    if len(sys.argv) == 1 and not sys.stdin.isatty() and COMPLETE_VAR not in os.environ:
+    # One command's process lives for a moment and makes no reference cycles worth collecting (the peak
+    # memory of a 1,000-job render is the same without the collector), while the collector's passes
+    # over everything imported cost several percent of a one-job render: reference counting frees all.
+    gc.disable()
+    args = sys.argv[1:]
+    if not args and not sys.stdin.isatty() and COMPLETE_VAR not in os.environ:
         # No arguments and piped input: run as a KRM function, which is how kustomize
         # (`config.kubernetes.io/function: {exec: {path: mpigen}}`) and kpt call an executable.
-        from mpigen.shells.krm import run_function
+        args = ["krm"]
+    run = _plain_run(args)
+    if run is None:
+        from mpigen.shells.group import cli
 
-        sys.exit(run_function(sys.stdin.buffer, sys.stdout.buffer, sys.stderr))
-    cli(prog_name="mpigen")
+        cli(prog_name="mpigen")
+        return
+    try:
+        code = run(args[1:])
+    except SystemExit as exc:  # a command's own exit (sys.exit(1) after its problems)
+        if exc.code is not None and not isinstance(exc.code, int):
+            raise
+        code = exc.code or 0
+    except KeyboardInterrupt:
+        sys.stderr.write("\nAborted!\n")  # what click writes when interrupted, and its exit code
+        code = 1
+    _exit(code)
+
+
+def _exit(code: int) -> NoReturn:
+    """Exit once the output is written, skipping the interpreter's teardown (freeing every module and
+    object one by one: about a tenth of a one-job render) when nothing waits for it: no function
+    registered to run at exit (coverage, logging, a test's recorder), and stdout and stderr flushed.
+    Otherwise, or when a flush fails (a closed pipe), exit as usual and let Python report it."""
+    import atexit
+
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except OSError:
+        sys.exit(code)
+    if atexit._ncallbacks() == 0:
+        os._exit(code)
+    sys.exit(code)
+
+
+def __getattr__(name: str) -> Any:
+    # `from mpigen.cli import cli`: the root group, loaded (with click) on first use.
+    if name == "cli":
+        from mpigen.shells.group import cli
+
+        return cli
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

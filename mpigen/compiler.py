@@ -7,8 +7,7 @@ options always give the same objects, in the same order.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from mpigen import api
 from mpigen.api.common import name_of
@@ -71,15 +70,14 @@ BUILDERS: tuple[Builder, ...] = (
 )
 
 
-@dataclass
-class Compilation:
+class Compilation(NamedTuple):
     """The objects of one job, and the warnings met on the way."""
 
     objects: list[dict[str, Any]]
-    warnings: list[Issue] = field(default_factory=list)
-    name: str = ""
+    warnings: list[Issue]
+    name: str
     # The options the job was compiled with: the caller's, with the job's `mpigen.dev/*` annotations.
-    options: Options = field(default_factory=Options)
+    options: Options
 
 
 def plan_job(job: object, options: Options) -> tuple[JobPlan, Options]:

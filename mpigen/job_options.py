@@ -17,7 +17,6 @@ The annotations configure the compile; they are not copied to the generated obje
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import re
 from collections.abc import Callable
 from typing import Any
@@ -131,6 +130,7 @@ def options_for(job: dict[str, Any], options: Options) -> tuple[Options, list[Is
         path = ("metadata", "annotations", key)
         short = key[len(PREFIX) :]
         if short not in ANNOTATIONS:
+            import difflib  # for the hint only: not on a valid document's path
             close = difflib.get_close_matches(short, list(ANNOTATIONS), n=1)
             hint = f' (did you mean "{PREFIX}{close[0]}"?)' if close else ""
             known = ", ".join(sorted(ANNOTATIONS))

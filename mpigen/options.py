@@ -12,7 +12,7 @@ kubeflow.org/v1 jobs, which is the training-operator's.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 GPU_RESOURCE = "nvidia.com/gpu"
 CPU_RESOURCE = "cpu"
@@ -79,8 +79,7 @@ class Options:
 ValueKind = Literal["count", "choice", "image", "namespace", "dns-subdomain", "kube-version", "switch"]
 
 
-@dataclass(frozen=True)
-class OptionSpec:
+class OptionSpec(NamedTuple):
     """One option: its flag (`--<flag>`; `mpigen.dev/<flag>` as an annotation), the `Options` field it
     sets, its kind of value, the flag's help and the annotation's description in the input schema.
     A "switch" is on by default: the flag is `--no-<flag>`, the annotation "true" or "false"."""

@@ -16,7 +16,7 @@ It also computes the exit code, once (`exit_code`), and words the internal-error
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from mpigen.errors import Issue, Path, format_path, one_line, plain_or_shown
 
@@ -46,8 +46,7 @@ def invalid_output_message(kind: str, name: str, issue: Issue) -> str:
     return f"internal error ({PLEASE_REPORT}): generated {kind}/{name}: {issue.text()}"
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     """One problem at one place: the input (source, document), the object, and the issue."""
 
     source: str  # empty for a problem already worded whole (an input that cannot be read)
@@ -71,8 +70,7 @@ class Finding:
         return f"{where}{who}{label}{self.issue.text()}"
 
 
-@dataclass(frozen=True)
-class Placement:
+class Placement(NamedTuple):
     """One input document's share of the output, and where it came from: the objects a job generates
     (`generated`), or a document passed through as it is. Kept so that two of them that would write
     the same object can both be named (mpigen.pipeline.check_collisions)."""

@@ -10,8 +10,7 @@ is a new front; a new object is a new builder.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from mpigen.errors import Issue, Path
 from mpigen.options import DEFAULT_KUBECTL_DELIVERY_IMAGE
@@ -21,8 +20,7 @@ Implementation = Literal["OpenMPI", "Intel", "MPICH"]
 LauncherCreation = Literal["AtStartup", "WaitForWorkersReady"]
 
 
-@dataclass(frozen=True)
-class Ssh:
+class Ssh(NamedTuple):
     """The SSH transport (kubeflow.org/v2beta1): workers run sshd, the launcher ssh's into them with
     the key pair of Secret `secret`, mounted at `mount_path` in both. `generate_keys`: mpigen renders
     the Secret empty plus a key-generation Job that fills it; else the user provides the Secret."""
@@ -32,8 +30,7 @@ class Ssh:
     generate_keys: bool
 
 
-@dataclass(frozen=True)
-class Hostnames:
+class Hostnames(NamedTuple):
     """How the hostfile names hosts. `fqdn`: `<pod>.<service>[.<ns>.svc[.<cluster_domain>]]` (v2beta1);
     else the bare pod name (the kubexec transport needs pod names). `launcher_first`: the launcher
     is listed first, as a host of its own (v2beta1 runLauncherAsWorker, a v1 launcher that asks for a
@@ -45,8 +42,7 @@ class Hostnames:
     launcher_first: bool = False
 
 
-@dataclass(frozen=True)
-class Labels:
+class Labels(NamedTuple):
     """The operator's labels: on the launcher and worker pods (the worker ones also select them), on
     the launcher Job and worker StatefulSet themselves, and on the other objects (`app: <job>`)."""
 
@@ -57,8 +53,7 @@ class Labels:
     other: dict[str, str]
 
 
-@dataclass(frozen=True)
-class JobService:
+class JobService(NamedTuple):
     """The headless Service that gives the pods DNS names."""
 
     name: str
@@ -67,8 +62,7 @@ class JobService:
     publish_not_ready: bool
 
 
-@dataclass(frozen=True)
-class Scheduling:
+class Scheduling(NamedTuple):
     """`runPolicy.schedulingPolicy` (v2beta1, v1): what the PodGroup asks of the gang scheduler, and
     whether a template's schedulerName is overwritten (v2beta1) or kept (v0.2.0)."""
 
@@ -88,8 +82,7 @@ class Scheduling:
     requests_else_limits: bool = False
 
 
-@dataclass(frozen=True)
-class KubectlDelivery:
+class KubectlDelivery(NamedTuple):
     """What the launcher's `kubectl-delivery` init container carries beyond v0.2.0's (image,
     `TARGET_DIR`, the kubectl mount): the training-operator adds env, the ConfigMap mount, a pull
     policy and fixed resources."""
@@ -102,8 +95,7 @@ class KubectlDelivery:
     resources: dict[str, dict[str, str]] | None = None
 
 
-@dataclass(frozen=True)
-class JobPlan:
+class JobPlan(NamedTuple):
     """Everything the builders need, already defaulted and checked."""
 
     api_version: str
@@ -122,15 +114,15 @@ class JobPlan:
     clean_pod_policy: CleanPodPolicy
     labels: Labels
     service: JobService
-    warnings: tuple[Issue, ...] = field(default=())
+    warnings: tuple[Issue, ...] = ()
     # Where each template sits in the input document ("launcher", "worker"), for messages.
-    template_paths: dict[str, Path] = field(default_factory=dict)
+    template_paths: dict[str, Path] = {}  # noqa: RUF012 - read only; every front sets its own
     # Where the worker count comes from in the input document, for messages about it.
     workers_path: Path = ("spec",)
     implementation: Implementation = "OpenMPI"
     # None: the kubectl-exec transport (kubexec.sh, kubectl delivered to the launcher).
     ssh: Ssh | None = None
-    hostnames: Hostnames = field(default_factory=Hostnames)
+    hostnames: Hostnames = Hostnames()
     launcher_creation: LauncherCreation = "WaitForWorkersReady"
     # The launcher's NVIDIA_VISIBLE_DEVICES and NVIDIA_DRIVER_CAPABILITIES are set empty, so that a
     # launcher that is not a host of the hostfile does not grab the node's GPUs (v0.8.2, training-operator).
@@ -142,7 +134,7 @@ class JobPlan:
     suspend: bool = False
     # Job.spec.podReplacementPolicy: Failed (Kubernetes 1.29 and newer).
     pod_replacement_failed: bool = False
-    scheduling: Scheduling = field(default_factory=Scheduling)
+    scheduling: Scheduling = Scheduling()
     # discover_hosts.sh (Horovod elastic) in the ConfigMap: None; one host per line (v0.8.2); or
     # `host:slots` per line (training-operator).
     discover_hosts: Literal["hosts", "slots"] | None = None
@@ -152,7 +144,7 @@ class JobPlan:
     exec_container: str | None = None
     hydra_bootstrap: bool = False
     worker_keeps_command: bool = False
-    kubectl_delivery: KubectlDelivery = field(default_factory=KubectlDelivery)
+    kubectl_delivery: KubectlDelivery = KubectlDelivery()
 
     @property
     def worker_pod_names(self) -> list[str]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import shlex
 from functools import lru_cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -27,6 +26,8 @@ def jinja_environment() -> jinja2.Environment:
     """The templates' jinja2 environment: the source of truth for what a template renders to. A render
     uses the templates compiled from it into Python (mpigen/compiled_templates.py, written by
     tools/templategen.py), so it neither imports jinja2 nor compiles a template."""
+    from importlib import resources  # not at import: a render uses the compiled templates (start-up time)
+
     import jinja2
 
     def load(name: str) -> str:

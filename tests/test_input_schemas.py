@@ -27,8 +27,8 @@ from mpigen.compiler import compile_job
 from mpigen.documents import InputError, decode, load_documents
 from mpigen.errors import CompileError
 from mpigen.options import Options
-from mpigen.shells.common import make_options
-from mpigen.shells.render import render
+from mpigen.shells.flags import make_options
+from mpigen.shells.render import command as render_command
 
 
 def _load_schemagen() -> ModuleType:
@@ -161,7 +161,7 @@ def golden_jobs() -> Iterator[tuple[str, int, dict[str, Any], Options]]:
             continue
         args_file = case / "args"
         args = [a for a in args_file.read_text().split("\n") if a] if args_file.exists() else []
-        params = dict(render.make_context("render", [*args, "input.yaml"]).params)
+        params = dict(render_command().make_context("render", [*args, "input.yaml"]).params)
         del params["paths"], params["output"]
         options = make_options(**params)
         for document in documents:

@@ -115,8 +115,6 @@ def test_whole_units(value: object, units: int | None) -> None:
 @pytest.mark.parametrize("namespace", [None, "team-a"])
 def test_v2beta1_config_map_size_is_what_the_builder_builds(spec: dict[str, Any], namespace: str | None) -> None:
     """The arithmetic size of the ConfigMap (FQDN hostfile, discover_hosts.sh) equals the built one."""
-    from dataclasses import replace
-
     from mpigen.build.configmap import config_data
     from mpigen.build.limits import config_map_bytes
     from mpigen.compiler import plan_job
@@ -131,7 +129,7 @@ def test_v2beta1_config_map_size_is_what_the_builder_builds(spec: dict[str, Any]
     }
     plan, options = plan_job(document, Options(cluster_domain="example.org"))
     for workers in (1, 10, 101):
-        sized = replace(plan, workers=workers)
+        sized = plan._replace(workers=workers)
         built = config_data(sized, options)
         assert config_map_bytes(sized, options, workers) == sum(len(k) + len(v.encode()) for k, v in built.items())
 
@@ -141,8 +139,6 @@ def test_v2beta1_config_map_size_is_what_the_builder_builds(spec: dict[str, Any]
 def test_v1_config_map_size_is_what_the_builder_builds(spec: dict[str, Any], gpu_launcher: bool) -> None:
     """The arithmetic size of a v1 ConfigMap (discover_hosts.sh with `host:slots`, a GPU launcher as
     the first host, kubexec.sh with --container) equals the built one."""
-    from dataclasses import replace
-
     from mpigen.build.configmap import config_data
     from mpigen.build.limits import config_map_bytes
     from mpigen.compiler import plan_job
@@ -163,6 +159,6 @@ def test_v1_config_map_size_is_what_the_builder_builds(spec: dict[str, Any], gpu
     plan, options = plan_job(document, Options())
     assert plan.hostnames.launcher_first == gpu_launcher
     for workers in (1, 10, 101):
-        sized = replace(plan, workers=workers)
+        sized = plan._replace(workers=workers)
         built = config_data(sized, options)
         assert config_map_bytes(sized, options, workers) == sum(len(k) + len(v.encode()) for k, v in built.items())

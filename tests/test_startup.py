@@ -169,6 +169,78 @@ def test_validate_and_the_krm_function_import_no_model_template_or_schema_librar
     assert top_level(modules) <= {"ruamel", "mpigen.shells.krm"}  # the KRM function keeps comments with ruamel.yaml
 
 
+# What a render of a valid job no longer imports: click (the call names nothing but paths, so mpigen.cli
+# runs it without parsing), importlib.resources with tempfile and pathlib (the templates are compiled and
+# the shipped schemas read by path), difflib (only "did you mean" hints), fractions and decimal (only a
+# gang's minResources and v1alpha1's processing limits).
+NOT_IMPORTED_BY_A_PLAIN_RENDER = {"click", "importlib.resources", "tempfile", "pathlib", "difflib", "fractions", "decimal", "uuid"}
+
+
+def at_start(fresh_python: str) -> set[str]:
+    """The modules the interpreter has imported before mpigen starts (site-packages' .pth files: an
+    editable install's finder loads pathlib and importlib.resources)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    code = "import sys; print('\\n'.join(sys.modules))"
+    return set(subprocess.run([fresh_python, "-c", code], capture_output=True, text=True, env=env, check=True).stdout.split())
+
+
+@pytest.mark.parametrize("command", ["render", "validate"])
+def test_a_call_with_nothing_but_paths_runs_without_click(fresh_python: str, tmp_path: Path, command: str) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_text(job_yaml(V1ALPHA2, 2))
+    modules = imported(fresh_python, tmp_path, command, str(path)) - at_start(fresh_python)
+    assert {name for name in NOT_IMPORTED_BY_A_PLAIN_RENDER if name in modules} == set()
+    assert "mpigen.compiled_templates" in modules and "mpigen.kube.quick" in modules  # it did render and validate
+
+
+def test_the_krm_function_runs_without_click(fresh_python: str, tmp_path: Path) -> None:
+    resource_list = f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {job_yaml(V1ALPHA2).replace(chr(10), chr(10) + '  ')}"
+    for args in (["krm"], []):
+        modules = imported(fresh_python, tmp_path, *args, stdin=resource_list)
+        assert "click" not in modules and "mpigen.krm.protocol" in modules
+
+
+def test_an_option_or_help_loads_click(fresh_python: str, tmp_path: Path) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_text(job_yaml(V1ALPHA2, 2))
+    assert "click" in imported(fresh_python, tmp_path, "render", "-n", "ml", str(path))
+    assert "click" in imported(fresh_python, tmp_path, "render", "--help")
+
+
+def _run(fresh_python: str, cwd: Path, *args: str, stdin: str | None = None) -> tuple[int, str, str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([fresh_python, "-m", "mpigen", *args], input=stdin, capture_output=True, text=True, env=env, cwd=cwd, check=False)
+    return result.returncode, result.stdout, result.stderr
+
+
+def test_a_call_run_without_click_says_what_click_would(fresh_python: str, tmp_path: Path) -> None:
+    """The same call with `--` before the paths goes through click: same output, messages and exit code,
+    for a valid job, one with a warning, invalid ones, an unreadable file, a directory and the KRM function."""
+    (tmp_path / "jobs").mkdir()
+    files = {
+        "valid.yaml": job_yaml(V2BETA1, 2),
+        "warning.yaml": job_yaml(V2BETA1, 2, runPolicy={"managedBy": "kueue.x-k8s.io/multikueue"}),
+        "invalid.yaml": job_yaml(V1ALPHA2, 2, slotsPerWorker="2"),
+        "jobs/a.yaml": job_yaml(V1, 2),
+        "jobs/b.yaml": job_yaml(V1ALPHA1, 3, name="other"),
+        "broken.yaml": "a: [\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    calls = [[name] for name in files if "/" not in name] + [["jobs"], ["valid.yaml", "jobs"], ["missing.yaml"], ["valid.yaml", "invalid.yaml"]]
+    seen = set()
+    for paths in calls:
+        for command in ("render", "validate"):
+            plain = _run(fresh_python, tmp_path, command, *paths)
+            assert plain == _run(fresh_python, tmp_path, command, "--", *paths), (command, paths)
+            seen.add(plain[0])
+    assert seen == {0, 1}
+    resource_list = f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {files['warning.yaml'].replace(chr(10), chr(10) + '  ')}"
+    for stdin in (resource_list, resource_list.replace("slotsPerWorker: 1", "slotsPerWorker: '1'"), "kind: Other\n"):
+        plain = _run(fresh_python, tmp_path, "krm", stdin=stdin)
+        assert plain == _run(fresh_python, tmp_path, "krm", "--", stdin=stdin) == _run(fresh_python, tmp_path, stdin=stdin)
+
+
 def test_an_invalid_job_is_explained_by_pydantic(fresh_python: str, tmp_path: Path) -> None:
     path = tmp_path / "job.yaml"
     path.write_text(job_yaml(V1ALPHA2, 2, slotsPerWorker="2"))

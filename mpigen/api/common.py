@@ -10,7 +10,6 @@ sure the parts the compiler edits have the shape it needs.
 from __future__ import annotations
 
 import copy
-import difflib
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -78,6 +77,7 @@ def _message(error: Any, model: type[BaseModel]) -> str:
             where = format_path(loc[:-1] + home)
             return f"unknown field {shown(str(loc[-1]))} (did you mean to put it under {where}, one level deeper?)"
         known = _known_fields(model, loc[:-1])
+        import difflib  # for the hint only: not on a valid document's path
         close = difflib.get_close_matches(str(loc[-1]), known, n=1)
         hint = f' (did you mean "{close[0]}"?)' if close else ""
         return f"unknown field {shown(str(loc[-1]))}{hint}"

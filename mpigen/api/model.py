@@ -24,8 +24,7 @@ import sys
 import types
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 Convert = Callable[[Any], Any]
 
@@ -69,8 +68,7 @@ class Strict:
         return f"{type(self).__name__}({shown})"
 
 
-@dataclass(frozen=True)
-class _Field:
+class _Field(NamedTuple):
     name: str
     annotation: Any
     default: Any

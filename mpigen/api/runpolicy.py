@@ -10,14 +10,11 @@ Job at once (DeadlineExceeded).
 
 from __future__ import annotations
 
-import difflib
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from mpigen.api.common import INT32_MAX, INT64_MAX, Strict
 from mpigen.api.model import Field
 from mpigen.errors import Issue, Path, shown
-from mpigen.quantity import parse_quantity
 
 CleanPodPolicy = Literal["None", "Running", "All"]
 MULTIKUEUE = "kueue.x-k8s.io/multikueue"
@@ -41,8 +38,7 @@ class RunPolicy(Strict):
     managedBy: str | None = None
 
 
-@dataclass(frozen=True)
-class Scheduling:
+class Scheduling(NamedTuple):
     """`schedulingPolicy` as written; the gang builders apply each scheduler's defaults."""
 
     min_available: int | None
@@ -52,8 +48,7 @@ class Scheduling:
     schedule_timeout_seconds: int | None
 
 
-@dataclass(frozen=True)
-class Run:
+class Run(NamedTuple):
     """`runPolicy` with the operator's defaults applied (cleanPodPolicy None, suspend false)."""
 
     clean_pod_policy: CleanPodPolicy
@@ -110,6 +105,7 @@ def _check_managed_by(value: str | None, path: Path, controller: str) -> list[Is
         )
         return [Issue(path, message, "warning")]
     known = [controller, MULTIKUEUE]
+    import difflib  # for the hint only: not on a valid document's path
     close = difflib.get_close_matches(value, known, n=1)
     hint = f' (did you mean "{close[0]}"?)' if close else ""
     message = (
@@ -120,6 +116,8 @@ def _check_managed_by(value: str | None, path: Path, controller: str) -> list[Is
 
 
 def _check_scheduling(policy: SchedulingPolicy, path: Path, pods: int | None) -> list[Issue]:
+    from mpigen.quantity import parse_quantity  # fractions and decimal: not at import (start-up time)
+
     issues = []
     for name, value in (policy.minResources or {}).items():
         if parse_quantity(value) is None:

@@ -17,8 +17,7 @@ other than Launcher and Worker. Beyond them mpigen refuses what the operator acc
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from mpigen import names
 from mpigen.api import runpolicy
@@ -78,15 +77,13 @@ class MPIJob(Strict):
     status: Any = None
 
 
-@dataclass(frozen=True)
-class Replica:
+class Replica(NamedTuple):
     replicas: int
     restart_policy: str
     template: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class V1Job:
+class V1Job(NamedTuple):
     """A checked v1 job with the operator's defaults applied (mpi_defaults.go SetDefaults_MPIJob)."""
 
     name: str

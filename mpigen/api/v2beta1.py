@@ -19,8 +19,7 @@ accepts nonsense silently, mpigen refuses it or warns:
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from mpigen import names
 from mpigen.api import runpolicy
@@ -85,15 +84,13 @@ class MPIJob(Strict):
     status: Any = None
 
 
-@dataclass(frozen=True)
-class Replica:
+class Replica(NamedTuple):
     replicas: int
     restart_policy: str
     template: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class V2Beta1Job:
+class V2Beta1Job(NamedTuple):
     """A checked v2beta1 job with the operator's defaults applied (default.go SetDefaults_MPIJob)."""
 
     name: str

@@ -23,7 +23,6 @@ from mpigen.build import merge_pod_annotations, merge_pod_labels, object_meta
 from mpigen.errors import Issue
 from mpigen.options import SCHEDULER_PLUGINS, VOLCANO, Options
 from mpigen.plan import JobPlan
-from mpigen.quantity import QuantitySum, canonical_quantity
 
 POD_GROUP_API = {VOLCANO: "scheduling.volcano.sh/v1beta1", SCHEDULER_PLUGINS: "scheduling.x-k8s.io/v1alpha1"}
 
@@ -56,6 +55,8 @@ def sum_min_resources(plan: JobPlan, members: int) -> dict[str, str]:
     PriorityClass values are not known offline: launcher and workers count as equal (as the operator
     does when no PriorityClass exists), so the workers are the ones cut down to `members - 1`.
     """
+    from mpigen.quantity import QuantitySum  # fractions and decimal: only for a gang's minResources
+
     workers = plan.workers if 1 + plan.workers <= members else max(members - 1, 0)
     total = QuantitySum()
     for template, replicas in ((plan.launcher_template, 1), (plan.worker_template, workers)):
@@ -67,6 +68,8 @@ def sum_min_resources(plan: JobPlan, members: int) -> dict[str, str]:
 def min_resources(plan: JobPlan, members: int) -> dict[str, str] | None:
     wanted = plan.scheduling.min_resources
     if wanted is not None:
+        from mpigen.quantity import canonical_quantity
+
         return {name: canonical_quantity(value) for name, value in sorted(wanted.items())}
     return None if members == 0 else sum_min_resources(plan, members)
 

@@ -24,15 +24,16 @@ counts when its `x-kubernetes-group-version-kind` names the exact group, version
 from __future__ import annotations
 
 import functools
-import importlib.resources
-import importlib.util
+import io
 import json
 import os
 import re
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mpigen.kube.quick import FORMAT_CHECKS, quick_check
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["FORMAT_CHECKS", "quick_check"]  # re-exported: where they were first defined
 
@@ -58,18 +59,28 @@ _DATA_KEYWORDS = frozenset({"enum", "const", "required", "default", "examples"})
 _NAMED_SCHEMAS = frozenset({"properties", "patternProperties", "$defs"})
 
 
-def _schema_root() -> Path:
+def _schema_dir() -> str:
     # find_spec locates the package without importing it: kubernetes_validate/__init__ imports jsonschema
     # and PyYAML, which would make `import mpigen.kube.validator` slow.
+    import importlib.util
+
     spec = importlib.util.find_spec("kubernetes_validate")
     if spec is None or not spec.submodule_search_locations:
         raise ImportError("mpigen needs the kubernetes-validate package for its Kubernetes schemas")
-    return Path(next(iter(spec.submodule_search_locations))) / "kubernetes-json-schema"
+    return os.path.join(next(iter(spec.submodule_search_locations)), "kubernetes-json-schema")
+
+
+def _schema_root() -> Path:
+    # pathlib loads only when kubernetes-validate's files are read: one job's check lists their
+    # directory (the versions) and reads the shipped file alone (start-up time).
+    from pathlib import Path
+
+    return Path(_schema_dir())
 
 
 def supported_versions() -> tuple[str, ...]:
     """The Kubernetes minor versions ("1.25", ...) with strict schemas installed, oldest first."""
-    found = (_VERSION_DIR.fullmatch(entry.name) for entry in _schema_root().iterdir())
+    found = (_VERSION_DIR.fullmatch(name) for name in os.listdir(_schema_dir()))
     pairs = sorted((int(m[1]), int(m[2])) for m in found if m)
     return tuple(f"{major}.{minor}" for major, minor in pairs)
 
@@ -153,6 +164,8 @@ def _kube_file(version: str, api_version: str, kind: str) -> Schema | None:
 
 
 def _vendored_file(name: str) -> Schema:
+    import importlib.resources
+
     text = importlib.resources.files("mpigen.schemas").joinpath(name).read_text(encoding="utf-8")
     schema: Schema = json.loads(text)
     return schema
@@ -182,7 +195,8 @@ def shipped_file(version: str) -> str:
 @functools.cache
 def _shipped(version: str) -> dict[str, Any] | None:
     try:
-        data: dict[str, Any] = json.loads(Path(shipped_file(version)).read_bytes())
+        with io.FileIO(shipped_file(version)) as file:  # not pathlib: one more import for one read
+            data: dict[str, Any] = json.loads(file.readall())
     except FileNotFoundError:
         return None
     return data

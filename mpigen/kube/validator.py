@@ -10,7 +10,6 @@ invalid one. The kinds mpigen emits are shipped ready for the newest version (mp
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
 import re
@@ -125,6 +124,7 @@ def _issues(error: ValidationError) -> Iterator[Issue]:
     if keyword == "additionalProperties":
         known = sorted(schema.get("properties", {}))
         for name in _unknown_fields(schema, found):
+            import difflib  # for the hint only: not on a valid document's path
             close = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
             hint = f' (did you mean "{close[0]}"?)' if close else ""
             yield Issue((*path, name), f"unknown field {shown(name)}{hint}")

@@ -2,20 +2,17 @@
 so that problems exit 1 and bugs exit 3 without a traceback, writing problems, and the compile flags.
 
 Not a command itself: each command module in mpigen.shells imports this one, never another command.
-The exit codes and every line about a bug come from mpigen.outcome.
+The exit codes and every line about a bug come from mpigen.outcome. No click here: `mpigen render
+PATH...` with no option runs without loading it (mpigen.cli); the flags are mpigen.shells.flags.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
-import click
-
-from mpigen.options import OPTION_TABLE, Options, OptionSpec
 from mpigen.outcome import EXIT_INTERNAL, EXIT_INVALID, internal_error
 
 INPUT_SUFFIXES = (".yaml", ".yml", ".json")
@@ -62,6 +59,8 @@ def _read(path: str, named: bool) -> tuple[str, bytes]:
 def _say_reading_stdin() -> None:
     """On a terminal, `mpigen render` with no PATH waits for typed input; say so, and how to end it or
     pass a file, instead of seeming to hang. Never said for a pipe or a file: scripts see nothing."""
+    import click  # a command given no PATH always runs under click (mpigen.cli runs only PATHs without it)
+
     ctx = click.get_current_context(silent=True)
     command = ctx.command_path if ctx else "mpigen render"
     click.echo(
@@ -87,11 +86,6 @@ def read_inputs(paths: tuple[str, ...]) -> list[tuple[str, list[Any] | str]]:
     return inputs
 
 
-def allow_empty_option(func: Callable[..., Any]) -> Callable[..., Any]:
-    """`--allow-empty`: an input with no objects is accepted (see `refuse_empty`)."""
-    return click.option("--allow-empty", is_flag=True, help="Accept an input with no objects (an empty file or stdin, a directory with no YAML) and do nothing; without it that is an error.")(func)
-
-
 def refuse_empty(paths: tuple[str, ...], inputs: list[tuple[str, list[Any] | str]], verb: str) -> None:
     """An input with no objects at all is a mistake (a wrong path, a forgotten argument), as `kubectl
     apply` says "no objects passed to apply": InvalidInput, unless the caller was given --allow-empty.
@@ -106,8 +100,17 @@ def refuse_empty(paths: tuple[str, ...], inputs: list[tuple[str, list[Any] | str
 
 
 def write_lines(lines: list[str]) -> None:
-    for line in lines:
-        click.echo(line, err=True)
+    """Each line on stderr, as click.echo writes it. click.echo differs from a plain write in two cases
+    only: it strips ANSI escape sequences off a stream that is no terminal, and writes UTF-8 to a stream
+    set up for ASCII; click is loaded for those, so a message reads the same whether click runs or not."""
+    if any("\x1b" in line for line in lines) or (sys.stderr.encoding or "").lower() in ("ascii", "us-ascii", "646"):
+        import click
+
+        for line in lines:
+            click.echo(line, err=True)
+        return
+    sys.stderr.write("".join(line + "\n" for line in lines))
+    sys.stderr.flush()
 
 
 def fail(lines: list[str], code: int) -> NoReturn:
@@ -121,82 +124,13 @@ def run_guarded(action: Callable[[], None]) -> None:
         action()
     except InvalidInput as exc:
         fail(exc.lines, EXIT_INVALID)
-    except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
-        raise
-    except Exception as exc:  # noqa: BLE001 - the one place that turns bugs into exit 3
+    except Exception as exc:  # the one place that turns bugs into exit 3 (click's own exits pass)
+        if _is_click_exit(exc):
+            raise
         fail([internal_error(exc)], EXIT_INTERNAL)
 
 
-def _kube_version(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    if value is None:
-        return None
-    from mpigen.kube.versions import parse_kube_version
-
-    try:
-        return parse_kube_version(value)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc)) from None
-
-
-_DEFAULTS = {field.name: field.default for field in dataclasses.fields(Options)}
-
-
-class _Checked(click.ParamType):  # type: ignore[type-arg]
-    """A flag value checked by the parser of its `mpigen.dev/*` annotation (mpigen.job_options), so
-    a flag and an annotation take exactly the same values and say the same about a bad one."""
-
-    def __init__(self, kind: str) -> None:
-        self.kind = kind
-        self.name = "integer" if kind == "count" else "text"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        from mpigen.job_options import PARSERS
-
-        if not isinstance(value, str):
-            return value  # a default, already of its type
-        try:
-            return PARSERS[self.kind](value)
-        except ValueError as exc:
-            self.fail(str(exc), param, ctx)
-
-
-def _flag(spec: OptionSpec) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """The click option of one entry of mpigen.options.OPTION_TABLE, its default the `Options` one."""
-    if spec.kind == "switch":
-        return click.option(f"--no-{spec.flag}", spec.field, flag_value=False, default=True, help=spec.help)
-    default = _DEFAULTS[spec.field]
-    checked = ("count", "image", "dns-subdomain")
-    kind: Any = click.Choice(spec.choices) if spec.kind == "choice" else _Checked(spec.kind) if spec.kind in checked else None
-    return click.option(
-        *filter(None, (spec.short, f"--{spec.flag}")),
-        spec.field,
-        type=kind,
-        default=default,
-        show_default=default is not None,
-        metavar=spec.metavar,
-        callback={"kube-version": _kube_version}.get(spec.kind),
-        help=spec.help,
-    )
-
-
-def filename_option(func: Callable[..., Any]) -> Callable[..., Any]:
-    """`-f/--filename PATH`, repeatable, as kubectl takes it; the same as a PATH argument."""
-    return click.option("-f", "--filename", "filenames", multiple=True, metavar="PATH", help="An input file or directory, as with kubectl (repeatable; the same as a PATH argument).")(func)
-
-
-def compile_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """The options shared by every command that compiles (render, validate), from the one option table."""
-    for spec in reversed(OPTION_TABLE):
-        func = _flag(spec)(func)
-    return func
-
-
-def make_options(**values: Any) -> Options:
-    """The `Options` of the compile flags' values (an empty text is unset where unset is the default)."""
-    if values["scheduler_name"] and not values["gang_scheduler"]:
-        raise click.UsageError("--scheduler-name needs --gang-scheduler")
-    fields: dict[str, Any] = {}
-    for spec in OPTION_TABLE:
-        value = values[spec.field]
-        fields[spec.field] = None if value == "" and _DEFAULTS[spec.field] is None else value
-    return Options(**fields)
+def _is_click_exit(exc: Exception) -> bool:
+    """click's own exits and usage errors pass to click; none can be raised unless click is loaded."""
+    click = sys.modules.get("click")
+    return click is not None and isinstance(exc, (click.exceptions.Exit, click.ClickException))

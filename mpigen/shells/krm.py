@@ -1,20 +1,22 @@
 """`mpigen krm` (and `mpigen` with no arguments and piped input): the KRM function's shell.
 
 Reads a ResourceList on stdin, runs `mpigen.krm.protocol.process_resource_list` and writes the list on
-stdout, problems on stderr; the exit code comes from the outcome.
+stdout, problems on stderr; the exit code comes from the outcome. click is loaded only by `command()`:
+`mpigen krm` and `mpigen` alone, with stdin piped in, run without it (mpigen.cli).
 """
 
 from __future__ import annotations
 
 import gc
 import sys
-from typing import IO
-
-import click
+from typing import IO, TYPE_CHECKING
 
 from mpigen.krm import NotAResourceList
 from mpigen.krm.protocol import failure_outcome, process_resource_list
 from mpigen.outcome import Finding, Outcome
+
+if TYPE_CHECKING:
+    import click
 
 
 def run_function(stdin: IO[bytes], stdout: IO[bytes], stderr: IO[str]) -> int:
@@ -45,48 +47,59 @@ def run_function(stdin: IO[bytes], stdout: IO[bytes], stderr: IO[str]) -> int:
     return outcome.exit_code
 
 
-@click.command(context_settings={"max_content_width": 100})
-@click.pass_context
-def krm(ctx: click.Context) -> None:
-    """Run as a KRM function: read a ResourceList on stdin, write it back with MPIJobs compiled.
+def run_plain(args: list[str]) -> int:
+    """`mpigen krm` (no `args`) with stdin piped in: what the click command does, without loading click."""
+    return run_function(sys.stdin.buffer, sys.stdout.buffer, sys.stderr)
 
-    `mpigen` with no arguments and piped input does the same, so kustomize and kpt can name the
-    executable itself. Every MPIJob among the items is replaced, in place, by its objects
-    (transformer); an MPIJob given as the functionConfig adds its objects (generator). Other items,
-    their comments and annotations pass through unchanged; items marked
-    config.kubernetes.io/local-config are never compiled. Options are set per job with
-    `mpigen.dev/<flag>` annotations (for example mpigen.dev/gang-scheduler: volcano).
 
-    Problems are written as results[] (severity, resourceRef, field.path, file) and on stderr; the
-    items then come back unchanged and the exit code is 1 (3 for a bug in mpigen).
+def command() -> click.Command:
+    """The `krm` command as click parses it (mpigen.shells.group loads it for any other call)."""
+    import click
 
-    \b
-    Generator (kustomization.yaml: `generators: [job.yaml]`), job.yaml:
-      apiVersion: kubeflow.org/v1alpha2
-      kind: MPIJob
-      metadata:
-        name: pi
-        annotations:
-          config.kubernetes.io/function: |
-            exec:
-              path: mpigen
-      spec: ...
-    \b
-    Transformer (kustomization.yaml: `resources: [job.yaml]`, `transformers: [mpigen.yaml]`),
-    mpigen.yaml:
-      apiVersion: mpigen.dev/v1
-      kind: Compile
-      metadata:
-        name: mpigen
-        annotations:
-          config.kubernetes.io/function: |
-            exec:
-              path: mpigen
-    \b
-      kustomize build --enable-alpha-plugins --enable-exec .
-      kpt fn eval --exec mpigen .
-    """
-    # sys's streams, not click.get_binary_stream (deprecated in click 8.5); click's test runner swaps them.
-    if sys.stdin.isatty():
-        raise click.UsageError("reads a KRM ResourceList on stdin; pipe one in (see --help)")
-    ctx.exit(run_function(sys.stdin.buffer, sys.stdout.buffer, sys.stderr))
+    @click.command(context_settings={"max_content_width": 100})
+    @click.pass_context
+    def krm(ctx: click.Context) -> None:
+        """Run as a KRM function: read a ResourceList on stdin, write it back with MPIJobs compiled.
+
+        `mpigen` with no arguments and piped input does the same, so kustomize and kpt can name the
+        executable itself. Every MPIJob among the items is replaced, in place, by its objects
+        (transformer); an MPIJob given as the functionConfig adds its objects (generator). Other items,
+        their comments and annotations pass through unchanged; items marked
+        config.kubernetes.io/local-config are never compiled. Options are set per job with
+        `mpigen.dev/<flag>` annotations (for example mpigen.dev/gang-scheduler: volcano).
+
+        Problems are written as results[] (severity, resourceRef, field.path, file) and on stderr; the
+        items then come back unchanged and the exit code is 1 (3 for a bug in mpigen).
+
+        \b
+        Generator (kustomization.yaml: `generators: [job.yaml]`), job.yaml:
+          apiVersion: kubeflow.org/v1alpha2
+          kind: MPIJob
+          metadata:
+            name: pi
+            annotations:
+              config.kubernetes.io/function: |
+                exec:
+                  path: mpigen
+          spec: ...
+        \b
+        Transformer (kustomization.yaml: `resources: [job.yaml]`, `transformers: [mpigen.yaml]`),
+        mpigen.yaml:
+          apiVersion: mpigen.dev/v1
+          kind: Compile
+          metadata:
+            name: mpigen
+            annotations:
+              config.kubernetes.io/function: |
+                exec:
+                  path: mpigen
+        \b
+          kustomize build --enable-alpha-plugins --enable-exec .
+          kpt fn eval --exec mpigen .
+        """
+        # sys's streams, not click.get_binary_stream (deprecated in click 8.5); click's test runner swaps them.
+        if sys.stdin.isatty():
+            raise click.UsageError("reads a KRM ResourceList on stdin; pipe one in (see --help)")
+        ctx.exit(run_function(sys.stdin.buffer, sys.stdout.buffer, sys.stderr))
+
+    return krm

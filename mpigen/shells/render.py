@@ -3,43 +3,26 @@
 
 Exit codes (mpigen.outcome): 0 success, 1 invalid input (every problem reported on stderr, nothing on
 stdout), 2 usage error, 3 internal error (a bug: one line on stderr, never a traceback).
+
+click is loaded only by `command()`: `mpigen render PATH...` with no option runs `run_plain`, every
+option at its default, without it (mpigen.cli; importing click is a large share of such a render).
 """
 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
-from typing import Any
-
-import click
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mpigen.emit import FORMATS
 from mpigen.options import Options
 from mpigen.outcome import EXIT_INVALID
-from mpigen.shells.common import (
-    InvalidInput,
-    allow_empty_option,
-    compile_options,
-    fail,
-    filename_option,
-    make_options,
-    read_inputs,
-    refuse_empty,
-    run_guarded,
-    write_lines,
-)
+from mpigen.shells.common import InvalidInput, fail, read_inputs, refuse_empty, run_guarded, write_lines
+
+if TYPE_CHECKING:
+    import click
 
 
-class RenderCommand(click.Command):
-    """`render`, which keeps its raw arguments: a stale `--check` shows the exact command that updates."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        ctx.meta["mpigen.args"] = list(args)
-        return super().parse_args(ctx, args)
-
-
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     """Where `render` puts its objects: stdout in a format, a directory (--output-dir), or a diff
     against a committed render (--check, with the raw arguments to show the update command)."""
 
@@ -50,39 +33,61 @@ class Target:
     args: tuple[str, ...] = ()
 
 
-@click.command(cls=RenderCommand)
-@click.pass_context
-@click.argument("paths", nargs=-1, metavar="[PATH]...")
-@filename_option
-@click.option("-o", "--output", type=click.Choice(list(FORMATS)), default="yaml", show_default=True, help="YAML stream, or JSON v1 List (with --output-dir: one .yaml or .json file per object).")
-@click.option("--output-dir", metavar="DIR", help="Write one file per object into DIR (named as `kustomize build -o` names them) and list them in DIR/.mpigen-manifest. Only files that manifest lists are replaced or removed; other files (kustomization.yaml, .gitkeep) are kept. Nothing is written on error.")
-@click.option("--check", "check_path", metavar="PATH", help="Render, print nothing but a unified diff, and exit 1 if PATH (a file of rendered YAML/JSON, or an --output-dir directory) is not exactly what would be rendered.")
-@allow_empty_option
-@compile_options
-def render(ctx: click.Context, paths: tuple[str, ...], filenames: tuple[str, ...], output: str, output_dir: str | None, check_path: str | None, allow_empty: bool, **values: Any) -> None:
-    """Print the Kubernetes objects for every MPIJob in PATH... (files, directories, or - for stdin).
+def run_plain(paths: list[str]) -> int:
+    """`mpigen render PATH...` given no option: what the click command does with every flag at its
+    default (`Options()`, YAML on stdout)."""
+    run_guarded(lambda: _render(tuple(paths), Options(), Target("yaml")))
+    return 0
 
-    Directories are searched recursively for *.yaml, *.yml and *.json; with no PATH, stdin is read
-    (on a terminal, end it with Ctrl-D). Documents that are not
-    MPIJobs pass through unchanged, in place. If any input is invalid, every problem is reported on
-    stderr and nothing is printed. An input with no objects at all is an error unless --allow-empty.
 
-    \b
-    Examples:
-      mpigen render job.yaml | kubectl apply -f -
-      cat job.yaml | mpigen render -n training
-      mpigen render -o json jobs/ > all.json
-      mpigen render --output-dir rendered/ jobs/
-      mpigen render --check rendered/ jobs/     # in CI: exit 1 with a diff if rendered/ is stale
-    """
-    if output_dir and check_path:
-        raise click.UsageError("--output-dir and --check cannot be used together")
-    if check_path and not paths and not filenames and sys.stdin.isatty():
-        raise click.UsageError(f"--check needs the sources it renders, e.g. mpigen render --check {check_path} jobs/")
-    options = make_options(**values)
-    paths = filenames + paths
-    target = Target(output, output_dir, check_path, allow_empty, tuple(ctx.meta.get("mpigen.args", ())))
-    run_guarded(lambda: _render(paths, options, target))
+def command() -> click.Command:
+    """The `render` command as click parses it (mpigen.shells.group loads it for any other call)."""
+    import click
+
+    from mpigen.shells.flags import allow_empty_option, compile_options, filename_option, make_options
+
+    class RenderCommand(click.Command):
+        """`render`, which keeps its raw arguments: a stale `--check` shows the exact command that updates."""
+
+        def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+            ctx.meta["mpigen.args"] = list(args)
+            return super().parse_args(ctx, args)
+
+    @click.command(cls=RenderCommand)
+    @click.pass_context
+    @click.argument("paths", nargs=-1, metavar="[PATH]...")
+    @filename_option
+    @click.option("-o", "--output", type=click.Choice(list(FORMATS)), default="yaml", show_default=True, help="YAML stream, or JSON v1 List (with --output-dir: one .yaml or .json file per object).")
+    @click.option("--output-dir", metavar="DIR", help="Write one file per object into DIR (named as `kustomize build -o` names them) and list them in DIR/.mpigen-manifest. Only files that manifest lists are replaced or removed; other files (kustomization.yaml, .gitkeep) are kept. Nothing is written on error.")
+    @click.option("--check", "check_path", metavar="PATH", help="Render, print nothing but a unified diff, and exit 1 if PATH (a file of rendered YAML/JSON, or an --output-dir directory) is not exactly what would be rendered.")
+    @allow_empty_option
+    @compile_options
+    def render(ctx: click.Context, paths: tuple[str, ...], filenames: tuple[str, ...], output: str, output_dir: str | None, check_path: str | None, allow_empty: bool, **values: Any) -> None:
+        """Print the Kubernetes objects for every MPIJob in PATH... (files, directories, or - for stdin).
+
+        Directories are searched recursively for *.yaml, *.yml and *.json; with no PATH, stdin is read
+        (on a terminal, end it with Ctrl-D). Documents that are not
+        MPIJobs pass through unchanged, in place. If any input is invalid, every problem is reported on
+        stderr and nothing is printed. An input with no objects at all is an error unless --allow-empty.
+
+        \b
+        Examples:
+          mpigen render job.yaml | kubectl apply -f -
+          cat job.yaml | mpigen render -n training
+          mpigen render -o json jobs/ > all.json
+          mpigen render --output-dir rendered/ jobs/
+          mpigen render --check rendered/ jobs/     # in CI: exit 1 with a diff if rendered/ is stale
+        """
+        if output_dir and check_path:
+            raise click.UsageError("--output-dir and --check cannot be used together")
+        if check_path and not paths and not filenames and sys.stdin.isatty():
+            raise click.UsageError(f"--check needs the sources it renders, e.g. mpigen render --check {check_path} jobs/")
+        options = make_options(**values)
+        paths = filenames + paths
+        target = Target(output, output_dir, check_path, allow_empty, tuple(ctx.meta.get("mpigen.args", ())))
+        run_guarded(lambda: _render(paths, options, target))
+
+    return render
 
 
 def _render(paths: tuple[str, ...], options: Options, target: Target) -> None:
@@ -124,7 +129,7 @@ def _write(objects: list[dict[str, Any]], output: str, directory: str) -> None:
     from mpigen.shells.reading import shown
 
     def waiting() -> None:
-        click.echo(f"mpigen: waiting for another render into {shown(directory)} to finish", err=True)
+        write_lines([f"mpigen: waiting for another render into {shown(directory)} to finish"])
 
     try:
         update = outdir.write_render(directory, gitops.files_for(objects, output), waiting)
@@ -133,7 +138,7 @@ def _write(objects: list[dict[str, Any]], output: str, directory: str) -> None:
     written = len(update.write) + len(update.unchanged)
     details = [f"{len(update.unchanged)} unchanged" if update.unchanged else "", f"{len(update.remove)} removed" if update.remove else ""]
     detail = ", ".join(part for part in details if part)
-    click.echo(f"mpigen: wrote {written} files to {shown(directory)}" + (f" ({detail})" if detail else ""), err=True)
+    write_lines([f"mpigen: wrote {written} files to {shown(directory)}" + (f" ({detail})" if detail else "")])
 
 
 def _check(objects: list[dict[str, Any]], target: Target) -> None:

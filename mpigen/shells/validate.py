@@ -1,63 +1,76 @@
-"""`mpigen validate`: check inputs and the output they would produce, print a report, no manifests."""
+"""`mpigen validate`: check inputs and the output they would produce, print a report, no manifests.
+
+click is loaded only by `command()`: `mpigen validate PATH...` with no option runs `run_plain` without
+it (mpigen.cli), as render does.
+"""
 
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import click
-
+from mpigen.options import Options
 from mpigen.report import FORMATS, Report, add_collisions, check_documents, summary_line
-from mpigen.shells.common import (
-    allow_empty_option,
-    compile_options,
-    filename_option,
-    make_options,
-    read_inputs,
-    refuse_empty,
-    run_guarded,
-)
+from mpigen.shells.common import read_inputs, refuse_empty, run_guarded
+
+if TYPE_CHECKING:
+    import click
 
 
-@click.command()
-@click.argument("paths", nargs=-1, metavar="[PATH]...")
-@filename_option
-@click.option("-o", "--output", type=click.Choice(list(FORMATS)), default="text", show_default=True, help="One line per problem, or a report of every resource shaped as kubeconform's: JSON, JUnit XML or TAP.")
-@click.option("--summary", is_flag=True, help="text: end with a summary line (counts per status).")
-@allow_empty_option
-@compile_options
-def validate(paths: tuple[str, ...], filenames: tuple[str, ...], output: str, summary: bool, allow_empty: bool, **values: Any) -> None:
-    """Check every MPIJob in PATH... and every object it would produce, without printing manifests.
-
-    Inputs are checked against mpigen's input schemas and rules; the objects they would produce against
-    Kubernetes' strict schemas for --kube-version. Exit 0 when everything is valid, 1 when an input is
-    invalid or unreadable, 3 when mpigen would produce an invalid object (a bug). Documents that are
-    not MPIJobs are reported as skipped, and so are files that cannot be read as YAML but name no
-    MPIJob (GitHub workflows, Helm templates), so a pre-commit hook can pass every YAML file. An
-    input with no objects at all (an empty file or stdin, a directory with no YAML) is an error, as
-    for render, unless --allow-empty.
-
-    \b
-    The JSON report has kubeconform's shape:
-      {"resources": [{"filename", "kind", "name", "version", "status", "msg",
-                      "validationErrors": [{"path", "msg"}]}],
-       "summary": {"valid", "invalid", "errors", "skipped"}}
-    with status statusValid, statusInvalid, statusError or statusSkipped and JSON Pointer paths.
-    -o junit (one <testsuite> per file, one <testcase> per resource: <failure>, <error> or
-    <skipped>) and -o tap (TAP version 13: `ok N - FILE (Kind/name)`, `not ok N - ...: message`,
-    `ok N #skip - ...`, then the plan `1..N`) are kubeconform's other two reports, for CI.
-
-    \b
-    Examples:
-      mpigen validate jobs/
-      mpigen validate -o json --kube-version 1.30 job.yaml | jq '.summary'
-      mpigen validate -o junit jobs/ > mpigen-report.xml
-    """
-    paths = filenames + paths
-    run_guarded(lambda: _validate(paths, output, summary, allow_empty, make_options(**values)))
+def run_plain(paths: list[str]) -> int:
+    """`mpigen validate PATH...` given no option: what the click command does with every flag at its
+    default (`Options()`, the text report)."""
+    run_guarded(lambda: _validate(tuple(paths), "text", False, False, Options()))
+    return 0
 
 
-def _validate(paths: tuple[str, ...], output: str, summary: bool, allow_empty: bool, options: Any) -> None:
+def command() -> click.Command:
+    """The `validate` command as click parses it (mpigen.shells.group loads it for any other call)."""
+    import click
+
+    from mpigen.shells.flags import allow_empty_option, compile_options, filename_option, make_options
+
+    @click.command()
+    @click.argument("paths", nargs=-1, metavar="[PATH]...")
+    @filename_option
+    @click.option("-o", "--output", type=click.Choice(list(FORMATS)), default="text", show_default=True, help="One line per problem, or a report of every resource shaped as kubeconform's: JSON, JUnit XML or TAP.")
+    @click.option("--summary", is_flag=True, help="text: end with a summary line (counts per status).")
+    @allow_empty_option
+    @compile_options
+    def validate(paths: tuple[str, ...], filenames: tuple[str, ...], output: str, summary: bool, allow_empty: bool, **values: Any) -> None:
+        """Check every MPIJob in PATH... and every object it would produce, without printing manifests.
+
+        Inputs are checked against mpigen's input schemas and rules; the objects they would produce against
+        Kubernetes' strict schemas for --kube-version. Exit 0 when everything is valid, 1 when an input is
+        invalid or unreadable, 3 when mpigen would produce an invalid object (a bug). Documents that are
+        not MPIJobs are reported as skipped, and so are files that cannot be read as YAML but name no
+        MPIJob (GitHub workflows, Helm templates), so a pre-commit hook can pass every YAML file. An
+        input with no objects at all (an empty file or stdin, a directory with no YAML) is an error, as
+        for render, unless --allow-empty.
+
+        \b
+        The JSON report has kubeconform's shape:
+          {"resources": [{"filename", "kind", "name", "version", "status", "msg",
+                          "validationErrors": [{"path", "msg"}]}],
+           "summary": {"valid", "invalid", "errors", "skipped"}}
+        with status statusValid, statusInvalid, statusError or statusSkipped and JSON Pointer paths.
+        -o junit (one <testsuite> per file, one <testcase> per resource: <failure>, <error> or
+        <skipped>) and -o tap (TAP version 13: `ok N - FILE (Kind/name)`, `not ok N - ...: message`,
+        `ok N #skip - ...`, then the plan `1..N`) are kubeconform's other two reports, for CI.
+
+        \b
+        Examples:
+          mpigen validate jobs/
+          mpigen validate -o json --kube-version 1.30 job.yaml | jq '.summary'
+          mpigen validate -o junit jobs/ > mpigen-report.xml
+        """
+        paths = filenames + paths
+        run_guarded(lambda: _validate(paths, output, summary, allow_empty, make_options(**values)))
+
+    return validate
+
+
+def _validate(paths: tuple[str, ...], output: str, summary: bool, allow_empty: bool, options: Options) -> None:
     report = Report()
     inputs = read_inputs(paths)
     if not allow_empty:
