@@ -71,6 +71,15 @@ _NO_KEY = object()
 _MERGE_KEY = object()
 
 
+def _refuse_deep_nesting(text: str, mark: Any) -> None:
+    """libyaml 0.2.6 refuses nesting past 1,000 levels while it scans ahead, before this reader sees
+    the event that opens level 65; read the text up to that point again, so the refusal is this
+    reader's own, with its position and field path, whichever libyaml PyYAML bundles."""
+    lines = text.split("\n", mark.line + 1)
+    read_stream("\n".join([*lines[: mark.line], lines[mark.line][: mark.column]]))
+    raise YamlProblem(f"{_position(mark)}: nesting is deeper than {MAX_DEPTH} levels")
+
+
 def read_stream(text: str) -> list[Any]:
     """Every document of the stream (None for an empty one), or YamlProblem."""
     import yaml
@@ -84,6 +93,8 @@ def read_stream(text: str) -> list[Any]:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"{_position(mark)}: " if mark else ""
+        if mark and "maximum nesting depth" in str(exc.problem):
+            _refuse_deep_nesting(text, mark)
         raise YamlProblem(f"{where}{exc.problem or exc.context}") from None
     except yaml.reader.ReaderError as exc:
         # libyaml counts bytes of UTF-8, PyYAML's own reader characters

@@ -103,8 +103,21 @@ def test_cases_found() -> None:
     assert len(GOLDEN) >= 40 and len(EXAMPLES) >= 4, (len(GOLDEN), EXAMPLES)
 
 
+def delete_namespaces(cluster: Cluster, namespaces: list[str]) -> None:
+    """Gone once checked: no controller that starts later (the lifecycle tests' workloads) reconciles a
+    case's StatefulSets and Jobs; in a Terminating namespace the API server creates no pods."""
+    cluster.kubectl("delete", "namespace", *namespaces, "--wait=false", "--ignore-not-found", check=False)
+
+
 def client_side_apply(cluster: Cluster, case: str) -> None:
     text, namespaces = into_fresh_namespaces(cluster, manifest(case), case)
+    try:
+        check_client_side_apply(cluster, case, text, namespaces)
+    finally:
+        delete_namespaces(cluster, namespaces)
+
+
+def check_client_side_apply(cluster: Cluster, case: str, text: str, namespaces: list[str]) -> None:
     first = cluster.kubectl("apply", "-n", namespaces[0], "-f", "-", input=text, check=False)
     assert first.returncode == 0, f"the API server refused {case}:\n{first.stderr}"
     assert first.stderr == "", f"warnings applying {case}:\n{first.stderr}"
@@ -120,6 +133,13 @@ def client_side_apply(cluster: Cluster, case: str) -> None:
 
 def server_side_apply(cluster: Cluster, case: str) -> None:
     text, namespaces = into_fresh_namespaces(cluster, manifest(case), case)
+    try:
+        check_server_side_apply(cluster, case, text, namespaces)
+    finally:
+        delete_namespaces(cluster, namespaces)
+
+
+def check_server_side_apply(cluster: Cluster, case: str, text: str, namespaces: list[str]) -> None:
     argv = ("apply", "--server-side", "--field-manager=mpigen-test", "-n", namespaces[0], "-f", "-")
     first = cluster.kubectl(*argv, input=text, check=False)
     assert first.returncode == 0, f"the API server refused {case}:\n{first.stderr}"
