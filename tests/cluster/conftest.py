@@ -82,6 +82,12 @@ def workloads(cluster: controlplane.Cluster) -> controlplane.Cluster:
         binaries = {name: gotools.require(name)
                     for name in ("kube-controller-manager", "kube-scheduler", "kwok")}
         controlplane.start_workloads(cluster, binaries)
+        # The namespaces earlier tests deleted (every apply case's) are emptied by the namespace
+        # controller only now; until that backlog is worked off the controllers are slow to act on a
+        # new job, so the lifecycle tests start on a settled control plane.
+        cluster.wait_for("the namespaces earlier tests deleted to be gone", lambda: not [
+            item for item in cluster.get("namespaces")["items"] if item.get("status", {}).get("phase") == "Terminating"
+        ], timeout=600, interval=2)
     return cluster
 
 
