@@ -61,13 +61,39 @@ def write_cut(cut: Cut, token: str, replacements: Replacements, results: list[di
 
 def write_whole(text: str, token: str, replacements: Replacements, results: list[dict[str, Any]], drop_config: bool) -> str:
     """A list in another layout, through ruamel.yaml's round trip whole; generated objects are spliced in
-    as text."""
+    as text. A list with no comment to keep (no `#` anywhere: JSON, most flow YAML) is written from its
+    data by render's emitter instead: the round trip of a large list takes minutes."""
+    if "#" not in text:
+        return _write_data(text, replacements, results, drop_config)
     tree = round_trip_load(text)
     texts = _replace_items(tree, replacements, token)
     if drop_config:
         del tree["functionConfig"]
     with_results(tree, results)
     return _splice(dump(tree), token, texts)
+
+
+def _write_data(text: str, replacements: Replacements, results: list[dict[str, Any]], drop_config: bool) -> str:
+    from mpigen.documents import load_documents
+    from mpigen.emit import to_yaml
+
+    (document,) = load_documents(text, STDIN)  # the reader has read it as one mapping already
+    data = dict(document.data)
+    items: list[Any] = []
+    for position, item in enumerate(data.get("items") or []):
+        objects = replacements.get(position)
+        items.extend([item] if objects is None else objects)
+    items.extend(replacements.get(None, []))
+    if "items" in data or items:
+        data["items"] = items
+    if drop_config:
+        data.pop("functionConfig", None)
+    existing = data.get("results")
+    if isinstance(existing, list):
+        data["results"] = existing + results
+    elif results:
+        data["results"] = results
+    return to_yaml([data])
 
 
 def dump(tree: Any) -> str:
