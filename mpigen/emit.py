@@ -9,22 +9,10 @@ Python). JSON: a `v1` List, as `kubectl get -o json` prints several objects.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
-# Strings that some YAML reader Kubernetes tooling uses (go-yaml, YAML 1.2 core) takes for a number,
-# boolean or null although PyYAML's own YAML 1.1 rules would leave them plain: quote them too.
-# (kustomize kyaml/yaml/compatibility.go keeps such values quoted for the same reason.)
-_AMBIGUOUS = re.compile(
-    r"""(?x)
-    [yYnN]
-    | [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
-    | [-+]?0[xX][0-9a-fA-F_]+ | 0[oO][0-7_]+ | [-+]?0[bB][01_]+ | [-+]?[0-9][0-9_]*
-    | [-+]?\.(inf|Inf|INF) | \.(nan|NaN|NAN)
-    | ~ | null | Null | NULL
-    | (true|True|TRUE|false|False|FALSE|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF)
-    """
-)
+from mpigen import emitfast
+from mpigen.emitfast import AMBIGUOUS
 
 _DUMPER: Any = None
 _STR, _INT, _BOOL, _NULL = (f"tag:yaml.org,2002:{name}" for name in ("str", "int", "bool", "null"))
@@ -33,7 +21,7 @@ _RESOLVED_MAX = 100_000
 
 
 def _style(value: str) -> str | None:
-    return "|" if "\n" in value else ("'" if _AMBIGUOUS.fullmatch(value) else None)
+    return "|" if "\n" in value else ("'" if AMBIGUOUS.fullmatch(value) else None)
 
 
 def _dumper() -> Any:
@@ -96,26 +84,23 @@ def _dumper() -> Any:
 
 def to_yaml(objects: list[dict[str, Any]]) -> str:
     """A YAML stream: one document per object, `---` between them; empty for no objects."""
-    import yaml
-
-    dumper = _dumper()
-    docs = [
-        yaml.dump(obj, Dumper=dumper, default_flow_style=False, sort_keys=False, allow_unicode=True, width=1 << 16)
-        for obj in objects
-    ]
+    docs = [emitfast.dump(obj) or _dump(obj) for obj in objects]
     return "---\n".join(docs)
 
 
 def to_yaml_items(objects: list[dict[str, Any]]) -> str:
     """The objects as the items of a top-level block sequence (`- ` before each, the rest indented by
     two), as a KRM ResourceList holds them: each reads as `to_yaml` writes it. Empty for no objects."""
-    import yaml
-
     if not objects:
         return ""
-    text: str = yaml.dump(
-        objects, Dumper=_dumper(), default_flow_style=False, sort_keys=False, allow_unicode=True, width=1 << 16
-    )
+    return emitfast.dump(objects) or _dump(objects)
+
+
+def _dump(value: Any) -> str:
+    """PyYAML's emitter, for what mpigen.emitfast cannot tell."""
+    import yaml
+
+    text: str = yaml.dump(value, Dumper=_dumper(), default_flow_style=False, sort_keys=False, allow_unicode=True, width=1 << 16)
     return text
 
 

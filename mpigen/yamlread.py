@@ -23,8 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from mpigen import yamlfast
 from mpigen.errors import shown
-from mpigen.yamlscalars import CORE, construct, tag_name
+from mpigen.yamlscalars import CORE, construct, resolve_plain, tag_name
 
 MAX_DEPTH = 64
 MAX_ALIAS_VALUES = 1_000_000
@@ -82,6 +83,9 @@ def _refuse_deep_nesting(text: str, mark: Any) -> None:
 
 def read_stream(text: str) -> list[Any]:
     """Every document of the stream (None for an empty one), or YamlProblem."""
+    events = yamlfast.parse(text)
+    if events is not None:  # the stream is simple: its events without PyYAML, whose import is slow
+        return _Reader(iter(events).__next__, yamlfast).documents()
     import yaml
 
     try:
@@ -89,7 +93,7 @@ def read_stream(text: str) -> list[Any]:
     except UnicodeEncodeError as exc:  # a lone surrogate: only a caller of this function can pass one
         raise YamlProblem(f"character {exc.start + 1}: not a Unicode character (a lone surrogate)") from None
     try:
-        return _Reader(loader).documents()
+        return _Reader(loader.get_event, yaml.events).documents()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"{_position(mark)}: " if mark else ""
@@ -112,37 +116,19 @@ def read_stream(text: str) -> list[Any]:
         loader.dispose()
 
 
-_LOADER: Any = None
-
-
 def _loader_class() -> Any:
-    """PyYAML's libyaml parser with the YAML 1.1 resolvers Kubernetes uses, dates left as strings."""
-    global _LOADER
-    if _LOADER is None:
-        import yaml
+    """libyaml's parser (PyYAML's own without libyaml); only its events are read."""
+    import yaml
 
-        base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-        class Loader(base):  # type: ignore[misc, valid-type]
-            pass
-
-        Loader.yaml_implicit_resolvers = {
-            first: [(tag, regexp) for tag, regexp in resolvers if tag != _TAG + "timestamp"]
-            for first, resolvers in base.yaml_implicit_resolvers.items()
-        }
-        _LOADER = Loader
-    return _LOADER
+    return getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
 
 
 class _Reader:
     """Documents from the parser's events, with an explicit stack (see the module docstring)."""
 
-    def __init__(self, loader: Any) -> None:
-        import yaml
-
-        self.loader = loader
-        self.events = yaml.events
-        self.scalar_node = yaml.nodes.ScalarNode
+    def __init__(self, get_event: Any, events: Any) -> None:
+        self.get_event = get_event
+        self.events = events  # the module of the event classes: yaml.events or mpigen.yamlfast
         self.root: list[Any] = []
         self.stack: list[_Frame] = []
         self.anchors: dict[str, tuple[Any, int]] = {}
@@ -156,7 +142,7 @@ class _Reader:
         documents: list[Any] = []
         root: list[Any] = []
         stack = self.stack
-        get_event = self.loader.get_event
+        get_event = self.get_event
         plain: dict[str, Any] = {}  # plain scalars already resolved: most repeat (keys, small numbers)
         values = 0
         while True:
@@ -290,7 +276,7 @@ class _Reader:
         tag = event.tag
         value = event.value
         if tag is None or tag == "!":
-            tag = self.loader.resolve(self.scalar_node, value, event.implicit) if tag is None else _STR
+            tag = resolve_plain(value) if tag is None and event.implicit[0] else _STR
         if tag == _MERGE:  # `<<` as a key merges; anywhere else it is the string
             return _MERGE_KEY if self.stack and self.stack[-1].key is _NO_KEY and type(self.stack[-1].value) is dict else value
         try:

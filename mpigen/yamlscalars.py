@@ -9,6 +9,7 @@ refused; any tag but the core ones is refused.
 from __future__ import annotations
 
 import math
+import re
 
 from mpigen.errors import shown
 
@@ -17,6 +18,52 @@ CORE = " (Kubernetes reads the core tags only: !!str, !!int, !!float, !!bool, !!
 _INT64 = (-(2**63), 2**63 - 1)
 _BOOLS = {"yes": True, "no": False, "true": True, "false": False, "on": True, "off": False, "y": True, "n": False}
 _NULLS = ("", "~", "null", "Null", "NULL")
+
+
+# YAML 1.1's implicit types of a plain scalar, as PyYAML's SafeLoader resolves them (Kubernetes' reader,
+# go-yaml v2, agrees on every value it can carry), but for timestamps, which Kubernetes reads as strings.
+_BOOL_WORDS = frozenset(("yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF"))
+_NUMBER_START = frozenset("0123456789+-.")
+_NULL_WORDS = frozenset(("~", "null", "Null", "NULL"))
+_FLOAT = re.compile(
+    r"""[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?$
+    |\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?$
+    |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*$
+    |[-+]?\.(?:inf|Inf|INF)$
+    |\.(?:nan|NaN|NAN)$""",
+    re.VERBOSE,
+)
+_INT = re.compile(
+    r"""[-+]?0b[0-1_]+$
+    |[-+]?0[0-7_]+$
+    |[-+]?(?:0|[1-9][0-9_]*)$
+    |[-+]?0x[0-9a-fA-F_]+$
+    |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+$""",
+    re.VERBOSE,
+)
+
+
+def resolve_plain(text: str) -> str:
+    """The tag of a plain (unquoted, untagged) scalar."""
+    if not text:
+        return TAG + "null"
+    # PyYAML matches with `$`, which also matches before a final line break (a plain scalar has none)
+    word = text[:-1] if text[-1] == "\n" and len(text) > 1 else text
+    first = text[0]
+    if first in _NUMBER_START:
+        if _FLOAT.match(text):
+            return TAG + "float"
+        if _INT.match(text):
+            return TAG + "int"
+    elif word in _NULL_WORDS and first in "~nN":
+        return TAG + "null"
+    elif word in _BOOL_WORDS:
+        return TAG + "bool"
+    elif word == "<<":
+        return TAG + "merge"
+    elif word == "=":
+        return TAG + "value"
+    return TAG + "str"
 
 
 def tag_name(tag: str) -> str:
