@@ -20,10 +20,10 @@ import json
 import os
 import re
 import shlex
-from dataclasses import dataclass, field
 from typing import Any
 
 from mpigen.emit import FORMATS
+from mpigen.records import field, record
 
 # What `--output-dir` writes: lower-case parts joined by "_", ending .yaml or .json.
 RENDERED_FILE = re.compile(r"[a-z0-9.-]+(_[a-z0-9.-]+){2,4}\.(yaml|json)\Z")
@@ -77,7 +77,7 @@ def parse_manifest(text: str) -> set[str]:
 # Planning an update (pure) -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Entry:
     """What is in the directory under one name: "file", "directory", "symbolic link", ... and, for a
     regular file, its text (None when it is not UTF-8)."""
@@ -86,7 +86,7 @@ class Entry:
     text: str | None = None
 
 
-@dataclass
+@record
 class Update:
     write: dict[str, str] = field(default_factory=dict)  # name -> new text (new or changed)
     remove: list[str] = field(default_factory=list)  # mpigen's files no render needs any more

@@ -16,7 +16,6 @@ The annotations configure the compile; they are not copied to the generated obje
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable
 from typing import Any
@@ -144,7 +143,7 @@ def options_for(job: dict[str, Any], options: Options) -> tuple[Options, list[Is
             changes[field] = parse(value)
         except ValueError as exc:
             issues.append(Issue(path, str(exc)))
-    merged = dataclasses.replace(options, **changes)
+    merged = options.replace(**changes)
     if merged.scheduler_name and not merged.gang_scheduler:
         issues.append(
             Issue(("metadata", "annotations", PREFIX + "scheduler-name"), f"needs {PREFIX}gang-scheduler (or --gang-scheduler)")

@@ -11,8 +11,9 @@ kubeflow.org/v1 jobs, which is the training-operator's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
+
+from mpigen.records import record, replace
 
 GPU_RESOURCE = "nvidia.com/gpu"
 CPU_RESOURCE = "cpu"
@@ -37,7 +38,7 @@ GANG_SCHEDULERS = (VOLCANO, SCHEDULER_PLUGINS)
 DEFAULT_SCHEDULER_NAMES = {VOLCANO: "volcano", SCHEDULER_PLUGINS: "scheduler-plugins-scheduler"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Options:
     """How to compile. Fields set on a job's spec take precedence over the per-node defaults here."""
 
@@ -72,6 +73,11 @@ class Options:
         if self.gang_scheduler is None:
             return None
         return self.scheduler_name or DEFAULT_SCHEDULER_NAMES[self.gang_scheduler]
+
+    def replace(self, **changes: Any) -> Options:
+        """The same options with the fields named in `changes` set (`options.replace(namespace="ml")`).
+        A field name that is not one of Options' is a TypeError."""
+        return replace(self, **changes)
 
 
 # How an option's value is written and checked: on the command line (click type), in an annotation

@@ -16,6 +16,7 @@ from mpigen.compiler import compile_job, plan_job
 from mpigen.errors import CompileError
 from mpigen.job_options import ANNOTATIONS, PREFIX, options_for
 from mpigen.options import Options
+from mpigen.records import fields
 from mpigen.rules import check_objects, label_value_problem, qualified_name_problem
 
 
@@ -215,9 +216,7 @@ def test_each_option_annotation_sets_its_option(key: str, value: str, field: str
 
 
 def test_every_render_option_has_an_annotation() -> None:
-    import dataclasses
-
-    assert {field for field, _ in ANNOTATIONS.values()} == {f.name for f in dataclasses.fields(Options)}
+    assert {field for field, _ in ANNOTATIONS.values()} == set(fields(Options))
 
 
 def test_annotations_win_over_the_callers_options() -> None:

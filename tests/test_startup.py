@@ -169,6 +169,46 @@ def test_validate_and_the_krm_function_import_no_model_template_or_schema_librar
     assert top_level(modules) <= {"ruamel", "mpigen.shells.krm"}  # the KRM function keeps comments with ruamel.yaml
 
 
+# What a valid job's render, validate or KRM call may not import either, from the standard library:
+# dataclasses with inspect (and its ast, dis, tokenize: mpigen's classes are mpigen.records' records) and
+# hashlib (OpenSSL's start-up; the KRM function's placeholder digest is the built-in BLAKE2's).
+SLOW_STDLIB = {"dataclasses", "inspect", "hashlib"}
+# The modules that still import one of them, and which: mpigen.yamlread's Position is still a dataclass.
+STILL_IMPORTING = {("mpigen.yamlread", "dataclasses")}
+# Records every `import NAME` (or `from NAME import ...`) of SLOW_STDLIB, with the importing module's
+# name, loaded already or not, so that one importer cannot hide another.
+RECORD_IMPORTERS = (
+    "import atexit, builtins, runpy, sys\n"
+    "out, sys.argv = sys.argv[1], ['mpigen', *sys.argv[2:]]\n"
+    "seen, real = set(), builtins.__import__\n"
+    "def spy(name, globals=None, locals=None, fromlist=(), level=0):\n"
+    f"    if level == 0 and name in {sorted(SLOW_STDLIB)!r}:\n"
+    "        seen.add((globals or {}).get('__name__', '?') + ' ' + name)\n"
+    "    return real(name, globals, locals, fromlist, level)\n"
+    "builtins.__import__ = spy\n"
+    "atexit.register(lambda: open(out, 'w').write('\\n'.join(sorted(seen | set(sys.modules)))))\n"
+    "runpy.run_module('mpigen', run_name='__main__', alter_sys=True)\n"
+)
+
+
+def test_a_valid_job_is_compiled_without_dataclasses_inspect_or_hashlib(fresh_python: str, tmp_path: Path) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_text(job_yaml(V2BETA1, 2))
+    resource_list = f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {job_yaml(V1ALPHA2).replace(chr(10), chr(10) + '  ')}"
+    out = tmp_path / "modules.txt"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for args, stdin in ((["render", str(path)], None), (["validate", str(path)], None), (["krm"], resource_list)):
+        result = subprocess.run([fresh_python, "-c", RECORD_IMPORTERS, str(out), *args], input=stdin, capture_output=True, text=True, env=env, check=False)
+        assert result.returncode == 0, result.stderr
+        lines = out.read_text().splitlines()
+        modules = {line for line in lines if " " not in line}
+        importers = {tuple(line.split(" ")) for line in lines if " " in line}
+        assert {"mpigen.compiler", "mpigen.kube.quick", "mpigen.yamlread"} <= modules, args  # it did compile and validate
+        # the standard library's own imports among them (dataclasses imports inspect) go with their importer
+        assert {(importer, name) for importer, name in importers if importer not in SLOW_STDLIB} <= STILL_IMPORTING, args
+        assert "hashlib" not in modules and ("inspect" not in modules or "dataclasses" in modules), args
+
+
 # What a render of a valid job no longer imports: click (the call names nothing but paths, so mpigen.cli
 # runs it without parsing), importlib.resources with tempfile and pathlib (the templates are compiled and
 # the shipped schemas read by path), difflib (only "did you mean" hints), fractions and decimal (only a

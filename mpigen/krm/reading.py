@@ -8,11 +8,10 @@ when it may be an MPIJob or when the list holds a job; any other list is read wh
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass, field
 from typing import Any
 
 from mpigen.krm import MAX_LIST_BYTES, STDIN, NotAResourceList, layout
+from mpigen.records import field, record
 
 API_VERSION = "config.kubernetes.io/v1"
 # Earlier versions of the ResourceList, as older kustomize and kpt sent them; the shape is the same.
@@ -30,7 +29,7 @@ NO_INPUT = (
 _UNREAD = object()
 
 
-@dataclass
+@record
 class Listing:
     """One ResourceList as read. `header` is the list's data; read whole, its `items` are the items'
     data, else `cut` holds the items' texts, each read as data on demand (`item`)."""
@@ -128,7 +127,11 @@ def _read_cut(text: str) -> Listing:
 
 
 def _token(text: str) -> str:
-    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    try:  # the built-in BLAKE2 that hashlib itself offers, without loading OpenSSL (hashlib's start-up)
+        from _blake2 import blake2b
+    except ImportError:  # an interpreter without it
+        from hashlib import blake2b
+    digest = blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
     return f"{PLACEHOLDER}{digest}-"
 
 

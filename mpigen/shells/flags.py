@@ -7,13 +7,13 @@ mpigen.cli runs `mpigen render PATH...` that way without loading click.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import Any
 
 import click
 
 from mpigen.options import OPTION_TABLE, Options, OptionSpec
+from mpigen.records import defaults
 
 
 def allow_empty_option(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -32,7 +32,7 @@ def _kube_version(ctx: click.Context, param: click.Parameter, value: str | None)
         raise click.BadParameter(str(exc)) from None
 
 
-_DEFAULTS = {field.name: field.default for field in dataclasses.fields(Options)}
+_DEFAULTS = defaults(Options)
 
 
 class _Checked(click.ParamType):  # type: ignore[type-arg]
