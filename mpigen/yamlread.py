@@ -20,11 +20,11 @@ Every refusal is a `YamlProblem` with the position (line, column) and the field 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from mpigen import yamlfast
 from mpigen.errors import shown
+from mpigen.records import record
 from mpigen.yamlscalars import CORE, construct, resolve_plain, tag_name
 
 MAX_DEPTH = 64
@@ -41,7 +41,7 @@ class YamlProblem(Exception):
     """Input that is not the YAML mpigen reads; `str()` is the one-line message, position first."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Position:
     line: int  # 1-based
     column: int  # 1-based

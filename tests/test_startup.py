@@ -157,7 +157,8 @@ def test_render_of_a_valid_job_imports_no_model_template_or_schema_library(fresh
     path.write_text(job_yaml(api_version, 2, cleanPodPolicy="All") if api_version == V1ALPHA2 else job_yaml(api_version, 2))
     modules = imported(fresh_python, tmp_path, "render", str(path))
     assert top_level(modules) == set()
-    assert {"mpigen.compiled_templates", "mpigen.kube.quick", "yaml"} <= modules  # it did render and validate
+    assert {"mpigen.compiled_templates", "mpigen.kube.quick", "mpigen.yamlfast"} <= modules  # it did render and validate
+    assert "yaml" not in modules  # a block-style job is read (mpigen.yamlfast) and written (mpigen.emitfast) without PyYAML
 
 
 def test_validate_and_the_krm_function_import_no_model_template_or_schema_library(fresh_python: str, tmp_path: Path) -> None:
@@ -173,8 +174,6 @@ def test_validate_and_the_krm_function_import_no_model_template_or_schema_librar
 # dataclasses with inspect (and its ast, dis, tokenize: mpigen's classes are mpigen.records' records) and
 # hashlib (OpenSSL's start-up; the KRM function's placeholder digest is the built-in BLAKE2's).
 SLOW_STDLIB = {"dataclasses", "inspect", "hashlib"}
-# The modules that still import one of them, and which: mpigen.yamlread's Position is still a dataclass.
-STILL_IMPORTING = {("mpigen.yamlread", "dataclasses")}
 # Records every `import NAME` (or `from NAME import ...`) of SLOW_STDLIB, with the importing module's
 # name, loaded already or not, so that one importer cannot hide another.
 RECORD_IMPORTERS = (
@@ -205,15 +204,16 @@ def test_a_valid_job_is_compiled_without_dataclasses_inspect_or_hashlib(fresh_py
         importers = {tuple(line.split(" ")) for line in lines if " " in line}
         assert {"mpigen.compiler", "mpigen.kube.quick", "mpigen.yamlread"} <= modules, args  # it did compile and validate
         # the standard library's own imports among them (dataclasses imports inspect) go with their importer
-        assert {(importer, name) for importer, name in importers if importer not in SLOW_STDLIB} <= STILL_IMPORTING, args
+        assert {(importer, name) for importer, name in importers if importer not in SLOW_STDLIB} == set(), args
         assert "hashlib" not in modules and ("inspect" not in modules or "dataclasses" in modules), args
 
 
 # What a render of a valid job no longer imports: click (the call names nothing but paths, so mpigen.cli
 # runs it without parsing), importlib.resources with tempfile and pathlib (the templates are compiled and
 # the shipped schemas read by path), difflib (only "did you mean" hints), fractions and decimal (only a
-# gang's minResources and v1alpha1's processing limits).
-NOT_IMPORTED_BY_A_PLAIN_RENDER = {"click", "importlib.resources", "tempfile", "pathlib", "difflib", "fractions", "decimal", "uuid"}
+# gang's minResources and v1alpha1's processing limits), PyYAML (a block-style job needs neither its
+# parser nor its emitter).
+NOT_IMPORTED_BY_A_PLAIN_RENDER = {"click", "importlib.resources", "tempfile", "pathlib", "difflib", "fractions", "decimal", "uuid", "yaml"}
 
 
 def at_start(fresh_python: str) -> set[str]:
