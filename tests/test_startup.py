@@ -170,10 +170,11 @@ def test_validate_and_the_krm_function_import_no_model_template_or_schema_librar
     assert top_level(modules) <= {"ruamel", "mpigen.shells.krm"}  # the KRM function keeps comments with ruamel.yaml
 
 
-# What a valid job's render, validate or KRM call may not import either, from the standard library:
+# What a valid job's render, validate or KRM call may not import either: from the standard library,
 # dataclasses with inspect (and its ast, dis, tokenize: mpigen's classes are mpigen.records' records) and
-# hashlib (OpenSSL's start-up; the KRM function's placeholder digest is the built-in BLAKE2's).
-SLOW_STDLIB = {"dataclasses", "inspect", "hashlib"}
+# hashlib (OpenSSL's start-up; the KRM function's placeholder digest is the built-in BLAKE2's); and
+# PyYAML, a third of the start-up (block-style YAML is read by mpigen.yamlfast, written by mpigen.emitfast).
+SLOW_STDLIB = {"dataclasses", "inspect", "hashlib", "yaml"}
 # Records every `import NAME` (or `from NAME import ...`) of SLOW_STDLIB, with the importing module's
 # name, loaded already or not, so that one importer cannot hide another.
 RECORD_IMPORTERS = (
@@ -190,7 +191,7 @@ RECORD_IMPORTERS = (
 )
 
 
-def test_a_valid_job_is_compiled_without_dataclasses_inspect_or_hashlib(fresh_python: str, tmp_path: Path) -> None:
+def test_a_valid_job_is_compiled_without_dataclasses_inspect_hashlib_or_pyyaml(fresh_python: str, tmp_path: Path) -> None:
     path = tmp_path / "job.yaml"
     path.write_text(job_yaml(V2BETA1, 2))
     resource_list = f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {job_yaml(V1ALPHA2).replace(chr(10), chr(10) + '  ')}"
@@ -205,7 +206,7 @@ def test_a_valid_job_is_compiled_without_dataclasses_inspect_or_hashlib(fresh_py
         assert {"mpigen.compiler", "mpigen.kube.quick", "mpigen.yamlread"} <= modules, args  # it did compile and validate
         # the standard library's own imports among them (dataclasses imports inspect) go with their importer
         assert {(importer, name) for importer, name in importers if importer not in SLOW_STDLIB} == set(), args
-        assert "hashlib" not in modules and ("inspect" not in modules or "dataclasses" in modules), args
+        assert "hashlib" not in modules and "yaml" not in modules and ("inspect" not in modules or "dataclasses" in modules), args
 
 
 # What a render of a valid job no longer imports: click (the call names nothing but paths, so mpigen.cli

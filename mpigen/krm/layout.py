@@ -2,7 +2,7 @@
 
 kustomize and kpt write the list as kyaml does: a block mapping whose `items:` is a block sequence with
 each item starting a line with `- `. `cut` finds those lines with a regular expression and proves the cut
-right with libyaml's C parser, which is fast because it builds no Python objects: the text outside the
+right with mpigen.yamlfast (libyaml's C parser where that declines), building no objects but events: the text outside the
 items, with one placeholder item, must read as a list whose items are exactly that placeholder, and each
 item's text must parse on its own as a sequence of one item (a cut inside a quoted scalar or a flow
 collection leaves a text that does not). Anything else (JSON, flow style, other indentation, other
@@ -111,52 +111,61 @@ def head(item: str) -> tuple[Any, Any] | str | None:
     """The top-level (apiVersion, kind) of one item's text (values as written: a missing one is None);
     None for an item that is not a mapping; UNKNOWN when the first events cannot tell (a key that is
     not a plain string, `<<`, an explicit tag, a repeated key). The rest of the text is parsed too
-    (libyaml, no objects), so an item that is not YAML raises NotCut."""
+    (mpigen.yamlfast, else libyaml: no objects), so an item that is not YAML raises NotCut."""
+    from mpigen import yamlfast
+
+    events = yamlfast.parse(item)  # the whole item, or None: then libyaml's
+    if events is not None:
+        get_event = iter(events).__next__
+        get_event()  # document
+        get_event()  # sequence
+        return _head(get_event, yamlfast)
     import yaml
     from yaml._yaml import CParser
 
     parser = CParser(item)
     try:
-        found = _head(parser, yaml)
+        for _ in range(3):  # stream, document, sequence
+            parser.get_event()
+        found = _head(parser.get_event, yaml)
         parser.raw_parse()  # the rest of the item: valid YAML, one item
     except yaml.YAMLError as exc:
         raise NotCut(str(exc)) from None
     return found
 
 
-def _head(parser: Any, yaml: Any) -> tuple[Any, Any] | str | None:
-    for _ in range(3):  # stream, document, sequence
-        parser.get_event()
-    event = parser.get_event()
-    if not isinstance(event, yaml.MappingStartEvent):
-        return UNKNOWN if event.tag is not None or isinstance(event, yaml.AliasEvent) else None
+def _head(get_event: Any, events: Any) -> tuple[Any, Any] | str | None:
+    """From an item's first mapping event on; `events`: the module of the event classes."""
+    event = get_event()
+    if not isinstance(event, events.MappingStartEvent):
+        return UNKNOWN if event.tag is not None or isinstance(event, events.AliasEvent) else None
     if event.tag is not None:
         return UNKNOWN
     values: dict[str, Any] = {}
     while len(values) < 2:
-        key = parser.get_event()
-        if isinstance(key, yaml.MappingEndEvent):
+        key = get_event()
+        if isinstance(key, events.MappingEndEvent):
             break
-        if not isinstance(key, yaml.ScalarEvent) or key.tag is not None or key.value == "<<" or key.value in values:
+        if not isinstance(key, events.ScalarEvent) or key.tag is not None or key.value == "<<" or key.value in values:
             return UNKNOWN
-        value = parser.get_event()
+        value = get_event()
         if key.value in ("apiVersion", "kind"):
-            if not isinstance(value, yaml.ScalarEvent) or value.tag is not None:
+            if not isinstance(value, events.ScalarEvent) or value.tag is not None:
                 return UNKNOWN
             values[key.value] = value.value
-        elif isinstance(value, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            _skip(parser, yaml)
+        elif isinstance(value, (events.MappingStartEvent, events.SequenceStartEvent)):
+            _skip(get_event, events)
     return values.get("apiVersion"), values.get("kind")
 
 
-def _skip(parser: Any, yaml: Any) -> None:
+def _skip(get_event: Any, events: Any) -> None:
     """Consume the events of the collection just started."""
     depth = 1
     while depth:
-        event = parser.get_event()
-        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+        event = get_event()
+        if isinstance(event, (events.MappingStartEvent, events.SequenceStartEvent)):
             depth += 1
-        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+        elif isinstance(event, (events.MappingEndEvent, events.SequenceEndEvent)):
             depth -= 1
 
 
