@@ -1,12 +1,13 @@
 """The command line's entry point (`mpigen`, `python -m mpigen`): runs the calls that need no parsing
 without click, and hands every other one to the root group (mpigen.shells.group, click).
 
-A call needs no parsing when it names a command and nothing but paths: every option then has its
-default, which is the `Options` default the flags are made from (mpigen.shells.flags), so there is
-nothing to read but the paths. That is how kustomize, pre-commit hooks and scripts call mpigen, and
-importing click is a large share of such a call's start-up. Anything else (an option, `--help`, `--`,
-a path that starts with `-`, no path, shell completion) goes to click, which owns every message about
-usage; a command run either way writes the same bytes and exits with the same code.
+A call needs no parsing by click when it names `render` or `validate` with paths and flags whose reading
+is certain (mpigen.shells.common.plain_call: the compile flags, `-f`, `-o`, `--allow-empty`, each
+valid and given once), or `krm` with piped input. That is how kustomize, pre-commit hooks and scripts
+call mpigen, and importing click is a large share of such a call's start-up. Anything else (`--help`,
+`--`, another flag, a value a flag refuses, a path that starts with `-`, no path, shell completion)
+goes to click, which owns every message about usage; a command run either way writes the same bytes
+and exits with the same code.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ __all__ = ["cli", "main"]
 
 COMPLETE_VAR = "_MPIGEN_COMPLETE"  # set by the completion scripts when they call mpigen back
 
-# The commands that run without click when given nothing but paths: name -> module (its `run_plain`).
+# The commands that may run without click: name -> module, whose `plain(args)` gives the call's run, or
+# None when click must parse the arguments.
 PLAIN_COMMANDS = {
     "render": "mpigen.shells.render",
     "validate": "mpigen.shells.validate",
@@ -33,20 +35,13 @@ PLAIN_COMMANDS = {
 }
 
 
-def _plain_run(args: list[str]) -> Callable[[list[str]], int] | None:
+def _plain_run(args: list[str]) -> Callable[[], int] | None:
     """The click-free run of `mpigen ARGS`, or None when click must parse them."""
     if COMPLETE_VAR in os.environ or not args or args[0] not in PLAIN_COMMANDS:
         return None
-    rest = args[1:]
-    if args[0] == "krm":
-        plain = not rest and not sys.stdin.isatty()  # on a terminal, click says stdin must be piped
-    else:
-        plain = bool(rest) and not any(arg.startswith("-") for arg in rest)  # no PATH: stdin, which click prompts for
-    if not plain:
-        return None
     import importlib
 
-    run: Callable[[list[str]], int] = importlib.import_module(PLAIN_COMMANDS[args[0]]).run_plain
+    run: Callable[[], int] | None = importlib.import_module(PLAIN_COMMANDS[args[0]]).plain(args[1:])
     return run
 
 
@@ -67,7 +62,7 @@ def main() -> None:
         cli(prog_name="mpigen")
         return
     try:
-        code = run(args[1:])
+        code = run()
     except SystemExit as exc:  # a command's own exit (sys.exit(1) after its problems)
         if exc.code is not None and not isinstance(exc.code, int):
             raise

@@ -241,11 +241,31 @@ def test_the_krm_function_runs_without_click(fresh_python: str, tmp_path: Path) 
         assert "click" not in modules and "mpigen.krm.protocol" in modules
 
 
-def test_an_option_or_help_loads_click(fresh_python: str, tmp_path: Path) -> None:
+# Flags a call may give and still run without click (mpigen.shells.common.plain_call), and calls click
+# must parse: help, `--`, a flag it does not read, a value its flag refuses, a flag given twice.
+PLAIN_FLAGS = [
+    ["-n", "ml"], ["--namespace=ml"], ["--no-validate"], ["--kube-version", "1.30"], ["--kube-version=v1.30"], ["-o", "json"],
+    ["--gang-scheduler", "volcano", "--scheduler-name", "gang"], ["--wait-timeout", "30", "--gpus-per-node", "4"],
+    ["--kubectl-delivery-image", "example.com/kubectl:1", "--processing-resource-type=cpu"], ["--allow-empty"],
+    ["--cluster-domain", "cluster.local", "--ssh-secret", "keys"],
+]
+CLICK_FLAGS = [
+    ["-n", "Not_A_Namespace"], ["--namespace="], ["--wait-timeout", "0"], ["--kube-version", "1.2"], ["-o", "xml"],
+    ["--scheduler-name", "gang"], ["-n", "a", "-n", "b"], ["--gang-scheduler", "kube"], ["--no-such-flag"], ["-nml"],
+    ["--no-validate=true"], ["-n", "-x"],
+]
+
+
+def test_common_flags_run_without_click_and_help_or_a_refused_value_loads_it(fresh_python: str, tmp_path: Path) -> None:
     path = tmp_path / "job.yaml"
     path.write_text(job_yaml(V1ALPHA2, 2))
-    assert "click" in imported(fresh_python, tmp_path, "render", "-n", "ml", str(path))
+    for flags in PLAIN_FLAGS:
+        for command in ("render", "validate"):
+            assert "click" not in imported(fresh_python, tmp_path, command, *flags, str(path)), (command, flags)
+    for flags in (["--wait-timeout", "0"], ["-o", "xml"], ["--no-such-flag"]):  # usage errors: click's words
+        assert "click" in imported(fresh_python, tmp_path, "render", *flags, str(path), code=2)
     assert "click" in imported(fresh_python, tmp_path, "render", "--help")
+    assert "click" in imported(fresh_python, tmp_path, "render", "-n", "ml", "--", str(path))
 
 
 def _run(fresh_python: str, cwd: Path, *args: str, stdin: str | None = None) -> tuple[int, str, str]:
@@ -268,14 +288,19 @@ def test_a_call_run_without_click_says_what_click_would(fresh_python: str, tmp_p
     }
     for name, text in files.items():
         (tmp_path / name).write_text(text)
-    calls = [[name] for name in files if "/" not in name] + [["jobs"], ["valid.yaml", "jobs"], ["missing.yaml"], ["valid.yaml", "invalid.yaml"]]
+    (tmp_path / "empty.yaml").write_text("")
+    calls: list[tuple[list[str], list[str]]] = [([], [name]) for name in files if "/" not in name]
+    calls += [([], ["jobs"]), ([], ["valid.yaml", "jobs"]), ([], ["missing.yaml"]), ([], ["valid.yaml", "invalid.yaml"])]
+    calls += [(flags, ["valid.yaml"]) for flags in PLAIN_FLAGS]
+    calls += [(["--no-validate"], ["invalid.yaml"]), (["-f", "valid.yaml"], ["jobs"]), (["--allow-empty"], ["empty.yaml"]), ([], ["empty.yaml"])]
+    calls += [(flags, ["valid.yaml"]) for flags in CLICK_FLAGS]
     seen = set()
-    for paths in calls:
+    for flags, paths in calls:
         for command in ("render", "validate"):
-            plain = _run(fresh_python, tmp_path, command, *paths)
-            assert plain == _run(fresh_python, tmp_path, command, "--", *paths), (command, paths)
+            plain = _run(fresh_python, tmp_path, command, *flags, *paths)
+            assert plain == _run(fresh_python, tmp_path, command, *flags, "--", *paths), (command, flags, paths)
             seen.add(plain[0])
-    assert seen == {0, 1}
+    assert seen == {0, 1, 2}
     resource_list = f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {files['warning.yaml'].replace(chr(10), chr(10) + '  ')}"
     for stdin in (resource_list, resource_list.replace("slotsPerWorker: 1", "slotsPerWorker: '1'"), "kind: Other\n"):
         plain = _run(fresh_python, tmp_path, "krm", stdin=stdin)

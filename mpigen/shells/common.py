@@ -134,3 +134,83 @@ def _is_click_exit(exc: Exception) -> bool:
     """click's own exits and usage errors pass to click; none can be raised unless click is loaded."""
     click = sys.modules.get("click")
     return click is not None and isinstance(exc, (click.exceptions.Exit, click.ClickException))
+
+
+class PlainCall:
+    """A `render` or `validate` call read without click (mpigen.cli): its paths (`-f` ones first, as
+    click's command joins them), options, `--allow-empty` and `-o` (None: the command's default)."""
+
+    __slots__ = ("allow_empty", "options", "output", "paths")
+
+    def __init__(self, paths: tuple[str, ...], options: Any, allow_empty: bool, output: str | None) -> None:
+        self.paths = paths
+        self.options = options
+        self.allow_empty = allow_empty
+        self.output = output
+
+
+def plain_call(args: list[str], outputs: tuple[str, ...]) -> PlainCall | None:
+    """`args` read as click reads them, where that is certain: paths, `-f/--filename PATH`, `-o/--output`
+    (one of `outputs`), `--allow-empty` and the compile flags of mpigen.options.OPTION_TABLE, each at
+    most once, with a value its flag takes (`--flag VALUE` or `--flag=VALUE`). Anything else (help,
+    `--`, an unknown flag, a value the flag refuses or that starts with `-`, an empty one, a flag given
+    twice, a path starting with `-`, no path at all, --scheduler-name without --gang-scheduler) gives
+    None: click parses that call and owns every message about it."""
+    from mpigen.job_options import PARSERS
+    from mpigen.options import OPTION_TABLE, Options
+
+    specs = {f"--{spec.flag}": spec for spec in OPTION_TABLE if spec.kind != "switch"}
+    specs.update({spec.short: spec for spec in OPTION_TABLE if spec.short})
+    switches = {f"--no-{spec.flag}": spec.field for spec in OPTION_TABLE if spec.kind == "switch"}
+    paths: list[str] = []
+    filenames: list[str] = []
+    fields: dict[str, Any] = {}
+    allow_empty = False
+    output = None
+    position = 0
+    while position < len(args):
+        arg = args[position]
+        position += 1
+        if arg == STDIN:
+            return None
+        if not arg.startswith("-"):
+            paths.append(arg)
+            continue
+        name, equals, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+        if name in switches or name == "--allow-empty":
+            if equals or (name in switches and switches[name] in fields):
+                return None
+            if name == "--allow-empty":
+                allow_empty = True
+            else:
+                fields[switches[name]] = False
+            continue
+        if not equals:
+            if position == len(args):
+                return None
+            value = args[position]
+            position += 1
+        if not value or value.startswith("-"):
+            return None
+        if name in ("-f", "--filename"):
+            filenames.append(value)
+        elif name in ("-o", "--output"):
+            if output is not None or value not in outputs:
+                return None
+            output = value
+        else:
+            spec = specs.get(name)
+            if spec is None or spec.field in fields:
+                return None
+            try:
+                parsed = value if spec.kind == "choice" else PARSERS[spec.kind](value)
+            except ValueError:
+                return None
+            if spec.kind == "choice" and value not in spec.choices:
+                return None
+            fields[spec.field] = parsed
+    if not paths and not filenames:
+        return None  # stdin, which click prompts for on a terminal
+    if fields.get("scheduler_name") and not fields.get("gang_scheduler"):
+        return None
+    return PlainCall((*filenames, *paths), Options(**fields), allow_empty, output)

@@ -16,6 +16,8 @@ from mpigen.krm.protocol import failure_outcome, process_resource_list
 from mpigen.outcome import Finding, Outcome
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import click
 
 
@@ -47,9 +49,12 @@ def run_function(stdin: IO[bytes], stdout: IO[bytes], stderr: IO[str]) -> int:
     return outcome.exit_code
 
 
-def run_plain(args: list[str]) -> int:
-    """`mpigen krm` (no `args`) with stdin piped in: what the click command does, without loading click."""
-    return run_function(sys.stdin.buffer, sys.stdout.buffer, sys.stderr)
+def plain(args: list[str]) -> Callable[[], int] | None:
+    """`mpigen krm` with stdin piped in, run without click (mpigen.cli); None when click must parse the
+    call (an argument, or stdin on a terminal, which click refuses with a usage message)."""
+    if args or sys.stdin.isatty():
+        return None
+    return lambda: run_function(sys.stdin.buffer, sys.stdout.buffer, sys.stderr)
 
 
 def command() -> click.Command:

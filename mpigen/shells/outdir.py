@@ -117,19 +117,22 @@ def read_committed_file(path: str) -> str:
 
 
 def _make_directory(directory: str) -> bool:
-    """True if this call created it (with any missing parents)."""
-    if existing_kind(directory) == "directory":
-        return False
-    if os.path.lexists(directory):
-        raise RenderDirError(f"{shown(directory)}: not a directory")
-    try:
-        os.makedirs(directory)
-    except FileExistsError:
-        _make_directory(directory)  # made by a concurrent render meanwhile: check it is a directory
-        return False
-    except OSError as exc:
-        raise RenderDirError(f"{shown(directory)}: cannot create it: {describe(exc)}") from None
-    return True
+    """True if this call created it (with any missing parents). A render running beside this one may
+    create it (or, failing, remove it again) at any moment between two looks: look again then."""
+    for _ in range(5):
+        kind = existing_kind(directory)
+        if kind == "directory":
+            return False
+        if kind is not None:
+            raise RenderDirError(f"{shown(directory)}: not a directory")
+        try:
+            os.makedirs(directory)
+        except FileExistsError:
+            continue  # made by a concurrent render meanwhile: check it is a directory
+        except OSError as exc:
+            raise RenderDirError(f"{shown(directory)}: cannot create it: {describe(exc)}") from None
+        return True
+    raise RenderDirError(f"{shown(directory)}: the directory keeps being replaced while mpigen waits for it")
 
 
 def _lock(fd: int, how: int, on_wait: Callable[[], None]) -> None:

@@ -4,8 +4,8 @@
 Exit codes (mpigen.outcome): 0 success, 1 invalid input (every problem reported on stderr, nothing on
 stdout), 2 usage error, 3 internal error (a bug: one line on stderr, never a traceback).
 
-click is loaded only by `command()`: `mpigen render PATH...` with no option runs `run_plain`, every
-option at its default, without it (mpigen.cli; importing click is a large share of such a render).
+click is loaded only by `command()`: a call with paths and the common flags is run by `plain` without
+it (mpigen.cli; importing click is a large share of such a render).
 """
 
 from __future__ import annotations
@@ -16,9 +16,19 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from mpigen.emit import FORMATS
 from mpigen.options import Options
 from mpigen.outcome import EXIT_INVALID
-from mpigen.shells.common import InvalidInput, fail, read_inputs, refuse_empty, run_guarded, write_lines
+from mpigen.shells.common import (
+    InvalidInput,
+    fail,
+    plain_call,
+    read_inputs,
+    refuse_empty,
+    run_guarded,
+    write_lines,
+)
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import click
 
 
@@ -33,11 +43,19 @@ class Target(NamedTuple):
     args: tuple[str, ...] = ()
 
 
-def run_plain(paths: list[str]) -> int:
-    """`mpigen render PATH...` given no option: what the click command does with every flag at its
-    default (`Options()`, YAML on stdout)."""
-    run_guarded(lambda: _render(tuple(paths), Options(), Target("yaml")))
-    return 0
+def plain(args: list[str]) -> Callable[[], int] | None:
+    """`mpigen render ARGS` run without click (mpigen.cli) when mpigen.shells.common.plain_call can read
+    them: what the click command does with the same arguments; None when click must parse them."""
+    call = plain_call(args, tuple(FORMATS))
+    if call is None:
+        return None
+
+    def run() -> int:
+        target = Target(call.output or "yaml", allow_empty=call.allow_empty)
+        run_guarded(lambda: _render(call.paths, call.options, target))
+        return 0
+
+    return run
 
 
 def command() -> click.Command:

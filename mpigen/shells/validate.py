@@ -1,6 +1,6 @@
 """`mpigen validate`: check inputs and the output they would produce, print a report, no manifests.
 
-click is loaded only by `command()`: `mpigen validate PATH...` with no option runs `run_plain` without
+click is loaded only by `command()`: a call with paths and the common flags is run by `plain` without
 it (mpigen.cli), as render does.
 """
 
@@ -11,17 +11,26 @@ from typing import TYPE_CHECKING, Any
 
 from mpigen.options import Options
 from mpigen.report import FORMATS, Report, add_collisions, check_documents, summary_line
-from mpigen.shells.common import read_inputs, refuse_empty, run_guarded
+from mpigen.shells.common import plain_call, read_inputs, refuse_empty, run_guarded
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import click
 
 
-def run_plain(paths: list[str]) -> int:
-    """`mpigen validate PATH...` given no option: what the click command does with every flag at its
-    default (`Options()`, the text report)."""
-    run_guarded(lambda: _validate(tuple(paths), "text", False, False, Options()))
-    return 0
+def plain(args: list[str]) -> Callable[[], int] | None:
+    """`mpigen validate ARGS` run without click (mpigen.cli) when mpigen.shells.common.plain_call can
+    read them: what the click command does with the same arguments; None when click must parse them."""
+    call = plain_call(args, tuple(FORMATS))
+    if call is None:
+        return None
+
+    def run() -> int:
+        run_guarded(lambda: _validate(call.paths, call.output or "text", False, call.allow_empty, call.options))
+        return 0
+
+    return run
 
 
 def command() -> click.Command:
