@@ -59,19 +59,20 @@ def decode(data: bytes, source: str, limit: int = MAX_INPUT_BYTES) -> str:
         raise InputError(f"{source}: not valid UTF-8 (byte {exc.start})") from None
 
 
-def load_documents(text: str, source: str) -> list[Document]:
-    """Every non-empty document of a YAML (or JSON) stream, checked to be plain JSON-like data."""
+def load_documents(text: str, source: str, fast: bool = True) -> list[Document]:
+    """Every non-empty document of a YAML (or JSON) stream, checked to be plain JSON-like data
+    (`fast`: as mpigen.yamlread.read_stream takes it)."""
     try:
-        return _load_documents(text, source)
+        return _load_documents(text, source, fast)
     except InputError as exc:
         raise InputError(str(exc), may_hold_mpijob(text)) from None
 
 
-def _load_documents(text: str, source: str) -> list[Document]:
+def _load_documents(text: str, source: str, fast: bool) -> list[Document]:
     from mpigen.yamlread import YamlProblem, read_stream
 
     try:
-        raw = read_stream(text)
+        raw = read_stream(text, fast)
     except YamlProblem as exc:
         raise InputError(f"{source}: {exc}") from None
     total = len(raw)

@@ -81,9 +81,10 @@ def _refuse_deep_nesting(text: str, mark: Any) -> None:
     raise YamlProblem(f"{_position(mark)}: nesting is deeper than {MAX_DEPTH} levels")
 
 
-def read_stream(text: str) -> list[Any]:
-    """Every document of the stream (None for an empty one), or YamlProblem."""
-    events = yamlfast.parse(text)
+def read_stream(text: str, fast: bool = True) -> list[Any]:
+    """Every document of the stream (None for an empty one), or YamlProblem. `fast`: try
+    mpigen.yamlfast first (False: the caller reads so much that libyaml, imported once, is faster)."""
+    events = yamlfast.parse(text) if fast else None
     if events is not None:  # the stream is simple: its events without PyYAML, whose import is slow
         return _Reader(iter(events).__next__, yamlfast).documents()
     import yaml

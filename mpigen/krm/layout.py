@@ -107,14 +107,16 @@ def _head_comments(text: str, line: int, floor: int) -> int:
     return start
 
 
-def head(item: str) -> tuple[Any, Any] | str | None:
+def head(item: str, fast: bool) -> tuple[Any, Any] | str | None:
     """The top-level (apiVersion, kind) of one item's text (values as written: a missing one is None);
     None for an item that is not a mapping; UNKNOWN when the first events cannot tell (a key that is
     not a plain string, `<<`, an explicit tag, a repeated key). The rest of the text is parsed too
-    (mpigen.yamlfast, else libyaml: no objects), so an item that is not YAML raises NotCut."""
+    (mpigen.yamlfast if `fast` and it takes the item, else libyaml: no objects), so an item that is
+    not YAML raises NotCut. `fast` is for a short list: a long one is parsed faster by libyaml, whose
+    import it pays once."""
     from mpigen import yamlfast
 
-    events = yamlfast.parse(item)  # the whole item, or None: then libyaml's
+    events = yamlfast.parse(item) if fast else None  # the whole item, or None: then libyaml's
     if events is not None:
         get_event = iter(events).__next__
         get_event()  # document
@@ -169,14 +171,14 @@ def _skip(get_event: Any, events: Any) -> None:
             depth -= 1
 
 
-def load_item(item: str, source: str) -> Any:
+def load_item(item: str, source: str, fast: bool) -> Any:
     """One item (`Cut.as_document`) read as data, as `render` reads a document (mpigen.documents:
     bounded, duplicate keys refused, YAML 1.1 scalars). Raises NotCut on any problem, for the
     whole-list reading to word it."""
     from mpigen.documents import InputError, load_documents
 
     try:
-        documents = load_documents(item, source)
+        documents = load_documents(item, source, fast)
     except InputError as exc:
         raise NotCut(str(exc)) from None
     if len(documents) != 1:

@@ -57,7 +57,7 @@ class Listing:
         if self._items[position] is _UNREAD:
             assert self.cut is not None
             try:
-                self._items[position] = layout.load_item(self.cut.as_document(position), STDIN)
+                self._items[position] = layout.load_item(self.cut.as_document(position), STDIN, _fast(self.text))
             except layout.NotCut:  # read the list whole: its reading words the problem
                 self._read_whole()
         return self._items[position]
@@ -121,9 +121,18 @@ def _read_cut(text: str) -> Listing:
     header = documents[0].data if len(documents) == 1 else None
     if not isinstance(header, dict) or header.get("items") != [token]:
         raise layout.NotCut("the cut is not the items")
-    heads = [layout.head(cut.item(position)) for position in range(len(cut))]
+    fast = _fast(text)
+    heads = [layout.head(cut.item(position), fast) for position in range(len(cut))]
     _check_shape(header)
     return Listing(text, header, token, cut, heads, [_UNREAD] * len(cut))
+
+
+def _fast(text: str) -> bool:
+    """Whether the list is short enough for its items to be read without PyYAML (mpigen.yamlfast):
+    reading a long list, libyaml, imported once, is faster."""
+    from mpigen.yamlfast import MAX_CHARACTERS
+
+    return len(text) <= MAX_CHARACTERS
 
 
 def _token(text: str) -> str:
