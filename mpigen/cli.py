@@ -3,8 +3,8 @@ without click, and hands every other one to the root group (mpigen.shells.group,
 
 A call needs no parsing by click when it names `render` or `validate` with paths and flags whose reading
 is certain (mpigen.shells.common.plain_call: the compile flags, `-f`, `-o`, `--allow-empty`, each
-valid and given once), or `krm` with piped input. That is how kustomize, pre-commit hooks and scripts
-call mpigen, and importing click is a large share of such a call's start-up. Anything else (`--help`,
+valid and given once), `krm` with piped input, or `kustomize-plugin run CONFIG` (the exec plugin as
+kustomize runs it). That is how kustomize, pre-commit hooks and scripts call mpigen, and importing click is a large share of such a call's start-up. Anything else (`--help`,
 `--`, another flag, a value a flag refuses, a path that starts with `-`, no path, shell completion)
 goes to click, which owns every message about usage; a command run either way writes the same bytes
 and exits with the same code.
@@ -32,6 +32,7 @@ PLAIN_COMMANDS = {
     "render": "mpigen.shells.render",
     "validate": "mpigen.shells.validate",
     "krm": "mpigen.shells.krm",
+    "kustomize-plugin": "mpigen.shells.kustomize_plugin",
 }
 
 

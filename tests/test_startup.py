@@ -307,6 +307,17 @@ def test_a_call_run_without_click_says_what_click_would(fresh_python: str, tmp_p
         assert plain == _run(fresh_python, tmp_path, "krm", "--", stdin=stdin) == _run(fresh_python, tmp_path, stdin=stdin)
 
 
+def test_the_kustomize_plugin_runs_without_click_and_says_what_click_would(fresh_python: str, tmp_path: Path) -> None:
+    (tmp_path / "valid.yaml").write_text(job_yaml(V1ALPHA2, 2))
+    (tmp_path / "invalid.yaml").write_text(job_yaml(V1ALPHA2, 2, slotsPerWorker="2"))
+    for name in ("valid.yaml", "invalid.yaml", "missing.yaml"):
+        plain = _run(fresh_python, tmp_path, "kustomize-plugin", "run", name)
+        assert plain == _run(fresh_python, tmp_path, "kustomize-plugin", "run", "--", name), name
+        assert plain[0] == (0 if name == "valid.yaml" else 1)
+    assert "click" not in imported(fresh_python, tmp_path, "kustomize-plugin", "run", str(tmp_path / "valid.yaml"))
+    assert "click" in imported(fresh_python, tmp_path, "kustomize-plugin", "run", str(tmp_path), code=2)  # a directory: click's usage error
+
+
 def test_an_invalid_job_is_explained_by_pydantic(fresh_python: str, tmp_path: Path) -> None:
     path = tmp_path / "job.yaml"
     path.write_text(job_yaml(V1ALPHA2, 2, slotsPerWorker="2"))

@@ -43,7 +43,7 @@ LAZY_COMMANDS = {
     "validate": "mpigen.shells.validate:command",
     "schema": "mpigen.shells.schema:schema",
     "krm": "mpigen.shells.krm:command",
-    "kustomize-plugin": "mpigen.shells.kustomize_plugin:kustomize_plugin",
+    "kustomize-plugin": "mpigen.shells.kustomize_plugin:command",
     "completion": "mpigen.shells.completion:completion",
 }
 

@@ -25,16 +25,17 @@ from __future__ import annotations
 import os
 import shlex
 import sys
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import click
-
 from mpigen.shells.common import InvalidInput, run_guarded, write_lines
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    import click
+
     from mpigen.documents import Document
     from mpigen.outcome import Outcome
 
@@ -86,6 +87,8 @@ def wrapper_script(python: str) -> str:
 def write_executable(path: Path, text: str) -> None:
     """Replace `path` atomically: a build running at the same time sees the old file or the new one."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as handle:
@@ -178,81 +181,96 @@ def generate(documents: list[Document], source: str) -> tuple[str, Outcome]:
     return ("" if outcome.exit_code else to_yaml(outcome.objects)), outcome
 
 
-@click.group()
-def kustomize_plugin() -> None:
-    """Install mpigen as a kustomize generator plugin, for `kubectl kustomize --enable-alpha-plugins`.
+def plain(args: list[str]) -> Callable[[], int] | None:
+    """`mpigen kustomize-plugin run CONFIG`, as kustomize runs the plugin, without click (mpigen.cli);
+    None for any other call, which click parses."""
+    if len(args) != 2 or args[0] != "run" or args[1].startswith("-") or os.path.isdir(args[1]):
+        return None  # click refuses a directory as CONFIG, with its usage message
+    config = Path(args[1])
 
-    \b
-    Then list an MPIJob file under `generators:` in a kustomization:
-      mpigen kustomize-plugin install
-      kubectl kustomize --enable-alpha-plugins DIR
-    Options are set on the MPIJob as `mpigen.dev/<option>` annotations.
-    """
+    def call() -> int:
+        run_guarded(lambda: _run(config, os.environ.get(CONFIG_ROOT_ENV) or os.getcwd()))
+        return 0
 
-
-plugin_home_option = click.option(
-    "--plugin-home",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help=f"Plugin directory [default: ${PLUGIN_HOME_ENV}, else ${XDG_CONFIG_HOME_ENV}/kustomize/plugin, "
-    "else ~/.config/kustomize/plugin].",
-)
+    return call
 
 
 def _resolve_home(plugin_home: Path | None) -> Path:
     return (plugin_home or default_plugin_home(os.environ)).absolute()
 
 
-@kustomize_plugin.command()
-@plugin_home_option
-def install(plugin_home: Path | None) -> None:
-    """Write the plugin executables (one per MPIJob apiVersion); running it again replaces them."""
-    def action() -> None:
+def command() -> click.Group:
+    """The `kustomize-plugin` group as click parses it (mpigen.shells.group loads it)."""
+    import click
+
+    @click.group()
+    def kustomize_plugin() -> None:
+        """Install mpigen as a kustomize generator plugin, for `kubectl kustomize --enable-alpha-plugins`.
+
+        \b
+        Then list an MPIJob file under `generators:` in a kustomization:
+          mpigen kustomize-plugin install
+          kubectl kustomize --enable-alpha-plugins DIR
+        Options are set on the MPIJob as `mpigen.dev/<option>` annotations.
+        """
+
+    plugin_home_option = click.option(
+        "--plugin-home",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=None,
+        help=f"Plugin directory [default: ${PLUGIN_HOME_ENV}, else ${XDG_CONFIG_HOME_ENV}/kustomize/plugin, "
+        "else ~/.config/kustomize/plugin].",
+    )
+
+    @kustomize_plugin.command()
+    @plugin_home_option
+    def install(plugin_home: Path | None) -> None:
+        """Write the plugin executables (one per MPIJob apiVersion); running it again replaces them."""
+        def action() -> None:
+            home = _resolve_home(plugin_home)
+            script = wrapper_script(sys.executable)
+            for path in plugin_paths(home):
+                try:
+                    write_executable(path, script)
+                except OSError as exc:
+                    raise click.ClickException(f"cannot write {path}: {exc.strerror or exc}") from None
+                click.echo(f"installed {path}")
+            if home != default_plugin_home(os.environ).absolute():
+                click.echo(f"kustomize finds it with: export {PLUGIN_HOME_ENV}={shlex.quote(str(home))}")
+            click.echo("build with: kubectl kustomize --enable-alpha-plugins DIR")
+
+        run_guarded(action)
+
+    @kustomize_plugin.command()
+    @plugin_home_option
+    def uninstall(plugin_home: Path | None) -> None:
+        """Remove the plugin executables that `install` wrote."""
         home = _resolve_home(plugin_home)
-        script = wrapper_script(sys.executable)
         for path in plugin_paths(home):
             try:
-                write_executable(path, script)
+                removed = remove_plugin(path, home)
             except OSError as exc:
-                raise click.ClickException(f"cannot write {path}: {exc.strerror or exc}") from None
-            click.echo(f"installed {path}")
-        if home != default_plugin_home(os.environ).absolute():
-            click.echo(f"kustomize finds it with: export {PLUGIN_HOME_ENV}={shlex.quote(str(home))}")
-        click.echo("build with: kubectl kustomize --enable-alpha-plugins DIR")
+                raise click.ClickException(f"cannot remove {path}: {exc.strerror or exc}") from None
+            status = (
+                "removed"
+                if removed
+                else ("left alone, not written by mpigen" if path.exists() else "not installed")
+            )
+            click.echo(f"{status}: {path}")
 
-    run_guarded(action)
+    @kustomize_plugin.command()
+    @plugin_home_option
+    def path(plugin_home: Path | None) -> None:
+        """Print the plugin directory (where `install` writes)."""
+        click.echo(str(_resolve_home(plugin_home)))
 
+    @kustomize_plugin.command(hidden=True)
+    @click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
+    def run(config: Path) -> None:
+        """The plugin itself, as kustomize runs it: compile the MPIJob in CONFIG and print its objects."""
+        run_guarded(lambda: _run(config, os.environ.get(CONFIG_ROOT_ENV) or os.getcwd()))
 
-@kustomize_plugin.command()
-@plugin_home_option
-def uninstall(plugin_home: Path | None) -> None:
-    """Remove the plugin executables that `install` wrote."""
-    home = _resolve_home(plugin_home)
-    for path in plugin_paths(home):
-        try:
-            removed = remove_plugin(path, home)
-        except OSError as exc:
-            raise click.ClickException(f"cannot remove {path}: {exc.strerror or exc}") from None
-        status = (
-            "removed"
-            if removed
-            else ("left alone, not written by mpigen" if path.exists() else "not installed")
-        )
-        click.echo(f"{status}: {path}")
-
-
-@kustomize_plugin.command()
-@plugin_home_option
-def path(plugin_home: Path | None) -> None:
-    """Print the plugin directory (where `install` writes)."""
-    click.echo(str(_resolve_home(plugin_home)))
-
-
-@kustomize_plugin.command(hidden=True)
-@click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
-def run(config: Path) -> None:
-    """The plugin itself, as kustomize runs it: compile the MPIJob in CONFIG and print its objects."""
-    run_guarded(lambda: _run(config, os.environ.get(CONFIG_ROOT_ENV) or os.getcwd()))
+    return kustomize_plugin
 
 
 def _run(config: Path, root: str) -> None:
