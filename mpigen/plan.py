@@ -80,6 +80,8 @@ class Scheduling(NamedTuple):
     # Summed minResources take a container's requests, or its limits when it requests nothing
     # (training-operator `AddResourceList`); else requests plus the limits of names not requested (v0.8.2).
     requests_else_limits: bool = False
+    # Where the job wrote its schedulingPolicy (None: it wrote none), to say it is ignored without a gang.
+    written_at: tuple[str, ...] | None = None
 
 
 class KubectlDelivery(NamedTuple):

@@ -80,6 +80,9 @@ def resolve(policy: RunPolicy | None, clean_pod_policy: CleanPodPolicy | None = 
     )
 
 
+SCHEDULING_POLICY = ("spec", "runPolicy", "schedulingPolicy")
+
+
 def check_run_policy(policy: RunPolicy | None, path: Path, controller: str, pods: int | None) -> list[Issue]:
     """Problems the operator lets through. `controller` is the operator's own managedBy value;
     `pods` the job's pod count (launcher and workers; None: unknown), which a gang's minAvailable

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from mpigen import names
 from mpigen.api.fields import V1 as API_VERSION
+from mpigen.api.runpolicy import SCHEDULING_POLICY
 from mpigen.errors import Issue
 from mpigen.options import TRAINING_OPERATOR_KUBECTL_DELIVERY_IMAGE
 from mpigen.plan import Hostnames, JobPlan, JobService, KubectlDelivery, Labels, Scheduling
@@ -105,6 +106,7 @@ def _scheduling(job: V1Job) -> Scheduling:
         operator_fields=True,
         task_spec_annotation=True,
         requests_else_limits=True,
+        written_at=SCHEDULING_POLICY if policy else None,
     )
 
 

@@ -259,6 +259,7 @@ def _scheduling(job: V2Beta1Job) -> Scheduling:
         schedule_timeout_seconds=(policy.schedule_timeout_seconds if policy else None) or 0,
         overwrite_scheduler_name=True,
         operator_fields=True,
+        written_at=runpolicy.SCHEDULING_POLICY if policy else None,
     )
 
 

@@ -152,7 +152,14 @@ def gang_warnings(plan: JobPlan, options: Options) -> list[Issue]:
     it is overwritten (as v0.8.2 does), which the user should know."""
     wanted = options.effective_scheduler_name
     if wanted is None:
-        return []
+        if plan.scheduling.written_at is None:
+            return []
+        message = (
+            "ignored: no gang scheduler is chosen, so no PodGroup is rendered (as the operator renders none"
+            " unless it runs with gang scheduling on); set --gang-scheduler or the mpigen.dev/gang-scheduler"
+            " annotation to volcano or scheduler-plugins"
+        )
+        return [Issue(plan.scheduling.written_at, message, "warning")]
     warnings = []
     for role, template in (("launcher", plan.launcher_template), ("worker", plan.worker_template)):
         own = template.get("spec", {}).get("schedulerName")
