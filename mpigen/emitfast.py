@@ -44,7 +44,8 @@ _TIMESTAMP = re.compile(
 )
 _FIRST_INDICATORS = frozenset("#,[]{}&*!|>'\"%@`")
 _STR = TAG + "str"
-_MAX_WIDTH = 60_000  # libyaml folds plain and quoted lines past 65,536 columns
+_MAX_WIDTH = 30_000  # libyaml folds plain and quoted lines past 65,536 columns (a quote counts twice)
+_MAX_INDENT = 200  # PyYAML's emitter recurses: much deeper, it fails (it is given no such object)
 _MAX_KEY = 120  # libyaml writes a key of more than 128 bytes as a complex key (`? key`)
 
 
@@ -71,6 +72,8 @@ def dump(value: Any) -> str | None:
 def _mapping(mapping: dict[str, Any], indent: int, out: list[str], first: str) -> None:
     """A block mapping at `indent`; its first key follows `first` (a `- ` already written), the others
     start their own line."""
+    if indent > _MAX_INDENT:
+        raise _Hard
     pad = " " * indent
     prefix = first
     for key, value in mapping.items():
@@ -93,6 +96,8 @@ def _mapping(mapping: dict[str, Any], indent: int, out: list[str], first: str) -
 
 
 def _sequence(sequence: list[Any], indent: int, out: list[str], first: str) -> None:
+    if indent > _MAX_INDENT:
+        raise _Hard
     pad = " " * indent
     prefix = first
     for item in sequence:
@@ -133,7 +138,7 @@ def _value(value: Any, indent: int, out: list[str]) -> None:
 
 def _scalar_text(text: str, key: bool) -> str:
     """A one-line string: plain, or single-quoted where libyaml would quote it so."""
-    if len(text) > _MAX_WIDTH:
+    if len(text) + text.count("'") > _MAX_WIDTH:
         raise _Hard
     if _SIMPLE.match(text):
         plain = True

@@ -82,6 +82,8 @@ _QUOTED = (False, True)
 # but are left to libyaml).
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _ESCAPES = {"\\": "\\", '"': '"', "n": "\n", "t": "\t"}
+# libyaml takes a key only if its `:` is at most 1,024 characters past the key's start (a simple key).
+_MAX_KEY = 1000
 
 
 class _Hard(Exception):
@@ -244,6 +246,8 @@ class _Parser:
             if content[end : end + 1] != ":" or content[end + 1 : end + 2] not in ("", " "):
                 raise _Hard
             colon = end
+            if colon > _MAX_KEY:
+                raise _Hard
         else:
             colon = content.find(": ")
             if colon < 0:
@@ -251,7 +255,7 @@ class _Parser:
                     raise _Hard  # a bare scalar where a key belongs, or a plain scalar over lines
                 colon = len(content) - 1
             key = content[:colon].rstrip(" ")
-            if not key or not self._plain_start(key) or " #" in key or len(key) > 1000:
+            if not key or not self._plain_start(key) or " #" in key or colon > _MAX_KEY:
                 raise _Hard
             out.append(ScalarEvent(Mark(number, indent), key, _PLAIN))
         rest = content[colon + 1 :].lstrip(" ")
@@ -363,8 +367,11 @@ class _Parser:
         position = self._skip(text, 1)
         if text[position : position + 1] != close:
             while True:
+                start = position
                 position = self._flow_scalar(number, column, text, position, ":" if mapping else close)
                 if mapping:
+                    if position - start > _MAX_KEY:
+                        raise _Hard
                     if text[position : position + 2] != ": ":
                         raise _Hard  # `{a}`, `{a:b}`: libyaml's to read
                     position = self._flow_scalar(number, column, text, self._skip(text, position + 1), close)

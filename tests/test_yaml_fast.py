@@ -101,6 +101,9 @@ DECLINED = [
     "a: {x}", "a #x: b\n", 'a: "b" c\n', 'a: "b"#c\n', "a: [b]c\n", "a: b\n...\n", "%YAML 1.1\n---\na: 1",
     "a: x\n  y\n", "- x\n  y\n", "a:\n  x\n", "a: x: y", "a:\tb\n", "a: b\r\n", "\ufeffa: b\n", "a: [a, b,]",
     "a: {a: 1, b: [x]}\n", 'a: "\\x41"\n', "hello\n", "a: 1\nb\n", "? a\n: b\n",
+    # a key whose `:` is more than 1,024 characters past its start is no simple key to libyaml
+    "'" + "a" * 1023 + "': b\n", '"' + "a" * 1023 + '": b\n', "a" + " " * 1024 + ": b\n", "- a" + " " * 1024 + ": b\n",
+    "a: {" + "a" * 1025 + ": b}\n", "a: {b" + " " * 1024 + ": c}\n", "a: {'" + "a" * 1023 + "': b}\n", "x: 1\n'" + "a" * 1023 + "': b\n",
 ]
 
 
@@ -230,13 +233,29 @@ def test_the_writer_takes_these_and_writes_them_as_pyyaml_does(value: Any) -> No
     assert writes_as_pyyaml(value)
 
 
+def _nested(depth: int) -> dict[str, Any]:
+    value: dict[str, Any] = {"k": "x"}
+    for _ in range(depth):
+        value = {"k": value}
+    return value
+
+
 @pytest.mark.parametrize(
     "value",
     [{"a": 1.5}, {"a": "x\ty"}, {"a": " x\n"}, {"a": "x\n\n"}, {"a": "x \ny\n"}, {"a": "\ufeff"}, {"a": "😀"}, {"a": "\x85"},
-     {"k" * 200: 1}, {"a\nb": 1}, {1: "a"}, {"a": "x" * 70_000}, {}, [], {"a": b"x"}],
+     {"k" * 200: 1}, {"a\nb": 1}, {1: "a"}, {"a": "x" * 70_000}, {}, [], {"a": b"x"},
+     {"k": "'" * 32767 + " x"}, ["'" * 32767 + " x"], {"k": "a: " + "'" * 33000 + " b"}, _nested(150)],
 )
 def test_the_writer_leaves_these_to_pyyaml(value: Any) -> None:
     assert emitfast.dump(value) is None
+
+
+def test_long_keys_and_quoted_lines_near_libyamls_limits_agree() -> None:
+    for length in (990, 1000, 1001, 1022, 1023):
+        agrees("'" + "a" * length + "': b\n")
+        agrees("a: {" + "a" * length + ": b}\n")
+    for length in (29_000, 32_766, 32_767):
+        writes_as_pyyaml({"k": "'" * length + " x"})
 
 
 def _strings(rng: random.Random, size: int) -> str:
