@@ -1,8 +1,9 @@
 """Fixtures for the tests against a real Kubernetes control plane (marker `cluster`; see README.md here).
 
 `cluster` starts etcd and kube-apiserver built by gotools.py (or, with MPIGEN_CLUSTER=existing, uses the
-cluster of $KUBECONFIG) and installs the PodGroup CRDs built from mpigen's schemas. `workloads` adds
-kube-controller-manager, kube-scheduler and kwok fake nodes to the suite's own control plane.
+cluster of $KUBECONFIG) and installs the PodGroup CRDs built from mpigen's schemas. `workloads` starts a
+second control plane of the suite's own, with kube-controller-manager, kube-scheduler and kwok fake
+nodes: its controllers never meet the hundreds of objects the apply tests leave in `cluster`.
 """
 
 from __future__ import annotations
@@ -61,34 +62,41 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[controlplane.C
         # A terminated test run (CI timeout, `kill`) unwinds like Ctrl-C, so the control plane's teardown
         # runs; the processes die with pytest in any case (PR_SET_PDEATHSIG), this also removes the files.
         signal.signal(signal.SIGTERM, signal.default_int_handler)
+    started = _own_control_plane(kubectl)
+    try:
+        yield started
+    finally:
+        started.stop()
+
+
+def _own_control_plane(kubectl: str) -> controlplane.Cluster:
     if not controlplane.shutil.which("openssl"):
         pytest.skip("the control plane's certificates are made with openssl, which is not on PATH")
     binaries = {name: gotools.require(name) for name in ("etcd", "kube-apiserver")}
     started = controlplane.start_control_plane(binaries, kubectl)
     try:
         _install_crds(started)
-        yield started
-    finally:
+    except BaseException:
         started.stop()
+        raise
+    return started
 
 
 @pytest.fixture(scope="session")
-def workloads(cluster: controlplane.Cluster) -> controlplane.Cluster:
-    """The control plane with controllers, a scheduler and kwok fake nodes (the suite's own cluster only)."""
+def workloads(cluster: controlplane.Cluster) -> Iterator[controlplane.Cluster]:
+    """A control plane of its own with controllers, a scheduler and kwok fake nodes (only where the suite
+    runs its own control planes): `cluster` keeps every apply case's objects, which controllers started
+    there would reconcile, or the namespace controller delete, for minutes."""
     if not cluster.owned:
         pytest.skip("job lifecycle tests need the suite's own control plane with kwok fake nodes "
                     "(unset MPIGEN_CLUSTER=existing)")
-    if "kwok" not in cluster.processes:
-        binaries = {name: gotools.require(name)
-                    for name in ("kube-controller-manager", "kube-scheduler", "kwok")}
-        controlplane.start_workloads(cluster, binaries)
-        # The namespaces earlier tests deleted (every apply case's) are emptied by the namespace
-        # controller only now; until that backlog is worked off the controllers are slow to act on a
-        # new job, so the lifecycle tests start on a settled control plane.
-        cluster.wait_for("the namespaces earlier tests deleted to be gone", lambda: not [
-            item for item in cluster.get("namespaces")["items"] if item.get("status", {}).get("phase") == "Terminating"
-        ], timeout=600, interval=2)
-    return cluster
+    started = _own_control_plane(cluster.kubectl_path)
+    try:
+        binaries = {name: gotools.require(name) for name in ("kube-controller-manager", "kube-scheduler", "kwok")}
+        controlplane.start_workloads(started, binaries)
+        yield started
+    finally:
+        started.stop()
 
 
 @pytest.fixture

@@ -198,7 +198,7 @@ class Cluster:
                 os.killpg(process.pid, signal.SIGTERM)
         for process in reversed(list(self.processes.values())):
             try:
-                process.wait(timeout=15)
+                process.wait(timeout=5)  # a thrown-away control plane: no need to wait long for a clean exit
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait(timeout=15)

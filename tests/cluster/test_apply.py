@@ -42,21 +42,43 @@ def manifest(case: str) -> str:
     return path.read_text() if case.startswith("golden/") else render(path)
 
 
-def into_fresh_namespaces(cluster: Cluster, text: str, prefix: str) -> tuple[str, list[str]]:
+class Namespaces:
+    """Fresh namespace names, created together in one `kubectl create` (a call per namespace would be a
+    third of the calls the checks make)."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+
+    def new(self, prefix: str, create: bool = True) -> str:
+        prefix = re.sub(r"[^a-z0-9]+", "-", prefix.lower()).strip("-")[:45].strip("-") or "t"
+        name = f"{prefix}-{len(self.names)}"
+        if create:
+            self.names.append(name)
+        else:
+            self.names.append("")  # a number taken, nothing to create
+        return name
+
+    def create(self, cluster: Cluster) -> None:
+        items = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}} for name in self.names if name]
+        if items:
+            cluster.kubectl("create", "-f", "-", "-o", "name", input=yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
+
+
+def into_fresh_namespaces(namespaces: Namespaces, text: str, prefix: str) -> tuple[str, list[str]]:
     """The same bytes with every namespace the objects name (in metadata or a RoleBinding subject, or a
     Namespace object's own name) moved to a fresh one, so cases never meet; and the namespaces used (the
-    first for objects that name none)."""
+    first for objects that name none). `namespaces.create` creates them."""
     fresh: dict[str, str] = {}
     # A Namespace the case itself holds gets a new name that nothing has created yet: the apply creates it.
     for match in NAMESPACE_OBJECT.finditer(text):
-        fresh[match[2]] = f"{cluster.create_namespace(prefix)}-own"
+        fresh[match[2]] = namespaces.new(prefix, create=False) + "-own"
     for match in NAMESPACE_LINE.finditer(text):
-        fresh.setdefault(match[3], cluster.create_namespace(prefix))
+        fresh.setdefault(match[3], namespaces.new(prefix))
     moved = NAMESPACE_LINE.sub(lambda m: m[1] + fresh[m[3]], text)
     moved = NAMESPACE_OBJECT.sub(lambda m: m[1] + fresh[m[2]], moved)
     named = {doc["metadata"]["namespace"] for doc in yaml.safe_load_all(moved) if doc and "namespace" in doc["metadata"]}
     assert len(named) <= 1, f"objects in several namespaces: {sorted(named)}"
-    target = named.pop() if named else fresh.get("default") or cluster.create_namespace(prefix)
+    target = named.pop() if named else fresh.get("default") or namespaces.new(prefix)
     return moved, [target, *(ns for ns in fresh.values() if ns != target)]
 
 
@@ -105,13 +127,13 @@ def test_cases_found() -> None:
 
 
 def delete_namespaces(cluster: Cluster, namespaces: list[str]) -> None:
-    """Gone once checked: no controller that starts later (the lifecycle tests' workloads) reconciles a
-    case's StatefulSets and Jobs; in a Terminating namespace the API server creates no pods."""
-    cluster.kubectl("delete", "namespace", *namespaces, "--wait=false", "--ignore-not-found", check=False)
+    """An existing cluster's namespaces are deleted once checked; the suite's own control plane, which
+    runs no controller (the lifecycle tests have one of their own), is thrown away whole."""
+    if not cluster.owned:
+        cluster.kubectl("delete", "namespace", *namespaces, "--wait=false", "--ignore-not-found", check=False)
 
 
-def client_side_apply(cluster: Cluster, case: str) -> None:
-    text, namespaces = into_fresh_namespaces(cluster, manifest(case), case)
+def client_side_apply(cluster: Cluster, case: str, text: str, namespaces: list[str]) -> None:
     try:
         check_client_side_apply(cluster, case, text, namespaces)
     finally:
@@ -134,8 +156,7 @@ def check_client_side_apply(cluster: Cluster, case: str, text: str, namespaces: 
         assert resource_versions(cluster, namespaces[0], text) == before, "a second apply changed objects"
 
 
-def server_side_apply(cluster: Cluster, case: str) -> None:
-    text, namespaces = into_fresh_namespaces(cluster, manifest(case), case)
+def server_side_apply(cluster: Cluster, case: str, text: str, namespaces: list[str]) -> None:
     try:
         check_server_side_apply(cluster, case, text, namespaces)
     finally:
@@ -153,7 +174,7 @@ def check_server_side_apply(cluster: Cluster, case: str, text: str, namespaces: 
     assert resource_versions(cluster, namespaces[0], text) == versions, "a second server-side apply changed objects"
 
 
-CHECKS: dict[str, Callable[[Cluster, str], None]] = {"client-side": client_side_apply, "server-side": server_side_apply}
+CHECKS: dict[str, Callable[[Cluster, str, str, list[str]], None]] = {"client-side": client_side_apply, "server-side": server_side_apply}
 
 
 @pytest.fixture(scope="module")
@@ -166,8 +187,12 @@ def applied(cluster: Cluster, request: pytest.FixtureRequest) -> dict[tuple[str,
         mode = MODE_OF_TEST.get(getattr(item, "originalname", ""))
         if mode:
             selected[mode].add(item.callspec.params["case"])  # type: ignore[attr-defined]
+    namespaces = Namespaces()
+    manifests = {case: manifest(case) for case in sorted(set().union(*selected.values()))}
+    prepared = {(mode, case): into_fresh_namespaces(namespaces, manifests[case], case) for mode, cases in selected.items() for case in sorted(cases)}
+    namespaces.create(cluster)
     with ThreadPoolExecutor(max_workers=CONCURRENT_CASES) as pool:
-        futures = {(mode, case): pool.submit(CHECKS[mode], cluster, case) for mode, cases in selected.items() for case in sorted(cases)}
+        futures = {key: pool.submit(CHECKS[key[0]], cluster, key[1], *prepared[key]) for key in prepared}
     return {key: future.exception() for key, future in futures.items()}
 
 

@@ -89,6 +89,12 @@ def spec_of(version: str, policy: str | None, outcome: str) -> dict[str, Any]:
     return run
 
 
+@pytest.fixture
+def namespace(workloads: Cluster, request: pytest.FixtureRequest) -> str:
+    """A fresh namespace of the workloads' control plane (thrown away whole after the tests)."""
+    return workloads.create_namespace("t-" + request.node.name.lower().replace("_", "-")[:40].strip("-[]"))
+
+
 @pytest.mark.parametrize(("version", "policy", "outcome"), CASES,
                          ids=[f"{v}-{p or 'default'}-{o.lower()}" for v, p, o in CASES])
 def test_job_lifecycle(workloads: Cluster, namespace: str, tmp_path: Path,
