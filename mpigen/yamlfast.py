@@ -186,39 +186,25 @@ class _Parser:
     def _line(self, number: int, indent: int, content: str) -> int:
         stack = self.stack
         entry = content == "-" or content[:2] == "- "
-        if self.pending is not None:
-            nested = indent > self.pending_indent or (entry and self.pending_mapping and indent == self.pending_indent)
-            if nested:
-                self.pending = None
-                if len(stack) >= 60:
-                    raise _Hard  # deep nesting: libyaml's events carry the refusal
-                stack.append(_Block(indent, not entry))
-                if entry:
-                    self.out.append(SequenceStartEvent(Mark(number, indent)))
-                else:
-                    self.out.append(MappingStartEvent(Mark(number, indent)))
-            else:
-                self._close(indent, entry)
-                self._same_level(number, indent, entry)
-        elif stack:
+        nested = self.pending is not None and (
+            indent > self.pending_indent or (entry and self.pending_mapping and indent == self.pending_indent)
+        )
+        if nested or not stack:  # the value of the key or entry above, or the document's top node
+            self.pending = None
+            self._open(number, indent, not entry)
+        else:
             self._close(indent, entry)
-            self._same_level(number, indent, entry)
-        else:  # the document's top node
-            stack.append(_Block(indent, not entry))
-            if entry:
-                self.out.append(SequenceStartEvent(Mark(number, indent)))
-            else:
-                self.out.append(MappingStartEvent(Mark(number, indent)))
+            if not stack or stack[-1].indent != indent or stack[-1].mapping == entry:
+                raise _Hard  # a second top node, or an indentation no open collection has
         if entry:
             return self._entry(number, indent, content)
         return self._key_value(number, indent, content)
 
-    def _same_level(self, number: int, indent: int, entry: bool) -> None:
-        if not self.stack:
-            raise _Hard  # a second top node, or an indentation no open collection has
-        top = self.stack[-1]
-        if top.indent != indent or top.mapping == entry:
-            raise _Hard
+    def _open(self, number: int, indent: int, mapping: bool) -> None:
+        if len(self.stack) >= 60:
+            raise _Hard  # deep nesting: libyaml's events carry the refusal
+        self.stack.append(_Block(indent, mapping))
+        self.out.append((MappingStartEvent if mapping else SequenceStartEvent)(Mark(number, indent)))
 
     def _entry(self, number: int, indent: int, content: str) -> int:
         """`- ...` at `indent`: the entry's value, on this line or nested below it."""
@@ -230,10 +216,7 @@ class _Parser:
         if rest[0] == "-" and (len(rest) == 1 or rest[1] == " "):
             raise _Hard  # `- - x`
         if self._is_key(rest):  # `- key: value`: a mapping that starts on the entry's line
-            if len(self.stack) >= 60:
-                raise _Hard
-            self.stack.append(_Block(column, True))
-            self.out.append(MappingStartEvent(Mark(number, column)))
+            self._open(number, column, True)
             return self._key_value(number, column, rest)
         return self._value(number, column, rest, indent)
 
