@@ -2,8 +2,8 @@
 
 Importing PyYAML costs a one-job render a third of its start-up, so objects are first written here.
 This writer takes what builders make and scalars whose style it can tell for certain: strings libyaml
-writes plain, single-quoted or as a literal block (`|`, `|-`), integers, booleans and null. Anything
-else (a float, a string libyaml would double-quote, a literal with a leading space or trailing blank
+writes plain, single-quoted or as a literal block (`|`, `|-`), integers, finite floats, booleans and
+null. Anything else (a float YAML 1.1 would not read back as one, a string libyaml would double-quote, a literal with a leading space or trailing blank
 lines, a key too long to be a simple key, a line long enough to be folded) gives None, and the caller
 writes that object with PyYAML instead.
 
@@ -44,6 +44,7 @@ _TIMESTAMP = re.compile(
 )
 _FIRST_INDICATORS = frozenset("#,[]{}&*!|>'\"%@`")
 _STR = TAG + "str"
+_FLOAT = TAG + "float"
 _MAX_WIDTH = 30_000  # libyaml folds plain and quoted lines past 65,536 columns (a quote counts twice)
 _MAX_INDENT = 200  # PyYAML's emitter recurses: much deeper, it fails (it is given no such object)
 _MAX_KEY = 120  # libyaml writes a key of more than 128 bytes as a complex key (`? key`)
@@ -125,6 +126,8 @@ def _value(value: Any, indent: int, out: list[str]) -> None:
         out.append("true" if value else "false")
     elif kind is int:
         out.append(str(value))
+    elif kind is float:
+        out.append(_float_text(value))
     elif value is None:
         out.append("null")
     elif kind is dict:
@@ -134,6 +137,17 @@ def _value(value: Any, indent: int, out: list[str]) -> None:
     else:
         raise _Hard
     out.append("\n")
+
+
+def _float_text(value: float) -> str:
+    """A finite float as PyYAML's SafeRepresenter writes it (`repr`, lower case, `1e+20` as `1.0e+20`),
+    plain where that reads back as a float (which YAML 1.1's float pattern does not promise)."""
+    text = repr(value).lower()
+    if "." not in text and "e" in text:
+        text = text.replace("e", ".0e", 1)
+    if resolve_plain(text) != _FLOAT:
+        raise _Hard  # inf, nan, or a text YAML 1.1 would read as something else
+    return text
 
 
 def _scalar_text(text: str, key: bool) -> str:

@@ -227,6 +227,7 @@ def test_the_writer_writes_every_golden_object_as_pyyaml_does() -> None:
         {"r": "1", "s": "y", "t": True, "u": None, "v": 3, "w": -12, "x": "it's", "y": "#x", "z": "a #b", "-": "-"},
         [{"a": 1}, {"b": [1, 2]}], {"2001-12-14 21:59:43.10 -5": "2001-1-1 1:00:00Z"}, {"0x1F": "0o17", "1e3": ".inf"},
         {"---": "...", "a:": ":a", "?": "? x", "[a]": "{b}", "*x": "&y", "!t": "%p", "@a": "`b", "|": ">"},
+        {"cpu": 0.5, "b": -0.5, "c": 1e20, "d": 1e-05, "e": 3.0, "f": -0.0, "g": 2.5e-300, "h": [0.1 + 0.2, 1e300]},
     ],
 )
 def test_the_writer_takes_these_and_writes_them_as_pyyaml_does(value: Any) -> None:
@@ -242,7 +243,7 @@ def _nested(depth: int) -> dict[str, Any]:
 
 @pytest.mark.parametrize(
     "value",
-    [{"a": 1.5}, {"a": "x\ty"}, {"a": " x\n"}, {"a": "x\n\n"}, {"a": "x \ny\n"}, {"a": "\ufeff"}, {"a": "😀"}, {"a": "\x85"},
+    [{"a": float("inf")}, {"a": float("nan")}, {"a": "x\ty"}, {"a": " x\n"}, {"a": "x\n\n"}, {"a": "x \ny\n"}, {"a": "\ufeff"}, {"a": "😀"}, {"a": "\x85"},
      {"k" * 200: 1}, {"a\nb": 1}, {1: "a"}, {"a": "x" * 70_000}, {}, [], {"a": b"x"},
      {"k": "'" * 32767 + " x"}, ["'" * 32767 + " x"], {"k": "a: " + "'" * 33000 + " b"}, _nested(150)],
 )
@@ -267,7 +268,8 @@ def _strings(rng: random.Random, size: int) -> str:
 def _value(rng: random.Random, depth: int) -> Any:
     roll = rng.random()
     if depth > 4 or roll < 0.5:
-        return rng.choice([_strings(rng, 10), _strings(rng, 3), rng.randint(-5, 10**12), True, False, None, {}, [], "x\ny\n"])
+        return rng.choice([_strings(rng, 10), _strings(rng, 3), rng.randint(-5, 10**12), True, False, None, {}, [], "x\ny\n",
+                           rng.uniform(-1e6, 1e6), 10.0 ** rng.randint(-320, 308), float(rng.randint(-9, 9))])
     if roll < 0.75:
         return {_strings(rng, 4) if rng.random() < 0.3 else f"key{rng.randint(0, 9)}": _value(rng, depth + 1) for _ in range(rng.randint(1, 4))}
     return [_value(rng, depth + 1) for _ in range(rng.randint(1, 4))]
