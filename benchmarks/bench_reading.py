@@ -11,21 +11,20 @@ number to keep low; the hostile shapes must each end within seconds.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
 from mpigen.documents import MAX_INPUT_BYTES, InputError, load_documents
 
-JOB = (Path(__file__).resolve().parent.parent / "golden" / "v2beta1-defaults" / "input.yaml").read_text()
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+from hostile_yaml import SHAPES  # the tests' table of hostile shapes
+
+JOB = (ROOT / "golden" / "v2beta1-defaults" / "input.yaml").read_text()
 
 HOSTILE = {
-    "flat flow list": lambda n: "[" + "1," * (n // 2 - 2) + "1]",
-    "block list": lambda n: "- a\n" * (n // 4),
-    "deep flow": lambda n: "[" * n,
-    "deep block": lambda n: "- " * (n // 2),
-    "empty documents": lambda n: "---\n" * (n // 4),
-    "one long string": lambda n: "a: " + "x" * (n - 4),
-    "many keys": lambda n: "".join(f"k{i}: 1\n" for i in range(n // 12)),
+    **SHAPES,
     "alias bomb": lambda n: "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(f"{c}: &{c} [" + ", ".join([f"*{p}"] * 10) + "]\n" for p, c in zip("abcdefgh", "bcdefghi")),
 }
 

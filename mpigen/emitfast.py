@@ -81,7 +81,7 @@ def _mapping(mapping: dict[str, Any], indent: int, out: list[str], first: str) -
         if type(key) is not str or "\n" in key or len(key.encode("utf-8")) > _MAX_KEY:
             raise _Hard
         out.append(prefix)
-        out.append(_scalar_text(key, key=True))
+        out.append(_scalar_text(key))
         out.append(":")
         prefix = pad
         kind = type(value)
@@ -121,7 +121,7 @@ def _value(value: Any, indent: int, out: list[str]) -> None:
         if "\n" in value:
             out.append(_literal(value, indent + 2))
             return
-        out.append(_scalar_text(value, key=False))
+        out.append(_scalar_text(value))
     elif kind is bool:
         out.append("true" if value else "false")
     elif kind is int:
@@ -150,7 +150,7 @@ def _float_text(value: float) -> str:
     return text
 
 
-def _scalar_text(text: str, key: bool) -> str:
+def _scalar_text(text: str) -> str:
     """A one-line string: plain, or single-quoted where libyaml would quote it so."""
     if len(text) + text.count("'") > _MAX_WIDTH:
         raise _Hard

@@ -255,13 +255,8 @@ class _Parser:
 
     def _is_key(self, content: str) -> bool:
         if content[0] in "'\"":
-            quote = content[0]
-            end = content.find(quote, 1)
-            while quote == "'" and end > 0 and content[end + 1 : end + 2] == "'":
-                end = content.find(quote, end + 2)
-            if quote == '"' and "\\" in content[: end if end > 0 else len(content)]:
-                raise _Hard
-            return end > 0 and content[end + 1 : end + 2] == ":"
+            _, end = self._quoted(content)
+            return content[end : end + 1] == ":"
         colon = content.find(": ")
         hash_ = content.find(" #")
         if colon >= 0:

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 from click.testing import CliRunner
+from hostile_yaml import SHAPES
 
 from mpigen import yamlread
 from mpigen.cli import cli
@@ -153,17 +154,6 @@ def test_unknown_fields_named_like_pydantic_branches_are_reported_at_their_path(
     assert result.exit_code == 1, result.stderr
     assert f'spec{"." + field if field.isalnum() else "[" + json.dumps(field) + "]"}: unknown field "{field}"' in result.stderr
     assert f'MPIJob/pi: {field if field.isalnum() else "[" + json.dumps(field) + "]"}: unknown field "{field}"' in result.stderr
-
-
-SHAPES = {
-    "flat flow list": lambda n: "[" + "1," * (n // 2 - 2) + "1]",
-    "block list": lambda n: "- a\n" * (n // 4),
-    "deep flow": lambda n: "[" * n,
-    "deep block": lambda n: "- " * (n // 2),
-    "empty documents": lambda n: "---\n" * (n // 4),
-    "one long string": lambda n: "a: " + "x" * (n - 4),
-    "many keys": lambda n: "".join(f"k{i}: 1\n" for i in range(n // 12)),
-}
 
 
 @pytest.mark.slow

@@ -11,9 +11,12 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from mpigen.outcome import EXIT_INTERNAL, EXIT_INVALID, internal_error
+
+if TYPE_CHECKING:
+    from mpigen.options import Options
 
 INPUT_SUFFIXES = (".yaml", ".yml", ".json")
 STDIN = "-"
@@ -136,17 +139,14 @@ def _is_click_exit(exc: Exception) -> bool:
     return click is not None and isinstance(exc, (click.exceptions.Exit, click.ClickException))
 
 
-class PlainCall:
+class PlainCall(NamedTuple):
     """A `render` or `validate` call read without click (mpigen.cli): its paths (`-f` ones first, as
     click's command joins them), options, `--allow-empty` and `-o` (None: the command's default)."""
 
-    __slots__ = ("allow_empty", "options", "output", "paths")
-
-    def __init__(self, paths: tuple[str, ...], options: Any, allow_empty: bool, output: str | None) -> None:
-        self.paths = paths
-        self.options = options
-        self.allow_empty = allow_empty
-        self.output = output
+    paths: tuple[str, ...]
+    options: Options
+    allow_empty: bool
+    output: str | None
 
 
 def plain_call(args: list[str], outputs: tuple[str, ...]) -> PlainCall | None:

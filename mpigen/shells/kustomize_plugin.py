@@ -189,10 +189,15 @@ def plain(args: list[str]) -> Callable[[], int] | None:
     config = Path(args[1])
 
     def call() -> int:
-        run_guarded(lambda: _run(config, os.environ.get(CONFIG_ROOT_ENV) or os.getcwd()))
+        _run_plugin(config)
         return 0
 
     return call
+
+
+def _run_plugin(config: Path) -> None:
+    """The plugin itself, with kustomize's generator directory (or this one) as the kustomization's."""
+    run_guarded(lambda: _run(config, os.environ.get(CONFIG_ROOT_ENV) or os.getcwd()))
 
 
 def _resolve_home(plugin_home: Path | None) -> Path:
@@ -268,7 +273,7 @@ def command() -> click.Group:
     @click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
     def run(config: Path) -> None:
         """The plugin itself, as kustomize runs it: compile the MPIJob in CONFIG and print its objects."""
-        run_guarded(lambda: _run(config, os.environ.get(CONFIG_ROOT_ENV) or os.getcwd()))
+        _run_plugin(config)
 
     return kustomize_plugin
 

@@ -47,19 +47,19 @@ class Namespaces:
     third of the calls the checks make)."""
 
     def __init__(self) -> None:
-        self.names: list[str] = []
+        self.taken = 0  # names handed out: each ends in its own number
+        self.names: list[str] = []  # those to create
 
     def new(self, prefix: str, create: bool = True) -> str:
         prefix = re.sub(r"[^a-z0-9]+", "-", prefix.lower()).strip("-")[:45].strip("-") or "t"
-        name = f"{prefix}-{len(self.names)}"
+        name = f"{prefix}-{self.taken}"
+        self.taken += 1
         if create:
             self.names.append(name)
-        else:
-            self.names.append("")  # a number taken, nothing to create
         return name
 
     def create(self, cluster: Cluster) -> None:
-        items = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}} for name in self.names if name]
+        items = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}} for name in self.names]
         if items:
             cluster.kubectl("create", "-f", "-", "-o", "name", input=yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
 
@@ -133,13 +133,6 @@ def delete_namespaces(cluster: Cluster, namespaces: list[str]) -> None:
         cluster.kubectl("delete", "namespace", *namespaces, "--wait=false", "--ignore-not-found", check=False)
 
 
-def client_side_apply(cluster: Cluster, case: str, text: str, namespaces: list[str]) -> None:
-    try:
-        check_client_side_apply(cluster, case, text, namespaces)
-    finally:
-        delete_namespaces(cluster, namespaces)
-
-
 def check_client_side_apply(cluster: Cluster, case: str, text: str, namespaces: list[str]) -> None:
     first = cluster.kubectl("apply", "-n", namespaces[0], "-f", "-", input=text, check=False)
     assert first.returncode == 0, f"the API server refused {case}:\n{first.stderr}"
@@ -156,13 +149,6 @@ def check_client_side_apply(cluster: Cluster, case: str, text: str, namespaces: 
         assert resource_versions(cluster, namespaces[0], text) == before, "a second apply changed objects"
 
 
-def server_side_apply(cluster: Cluster, case: str, text: str, namespaces: list[str]) -> None:
-    try:
-        check_server_side_apply(cluster, case, text, namespaces)
-    finally:
-        delete_namespaces(cluster, namespaces)
-
-
 def check_server_side_apply(cluster: Cluster, case: str, text: str, namespaces: list[str]) -> None:
     argv = ("apply", "--server-side", "--field-manager=mpigen-test", "-n", namespaces[0], "-f", "-")
     first = cluster.kubectl(*argv, input=text, check=False)
@@ -174,7 +160,16 @@ def check_server_side_apply(cluster: Cluster, case: str, text: str, namespaces: 
     assert resource_versions(cluster, namespaces[0], text) == versions, "a second server-side apply changed objects"
 
 
-CHECKS: dict[str, Callable[[Cluster, str, str, list[str]], None]] = {"client-side": client_side_apply, "server-side": server_side_apply}
+CHECKS: dict[str, Callable[[Cluster, str, str, list[str]], None]] = {
+    "client-side": check_client_side_apply, "server-side": check_server_side_apply,
+}
+
+
+def run_check(mode: str, cluster: Cluster, case: str, text: str, namespaces: list[str]) -> None:
+    try:
+        CHECKS[mode](cluster, case, text, namespaces)
+    finally:
+        delete_namespaces(cluster, namespaces)
 
 
 @pytest.fixture(scope="module")
@@ -192,7 +187,7 @@ def applied(cluster: Cluster, request: pytest.FixtureRequest) -> dict[tuple[str,
     prepared = {(mode, case): into_fresh_namespaces(namespaces, manifests[case], case) for mode, cases in selected.items() for case in sorted(cases)}
     namespaces.create(cluster)
     with ThreadPoolExecutor(max_workers=CONCURRENT_CASES) as pool:
-        futures = {key: pool.submit(CHECKS[key[0]], cluster, key[1], *prepared[key]) for key in prepared}
+        futures = {key: pool.submit(run_check, key[0], cluster, key[1], *prepared[key]) for key in prepared}
     return {key: future.exception() for key, future in futures.items()}
 
 
