@@ -22,6 +22,7 @@ each build step says on stderr what it runs, then every 30 s how long it has run
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -155,12 +156,15 @@ def _source_files(tool: LocalTool) -> list[Path]:
     return sorted(path for path in tool.source.iterdir() if path.suffix == ".go" or path.name in ("go.mod", "go.sum"))
 
 
+@functools.cache
+def _go_version() -> str:
+    go = shutil.which("go")
+    return subprocess.run([go, "env", "GOVERSION"], capture_output=True, text=True, check=False).stdout if go else ""
+
+
 def _source_hash(tool: LocalTool) -> str:
     """Of the sources (their go.mod and go.sum pin every module) and the Go that builds them."""
-    digest = hashlib.sha256()
-    go = shutil.which("go")
-    if go is not None:
-        digest.update(subprocess.run([go, "env", "GOVERSION"], capture_output=True, text=True, check=False).stdout.encode())
+    digest = hashlib.sha256(_go_version().encode())
     for path in _source_files(tool):
         digest.update(f"{path.name}\0{len(path.read_bytes())}\0".encode() + path.read_bytes())
     return digest.hexdigest()[:16]
