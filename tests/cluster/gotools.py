@@ -229,7 +229,7 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str], log: Path) -> None:
             )
         finally:
             finished.set()
-    print(f"{label}: done in {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
+    print(f"{label}: exit {done.returncode} after {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
     if done.returncode != 0:
         tail = log.read_text(errors="replace").splitlines()[-30:]
         raise BuildFailed(f"{' '.join(argv)} failed ({done.returncode}) in {cwd}; {log}:\n" + "\n".join(tail))
