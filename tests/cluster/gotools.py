@@ -10,19 +10,27 @@ directives (etcd, Kubernetes) builds as `go install` would refuse to. Kubernetes
 `k8s.io/kubernetes` with its staging modules replaced by local paths and required at v0.0.0; the wrapper
 maps every one of them to its published v0.x.y and stamps the version into the binaries with -ldflags.
 
+Test oracles kept in this repository as Go packages (LOCAL_TOOLS: a directory with go.mod, go.sum and
+main.go, e.g. tests/oracles/trainer) are built the same way into `<tool>-<hash>/bin`, keyed by a hash of
+their sources (whose go.mod and go.sum pin every module) and the Go version, with `-mod=readonly`.
+
 Where `go` is missing, `require()` skips the test and says why; a build that fails is a test failure with
-the end of the build log. Run `python tests/cluster/gotools.py [tool ...]` to build ahead of a test run.
+the end of the build log. Run `python tests/cluster/gotools.py [tool ...]` to build ahead of a test run;
+each build step says on stderr what it runs, then every 30 s how long it has run.
 """
 
 from __future__ import annotations
 
 import fcntl
+import functools
+import hashlib
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,8 +110,23 @@ TOOLS: dict[str, Tool] = {
     ),
 }
 
+
+@dataclass(frozen=True)
+class LocalTool:
+    """A Go main package kept in this repository: its directory (go.mod, go.sum, *.go) and its binary."""
+
+    source: Path
+    binary: str
+
+
+REPO = Path(__file__).resolve().parents[2]
+LOCAL_TOOLS: dict[str, LocalTool] = {
+    "trainer-oracle": LocalTool(REPO / "tests" / "oracles" / "trainer", "trainer-oracle"),
+}
+
 # Which tool builds which binary.
 BINARIES = {binary: name for name, tool in TOOLS.items() for binary in tool.binaries}
+BINARIES.update({tool.binary: name for name, tool in LOCAL_TOOLS.items()})
 
 
 class Unavailable(Exception):
@@ -123,15 +146,34 @@ def cache_root() -> Path:
 
 
 def tool_dir(name: str) -> Path:
+    if name in LOCAL_TOOLS:
+        return cache_root() / f"{name}-{_source_hash(LOCAL_TOOLS[name])}"
     tool = TOOLS[name]
     return cache_root() / f"{name}-{tool.version}"
 
 
+def _source_files(tool: LocalTool) -> list[Path]:
+    return sorted(path for path in tool.source.iterdir() if path.suffix == ".go" or path.name in ("go.mod", "go.sum"))
+
+
+@functools.cache
+def _go_version() -> str:
+    go = shutil.which("go")
+    return subprocess.run([go, "env", "GOVERSION"], capture_output=True, text=True, check=False).stdout if go else ""
+
+
+def _source_hash(tool: LocalTool) -> str:
+    """Of the sources (their go.mod and go.sum pin every module) and the Go that builds them."""
+    digest = hashlib.sha256(_go_version().encode())
+    for path in _source_files(tool):
+        digest.update(f"{path.name}\0{len(path.read_bytes())}\0".encode() + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def _built(name: str) -> bool:
     directory = tool_dir(name)
-    return (directory / "done").is_file() and all(
-        (directory / "bin" / binary).is_file() for binary in TOOLS[name].binaries
-    )
+    binaries = (LOCAL_TOOLS[name].binary,) if name in LOCAL_TOOLS else TOOLS[name].binaries
+    return (directory / "done").is_file() and all((directory / "bin" / binary).is_file() for binary in binaries)
 
 
 def binary(binary_name: str) -> Path:
@@ -146,20 +188,21 @@ def ensure(name: str) -> Path:
         return tool_dir(name) / "bin"
     go = shutil.which("go")
     if go is None:
-        raise Unavailable(f"cannot build {name} ({TOOLS[name].module}): `go` is not on PATH")
+        what = LOCAL_TOOLS[name].source if name in LOCAL_TOOLS else TOOLS[name].module
+        raise Unavailable(f"cannot build {name} ({what}): `go` is not on PATH")
     directory = tool_dir(name)
     directory.parent.mkdir(parents=True, exist_ok=True)
     with (directory.parent / f".{name}.lock").open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not _built(name):
-            _build(go, name, directory)
+            (_build_local if name in LOCAL_TOOLS else _build)(go, name, directory)
     return directory / "bin"
 
 
-def _go_env(tool: Tool) -> dict[str, str]:
-    env = {**os.environ, **tool.env}
+def _go_env(tool: Tool | None) -> dict[str, str]:
+    env = {**os.environ, **(tool.env if tool else {})}
     env["GOFLAGS"] = "-trimpath -buildvcs=false -mod=mod"
-    env["CGO_ENABLED"] = "1" if tool.cgo else "0"
+    env["CGO_ENABLED"] = "1" if tool and tool.cgo else "0"
     env["GOTOOLCHAIN"] = "local"  # build with the installed Go; never fetch a toolchain
     env.setdefault("GOPROXY", "https://proxy.golang.org")
     env.pop("GOBIN", None)
@@ -167,10 +210,26 @@ def _go_env(tool: Tool) -> dict[str, str]:
 
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str], log: Path) -> None:
+    label = f"{log.parent.name}: {' '.join([Path(argv[0]).name, *(a for a in argv[1:3] if not a.startswith('-'))])}"
+    print(f"{label} ... (log: {log})", file=sys.stderr, flush=True)
+    started = time.monotonic()
+    finished = threading.Event()
+
+    def heartbeat() -> None:
+        while not finished.wait(30):
+            print(f"{label}: {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
+
+    threading.Thread(target=heartbeat, daemon=True).start()
     with log.open("a") as out:
         out.write(f"$ {' '.join(argv)}\n")
         out.flush()
-        done = subprocess.run(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, timeout=BUILD_TIMEOUT, check=False)
+        try:
+            done = subprocess.run(
+                argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, timeout=BUILD_TIMEOUT, check=False
+            )
+        finally:
+            finished.set()
+    print(f"{label}: exit {done.returncode} after {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
     if done.returncode != 0:
         tail = log.read_text(errors="replace").splitlines()[-30:]
         raise BuildFailed(f"{' '.join(argv)} failed ({done.returncode}) in {cwd}; {log}:\n" + "\n".join(tail))
@@ -219,6 +278,27 @@ def _build(go: str, name: str, directory: Path) -> None:
     (directory / "done").write_text(f"{tool.module}@{tool.version} built in {seconds:.0f} s\n")
 
 
+def _build_local(go: str, name: str, directory: Path) -> None:
+    """Build a LocalTool from a copy of its sources, with the module versions its go.sum pins."""
+    tool = LOCAL_TOOLS[name]
+    env = _go_env(None)
+    env["GOFLAGS"] = "-trimpath -buildvcs=false -mod=readonly"
+    shutil.rmtree(directory, ignore_errors=True)
+    src = directory / "src"
+    src.mkdir(parents=True)
+    for path in _source_files(tool):
+        shutil.copy2(path, src / path.name)
+    log = directory / "build.log"
+    started = time.monotonic()
+    _run([go, "mod", "download"], src, env, log)
+    staging_bin = directory / "bin.partial"
+    staging_bin.mkdir()
+    _run([go, "build", "-p", "2", "-ldflags", "-s -w", "-o", str(staging_bin / tool.binary), "."], src, env, log)
+    staging_bin.rename(directory / "bin")
+    seconds = time.monotonic() - started
+    (directory / "done").write_text(f"{tool.source.relative_to(REPO)} built in {seconds:.0f} s\n")
+
+
 def require(binary_name: str) -> str:
     """For tests and fixtures: the built binary's path; skip when `go` is missing, fail when the build fails."""
     import pytest
@@ -232,12 +312,13 @@ def require(binary_name: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    names = argv or list(TOOLS)
+    names = argv or [*TOOLS, *LOCAL_TOOLS]
     for name in names:
         started = time.monotonic()
         was_built = _built(name)
         path = ensure(name)
-        print(f"{name} {TOOLS[name].version}: {path} ({'cached' if was_built else 'built'}, {time.monotonic() - started:.1f} s)")
+        version = TOOLS[name].version if name in TOOLS else path.parent.name.rpartition("-")[2]
+        print(f"{name} {version}: {path} ({'cached' if was_built else 'built'}, {time.monotonic() - started:.1f} s)")
     return 0
 
 
