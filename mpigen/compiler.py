@@ -9,28 +9,28 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from mpigen import api
-from mpigen.api.common import name_of
-from mpigen.build import canonical
-from mpigen.build.cleanup import build_cleanup_job, build_cleanup_rbac
-from mpigen.build.configmap import build_config_map
-from mpigen.build.gang import build_pod_group, build_worker_pdb, gang_warnings
-from mpigen.build.launcher import build_launcher_job
-from mpigen.build.limits import check_derived_names, check_sizes
-from mpigen.build.objectsize import check_object_sizes
-from mpigen.build.rbac import (
+from mpigen import inputs as api
+from mpigen.checks.objectsize import check_object_sizes
+from mpigen.checks.rules import check_plan
+from mpigen.errors import CompileError, Issue
+from mpigen.inputs.annotations import options_for
+from mpigen.inputs.shared import name_of
+from mpigen.options import Options
+from mpigen.plan import JobPlan
+from mpigen.targets.operator.cleanup import build_cleanup_job, build_cleanup_rbac
+from mpigen.targets.operator.configmap import build_config_map
+from mpigen.targets.operator.gang import build_pod_group, build_worker_pdb, gang_warnings
+from mpigen.targets.operator.launcher import build_launcher_job
+from mpigen.targets.operator.limits import check_derived_names, check_sizes
+from mpigen.targets.operator.meta import canonical
+from mpigen.targets.operator.rbac import (
     build_launcher_role,
     build_launcher_role_binding,
     build_launcher_service_account,
 )
-from mpigen.build.service import build_job_service
-from mpigen.build.ssh import build_keygen_job, build_keygen_rbac, build_ssh_secret
-from mpigen.build.workers import build_worker_stateful_set
-from mpigen.errors import CompileError, Issue
-from mpigen.job_options import options_for
-from mpigen.options import Options
-from mpigen.plan import JobPlan
-from mpigen.rules import check_plan
+from mpigen.targets.operator.service import build_job_service
+from mpigen.targets.operator.ssh import build_keygen_job, build_keygen_rbac, build_ssh_secret
+from mpigen.targets.operator.workers import build_worker_stateful_set
 
 Builder = Callable[[JobPlan, Options], list[dict[str, Any]]]
 

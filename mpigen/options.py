@@ -1,6 +1,6 @@
 """Options: every knob of a compile, as one frozen value (the counterpart of black's `Mode`), and the
 one table of them (`OPTION_TABLE`) from which the command-line flags (mpigen.shells.common), the
-`mpigen.dev/*` annotations (mpigen.job_options) and the input schemas' list of those annotations
+`mpigen.dev/*` annotations (mpigen.inputs.annotations) and the input schemas' list of those annotations
 (tools/schemagen.py) are all derived.
 
 Defaults are those of the mpi-operator v0.2.0 as shipped (`deploy/3-mpi-operator.yaml` passes
@@ -81,7 +81,7 @@ class Options:
 
 
 # How an option's value is written and checked: on the command line (click type), in an annotation
-# (parser in mpigen.job_options) and in the input schema (tools/schemagen.py).
+# (parser in mpigen.inputs.annotations) and in the input schema (tools/schemagen.py).
 ValueKind = Literal["count", "choice", "image", "namespace", "dns-subdomain", "kube-version", "switch"]
 
 

@@ -283,7 +283,7 @@ def resource_list(rng: random.Random, text: str) -> str:
 def _load_all(text: str) -> list[Any]:
     """The documents of a text, read by mpigen's bounded reader (PyYAML's composer crashes on deep
     nesting), or none."""
-    from mpigen.yamlread import YamlProblem, read_stream
+    from mpigen.yaml.reader import YamlProblem, read_stream
 
     try:
         return read_stream(text)

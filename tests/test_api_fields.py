@@ -8,8 +8,8 @@ import pytest
 from jobs import make_job
 
 import mpigen
-from mpigen.api.fields import HOMES, V1, V1ALPHA1, V1ALPHA2, V2BETA1, field_hint
 from mpigen.errors import CompileError
+from mpigen.inputs.fields import HOMES, V1, V1ALPHA1, V1ALPHA2, V2BETA1, field_hint
 
 
 def v1alpha2_job(**spec: Any) -> dict[str, Any]:

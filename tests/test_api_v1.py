@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from mpigen.api import v1
 from mpigen.errors import CompileError
+from mpigen.inputs import v1
 from mpigen.options import Options
 
 OPTIONS = Options(namespace="ml")
@@ -178,7 +178,7 @@ def test_fields_of_other_versions_get_did_you_mean_help(field: str, hint: str) -
     assert errors(job(**{field: "x"})) == [f'spec.{field}: unknown field "{field}" ({hint})']
 
 
-# --- the plan (mpigen.api.v1_plan) -------------------------------------------------------------------
+# --- the plan (mpigen.inputs.v1_plan) -------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -192,7 +192,7 @@ def test_fields_of_other_versions_get_did_you_mean_help(field: str, hint: str) -
     ],
 )
 def test_a_launcher_that_limits_a_gpu_is_the_first_host_and_keeps_its_gpus(limits: dict[str, Any], gpu: bool) -> None:
-    from mpigen.api.v1_plan import plan_job
+    from mpigen.inputs.v1_plan import plan_job
 
     document = job()
     launcher = document["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["containers"][0]
@@ -210,7 +210,7 @@ def test_the_launcher_job_runs_once_unless_it_restarts_or_a_backoff_limit_is_set
     policy: str | None, backoff: int | None, expected: int | None
 ) -> None:
     """The operator's bare launcher Pod with restartPolicy Never runs once; a Job would retry it 6 times."""
-    from mpigen.api.v1_plan import plan_job
+    from mpigen.inputs.v1_plan import plan_job
 
     document = job(**({"runPolicy": {"backoffLimit": backoff}} if backoff is not None else {}))
     if policy:

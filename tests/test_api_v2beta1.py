@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from jobs import V2BETA1, make_job, pod
 
-from mpigen.api import v2beta1
 from mpigen.errors import CompileError, Issue
+from mpigen.inputs import v2beta1
 from mpigen.options import Options
 
 OPTIONS = Options(namespace="ml")

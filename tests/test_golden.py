@@ -55,8 +55,8 @@ def without_newer_fields(obj: dict[str, Any], version: str) -> dict[str, Any]:
 @pytest.mark.parametrize("case", [c for c in CASES if not Case(c).failing])
 def test_golden_output_is_valid_kubernetes(case: str) -> None:
     """Every expected object passes the strict schema of its kind, for the oldest and newest version."""
-    from mpigen.kube.validator import validate_object
-    from mpigen.kube.versions import DEFAULT_KUBE_VERSION
+    from mpigen.checks.kube.validator import validate_object
+    from mpigen.checks.kube.versions import DEFAULT_KUBE_VERSION
 
     objects = [obj for obj in yaml.safe_load_all((GOLDEN / case / "expected.yaml").read_text()) if obj]
     assert objects

@@ -1,4 +1,4 @@
-"""The input models' fast check (mpigen/api/model.py) agrees with pydantic on every document.
+"""The input models' fast check (mpigen/inputs/model.py) agrees with pydantic on every document.
 
 A valid document is parsed without pydantic; the fast check must accept exactly what pydantic's strict,
 extra-forbidding model accepts, with the same values, or a broken job would be compiled (or a valid one
@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jobs import V1, V1ALPHA1, V1ALPHA2, V2BETA1, make_job, pod
 
-from mpigen.api.model import Strict, _fields, parse_fast, pydantic_model
+from mpigen.inputs.model import Strict, _fields, parse_fast, pydantic_model
 
 Doc = dict[str, Any]
 META = {
@@ -81,7 +81,7 @@ FRONTS = {V1ALPHA1: "v1alpha1", V1ALPHA2: "v1alpha2", V1: "v1", V2BETA1: "v2beta
 
 
 def model_of(api_version: str) -> type[Strict]:
-    model: type[Strict] = importlib.import_module(f"mpigen.api.{FRONTS[api_version]}").MPIJob
+    model: type[Strict] = importlib.import_module(f"mpigen.inputs.{FRONTS[api_version]}").MPIJob
     return model
 
 
@@ -178,7 +178,7 @@ def test_the_fast_check_agrees_with_pydantic(case: tuple[str, Doc]) -> None:
 
 
 def test_a_model_with_defaults_is_constructed_without_arguments() -> None:
-    from mpigen.api.common import ObjectMeta
+    from mpigen.inputs.shared import ObjectMeta
 
     meta = ObjectMeta()
     assert meta.name is None and meta.labels is None

@@ -20,15 +20,15 @@ from click.testing import CliRunner
 from jobs import make_job, pod
 from jsonschema import Draft202012Validator
 
-from mpigen import api
-from mpigen.api import api_versions, schema_file
+from mpigen import inputs as api
 from mpigen.cli import cli
 from mpigen.compiler import compile_job
-from mpigen.documents import InputError, decode, load_documents
 from mpigen.errors import CompileError
+from mpigen.inputs import api_versions, schema_file
 from mpigen.options import Options
 from mpigen.shells.flags import make_options
 from mpigen.shells.render import command as render_command
+from mpigen.yaml.load import InputError, decode, load_documents
 
 
 def _load_schemagen() -> ModuleType:

@@ -15,9 +15,10 @@ import yaml
 from jobs import COMMAND, job_yaml, pod
 
 import mpigen
-from mpigen.emit import to_yaml
-from mpigen.krm import NotAResourceList, protocol, reading, yamltext
+from mpigen.krm import NotAResourceList, protocol, yamltext
+from mpigen.krm import items as reading
 from mpigen.shells.krm import run_function
+from mpigen.yaml.dump import to_yaml
 from tools import function_executable
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -553,7 +554,7 @@ def test_an_item_that_is_also_generated_is_refused_naming_both_files() -> None:
 
 
 def test_the_function_reads_back_an_output_at_its_size_limit_and_refuses_a_larger_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    from mpigen.krm import limits
+    from mpigen.krm import readback as limits
 
     text = resource_list(PASS_THROUGH + as_item(job(), reader_annotations("jobs/train.yaml", 1, 2)) + AFTER)
     output = run(text).output
@@ -573,7 +574,7 @@ def test_the_function_reads_back_an_output_at_its_size_limit_and_refuses_a_large
 def test_a_list_read_whole_may_not_grow_past_the_values_it_is_read_with(monkeypatch: pytest.MonkeyPatch) -> None:
     import json
 
-    from mpigen.krm import limits
+    from mpigen.krm import readback as limits
 
     monkeypatch.setattr(limits, "MAX_VALUES", 100)  # one job's objects hold more
     as_json = json.dumps({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [yaml.safe_load(job())]})
@@ -584,7 +585,7 @@ def test_a_list_read_whole_may_not_grow_past_the_values_it_is_read_with(monkeypa
 
 
 def test_lists_over_renders_16_mib_are_read_and_come_back_byte_for_byte() -> None:
-    from mpigen.documents import MAX_INPUT_BYTES
+    from mpigen.yaml.load import MAX_INPUT_BYTES
 
     count = MAX_INPUT_BYTES // len(AFTER) + 100
     text = resource_list("".join(AFTER.replace("settings", f"settings-{n}") for n in range(count)))
@@ -696,9 +697,9 @@ SA = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: train-launcher, nam
 def _stream_lines(documents: list[str], style: str) -> tuple[list[str], list[str], list[dict[str, Any]]]:
     """The same documents as render reads them (one file, input.yaml) and as the KRM function gets them
     (items annotated in `style`): render's stderr lines, the function's, and its results."""
-    from mpigen.documents import Document
     from mpigen.options import Options
     from mpigen.pipeline import process
+    from mpigen.yaml.load import Document
 
     datas = [yaml.safe_load(document) for document in documents]
     total = len(datas)
@@ -760,13 +761,13 @@ def test_items_of_different_files_are_named_by_file_alone() -> None:
 
 
 def test_a_bug_in_the_output_names_the_items_file(monkeypatch: pytest.MonkeyPatch) -> None:
-    import mpigen.kube.validator
+    import mpigen.checks.kube.validator
     from mpigen.errors import Issue
 
     def broken(obj: dict[str, Any], version: str) -> list[Issue]:
         return [Issue(("spec", "replicas"), "expected integer")] if obj["kind"] == "StatefulSet" else []
 
-    monkeypatch.setattr(mpigen.kube.validator, "validate_object", broken)
+    monkeypatch.setattr(mpigen.checks.kube.validator, "validate_object", broken)
     items = PASS_THROUGH + as_item(job(), reader_annotations("jobs/train.yaml", 1, 2))
     _, outcome = protocol.process_resource_list(resource_list(items).encode())
     assert outcome.exit_code == 3

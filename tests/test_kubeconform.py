@@ -36,10 +36,10 @@ import yaml
 from cluster import gotools
 from test_golden import without_newer_fields
 
-from mpigen.emit import FORMATS
-from mpigen.kube import schemas as kubeschema
-from mpigen.kube.validator import validate_object
-from mpigen.kube.versions import DEFAULT_KUBE_VERSION
+from mpigen.checks.kube import schemas as kubeschema
+from mpigen.checks.kube.validator import validate_object
+from mpigen.checks.kube.versions import DEFAULT_KUBE_VERSION
+from mpigen.yaml.dump import FORMATS
 
 Obj = dict[str, Any]
 

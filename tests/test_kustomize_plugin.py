@@ -21,8 +21,8 @@ from click.testing import CliRunner
 from jobs import COMMAND, job_yaml, pod
 
 import mpigen
-from mpigen.api import api_versions
 from mpigen.cli import cli
+from mpigen.inputs import api_versions
 from mpigen.shells.kustomize_plugin import default_plugin_home, plugin_paths, wrapper_script
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,7 +10,7 @@ import yaml
 from click.testing import CliRunner
 
 from mpigen import CompileError, compile
-from mpigen.build.objectsize import json_size, largest_field
+from mpigen.checks.objectsize import json_size, largest_field
 from mpigen.cli import cli
 
 

@@ -23,9 +23,9 @@ from strategies import VARIANTS, Case, cases
 
 import mpigen
 from mpigen import names
-from mpigen.emit import FORMATS
-from mpigen.kube.validator import validate_object
-from mpigen.kube.versions import DEFAULT_KUBE_VERSION
+from mpigen.checks.kube.validator import validate_object
+from mpigen.checks.kube.versions import DEFAULT_KUBE_VERSION
+from mpigen.yaml.dump import FORMATS
 
 Obj = dict[str, Any]
 

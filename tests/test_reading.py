@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from mpigen.cli import cli
-from mpigen.documents import MAX_INPUT_BYTES
+from mpigen.yaml.load import MAX_INPUT_BYTES
 
 JOB = """\
 apiVersion: kubeflow.org/v1alpha2

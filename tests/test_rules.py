@@ -11,13 +11,13 @@ import yaml
 from jobs import make_job, pod
 
 from mpigen import names
-from mpigen.build import limits
+from mpigen.checks.rules import check_objects, label_value_problem, qualified_name_problem
 from mpigen.compiler import compile_job, plan_job
 from mpigen.errors import CompileError
-from mpigen.job_options import ANNOTATIONS, PREFIX, options_for
+from mpigen.inputs.annotations import ANNOTATIONS, PREFIX, options_for
 from mpigen.options import Options
 from mpigen.records import fields
-from mpigen.rules import check_objects, label_value_problem, qualified_name_problem
+from mpigen.targets.operator import limits
 
 
 def job(workers: int = 2, name: str = "train", slots: int = 1) -> dict[str, Any]:
@@ -174,7 +174,7 @@ def test_long_names_make_the_role_the_limit() -> None:
 
 
 def test_absurd_worker_counts_never_build_a_hostfile(monkeypatch: pytest.MonkeyPatch) -> None:
-    from mpigen.build import configmap
+    from mpigen.targets.operator import configmap
 
     def refuse(*args: object) -> str:
         raise AssertionError("the hostfile was rendered for an absurd worker count")

@@ -4,7 +4,7 @@ The scripts run in dash and busybox ash against `fakekubectl/fake_kubectl.py`, w
 scripted per object and which records every call, so the tests assert on exact kubectl calls, exit
 codes and messages. Three tests run the real kubectl (the test extra's) against a recording fake API
 server, to check the output formats the scripts parse and that every request they make is allowed
-by the Role rules `mpigen.runtime_scripts` states.
+by the Role rules `mpigen.targets.operator.scripts` states.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from fakekubectl.apiserver import FakeAPIServer, Request, World, job, pod
 
-from mpigen.runtime_scripts import (
+from mpigen.targets.operator.scripts import (
     cleanup_role_rules,
     keygen_role_rules,
     owner_patch,

@@ -8,7 +8,7 @@ import pytest
 from jobs import V1ALPHA1, make_job, pod
 
 import mpigen
-from mpigen.api import v1alpha1
+from mpigen.inputs import v1alpha1
 from mpigen.options import Options
 from mpigen.quantity import whole_units
 
@@ -115,9 +115,9 @@ def test_whole_units(value: object, units: int | None) -> None:
 @pytest.mark.parametrize("namespace", [None, "team-a"])
 def test_v2beta1_config_map_size_is_what_the_builder_builds(spec: dict[str, Any], namespace: str | None) -> None:
     """The arithmetic size of the ConfigMap (FQDN hostfile, discover_hosts.sh) equals the built one."""
-    from mpigen.build.configmap import config_data
-    from mpigen.build.limits import config_map_bytes
     from mpigen.compiler import plan_job
+    from mpigen.targets.operator.configmap import config_data
+    from mpigen.targets.operator.limits import config_map_bytes
 
     container = {"name": "c", "image": "busybox"}
     template = {"spec": {"containers": [container]}}
@@ -139,9 +139,9 @@ def test_v2beta1_config_map_size_is_what_the_builder_builds(spec: dict[str, Any]
 def test_v1_config_map_size_is_what_the_builder_builds(spec: dict[str, Any], gpu_launcher: bool) -> None:
     """The arithmetic size of a v1 ConfigMap (discover_hosts.sh with `host:slots`, a GPU launcher as
     the first host, kubexec.sh with --container) equals the built one."""
-    from mpigen.build.configmap import config_data
-    from mpigen.build.limits import config_map_bytes
     from mpigen.compiler import plan_job
+    from mpigen.targets.operator.configmap import config_data
+    from mpigen.targets.operator.limits import config_map_bytes
 
     launcher = {"name": "c", "image": "busybox", **({"resources": {"limits": {"nvidia.com/gpu": 1}}} if gpu_launcher else {})}
     document = {

@@ -21,13 +21,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jobs import V1, V1ALPHA1, V1ALPHA2, V2BETA1, job_yaml, make_job
 
-from mpigen.api import FRONTS
-from mpigen.compiled_templates import TEMPLATES
+from mpigen.checks.kube import schemas as kubeschema
+from mpigen.checks.kube.versions import default_kube_version
 from mpigen.compiler import compile_job
-from mpigen.kube import schemas as kubeschema
-from mpigen.kube.versions import default_kube_version
+from mpigen.inputs import FRONTS
 from mpigen.options import Options
-from mpigen.templating import jinja_environment
+from mpigen.targets.operator._compiled_templates import TEMPLATES
+from mpigen.targets.operator.templating import jinja_environment
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,7 +46,7 @@ kubeschemas = _tool("kubeschemas")
 
 def test_the_shipped_kubernetes_schemas_are_current() -> None:
     files = kubeschemas.shipped()
-    assert files, "no mpigen/kube/strict-*.json: run python tools/kubeschemas.py"
+    assert files, "no mpigen/checks/kube/strict-*.json: run python tools/kubeschemas.py"
     for version, path in files.items():
         assert Path(path).read_text(encoding="utf-8") == kubeschemas.generate(version), (
             f"{path} is stale: run python tools/kubeschemas.py"
@@ -67,7 +67,7 @@ templategen = _tool("templategen")
 
 def test_the_compiled_templates_are_current() -> None:
     assert templategen.TARGET.read_text(encoding="utf-8") == templategen.generate(), (
-        "mpigen/compiled_templates.py is stale: run python tools/templategen.py"
+        "mpigen/targets/operator/_compiled_templates.py is stale: run python tools/templategen.py"
     )
 
 
@@ -112,7 +112,7 @@ def test_a_missing_template_value_is_an_error() -> None:
 
 
 # What a command may not import on the way to its output for valid input: the pydantic models (an invalid
-# document's messages need them), jinja2 (the templates are compiled into mpigen/compiled_templates.py),
+# document's messages need them), jinja2 (the templates are compiled into mpigen/targets/operator/_compiled_templates.py),
 # JSON Schema (an invalid object's messages need it), kubernetes-validate's own code, the KRM function's
 # YAML library, and the code of the other commands.
 NOT_IMPORTED = {
@@ -152,13 +152,13 @@ def top_level(modules: set[str]) -> set[str]:
 @pytest.mark.parametrize("api_version", [version for version, _ in FRONTS])
 def test_render_of_a_valid_job_imports_no_model_template_or_schema_library(fresh_python: str, tmp_path: Path, api_version: str) -> None:
     """Every front: a new input version must keep pydantic off the path of a valid job (declare its
-    models with mpigen.api.model's Strict and Field, not pydantic's)."""
+    models with mpigen.inputs.model's Strict and Field, not pydantic's)."""
     path = tmp_path / "job.yaml"
     path.write_text(job_yaml(api_version, 2, cleanPodPolicy="All") if api_version == V1ALPHA2 else job_yaml(api_version, 2))
     modules = imported(fresh_python, tmp_path, "render", str(path))
     assert top_level(modules) == set()
-    assert {"mpigen.compiled_templates", "mpigen.kube.quick", "mpigen.yamlfast"} <= modules  # it did render and validate
-    assert "yaml" not in modules  # a block-style job is read (mpigen.yamlfast) and written (mpigen.emitfast) without PyYAML
+    assert {"mpigen.targets.operator._compiled_templates", "mpigen.checks.kube.quick", "mpigen.yaml._fast_read"} <= modules  # it did render and validate
+    assert "yaml" not in modules  # a block-style job is read (mpigen.yaml._fast_read) and written (mpigen.yaml._fast_emit) without PyYAML
 
 
 def test_validate_and_the_krm_function_import_no_model_template_or_schema_library(fresh_python: str, tmp_path: Path) -> None:
@@ -173,7 +173,7 @@ def test_validate_and_the_krm_function_import_no_model_template_or_schema_librar
 # What a valid job's render, validate or KRM call may not import either: from the standard library,
 # dataclasses with inspect (and its ast, dis, tokenize: mpigen's classes are mpigen.records' records) and
 # hashlib (OpenSSL's start-up; the KRM function's placeholder digest is the built-in BLAKE2's); and
-# PyYAML, a third of the start-up (block-style YAML is read by mpigen.yamlfast, written by mpigen.emitfast).
+# PyYAML, a third of the start-up (block-style YAML is read by mpigen.yaml._fast_read, written by mpigen.yaml._fast_emit).
 SLOW_STDLIB = {"dataclasses", "inspect", "hashlib", "yaml"}
 # Records every `import NAME` (or `from NAME import ...`) of SLOW_STDLIB, with the importing module's
 # name, loaded already or not, so that one importer cannot hide another.
@@ -203,7 +203,7 @@ def test_a_valid_job_is_compiled_without_dataclasses_inspect_hashlib_or_pyyaml(f
         lines = out.read_text().splitlines()
         modules = {line for line in lines if " " not in line}
         importers = {tuple(line.split(" ")) for line in lines if " " in line}
-        assert {"mpigen.compiler", "mpigen.kube.quick", "mpigen.yamlread"} <= modules, args  # it did compile and validate
+        assert {"mpigen.compiler", "mpigen.checks.kube.quick", "mpigen.yaml.reader"} <= modules, args  # it did compile and validate
         # the standard library's own imports among them (dataclasses imports inspect) go with their importer
         assert {(importer, name) for importer, name in importers if importer not in SLOW_STDLIB} == set(), args
         assert "hashlib" not in modules and "yaml" not in modules and ("inspect" not in modules or "dataclasses" in modules), args
@@ -231,7 +231,7 @@ def test_a_call_with_nothing_but_paths_runs_without_click(fresh_python: str, tmp
     path.write_text(job_yaml(V1ALPHA2, 2))
     modules = imported(fresh_python, tmp_path, command, str(path)) - at_start(fresh_python)
     assert {name for name in NOT_IMPORTED_BY_A_PLAIN_RENDER if name in modules} == set()
-    assert "mpigen.compiled_templates" in modules and "mpigen.kube.quick" in modules  # it did render and validate
+    assert "mpigen.targets.operator._compiled_templates" in modules and "mpigen.checks.kube.quick" in modules  # it did render and validate
 
 
 def test_the_krm_function_runs_without_click(fresh_python: str, tmp_path: Path) -> None:
@@ -324,7 +324,7 @@ def test_an_invalid_job_is_explained_by_pydantic(fresh_python: str, tmp_path: Pa
     assert "pydantic" in imported(fresh_python, tmp_path, "render", str(path), code=1)
 
 
-# The emitter's shortcut (mpigen/emit.py builds PyYAML's nodes itself and remembers resolved tags) must
+# The emitter's shortcut (mpigen/yaml/dump.py builds PyYAML's nodes itself and remembers resolved tags) must
 # write what PyYAML's own representer writes, byte for byte.
 SCALARS = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=8) | st.sampled_from(
     ["", "yes", "0123", "1e3", "~", "null", "a\n", "a\n\n", "\n", " a\n", "a: b", "- x", "é", "#", "'", '"', "1.5"]
@@ -335,7 +335,7 @@ VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3) | st.di
 def reference_yaml(objects: list[Any]) -> str:
     import yaml
 
-    from mpigen.emit import _dumper
+    from mpigen.yaml.dump import _dumper
 
     class Reference(_dumper()):  # type: ignore[misc]
         represent = yaml.representer.BaseRepresenter.represent
@@ -348,7 +348,7 @@ def reference_yaml(objects: list[Any]) -> str:
 @settings(max_examples=300, derandomize=True, database=None, deadline=None)
 @given(st.lists(st.dictionaries(st.text(max_size=5), VALUES, max_size=4), max_size=3))
 def test_the_emitter_writes_what_pyyaml_writes(objects: list[dict[str, Any]]) -> None:
-    from mpigen.emit import to_yaml
+    from mpigen.yaml.dump import to_yaml
 
     assert to_yaml(objects) == reference_yaml(objects)
 
@@ -356,7 +356,7 @@ def test_the_emitter_writes_what_pyyaml_writes(objects: list[dict[str, Any]]) ->
 def test_the_emitter_writes_the_golden_outputs_as_pyyaml_does() -> None:
     import yaml
 
-    from mpigen.emit import to_yaml
+    from mpigen.yaml.dump import to_yaml
 
     for path in sorted((ROOT / "golden").glob("*/expected.yaml")):
         objects = [obj for obj in yaml.safe_load_all(path.read_text(encoding="utf-8")) if obj is not None]

@@ -1,4 +1,4 @@
-"""Tests for mpigen.kube.validator: strict, offline schema checks of the objects mpigen emits."""
+"""Tests for mpigen.checks.kube.validator: strict, offline schema checks of the objects mpigen emits."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mpigen.checks.kube import schemas as kubeschema
+from mpigen.checks.kube import validator as validate
+from mpigen.checks.kube.validator import validate_object, validate_pod_template
+from mpigen.checks.kube.versions import DEFAULT_KUBE_VERSION, SUPPORTED_KUBE_VERSIONS, parse_kube_version
 from mpigen.errors import Issue
-from mpigen.kube import schemas as kubeschema
-from mpigen.kube import validator as validate
-from mpigen.kube.validator import validate_object, validate_pod_template
-from mpigen.kube.versions import DEFAULT_KUBE_VERSION, SUPPORTED_KUBE_VERSIONS, parse_kube_version
 
 Obj = dict[str, Any]
 LABELS = {"mpi_job_name": "pi"}
@@ -389,7 +389,7 @@ def test_every_emitted_kind_gets_a_reference_free_schema_and_a_quick_check(versi
 
 def test_importing_is_cheap_and_valid_objects_do_not_need_jsonschema(fresh_python: str) -> None:
     code = (
-        "import sys, mpigen.kube.validator as v\n"
+        "import sys, mpigen.checks.kube.validator as v\n"
         "assert not {'jsonschema', 'kubernetes_validate', 'referencing'} & set(sys.modules), 'import'\n"
         "assert v.validate_object({'apiVersion': 'v1', 'kind': 'ConfigMap', 'metadata': {'name': 'a'}}) == []\n"
         "assert 'jsonschema' not in sys.modules, 'valid object'\n"

@@ -188,13 +188,13 @@ def test_options_apply_as_they_do_for_render() -> None:
 
 
 def test_an_invalid_object_from_mpigen_is_a_bug_exit_3(monkeypatch: pytest.MonkeyPatch) -> None:
-    import mpigen.kube.validator
+    import mpigen.checks.kube.validator
     from mpigen.errors import Issue
 
     def broken(obj: dict[str, Any], version: str) -> list[Issue]:
         return [Issue(("spec", "replicas"), "expected integer")] if obj["kind"] == "StatefulSet" else []
 
-    monkeypatch.setattr(mpigen.kube.validator, "validate_object", broken)
+    monkeypatch.setattr(mpigen.checks.kube.validator, "validate_object", broken)
     code, data = report(stdin=GOOD)
     assert code == 3
     bad = [r for r in data["resources"] if r["status"] == "statusInvalid"]
@@ -222,7 +222,7 @@ def _mixed_inputs(tmp_path: Path) -> list[str]:
 
 
 def test_the_report_formats_are_the_one_table_behind_the_output_choice() -> None:
-    from mpigen.report import FORMATS
+    from mpigen.per_resource import FORMATS
 
     assert list(FORMATS) == ["text", "json", "junit", "tap"]
     code, _, err = invoke("-o", "xml", stdin=GOOD)

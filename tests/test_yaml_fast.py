@@ -1,4 +1,4 @@
-"""mpigen's own YAML reader and writer (mpigen/yamlfast.py, mpigen/emitfast.py) against libyaml's.
+"""mpigen's own YAML reader and writer (mpigen/yaml/_fast_read.py, mpigen/yaml/_fast_emit.py) against libyaml's.
 
 They exist for start-up (a one-job render need not import PyYAML) and may only ever decline: every stream
 the reader takes must give libyaml's events, positions included, and every object the writer takes must
@@ -16,10 +16,11 @@ from typing import Any
 import pytest
 import yaml
 
-from mpigen import emitfast, yamlfast
-from mpigen.emit import _dumper
-from mpigen.yamlread import read_stream
-from mpigen.yamlscalars import resolve_plain
+from mpigen.yaml import _fast_emit as emitfast
+from mpigen.yaml import _fast_read as yamlfast
+from mpigen.yaml.dump import _dumper
+from mpigen.yaml.reader import read_stream
+from mpigen.yaml.scalars import resolve_plain
 
 ROOT = Path(__file__).resolve().parent.parent
 INPUTS = sorted((ROOT / "golden").glob("*/input.yaml")) + sorted((ROOT / "examples").rglob("*.yaml"))
@@ -28,7 +29,7 @@ _MARKED = ("ScalarEvent", "MappingStartEvent", "SequenceStartEvent", "DocumentSt
 
 
 def _event(event: Any) -> tuple[Any, ...]:
-    """What mpigen.yamlread reads of an event: its kind, value, implicit flags and start position."""
+    """What mpigen.yaml.reader reads of an event: its kind, value, implicit flags and start position."""
     name = type(event).__name__
     mark = (event.start_mark.line, event.start_mark.column) if name in _MARKED else None
     if name == "ScalarEvent":

@@ -1,5 +1,5 @@
 """The YAML mpigen reads is the YAML Kubernetes reads, and hostile input is refused with one line that
-says where (mpigen/yamlread.py, through every shell)."""
+says where (mpigen/yaml/reader.py, through every shell)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import pytest
 from click.testing import CliRunner
 from hostile_yaml import SHAPES
 
-from mpigen import yamlread
 from mpigen.cli import cli
-from mpigen.documents import InputError, load_documents
-from mpigen.yamlread import MAX_DEPTH
+from mpigen.yaml import reader as yamlread
+from mpigen.yaml.load import InputError, load_documents
+from mpigen.yaml.reader import MAX_DEPTH
 
 
 def load(text: str) -> list[object]:
@@ -160,7 +160,7 @@ def test_unknown_fields_named_like_pydantic_branches_are_reported_at_their_path(
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("command", [["render"], ["krm"]])
 def test_a_16_mib_input_of_any_shape_is_answered_within_seconds_and_bounded_memory(shape: str, command: list[str]) -> None:
-    from mpigen.documents import MAX_INPUT_BYTES
+    from mpigen.yaml.load import MAX_INPUT_BYTES
 
     data = SHAPES[shape](MAX_INPUT_BYTES)[:MAX_INPUT_BYTES].encode()
     proc = _run_with_input(command, data)  # a hang fails by the timeout; benchmarks/bench_reading.py times it

@@ -24,7 +24,7 @@ def allow_empty_option(func: Callable[..., Any]) -> Callable[..., Any]:
 def _kube_version(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
-    from mpigen.kube.versions import parse_kube_version
+    from mpigen.checks.kube.versions import parse_kube_version
 
     try:
         return parse_kube_version(value)
@@ -36,7 +36,7 @@ _DEFAULTS = defaults(Options)
 
 
 class _Checked(click.ParamType):  # type: ignore[type-arg]
-    """A flag value checked by the parser of its `mpigen.dev/*` annotation (mpigen.job_options), so
+    """A flag value checked by the parser of its `mpigen.dev/*` annotation (mpigen.inputs.annotations), so
     a flag and an annotation take exactly the same values and say the same about a bad one."""
 
     def __init__(self, kind: str) -> None:
@@ -44,7 +44,7 @@ class _Checked(click.ParamType):  # type: ignore[type-arg]
         self.name = "integer" if kind == "count" else "text"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        from mpigen.job_options import PARSERS
+        from mpigen.inputs.annotations import PARSERS
 
         if not isinstance(value, str):
             return value  # a default, already of its type

@@ -1,0 +1,1 @@
+"""Run targets: what a job plan becomes in the cluster, one folder per target."""
