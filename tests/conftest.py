@@ -29,7 +29,7 @@ import npm
 
 import tools
 
-# Debian tools the generated POSIX scripts are run and linted with (tests/test_runtime_scripts.py).
+# Debian tools the generated POSIX scripts are run and linted with (tests/unit/targets/test_runtime_scripts.py).
 SCRIPT_TOOLS = {"dash": "dash", "busybox": "busybox", "shellcheck": "shellcheck"}
 
 MARKER_BY_DIRECTORY = {"e2e": "e2e", "cluster": "cluster"}

@@ -42,7 +42,7 @@ from click.testing import CliRunner
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir()) if GOLDEN.is_dir() else []
-UPDATE = "python -m pytest tests/test_golden.py --update-golden"
+UPDATE = "python -m pytest tests/acceptance/test_golden.py --update-golden"
 
 # Inputs no ResourceList can hold (see the module docstring); test_golden checks this list is exact.
 RENDER_ONLY = frozenset({

@@ -5,7 +5,7 @@ trim_blocks, lstrip_blocks, keep_trailing_newline, so the whitespace is settled 
 tree written out as a function of one mapping of values. The templates use text, `{{ value }}`,
 `{{ value | q }}`, `{% for x in xs %}` and `{% if value %}` only (docs: STYLE.md, "at most one loop per template"); anything
 else is refused here, so a new construct needs its translation first. A render then imports neither
-jinja2 nor compiles a template; tests/test_startup.py checks the file is current and renders like
+jinja2 nor compiles a template; tests/unit/shells/test_startup.py checks the file is current and renders like
 jinja2.
 
 A developer tool, not part of the installed package; run from the repository's top:

@@ -14,7 +14,7 @@ truth for three things:
 Importing pydantic and building its models costs a tenth of a second, longer than a whole render of a
 valid job: only an invalid document (or the schema generator) pays it. The fast check is conservative:
 whatever it is unsure of (a type it does not implement, a subclass of int) it refuses, and pydantic
-decides. tests/test_input_models.py checks that both agree on thousands of broken documents.
+decides. tests/unit/inputs/test_input_models.py checks that both agree on thousands of broken documents.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ a character YAML would look at twice) and on anything libyaml would refuse, it g
 None, and the caller reads the stream with libyaml instead: this reader only ever decides that a
 stream is simple, never what a hard one means.
 
-Its events are libyaml's, positions included, for every stream it takes: `tests/test_yaml_fast.py`
+Its events are libyaml's, positions included, for every stream it takes: `tests/unit/yaml/test_yaml_fast.py`
 compares the two on the golden inputs, the examples and generated streams. The events are read by
 `mpigen.yaml.reader`, which resolves scalars and builds documents from either reader alike.
 """

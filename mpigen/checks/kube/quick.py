@@ -3,7 +3,7 @@
 It implements exactly the keywords Kubernetes' strict schemas use, with jsonschema's semantics (3.0 is an
 integer, True is not; a keyword only constrains the types it applies to); any other keyword is
 unsupported. validator.py asks jsonschema for the errors whenever the quick check says no, and
-tests/test_validate.py checks that both agree on thousands of broken objects.
+tests/unit/checks/test_validate.py checks that both agree on thousands of broken objects.
 
 `$ref`s to `#/$defs/<name>` are resolved against the schema's definitions, so a schema need not be
 inlined first. Compiled lazily (`lazy=True`), a subschema is compiled the first time an instance reaches

@@ -13,7 +13,7 @@ from jobs import job_yaml
 
 from mpigen.cli import cli
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
 
 def invoke(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
@@ -111,14 +111,14 @@ def test_non_mpijob_documents_pass_through_in_place() -> None:
 
 def test_the_readmes_first_command_prints_manifests_and_nothing_else(mpigen_command: list[str]) -> None:
     """`mpigen render examples/v1alpha2/tensorflow-benchmarks.yaml`: the first thing a user sees."""
-    example = Path(__file__).resolve().parent.parent / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
+    example = Path(__file__).resolve().parents[3] / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
     done = subprocess.run([*mpigen_command, "render", str(example)], capture_output=True, text=True, check=False)
     assert (done.returncode, done.stderr) == (0, "")
     assert "kind: RoleBinding" in done.stdout
 
 
 def test_two_files_with_one_job_are_refused_and_nothing_is_printed(tmp_path: Path) -> None:
-    example = Path(__file__).resolve().parent.parent / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
+    example = Path(__file__).resolve().parents[3] / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
     (tmp_path / "a.yaml").write_text(example.read_text())
     (tmp_path / "b.yaml").write_text(example.read_text())
     code, out, err = invoke("render", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"))
@@ -127,7 +127,7 @@ def test_two_files_with_one_job_are_refused_and_nothing_is_printed(tmp_path: Pat
 
 
 def test_filename_flag_works_as_in_kubectl() -> None:
-    example = str(Path(__file__).resolve().parent.parent / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml")
+    example = str(Path(__file__).resolve().parents[3] / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml")
     assert invoke("render", "-f", example) == invoke("render", example)
     assert invoke("validate", "--filename", example)[0] == 0
 
@@ -153,7 +153,7 @@ def test_completion_callbacks_work_with_piped_stdin(mpigen_command: list[str]) -
 
 
 def test_piping_a_job_into_bare_mpigen_says_to_use_render(mpigen_command: list[str]) -> None:
-    example = Path(__file__).resolve().parent.parent / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
+    example = Path(__file__).resolve().parents[3] / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
     done = subprocess.run(mpigen_command, input=example.read_text(), capture_output=True, text=True, check=False)
     assert done.returncode == 1
     assert "use mpigen render (cat job.yaml | mpigen render)" in done.stderr

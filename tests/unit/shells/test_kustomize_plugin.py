@@ -25,7 +25,7 @@ from mpigen.cli import cli
 from mpigen.inputs import api_versions
 from mpigen.shells.kustomize_plugin import default_plugin_home, plugin_paths, wrapper_script
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples"
 V1ALPHA1 = EXAMPLES / "v1alpha1" / "tensorflow-benchmarks.yaml"
 V1ALPHA2 = EXAMPLES / "v1alpha2" / "tensorflow-benchmarks.yaml"

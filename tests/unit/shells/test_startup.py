@@ -29,7 +29,7 @@ from mpigen.options import Options
 from mpigen.targets.operator._compiled_templates import TEMPLATES
 from mpigen.targets.operator.templating import jinja_environment
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _tool(name: str) -> ModuleType:

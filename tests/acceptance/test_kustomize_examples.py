@@ -20,7 +20,7 @@ from click.testing import CliRunner
 
 from mpigen.cli import cli
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "kustomize"
 SORT_OPTIONS = re.compile(r"^sortOptions:\n(?:  .*\n)+", re.MULTILINE)
 

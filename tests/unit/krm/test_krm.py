@@ -21,7 +21,7 @@ from mpigen.shells.krm import run_function
 from mpigen.yaml.dump import to_yaml
 from tools import function_executable
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 GOLDEN = ROOT / "golden"
 
 # What kustomize and kpt send: kyaml's layout, reader annotations on every item, comments kept.

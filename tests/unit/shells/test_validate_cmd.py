@@ -342,7 +342,7 @@ def test_the_pre_commit_hook_passes_a_staged_empty_yaml_file(tmp_path: Path) -> 
 
     import yaml
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[3]
     hooks = {hook["id"]: hook for hook in yaml.safe_load((root / ".pre-commit-hooks.yaml").read_text())}
     program, command, *flags = shlex.split(hooks["mpigen-validate"]["entry"])
     assert (program, command) == ("mpigen", "validate")

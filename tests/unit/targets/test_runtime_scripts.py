@@ -33,7 +33,7 @@ from mpigen.targets.operator.scripts import (
     wait_role_rules,
 )
 
-FAKE_KUBECTL = Path(__file__).resolve().parent / "fakekubectl" / "fake_kubectl.py"
+FAKE_KUBECTL = Path(__file__).resolve().parents[2] / "fakekubectl" / "fake_kubectl.py"
 SHELLS = {"dash": ["dash"], "busybox": ["busybox", "sh"]}
 UID = "6f1c0c57-3c1b-4d2e-9a4f-0123456789ab"
 LAUNCHER, STS, SELF = "pi-launcher", "pi-worker", "pi-cleanup"

@@ -50,7 +50,7 @@ def kubeconform_binary() -> str:
     return shutil.which("kubeconform") or gotools.require("kubeconform")
 
 
-GOLDEN = Path(__file__).resolve().parent.parent / "golden"
+GOLDEN = Path(__file__).resolve().parents[2] / "golden"
 EXPECTED = sorted(GOLDEN.glob("*/expected.yaml"))
 KUBE_VERSIONS = ("1.25", DEFAULT_KUBE_VERSION)
 

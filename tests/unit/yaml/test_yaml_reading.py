@@ -169,7 +169,7 @@ def test_a_16_mib_input_of_any_shape_is_answered_within_seconds_and_bounded_memo
 
 
 def _run_with_input(command: list[str], data: bytes) -> subprocess.CompletedProcess[bytes]:
-    """mpigen in a process that may not use more than 2 GiB of memory (as tests/test_reading.py runs it)."""
+    """mpigen in a process that may not use more than 2 GiB of memory (as tests/unit/shells/test_reading.py runs it)."""
     import resource
 
     def limit() -> None:

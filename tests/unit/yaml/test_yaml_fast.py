@@ -22,7 +22,7 @@ from mpigen.yaml.dump import _dumper
 from mpigen.yaml.reader import read_stream
 from mpigen.yaml.scalars import resolve_plain
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 INPUTS = sorted((ROOT / "golden").glob("*/input.yaml")) + sorted((ROOT / "examples").rglob("*.yaml"))
 OUTPUTS = sorted((ROOT / "golden").glob("*/expected.yaml"))
 _MARKED = ("ScalarEvent", "MappingStartEvent", "SequenceStartEvent", "DocumentStartEvent")

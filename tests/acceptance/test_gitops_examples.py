@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GITOPS = ROOT / "examples" / "gitops"
 
 

@@ -33,7 +33,7 @@ from mpigen.yaml.load import InputError, decode, load_documents
 
 def _load_schemagen() -> ModuleType:
     """tools/schemagen.py, the developer tool that writes schemas/ (not part of the installed package)."""
-    spec = importlib.util.spec_from_file_location("schemagen", Path(__file__).resolve().parents[1] / "tools" / "schemagen.py")
+    spec = importlib.util.spec_from_file_location("schemagen", Path(__file__).resolve().parents[3] / "tools" / "schemagen.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -42,7 +42,7 @@ def _load_schemagen() -> ModuleType:
 
 schemagen = _load_schemagen()
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 SCHEMAS = ROOT / "schemas"
 GOLDEN = ROOT / "golden"
 V1ALPHA1, V1ALPHA2 = "kubeflow.org/v1alpha1", "kubeflow.org/v1alpha2"
@@ -465,7 +465,7 @@ def test_the_readme_states_the_schema_commands_default_and_shipped_files() -> No
 
     from mpigen.shells.schema import schema
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
     [stated] = re.findall(r"\(`--api-version`, default `([^`]+)`", readme)
     [option] = [param for param in schema.params if param.name == "api_version"]
     assert stated == option.default
