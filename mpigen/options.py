@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Literal, NamedTuple
 
 from mpigen.records import record, replace
+from mpigen.targets import DEFAULT_TARGET, TARGETS
 
 GPU_RESOURCE = "nvidia.com/gpu"
 CPU_RESOURCE = "cpu"
@@ -67,6 +68,8 @@ class Options:
     # v2beta1: the Secret holding the SSH key pair (keys ssh-privatekey, ssh-publickey), provided by
     # the user; None: mpigen renders `<job>-ssh` and a Job that generates the keys into it.
     ssh_secret: str | None = None
+    # The run target: what the job becomes in the cluster (a key of mpigen.targets.TARGETS).
+    target: str = DEFAULT_TARGET
 
     @property
     def effective_scheduler_name(self) -> str | None:
@@ -114,4 +117,5 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
     OptionSpec("scheduler-name", "scheduler_name", "dns-subdomain", "schedulerName of the job's pods under gang scheduling, a DNS subdomain [default: volcano, or scheduler-plugins-scheduler].", "schedulerName of the job's pods under gang scheduling (a DNS subdomain).", metavar="NAME"),
     OptionSpec("cluster-domain", "cluster_domain", "dns-subdomain", "v2beta1: the cluster's DNS domain, appended to the hostfile's host names (<pod>.<job>.<ns>.svc.DOMAIN) and the workers' DNS search entry [default: none; search cluster.local].", "v2beta1: the cluster's DNS domain for the hostfile's names (default: none).", metavar="DOMAIN"),
     OptionSpec("ssh-secret", "ssh_secret", "dns-subdomain", "v2beta1: use this existing Secret (keys ssh-privatekey, ssh-publickey) for SSH instead of rendering <job>-ssh and a key-generation Job.", "v2beta1: an existing Secret with the SSH key pair; no key-generation Job.", metavar="SECRET"),
+    OptionSpec("target", "target", "choice", "What the job becomes in the cluster: operator, the objects the mpi-operator would create plus what runs them without it.", "What the job becomes in the cluster (default: operator).", choices=tuple(TARGETS)),
 )

@@ -23,8 +23,7 @@ def _finding(source: str, doc: Document, kind: str, name: str, issue: Issue) -> 
 def _too_large(data: dict[str, Any]) -> Issue | None:
     """A passed-through object that no cluster could store (etcd's 1.5 MiB), refused before it is
     written out: emitting a 16 MiB mapping of a million keys would take far longer than reading it."""
-    from mpigen.checks.objectsize import json_size
-    from mpigen.targets.operator.limits import OBJECT_MAX_BYTES
+    from mpigen.checks.objectsize import OBJECT_MAX_BYTES, json_size
 
     size = json_size(data)
     if size <= OBJECT_MAX_BYTES:

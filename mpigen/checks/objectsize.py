@@ -20,8 +20,8 @@ from typing import Any
 
 from mpigen.errors import Issue, Path, format_path
 from mpigen.plan import JobPlan
-from mpigen.targets.operator.limits import OBJECT_MAX_BYTES
 
+OBJECT_MAX_BYTES = 1536 * 1024  # etcd's default --max-request-bytes, the practical limit of one object
 REQUEST_MAX_BYTES = 3 * 1024 * 1024  # the API server's limit on one request body
 
 

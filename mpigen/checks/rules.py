@@ -1,7 +1,7 @@
 """API-server rules the JSON schemas do not express, on the input plan and on the emitted objects.
 
 Input (`check_plan`, the user's problems, exit 1):
-- names the compiler adds must not collide with the pod templates' own: volumes `mpi-job-config` and
+- names the target adds (the operator target's, mpigen.targets.operator.reserved) must not collide with the pod templates' own: volumes `mpi-job-config` and
   `mpi-job-kubectl`, init containers `kubectl-delivery` and `wait-for-workers`, the launcher's
   `OMPI_MCA_*` variables, mounts at `/etc/mpi` and `/opt/kube` (the API server refuses duplicate
   volume and container names and mount paths; a duplicate variable would silently lose one value);
@@ -22,7 +22,6 @@ from typing import Any
 from mpigen import names
 from mpigen.errors import Issue, Path, shown
 from mpigen.plan import JobPlan
-from mpigen.targets.operator import mpi_env
 
 _NAME = r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _LABEL_VALUE = re.compile(rf"({_NAME})?\Z")
@@ -31,45 +30,19 @@ _DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z
 QUALIFIED_NAME_MAX = 63
 PREFIX_MAX = 253
 
-# What the compiler adds to each role's pod: (volumes, init containers, env of containers[0], mounts).
+# What a target adds to each role's pod: (volumes, init containers, env of containers[0], mounts).
 Added = dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]]
-_ADDED: Added = {
-    "launcher": (
-        (names.CONFIG_VOLUME, names.KUBECTL_VOLUME),
-        (names.KUBECTL_DELIVERY, names.WAIT_FOR_WORKERS),
-        names.LAUNCHER_ENV,
-        (names.CONFIG_MOUNT_PATH, names.KUBECTL_MOUNT_PATH),
-    ),
-    "worker": ((names.CONFIG_VOLUME,), (), (), (names.CONFIG_MOUNT_PATH,)),
-}
 
 
-def added(plan: JobPlan) -> Added:
-    """What the builders add to each role's pod, for this plan's transport."""
-    if plan.ssh is None:
-        if not plan.blank_launcher_gpus:
-            return _ADDED
-        volumes, inits, env, mounts = _ADDED["launcher"]
-        return {**_ADDED, "launcher": (volumes, inits, env + names.NVIDIA_ENV, mounts)}
-    ssh_path = plan.ssh.mount_path.rstrip("/")
-    env = (names.JOB_ROLE_ENV, *(name for name, _ in mpi_env.table(False, plan.implementation)))
-    env += names.NVIDIA_ENV if plan.blank_launcher_gpus else ()
-    inits = (names.WAIT_FOR_WORKERS,) if plan.waits_for_workers else ()
-    return {
-        "launcher": ((names.SSH_VOLUME, names.CONFIG_VOLUME), inits, env, (ssh_path, names.CONFIG_MOUNT_PATH)),
-        "worker": ((names.SSH_VOLUME,), (), (names.JOB_ROLE_ENV,), (ssh_path,)),
-    }
-
-
-def check_plan(plan: JobPlan) -> list[Issue]:
-    """Collisions with what mpigen adds, and malformed labels, in the job's pod templates."""
+def check_plan(plan: JobPlan, added: Added) -> list[Issue]:
+    """Collisions with what the target adds (`added`), and malformed labels, in the job's pod templates."""
     templates: dict[Path, tuple[dict[str, Any], list[str]]] = {}
     for role, template in (("launcher", plan.launcher_template), ("worker", plan.worker_template)):
         # v1alpha1's one template serves both roles: check it once, for both.
         templates.setdefault(plan.template_paths.get(role, (role,)), (template, []))[1].append(role)
     issues: list[Issue] = []
     for path, (template, roles) in templates.items():
-        issues += _collisions(roles, template, path, added(plan), plan.kubexec)
+        issues += _collisions(roles, template, path, added, plan.kubexec)
         issues += _metadata_keys(template.get("metadata") or {}, path + ("metadata",))
         issues += _images(template.get("spec") or {}, path + ("spec",))
     return issues

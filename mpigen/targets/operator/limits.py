@@ -23,13 +23,13 @@ import json
 from collections.abc import Callable
 
 from mpigen import names
+from mpigen.checks.objectsize import OBJECT_MAX_BYTES
 from mpigen.errors import Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 
 REVISION_HASH_LENGTH = names.REVISION_HASH_LENGTH
 CONFIG_MAP_MAX_BYTES = 1024 * 1024  # apimachinery validation: ConfigMap data + binaryData
-OBJECT_MAX_BYTES = 1536 * 1024  # etcd's default --max-request-bytes, the practical limit of one object
 
 
 def check_derived_names(plan: JobPlan) -> list[Issue]:
@@ -80,10 +80,6 @@ def worker_names_length(job: str, workers: int) -> int:
     """Total characters of the names `<job>-worker-0` .. `<job>-worker-<workers-1>`, without building them."""
     return workers * (len(names.worker_set(job)) + 1) + digit_count_sum(workers)
 
-
-def hostfile_bytes(job: str, workers: int, slots: int) -> int:
-    """Bytes of the hostfile: one `<pod> slots=<n>` line per worker (see templates/hostfile.j2)."""
-    return worker_names_length(job, workers) + workers * len(f" slots={slots}\n")
 
 
 def host_lists_bytes(plan: JobPlan, workers: int) -> int:
