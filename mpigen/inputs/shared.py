@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mpigen import names
 from mpigen.errors import Issue, Path, format_path, shown
@@ -20,6 +20,8 @@ from mpigen.inputs.model import Field, Strict, parse_fast, pydantic_model
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
+
+    from mpigen.options import Options
 
 __all__ = ["Field", "Strict"]  # re-exported: the fronts declare their models with them
 
@@ -291,6 +293,56 @@ def check_pod_template_strictly(template: object, path: Path, kube_version: str 
     from mpigen.checks.kube.validator import validate_pod_template
 
     return [issue.under(*path) for issue in validate_pod_template(template, kube_version)]
+
+
+SPECS: Path = ("spec", "mpiReplicaSpecs")
+
+
+class WorkerRule(NamedTuple):
+    """What an apiVersion's operator requires of the Worker replica spec."""
+
+    required: bool  # a job without a Worker is refused
+    least: int  # the fewest replicas
+    missing: str | None  # the message for a Worker without replicas (None: allowed)
+
+
+def check_replicas(
+    launcher: Any,
+    worker: Any,
+    options: Options,
+    rule: WorkerRule,
+    always_restarts: bool = False,
+    containers: Callable[[object, Path, str], list[Issue]] | None = None,
+) -> list[Issue]:
+    """The Launcher and Worker replica specs every front checks: one Launcher of at most one replica
+    (`always_restarts`: one that restarts `Always` is refused), the Worker as `rule` says, and each
+    role's pod template (its shape, then Kubernetes' schema when `options.validate`, then, given
+    `containers`, the front's own container rules on a template of the right shape)."""
+    issues = []
+    if launcher is None:
+        issues.append(Issue(SPECS + ("Launcher",), "required: an MPIJob needs exactly one Launcher"))
+    else:
+        if launcher.replicas not in (None, 1):
+            issues.append(Issue(SPECS + ("Launcher", "replicas"), f"must be 1, got {launcher.replicas}"))
+        if always_restarts and launcher.restartPolicy == "Always":
+            message = 'a launcher that always restarts never finishes: use "OnFailure" or "Never"'
+            issues.append(Issue(SPECS + ("Launcher", "restartPolicy"), message))
+    if worker is None:
+        if rule.required:
+            issues.append(Issue(SPECS + ("Worker",), "required: an MPIJob needs at least one Worker"))
+    elif worker.replicas is None:
+        if rule.missing is not None:
+            issues.append(Issue(SPECS + ("Worker", "replicas"), rule.missing))
+    elif worker.replicas < rule.least:
+        issues.append(Issue(SPECS + ("Worker", "replicas"), f"must be >= {rule.least}, got {worker.replicas}"))
+    for role, spec in (("Launcher", launcher), ("Worker", worker)):
+        if spec is not None:
+            path = SPECS + (role, "template")
+            shape = check_pod_template(spec.template, path)
+            if options.validate and not shape:
+                shape = check_pod_template_strictly(spec.template, path, options.kube_version)
+            issues += shape or (containers(spec.template, path, role) if containers else [])
+    return issues
 
 
 def check_raw_templates(document: dict[str, Any], paths: Sequence[Path], options: Any) -> list[Issue]:

@@ -29,10 +29,10 @@ from mpigen.inputs.shared import (
     ObjectMeta,
     PodTemplate,
     Strict,
+    WorkerRule,
     check_metadata,
-    check_pod_template,
-    check_pod_template_strictly,
     check_raw_templates,
+    check_replicas,
     name_of,
     parse_model,
     resolve_namespace,
@@ -116,27 +116,12 @@ def _check_containers(template: Any, path: Path, role: str) -> list[Issue]:
     return issues
 
 
+# kubeflow.org/v1 (ValidateV1MpiJobSpec): a Worker may be left out or have 0 replicas.
+_WORKER = WorkerRule(required=False, least=0, missing=None)
+
+
 def _check_replicas(specs: MPIReplicaSpecs, options: Options) -> list[Issue]:
-    issues = []
-    launcher, worker = specs.Launcher, specs.Worker
-    if launcher is None:
-        issues.append(Issue(_SPECS + ("Launcher",), "required: an MPIJob needs exactly one Launcher"))
-    else:
-        if launcher.replicas not in (None, 1):
-            issues.append(Issue(_SPECS + ("Launcher", "replicas"), f"must be 1, got {launcher.replicas}"))
-        if launcher.restartPolicy == "Always":
-            message = 'a launcher that always restarts never finishes: use "OnFailure" or "Never"'
-            issues.append(Issue(_SPECS + ("Launcher", "restartPolicy"), message))
-    if worker is not None and worker.replicas is not None and worker.replicas < 0:
-        issues.append(Issue(_SPECS + ("Worker", "replicas"), f"must be >= 0, got {worker.replicas}"))
-    for role, spec in (("Launcher", launcher), ("Worker", worker)):
-        if spec is not None:
-            path = _SPECS + (role, "template")
-            shape = check_pod_template(spec.template, path)
-            if options.validate and not shape:
-                shape = check_pod_template_strictly(spec.template, path, options.kube_version)
-            issues += shape or _check_containers(spec.template, path, role)
-    return issues
+    return check_replicas(specs.Launcher, specs.Worker, options, _WORKER, always_restarts=True, containers=_check_containers)
 
 
 def _check_main_container(spec: MPIJobSpec) -> list[Issue]:

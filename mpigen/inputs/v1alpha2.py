@@ -20,10 +20,10 @@ from mpigen.inputs.shared import (
     ObjectMeta,
     PodTemplate,
     Strict,
+    WorkerRule,
     check_metadata,
-    check_pod_template,
-    check_pod_template_strictly,
     check_raw_templates,
+    check_replicas,
     dedupe,
     name_of,
     parse_model,
@@ -70,27 +70,11 @@ class MPIJob(Strict):
 _SPECS = ("spec", "mpiReplicaSpecs")
 
 
+_WORKER = WorkerRule(required=True, least=1, missing="required field is missing")
+
+
 def _check_replicas(specs: MPIReplicaSpecs, options: Options) -> list[Issue]:
-    issues = []
-    if specs.Launcher is None:
-        issues.append(Issue(_SPECS + ("Launcher",), "required: an MPIJob needs exactly one Launcher"))
-    elif specs.Launcher.replicas not in (None, 1):
-        issues.append(Issue(_SPECS + ("Launcher", "replicas"), f"must be 1, got {specs.Launcher.replicas}"))
-    if specs.Worker is None:
-        issues.append(Issue(_SPECS + ("Worker",), "required: an MPIJob needs at least one Worker"))
-    elif specs.Worker.replicas is None:
-        issues.append(Issue(_SPECS + ("Worker", "replicas"), "required field is missing"))
-    elif specs.Worker.replicas < 1:
-        issues.append(Issue(_SPECS + ("Worker", "replicas"), f"must be >= 1, got {specs.Worker.replicas}"))
-    for role in ("Launcher", "Worker"):
-        spec = getattr(specs, role)
-        if spec is not None:
-            path = _SPECS + (role, "template")
-            shape = check_pod_template(spec.template, path)
-            if options.validate and not shape:
-                shape = check_pod_template_strictly(spec.template, path, options.kube_version)
-            issues += shape
-    return issues
+    return check_replicas(specs.Launcher, specs.Worker, options, _WORKER)
 
 
 def _launcher_template(spec: ReplicaSpec) -> tuple[dict[str, Any], list[Issue]]:

@@ -31,10 +31,10 @@ from mpigen.inputs.shared import (
     ObjectMeta,
     PodTemplate,
     Strict,
+    WorkerRule,
     check_metadata,
-    check_pod_template,
-    check_pod_template_strictly,
     check_raw_templates,
+    check_replicas,
     name_of,
     parse_model,
     resolve_namespace,
@@ -114,26 +114,11 @@ class V2Beta1Job(NamedTuple):
 _SPECS = ("spec", "mpiReplicaSpecs")
 
 
+_WORKER = WorkerRule(required=False, least=1, missing="required field is missing (the operator defaults it to 0 and then refuses the job)")
+
+
 def _check_replicas(specs: MPIReplicaSpecs, options: Options) -> list[Issue]:
-    issues = []
-    launcher, worker = specs.Launcher, specs.Worker
-    if launcher is None:
-        issues.append(Issue(_SPECS + ("Launcher",), "required: an MPIJob needs exactly one Launcher"))
-    elif launcher.replicas not in (None, 1):
-        issues.append(Issue(_SPECS + ("Launcher", "replicas"), f"must be 1, got {launcher.replicas}"))
-    if worker is not None and worker.replicas is None:
-        message = "required field is missing (the operator defaults it to 0 and then refuses the job)"
-        issues.append(Issue(_SPECS + ("Worker", "replicas"), message))
-    elif worker is not None and worker.replicas is not None and worker.replicas < 1:
-        issues.append(Issue(_SPECS + ("Worker", "replicas"), f"must be >= 1, got {worker.replicas}"))
-    for role, spec in (("Launcher", launcher), ("Worker", worker)):
-        if spec is not None:
-            path = _SPECS + (role, "template")
-            shape = check_pod_template(spec.template, path)
-            if options.validate and not shape:
-                shape = check_pod_template_strictly(spec.template, path, options.kube_version)
-            issues += shape
-    return issues
+    return check_replicas(specs.Launcher, specs.Worker, options, _WORKER)
 
 
 def check_worker_hostname(job: str, workers: int) -> list[Issue]:
