@@ -21,7 +21,14 @@ from collections.abc import Callable
 from typing import Any
 
 from mpigen.errors import Issue, shown
-from mpigen.options import DEFAULT_KUBECTL_DELIVERY_IMAGE, MAX_COUNT, OPTION_TABLE, Options
+from mpigen.options import (
+    DEFAULT_KUBECTL_DELIVERY_IMAGE,
+    MAX_COUNT,
+    OPTION_TABLE,
+    Options,
+    OptionSpec,
+    unmet_needs,
+)
 
 PREFIX = "mpigen.dev/"
 
@@ -103,11 +110,15 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "switch": _boolean,
 }
 
+
+def parser(spec: OptionSpec) -> Callable[[str], Any]:
+    """The parser of one option's value, as an annotation and as a flag take it: the one place a
+    value's kind picks its parser."""
+    return _choice(*spec.choices) if spec.kind == "choice" else PARSERS[spec.kind]
+
+
 # annotation key (after the prefix) -> (Options field, parser), from mpigen.options.OPTION_TABLE.
-ANNOTATIONS: dict[str, tuple[str, Callable[[str], Any]]] = {
-    spec.flag: (spec.field, _choice(*spec.choices) if spec.kind == "choice" else PARSERS[spec.kind])
-    for spec in OPTION_TABLE
-}
+ANNOTATIONS: dict[str, tuple[str, Callable[[str], Any]]] = {spec.flag: (spec.field, parser(spec)) for spec in OPTION_TABLE}
 
 
 def annotation_paths(job: dict[str, Any]) -> dict[str, Any]:
@@ -144,8 +155,6 @@ def options_for(job: dict[str, Any], options: Options) -> tuple[Options, list[Is
         except ValueError as exc:
             issues.append(Issue(path, str(exc)))
     merged = options.replace(**changes)
-    if merged.scheduler_name and not merged.gang_scheduler:
-        issues.append(
-            Issue(("metadata", "annotations", PREFIX + "scheduler-name"), f"needs {PREFIX}gang-scheduler (or --gang-scheduler)")
-        )
+    for flag, needed in unmet_needs({spec.field: getattr(merged, spec.field) for spec in OPTION_TABLE}):
+        issues.append(Issue(("metadata", "annotations", PREFIX + flag), f"needs {PREFIX}{needed} (or --{needed})"))
     return merged, issues
