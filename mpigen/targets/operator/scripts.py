@@ -170,12 +170,6 @@ def owner_patch(job: str, uid: str) -> str:
     return json.dumps({"metadata": {"ownerReferences": [owner]}}, separators=(",", ":"))
 
 
-def wait_role_rules(*, pod_prefix: str, workers: int) -> list[dict[str, Any]]:
-    """The Role rules `wait-for-workers.sh` needs: `kubectl get pod A B ...` GETs each named pod."""
-    pods = [f"{pod_prefix}-{i}" for i in range(workers)]
-    return [_rule("", "pods", ["get"], pods)]
-
-
 def cleanup_role_rules(
     *, launcher_job: str, statefulset: str, self_job: str, self_rbac: str
 ) -> list[dict[str, Any]]:

@@ -22,7 +22,9 @@ from typing import Any
 
 import pytest
 from fakekubectl.apiserver import FakeAPIServer, Request, World, job, pod
+from jobs import V2BETA1, make_job
 
+import mpigen
 from mpigen.targets.operator.scripts import (
     cleanup_role_rules,
     keygen_role_rules,
@@ -30,7 +32,6 @@ from mpigen.targets.operator.scripts import (
     render_cleanup_script,
     render_keygen_script,
     render_wait_script,
-    wait_role_rules,
 )
 
 FAKE_KUBECTL = Path(__file__).resolve().parents[2] / "fakekubectl" / "fake_kubectl.py"
@@ -503,7 +504,11 @@ def test_real_kubectl_wait_requests_are_allowed(tmp_path: Path, kubectl_binary: 
     assert done.stderr.endswith(
         "s; not Ready: 4/5 workers: pi-worker-1 pi-worker-2 pi-worker-3 pi-worker-4\n"
     )
-    rules = wait_role_rules(pod_prefix="pi-worker", workers=5)
+    # The Role mpigen renders for such a job (v2beta1, WaitForWorkersReady: the launcher's only API use).
+    mpijob = make_job(V2BETA1, 5, name="pi", launcherCreationPolicy="WaitForWorkersReady")
+    roles = [obj for obj in mpigen.compile(mpijob) if obj["kind"] == "Role" and obj["metadata"]["name"] == "pi-launcher"]
+    assert len(roles) == 1
+    rules = roles[0]["rules"]
     assert [r for r in world.requests if not allowed(r, rules)] == []
     assert {r.name for r in world.requests} == {f"pi-worker-{i}" for i in range(5)}
 
