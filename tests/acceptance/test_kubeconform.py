@@ -24,7 +24,6 @@ import importlib.resources
 import importlib.util
 import json
 import re
-import shutil
 import subprocess
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -33,7 +32,6 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 import yaml
-from cluster import gotools
 from test_golden import without_newer_fields
 
 from mpigen.checks.kube import schemas as kubeschema
@@ -43,11 +41,6 @@ from mpigen.yaml.dump import FORMATS
 
 Obj = dict[str, Any]
 
-
-
-def kubeconform_binary() -> str:
-    """kubeconform from PATH, else the one the suite builds from its Go module (skips without `go`)."""
-    return shutil.which("kubeconform") or gotools.require("kubeconform")
 
 
 GOLDEN = Path(__file__).resolve().parents[2] / "golden"
@@ -242,6 +235,7 @@ def test_kube_location_names_installed_schema_files(api_version: str, kind: str,
     assert definitions.is_file()
 
 
+@pytest.mark.slow  # builds kubeconform's schema tree of every emitted kind, per version
 @pytest.mark.parametrize("version", KUBE_VERSIONS)
 def test_schema_tree_resolves_every_emitted_kind_offline(version: str, tmp_path: Path) -> None:
     """Every kind mpigen emits resolves, first location first as kubeconform looks, to the schema of
@@ -280,6 +274,7 @@ def plain_validator(schema_file: Path) -> Any:
     return jsonschema.Draft202012Validator(schema, registry=registry)
 
 
+@pytest.mark.slow  # the tree through jsonschema, every golden kind and broken object, per version
 @pytest.mark.parametrize("version", KUBE_VERSIONS)
 def test_schema_tree_agrees_with_mpigen_on_golden_and_broken_objects(version: str, tmp_path: Path) -> None:
     """Through a plain JSON Schema reader, the tree kubeconform is given accepts one golden object of
@@ -298,10 +293,10 @@ def test_schema_tree_agrees_with_mpigen_on_golden_and_broken_objects(version: st
 # ---- the cross-check -------------------------------------------------------------------------------
 
 
-def run_kubeconform(files: list[Path], version: str, schema_root: Path) -> dict[str, Any]:
+def run_kubeconform(kubeconform: str, files: list[Path], version: str, schema_root: Path) -> dict[str, Any]:
     kinds = kinds_of(obj for path in files for obj in yaml.safe_load_all(path.read_text()) if obj)
     locations = build_schema_tree(schema_root, version, kinds)
-    command = [kubeconform_binary(), "-strict", "-summary", "-verbose", "-output", "json"]
+    command = [kubeconform, "-strict", "-summary", "-verbose", "-output", "json"]
     command += ["-kubernetes-version", full_version(version)]
     for location in locations:
         command += ["-schema-location", location]
@@ -319,13 +314,13 @@ def verdicts(report: dict[str, Any]) -> dict[tuple[str, str], str]:
 
 
 @pytest.mark.parametrize("version", KUBE_VERSIONS)
-def test_kubeconform_accepts_every_golden_output(version: str, tmp_path: Path) -> None:
+def test_kubeconform_accepts_every_golden_output(kubeconform_binary: str, version: str, tmp_path: Path) -> None:
     objects = golden_objects(version)
     assert objects
     assert [obj for obj in objects if validate_object(obj, version)] == [], "mpigen rejects a golden object"
     manifest = tmp_path / "golden.yaml"
     manifest.write_text(FORMATS["yaml"](objects))
-    report = run_kubeconform([manifest], version, tmp_path / "schemas")
+    report = run_kubeconform(kubeconform_binary, [manifest], version, tmp_path / "schemas")
     problems = [res for res in report["resources"] if res["status"] != "statusValid"]
     assert problems == [], json.dumps(problems, indent=2)
     assert report["summary"] == {"valid": len(objects), "invalid": 0, "errors": 0, "skipped": 0}
@@ -333,14 +328,14 @@ def test_kubeconform_accepts_every_golden_output(version: str, tmp_path: Path) -
 
 
 @pytest.mark.parametrize("version", KUBE_VERSIONS)
-def test_kubeconform_and_mpigen_reject_the_same_broken_objects(version: str, tmp_path: Path) -> None:
+def test_kubeconform_and_mpigen_reject_the_same_broken_objects(kubeconform_binary: str, version: str, tmp_path: Path) -> None:
     """The cross-check can fail: objects broken on purpose are invalid for both validators."""
     objects = golden_objects(version)
     workers = next(obj for obj in objects if obj["kind"] == "StatefulSet")
     broken = broken_objects(objects)
     manifest = tmp_path / "broken.yaml"
     manifest.write_text(FORMATS["yaml"]([workers, *broken]))
-    report = run_kubeconform([manifest], version, tmp_path / "schemas")
+    report = run_kubeconform(kubeconform_binary, [manifest], version, tmp_path / "schemas")
     expected = {(obj["kind"], obj["metadata"]["name"]): "statusInvalid" for obj in broken}
     expected[(workers["kind"], workers["metadata"]["name"])] = "statusValid"
     assert verdicts(report) == expected, json.dumps(report["resources"], indent=2)

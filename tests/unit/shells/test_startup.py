@@ -345,6 +345,7 @@ def reference_yaml(objects: list[Any]) -> str:
     return "---\n".join(yaml.dump(obj, Dumper=Reference, **options) for obj in objects)
 
 
+@pytest.mark.slow  # a hypothesis property: 300 generated streams
 @settings(max_examples=300, derandomize=True, database=None, deadline=None)
 @given(st.lists(st.dictionaries(st.text(max_size=5), VALUES, max_size=4), max_size=3))
 def test_the_emitter_writes_what_pyyaml_writes(objects: list[dict[str, Any]]) -> None:
