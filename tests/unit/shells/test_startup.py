@@ -354,6 +354,7 @@ def test_the_emitter_writes_what_pyyaml_writes(objects: list[dict[str, Any]]) ->
     assert to_yaml(objects) == reference_yaml(objects)
 
 
+@pytest.mark.slow  # every golden output twice; tests/unit/yaml/test_yaml_fast.py checks the writer on them quickly
 def test_the_emitter_writes_the_golden_outputs_as_pyyaml_does() -> None:
     import yaml
 
