@@ -1,4 +1,4 @@
-"""Benchmark: how long reading YAML takes (mpigen.documents.load_documents), for a stream of typical jobs
+"""Benchmark: how long reading YAML takes (mpigen.yaml.load.load_documents), for a stream of typical jobs
 and for 16 MiB inputs of hostile shapes, each answered (read or refused) in process.
 
     python benchmarks/bench_reading.py [--jobs 1000] [--repeat 5] [--no-hostile]
@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from mpigen.documents import MAX_INPUT_BYTES, InputError, load_documents
+from mpigen.yaml.load import MAX_INPUT_BYTES, InputError, load_documents
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))

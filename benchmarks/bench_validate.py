@@ -15,8 +15,8 @@ import copy
 import time
 from typing import Any
 
-from mpigen.kube.validator import validate_object
-from mpigen.kube.versions import DEFAULT_KUBE_VERSION
+from mpigen.checks.kube.validator import validate_object
+from mpigen.checks.kube.versions import DEFAULT_KUBE_VERSION
 
 
 def pod_template(name: str, role: str, command: list[str]) -> dict[str, Any]:

@@ -6,68 +6,16 @@ options always give the same objects, in the same order.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from mpigen import api
-from mpigen.api.common import name_of
-from mpigen.build import canonical
-from mpigen.build.cleanup import build_cleanup_job, build_cleanup_rbac
-from mpigen.build.configmap import build_config_map
-from mpigen.build.gang import build_pod_group, build_worker_pdb, gang_warnings
-from mpigen.build.launcher import build_launcher_job
-from mpigen.build.limits import check_derived_names, check_sizes
-from mpigen.build.objectsize import check_object_sizes
-from mpigen.build.rbac import (
-    build_launcher_role,
-    build_launcher_role_binding,
-    build_launcher_service_account,
-)
-from mpigen.build.service import build_job_service
-from mpigen.build.ssh import build_keygen_job, build_keygen_rbac, build_ssh_secret
-from mpigen.build.workers import build_worker_stateful_set
+from mpigen import inputs as api
+from mpigen.checks.objectsize import check_object_sizes
 from mpigen.errors import CompileError, Issue
-from mpigen.job_options import options_for
+from mpigen.inputs.annotations import options_for
+from mpigen.inputs.shared import name_of
 from mpigen.options import Options
 from mpigen.plan import JobPlan
-from mpigen.rules import check_plan
-
-Builder = Callable[[JobPlan, Options], list[dict[str, Any]]]
-
-
-def _one(build: Callable[[JobPlan], dict[str, Any]]) -> Builder:
-    return lambda plan, options: [build(plan)]
-
-
-def _with_options(build: Callable[[JobPlan, Options], dict[str, Any]]) -> Builder:
-    return lambda plan, options: [build(plan, options)]
-
-
-def _some(build: Callable[[JobPlan], list[dict[str, Any]]]) -> Builder:
-    return lambda plan, options: build(plan)
-
-
-# The order of the documents of one job. It is API (documented in the README): GitOps diffs and
-# `kubectl apply -f -` in one pass depend on it: identities and RBAC before the pods that use them,
-# configuration, the SSH Secret and the PodGroup before pods, the SSH key Job before the pods that
-# wait for its keys, workers before the launcher, and the clean-up Job last (it watches the launcher
-# Job). Insert new objects in their place; never reorder.
-BUILDERS: tuple[Builder, ...] = (
-    _some(build_launcher_service_account),
-    _some(build_launcher_role),
-    _some(build_launcher_role_binding),
-    build_cleanup_rbac,
-    _some(build_keygen_rbac),
-    _with_options(build_config_map),
-    _some(build_ssh_secret),
-    _some(build_job_service),
-    build_pod_group,
-    build_worker_pdb,
-    build_keygen_job,
-    build_worker_stateful_set,
-    _with_options(build_launcher_job),
-    build_cleanup_job,
-)
+from mpigen.targets import target
 
 
 class Compilation(NamedTuple):
@@ -95,9 +43,9 @@ def plan_job(job: object, options: Options) -> tuple[JobPlan, Options]:
     except CompileError as exc:
         exc.issues[:0] = option_issues
         raise
-    issues = option_issues + check_derived_names(plan)
-    issues += check_plan(plan)
-    issues += [] if issues else check_sizes(plan, options)
+    run = target(options.target)
+    issues = option_issues + run.check(plan)
+    issues += [] if issues else run.check_sizes(plan, options)
     if issues:
         raise CompileError(issues, name=plan.name)
     return plan, options
@@ -112,12 +60,13 @@ def _unsupported(job: dict[str, Any]) -> Issue:
 
 
 def build_objects(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
-    return [canonical(obj) for build in BUILDERS for obj in build(plan, options)]
+    """Every object of the job, in its target's order (mpigen.targets)."""
+    return target(options.target).build(plan, options)
 
 
 def compile_job(job: object, options: Options | None = None) -> Compilation:
     plan, options = plan_job(job, options or Options())
-    warnings = list(plan.warnings) + gang_warnings(plan, options)
+    warnings = list(plan.warnings) + target(options.target).warnings(plan, options)
     objects = build_objects(plan, options)
     too_large = check_object_sizes(objects, plan, job)
     if too_large:

@@ -22,8 +22,8 @@ import re
 import shlex
 from typing import Any
 
-from mpigen.emit import FORMATS
 from mpigen.records import field, record
+from mpigen.yaml.dump import FORMATS
 
 # What `--output-dir` writes: lower-case parts joined by "_", ending .yaml or .json.
 RENDERED_FILE = re.compile(r"[a-z0-9.-]+(_[a-z0-9.-]+){2,4}\.(yaml|json)\Z")

@@ -26,7 +26,7 @@ KUBECTL_TARGET_DIR_ENV = "TARGET_DIR"
 KUBECTL_VOLUME = "mpi-job-kubectl"
 KUBECTL_MOUNT_PATH = "/opt/kube"
 KUBECTL_PATH = f"{KUBECTL_MOUNT_PATH}/kubectl"
-# The launcher's variables that point Open MPI at kubexec.sh and the hostfile (mpigen/mpi_env.py).
+# The launcher's variables that point Open MPI at kubexec.sh and the hostfile (mpigen/targets/operator/mpi_env.py).
 RSH_AGENT_ENV = "OMPI_MCA_plm_rsh_agent"
 HOSTFILE_ENV = "OMPI_MCA_orte_default_hostfile"
 NO_TREE_SPAWN_ENV = "OMPI_MCA_plm_rsh_no_tree_spawn"
@@ -73,7 +73,7 @@ DNS1123_LABEL_MAX = 63
 # The StatefulSet controller labels each worker pod `controller-revision-hash: <set>-<10 characters>`.
 REVISION_HASH_LENGTH = 10
 # The longest job name whose every derived name fits (the worker StatefulSet's is the tightest, with
-# fewer than 10**10 workers); mpigen.build.limits checks the exact ones, pod names included.
+# fewer than 10**10 workers); mpigen.targets.operator.limits checks the exact ones, pod names included.
 MAX_JOB_NAME = DNS1123_LABEL_MAX - 1 - REVISION_HASH_LENGTH - len(WORKER_SUFFIX)
 
 

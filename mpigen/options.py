@@ -1,6 +1,6 @@
 """Options: every knob of a compile, as one frozen value (the counterpart of black's `Mode`), and the
 one table of them (`OPTION_TABLE`) from which the command-line flags (mpigen.shells.common), the
-`mpigen.dev/*` annotations (mpigen.job_options) and the input schemas' list of those annotations
+`mpigen.dev/*` annotations (mpigen.inputs.annotations) and the input schemas' list of those annotations
 (tools/schemagen.py) are all derived.
 
 Defaults are those of the mpi-operator v0.2.0 as shipped (`deploy/3-mpi-operator.yaml` passes
@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Literal, NamedTuple
 
 from mpigen.records import record, replace
+from mpigen.targets import DEFAULT_TARGET, TARGETS
 
 GPU_RESOURCE = "nvidia.com/gpu"
 CPU_RESOURCE = "cpu"
@@ -67,6 +68,8 @@ class Options:
     # v2beta1: the Secret holding the SSH key pair (keys ssh-privatekey, ssh-publickey), provided by
     # the user; None: mpigen renders `<job>-ssh` and a Job that generates the keys into it.
     ssh_secret: str | None = None
+    # The run target: what the job becomes in the cluster (a key of mpigen.targets.TARGETS).
+    target: str = DEFAULT_TARGET
 
     @property
     def effective_scheduler_name(self) -> str | None:
@@ -81,7 +84,7 @@ class Options:
 
 
 # How an option's value is written and checked: on the command line (click type), in an annotation
-# (parser in mpigen.job_options) and in the input schema (tools/schemagen.py).
+# (parser in mpigen.inputs.annotations) and in the input schema (tools/schemagen.py).
 ValueKind = Literal["count", "choice", "image", "namespace", "dns-subdomain", "kube-version", "switch"]
 
 
@@ -98,6 +101,7 @@ class OptionSpec(NamedTuple):
     choices: tuple[str, ...] = ()
     metavar: str | None = None
     short: str | None = None
+    needs: str | None = None  # the flag of another option this one means nothing without
 
 
 # In the order `--help` lists the flags.
@@ -111,7 +115,20 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
     OptionSpec("gang-scheduler", "gang_scheduler", "choice", "Gang-schedule the job's pods: emit a PodGroup (minMember = workers + 1) and a workers' PodDisruptionBudget. Default: off.", "Gang-schedule the job: a PodGroup and a workers' PDB.", choices=GANG_SCHEDULERS),
     OptionSpec("kube-version", "kube_version", "kube-version", "Kubernetes version whose strict schemas check pod templates and output (1.25 to 1.37) [default: newest].", 'Kubernetes version of the schema checks, like "1.30" (default: newest).', metavar="VERSION"),
     OptionSpec("validate", "validate", "switch", "Skip the schema checks of pod templates and output.", '"false" skips the schema checks of pod templates and output.'),
-    OptionSpec("scheduler-name", "scheduler_name", "dns-subdomain", "schedulerName of the job's pods under gang scheduling, a DNS subdomain [default: volcano, or scheduler-plugins-scheduler].", "schedulerName of the job's pods under gang scheduling (a DNS subdomain).", metavar="NAME"),
+    OptionSpec("scheduler-name", "scheduler_name", "dns-subdomain", "schedulerName of the job's pods under gang scheduling, a DNS subdomain [default: volcano, or scheduler-plugins-scheduler].", "schedulerName of the job's pods under gang scheduling (a DNS subdomain).", metavar="NAME", needs="gang-scheduler"),
     OptionSpec("cluster-domain", "cluster_domain", "dns-subdomain", "v2beta1: the cluster's DNS domain, appended to the hostfile's host names (<pod>.<job>.<ns>.svc.DOMAIN) and the workers' DNS search entry [default: none; search cluster.local].", "v2beta1: the cluster's DNS domain for the hostfile's names (default: none).", metavar="DOMAIN"),
     OptionSpec("ssh-secret", "ssh_secret", "dns-subdomain", "v2beta1: use this existing Secret (keys ssh-privatekey, ssh-publickey) for SSH instead of rendering <job>-ssh and a key-generation Job.", "v2beta1: an existing Secret with the SSH key pair; no key-generation Job.", metavar="SECRET"),
+    OptionSpec("target", "target", "choice", "What the job becomes in the cluster: operator, the objects the mpi-operator would create plus what runs them without it.", "What the job becomes in the cluster (default: operator).", choices=tuple(TARGETS)),
 )
+
+_FIELDS = {spec.flag: spec.field for spec in OPTION_TABLE}
+
+
+def unmet_needs(values: dict[str, Any]) -> list[tuple[str, str]]:
+    """(flag, the flag it needs) for each option set in `values` (by field) without the option it needs:
+    the one rule the flags, the plain call and the annotations each say in their own words."""
+    return [
+        (spec.flag, spec.needs)
+        for spec in OPTION_TABLE
+        if spec.needs is not None and values.get(spec.field) and not values.get(_FIELDS[spec.needs])
+    ]

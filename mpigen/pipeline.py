@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from mpigen import api
-from mpigen.documents import Document
+from mpigen import inputs as api
 from mpigen.errors import CompileError, Issue
 from mpigen.options import Options
 from mpigen.outcome import Finding, Outcome, Placement
+from mpigen.yaml.load import Document
 
 
 def _finding(source: str, doc: Document, kind: str, name: str, issue: Issue) -> Finding:
@@ -23,8 +23,7 @@ def _finding(source: str, doc: Document, kind: str, name: str, issue: Issue) -> 
 def _too_large(data: dict[str, Any]) -> Issue | None:
     """A passed-through object that no cluster could store (etcd's 1.5 MiB), refused before it is
     written out: emitting a 16 MiB mapping of a million keys would take far longer than reading it."""
-    from mpigen.build.limits import OBJECT_MAX_BYTES
-    from mpigen.build.objectsize import json_size
+    from mpigen.checks.objectsize import OBJECT_MAX_BYTES, json_size
 
     size = json_size(data)
     if size <= OBJECT_MAX_BYTES:
@@ -139,8 +138,8 @@ def _job_clash(placement: Placement, other: Placement, key: Key) -> Finding:
 
 def _check_output(source: str, doc: Document, objects: list[dict[str, Any]], options: Options) -> list[Finding]:
     """The emitted objects against Kubernetes' strict schemas and the API-server rules they miss."""
-    from mpigen.kube.validator import validate_object
-    from mpigen.rules import check_objects
+    from mpigen.checks.kube.validator import validate_object
+    from mpigen.checks.rules import check_objects
 
     found = [(obj, issue) for obj in objects for issue in validate_object(obj, options.kube_version)]
     found += check_objects(objects)

@@ -29,7 +29,7 @@ import npm
 
 import tools
 
-# Debian tools the generated POSIX scripts are run and linted with (tests/test_runtime_scripts.py).
+# Debian tools the generated POSIX scripts are run and linted with (tests/unit/targets/test_runtime_scripts.py).
 SCRIPT_TOOLS = {"dash": "dash", "busybox": "busybox", "shellcheck": "shellcheck"}
 
 MARKER_BY_DIRECTORY = {"e2e": "e2e", "cluster": "cluster"}
@@ -39,8 +39,9 @@ MARKER_BY_FIXTURE = {
     "script_tools": "scripts",
     "mpigen_command": "shells",
     "fresh_python": "shells",
+    "kubeconform_binary": "kubeconform",
 }
-SLOW = {"e2e", "cluster", "kustomize", "scripts", "shells"}
+SLOW = {"e2e", "cluster", "kustomize", "kubeconform", "scripts", "shells"}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -64,6 +65,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 item.add_marker(MARKER_BY_FIXTURE[fixture])
         if SLOW & {mark.name for mark in item.iter_markers()}:
             item.add_marker("slow")
+
+
+@pytest.fixture(scope="session")
+def kubeconform_binary() -> str:
+    """kubeconform from PATH, else the one the suite builds from its Go module (tests/cluster/gotools.py;
+    skips, saying why, without `go`)."""
+    from cluster import gotools
+
+    return shutil.which("kubeconform") or gotools.require("kubeconform")
 
 
 @pytest.fixture(scope="session")

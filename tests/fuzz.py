@@ -18,7 +18,7 @@ A case fails when mpigen
     python tests/fuzz.py --cases 12000 --jobs 2      # the full run (README: Development)
     python tests/fuzz.py --case 417 --show           # one case: its input and what mpigen said
 
-tests/test_fuzz.py runs a quick slice of the same cases in process.
+tests/acceptance/test_fuzz.py runs a quick slice of the same cases in process.
 """
 
 from __future__ import annotations
@@ -283,7 +283,7 @@ def resource_list(rng: random.Random, text: str) -> str:
 def _load_all(text: str) -> list[Any]:
     """The documents of a text, read by mpigen's bounded reader (PyYAML's composer crashes on deep
     nesting), or none."""
-    from mpigen.yamlread import YamlProblem, read_stream
+    from mpigen.yaml.reader import YamlProblem, read_stream
 
     try:
         return read_stream(text)
@@ -509,7 +509,7 @@ def main() -> int:
     parser.add_argument("--case", type=int, help="run this case alone and say what happened")
     parser.add_argument("--show", action="store_true", help="with --case: print the input too")
     parser.add_argument("--write", help="with --case: write the input to this file")
-    parser.add_argument("--small", action="store_true", help="with --case: a case of the quick slice (tests/test_fuzz.py)")
+    parser.add_argument("--small", action="store_true", help="with --case: a case of the quick slice (tests/acceptance/test_fuzz.py)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--start", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--stop", type=int, default=0, help=argparse.SUPPRESS)

@@ -42,7 +42,7 @@ from click.testing import CliRunner
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir()) if GOLDEN.is_dir() else []
-UPDATE = "python -m pytest tests/test_golden.py --update-golden"
+UPDATE = "python -m pytest tests/acceptance/test_golden.py --update-golden"
 
 # Inputs no ResourceList can hold (see the module docstring); test_golden checks this list is exact.
 RENDER_ONLY = frozenset({
@@ -94,7 +94,7 @@ class Case:
     @cached_property
     def documents(self) -> list[Any] | None:
         """The input as mpigen reads it, or None when it is not a stream of objects."""
-        from mpigen.documents import InputError, decode, load_documents
+        from mpigen.yaml.load import InputError, decode, load_documents
 
         try:
             documents = load_documents(decode((self.directory / SOURCE).read_bytes(), SOURCE), SOURCE)
@@ -191,7 +191,7 @@ def compare(path: Path, actual: str, update: bool) -> None:
 
 def option_annotations(args: list[str]) -> dict[str, str]:
     """A case's `render` arguments as the `mpigen.dev/*` annotations that set the same options."""
-    from mpigen.job_options import PREFIX
+    from mpigen.inputs.annotations import PREFIX
     from mpigen.options import OPTION_TABLE
 
     by_flag = {f"--{spec.flag}": spec for spec in OPTION_TABLE} | {spec.short: spec for spec in OPTION_TABLE if spec.short}
@@ -210,7 +210,7 @@ def option_annotations(args: list[str]) -> dict[str, str]:
 
 def with_options(data: Any, annotations: dict[str, str]) -> Any:
     """A copy of a document, an MPIJob with the option annotations it does not set itself added."""
-    from mpigen import api
+    from mpigen import inputs as api
 
     if not api.claims(data):
         return copy.deepcopy(data)
@@ -241,7 +241,7 @@ def check_api(case: Case) -> None:
     """`mpigen.compile` of each MPIJob (other documents as they are): render's objects, or the issues
     that end render's error lines."""
     import mpigen
-    from mpigen import api
+    from mpigen import inputs as api
 
     if case.failing:
         issues = []
@@ -266,8 +266,8 @@ def check_api(case: Case) -> None:
 
 
 def check_plugin(case: Case) -> None:
-    from mpigen.documents import Document
     from mpigen.shells.kustomize_plugin import generate
+    from mpigen.yaml.load import Document
 
     assert case.documents is not None
     documents = [Document(doc.index, data, doc.total) for doc, data in zip(case.documents, inputs(case), strict=True)]

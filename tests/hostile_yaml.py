@@ -1,5 +1,5 @@
 """Hostile YAML of any size: shapes that once took minutes, crashed the interpreter or ate memory, each
-made `n` characters long. tests/test_yaml_reading.py checks each is answered within seconds at 16 MiB;
+made `n` characters long. tests/unit/yaml/test_yaml_reading.py checks each is answered within seconds at 16 MiB;
 benchmarks/bench_reading.py times them."""
 
 from __future__ import annotations

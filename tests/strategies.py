@@ -23,10 +23,10 @@ from typing import Any
 from hypothesis import strategies as st
 
 from mpigen import names
-from mpigen.build import limits
-from mpigen.job_options import PREFIX
-from mpigen.kube.versions import SUPPORTED_KUBE_VERSIONS
+from mpigen.checks.kube.versions import SUPPORTED_KUBE_VERSIONS
+from mpigen.inputs.annotations import PREFIX
 from mpigen.options import CPU_RESOURCE, GANG_SCHEDULERS, GPU_RESOURCE, PROCESSING_RESOURCE_TYPES, Options
+from mpigen.targets.operator import limits
 
 Obj = dict[str, Any]
 Draw = Any  # hypothesis' draw function
@@ -37,7 +37,7 @@ MAX_WORKERS = 64
 MAX_PER_NODE = 16
 
 # The longest job name every derived name allows: `<job>-worker` plus "-" and the 10-character
-# controller-revision-hash stays a 63-character label value (mpigen/build/limits.py); the other derived
+# controller-revision-hash stays a 63-character label value (mpigen/targets/operator/limits.py); the other derived
 # names (`<job>-launcher`, `<job>-cleanup`, `<job>-worker-63`) are shorter.
 JOB_NAME_MAX = names.DNS1123_LABEL_MAX - 1 - limits.REVISION_HASH_LENGTH - len(names.WORKER_SUFFIX)
 
@@ -348,7 +348,7 @@ class Effective:
     gang_scheduler: str | None
 
 
-# Every per-job option (mpigen/job_options.py), by its key after `mpigen.dev/`; half the jobs set none.
+# Every per-job option (mpigen/inputs/annotations.py), by its key after `mpigen.dev/`; half the jobs set none.
 annotation_choices: st.SearchStrategy[dict[str, str]] = st.just({}) | st.fixed_dictionaries(
     {},
     optional={
@@ -534,7 +534,7 @@ def v1alpha2_cases(draw: Draw) -> Case:
 
 v1_launcher_specs = st.fixed_dictionaries(
     {"template": pod_templates()},
-    # A launcher that always restarts is refused (mpigen.api.v1).
+    # A launcher that always restarts is refused (mpigen.inputs.v1).
     optional={"replicas": st.just(1), "restartPolicy": st.sampled_from(("OnFailure", "Never", "ExitCode"))},
 )
 v1_run_policies = st.fixed_dictionaries(

@@ -1,5 +1,9 @@
 """The package's layout holds: imports go one way (README, Development: Layout).
 
+The layers, top to bottom: the shells; the KRM function; the stream (pipeline, per-resource report);
+the compiler; the run targets; the input fronts; the checks; the vocabulary and the YAML subsystem. A
+module imports its own layer or one below, never one above; a target never imports another target.
+
 Read from the source (every `import`, at module level or inside a function, counts; an `if
 TYPE_CHECKING:` block does not run), so a lazy import that reaches back up the chain fails here as surely
 as a top-level one.
@@ -16,11 +20,40 @@ PACKAGE = Path(__file__).resolve().parent.parent / "mpigen"
 
 # The command modules: each imports the core and the shells' shared helpers, never another command.
 COMMANDS = {"render", "validate", "schema", "krm", "kustomize_plugin", "completion"}
-SHARED_SHELL_HELPERS = {"mpigen.shells.common", "mpigen.shells.flags", "mpigen.shells.reading", "mpigen.shells.outdir"}
+SHARED_SHELL_HELPERS = {"mpigen.shells.common", "mpigen.shells.flags", "mpigen.shells.bounded", "mpigen.shells.outdir"}
 # The root group as click parses it (mpigen.cli runs the calls that need no parsing without it).
 ROOT_GROUP = "mpigen.shells.group"
 # The only modules that may touch click, files, stdout or the process: the shells and the root group.
 SHELL_PREFIXES = ("mpigen.shells", "mpigen.cli", "mpigen.__main__")
+
+# Top to bottom. A module belongs to the first layer that names it or a package above it; `mpigen.targets`
+# itself (the table of targets and the Target protocol) is vocabulary, the folders under it are not.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("shells", SHELL_PREFIXES),
+    ("krm", ("mpigen.krm",)),
+    ("stream", ("mpigen.pipeline", "mpigen.per_resource")),
+    ("compiler", ("mpigen.compiler",)),
+    ("targets", ("mpigen.targets.",)),
+    ("inputs", ("mpigen.inputs",)),
+    ("checks", ("mpigen.checks",)),
+    (
+        "vocabulary",
+        (
+            "mpigen.targets",
+            "mpigen.options",
+            "mpigen.errors",
+            "mpigen.names",
+            "mpigen.plan",
+            "mpigen.outcome",
+            "mpigen.records",
+            "mpigen.quantity",
+            "mpigen.gitops",
+            "mpigen.yaml",
+        ),
+    ),
+)
+# The package itself re-exports the compiler's API lazily (importlib, by name): it sits with the stream.
+PACKAGE_LAYER = "stream"
 
 
 def _modules() -> dict[str, Path]:
@@ -72,13 +105,29 @@ def _imports(name: str) -> set[str]:
 GRAPH = {name: {m for m in _imports(name) if m in MODULES} for name in MODULES}
 
 
+def _layer(name: str) -> int:
+    if name == "mpigen":
+        return [layer for layer, _ in LAYERS].index(PACKAGE_LAYER)
+    for index, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if name == prefix or name.startswith(prefix if prefix.endswith(".") else prefix + "."):
+                return index
+    raise AssertionError(f"{name} is in no layer: add it to LAYERS in tests/test_layout.py")
+
+
+def _target_of(name: str) -> str | None:
+    """The target folder `name` is in (mpigen.targets.<target>...), or None."""
+    parts = name.split(".")
+    return parts[2] if len(parts) > 2 and parts[:2] == ["mpigen", "targets"] and (PACKAGE / "targets" / parts[2]).is_dir() else None
+
+
 def _is_shell(name: str) -> bool:
     return name.startswith(SHELL_PREFIXES)
 
 
 def test_the_module_list_is_read() -> None:
-    assert {"mpigen.compiler", "mpigen.shells.render", "mpigen.krm.protocol", "mpigen.api.v2beta1"} <= set(MODULES)
-    assert "mpigen.plan" in GRAPH["mpigen.compiler"] or "mpigen.plan" in GRAPH["mpigen.api"]
+    assert {"mpigen.compiler", "mpigen.shells.render", "mpigen.krm.protocol", "mpigen.inputs.v2beta1"} <= set(MODULES)
+    assert "mpigen.plan" in GRAPH["mpigen.compiler"] or "mpigen.plan" in GRAPH["mpigen.inputs"]
 
 
 def test_no_module_imports_itself_back_through_others() -> None:
@@ -140,3 +189,29 @@ def test_the_core_reads_no_file_and_prints_nothing() -> None:
             if is_sys and node.attr in {"exit", "stdin", "stdout", "stderr", "argv"}:  # type: ignore[attr-defined]
                 offenders.append(f"{name}:{node.lineno} sys.{node.attr}")
     assert not offenders, offenders
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_imports_go_down_the_layers(name: str) -> None:
+    """Lazy imports included: a module imports its own layer or one below it."""
+    up = sorted(m for m in GRAPH[name] if _layer(m) < _layer(name))
+    assert not up, f"{name} ({LAYERS[_layer(name)][0]}) imports {up} from above it"
+
+
+@pytest.mark.parametrize("name", sorted(name for name in MODULES if name.startswith("mpigen.targets.")))
+def test_a_target_never_imports_another_target(name: str) -> None:
+    """What two targets share lives beside mpigen/targets/__init__.py (mpigen.targets.canonical), in no target."""
+    own = _target_of(name)
+    others = sorted(m for m in GRAPH[name] if _target_of(m) not in (None, own))
+    assert not others, f"{name} imports {others}"
+
+
+def test_every_target_folder_is_a_row_of_the_table_and_back() -> None:
+    """A new target is a new folder plus one row in mpigen.targets.TARGETS; the row names the folder."""
+    from mpigen.targets import TARGETS, target
+
+    folders = {path.name for path in (PACKAGE / "targets").iterdir() if path.is_dir() and (path / "__init__.py").exists()}
+    assert {module.rpartition(".")[2] for module in TARGETS.values()} == folders
+    assert all(module == f"mpigen.targets.{module.rpartition('.')[2]}" for module in TARGETS.values())
+    for name in TARGETS:
+        assert target(name).name == name

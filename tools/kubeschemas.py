@@ -1,6 +1,6 @@
 """Shipped Kubernetes schemas: the strict schemas of the kinds mpigen emits, for the newest Kubernetes version.
 
-Writes `mpigen/kube/strict-<version>.json` from kubernetes-validate's `-local-strict` files and the
+Writes `mpigen/checks/kube/strict-<version>.json` from kubernetes-validate's `-local-strict` files and the
 PodGroup schemas vendored in schemas/: each kind's schema and every definition it reaches (the pod
 template's too), annotations (descriptions, `x-kubernetes-*`) dropped and `$ref`s pointing into the
 file's own `$defs`. The quick check reads it instead of parsing the whole 1.8 MB `_definitions.json` and
@@ -8,7 +8,7 @@ inlining each kind; jsonschema still explains an invalid object from kubernetes-
 
 A developer tool, not part of the installed package; run from the repository's top:
 
-    python tools/kubeschemas.py            rewrite mpigen/kube/strict-<newest version>.json
+    python tools/kubeschemas.py            rewrite mpigen/checks/kube/strict-<newest version>.json
     python tools/kubeschemas.py --check    exit 1 if a shipped file differs from what it would write
 """
 
@@ -21,8 +21,8 @@ import re
 import sys
 from typing import Any
 
-from mpigen.kube import schemas
-from mpigen.kube.versions import default_kube_version
+from mpigen.checks.kube import schemas
+from mpigen.checks.kube.versions import default_kube_version
 
 # Every (apiVersion, kind) mpigen's builders emit. A kind missing here is still validated, only slower.
 EMITTED = (

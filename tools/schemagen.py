@@ -29,12 +29,13 @@ from typing import Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from mpigen import api, names
-from mpigen.api import schema_file
-from mpigen.api.model import pydantic_model
-from mpigen.build.limits import REVISION_HASH_LENGTH
-from mpigen.job_options import ANNOTATIONS, PREFIX
+from mpigen import inputs as api
+from mpigen import names
+from mpigen.inputs import schema_file
+from mpigen.inputs.annotations import ANNOTATIONS, PREFIX
+from mpigen.inputs.model import pydantic_model
 from mpigen.options import OPTION_TABLE, OptionSpec
+from mpigen.targets.operator.limits import REVISION_HASH_LENGTH
 
 Schema = dict[str, Any]
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -153,7 +154,7 @@ def require(schema: Schema, *fields: str) -> None:
 
 
 def name_max_length() -> int:
-    """The longest job name whose fixed derived names fit their limits (mpigen.build.limits)."""
+    """The longest job name whose fixed derived names fit their limits (mpigen.targets.operator.limits)."""
     label = names.DNS1123_LABEL_MAX
     return min(
         label - len(names.launcher("")),
@@ -170,7 +171,7 @@ _DNS1123_SUBDOMAIN = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0
 
 _KUBE_VERSION = {"type": "string", "pattern": "^\\s*v?[0-9]+\\.[0-9]+(\\.[0-9]+)?\\s*$"}
 
-# The schema of each kind of option value (mpigen.options.ValueKind), as mpigen.job_options parses it.
+# The schema of each kind of option value (mpigen.options.ValueKind), as mpigen.inputs.annotations parses it.
 _VALUE_SCHEMAS: dict[str, Schema] = {
     "count": _POSITIVE,
     "image": _IMAGE,
@@ -199,7 +200,7 @@ def add_metadata_rules(document: Schema) -> None:
     at(meta, "namespace").update(pattern=_DNS1123_LABEL, maxLength=names.DNS1123_LABEL_MAX)
     if set(OPTION_ANNOTATIONS) != set(ANNOTATIONS):
         raise KeyError(
-            f"OPTION_ANNOTATIONS must describe exactly mpigen.job_options.ANNOTATIONS: {sorted(ANNOTATIONS)}"
+            f"OPTION_ANNOTATIONS must describe exactly mpigen.inputs.annotations.ANNOTATIONS: {sorted(ANNOTATIONS)}"
         )
     annotations = at(meta, "annotations")
     annotations["properties"] = {
@@ -263,8 +264,8 @@ _QUANTITY = {
 
 
 def add_run_policy_rules(spec: Schema, controller: str) -> None:
-    """runPolicy (v2beta1, v1): what mpigen.api.runpolicy checks after parsing."""
-    from mpigen.api.runpolicy import MULTIKUEUE
+    """runPolicy (v2beta1, v1): what mpigen.inputs.runpolicy checks after parsing."""
+    from mpigen.inputs.runpolicy import MULTIKUEUE
 
     run = at(spec, "runPolicy")
     at(run, "activeDeadlineSeconds")["minimum"] = 1
@@ -274,7 +275,7 @@ def add_run_policy_rules(spec: Schema, controller: str) -> None:
 
 
 def add_v2beta1_rules(document: Schema) -> None:
-    from mpigen.api.v2beta1 import CONTROLLER
+    from mpigen.inputs.v2beta1 import CONTROLLER
 
     spec = at(document, "spec")
     specs = at(spec, "mpiReplicaSpecs")
@@ -290,14 +291,14 @@ def add_v2beta1_rules(document: Schema) -> None:
 
 
 def add_v1_rules(document: Schema) -> None:
-    from mpigen.api.v1 import CONTROLLER
+    from mpigen.inputs.v1 import CONTROLLER
 
     spec = at(document, "spec")
     specs = at(spec, "mpiReplicaSpecs")
     require(specs, "Launcher")
     launcher, worker = at(specs, "Launcher"), at(specs, "Worker")
     at(launcher, "replicas")["enum"] = [1, None]
-    # A launcher that always restarts never finishes (mpigen.api.v1).
+    # A launcher that always restarts never finishes (mpigen.inputs.v1).
     at(launcher, "restartPolicy")["enum"] = ["OnFailure", "Never", "ExitCode", None]
     at(worker, "replicas")["minimum"] = 0
     add_run_policy_rules(spec, CONTROLLER)
@@ -436,7 +437,7 @@ RULES: dict[str, Callable[[Schema], None]] = {
 
 def input_schema(api_version: str, kind: str, module: str) -> Schema:
     """The whole input schema of one front."""
-    model: type[BaseModel] = pydantic_model(importlib.import_module(f"mpigen.api.{module}").MPIJob)
+    model: type[BaseModel] = pydantic_model(importlib.import_module(f"mpigen.inputs.{module}").MPIJob)
     document = model_schema(model)
     add_metadata_rules(document)
     RULES[api_version](document)

@@ -2,7 +2,7 @@
 
 kustomize and kpt write the list as kyaml does: a block mapping whose `items:` is a block sequence with
 each item starting a line with `- `. `cut` finds those lines with a regular expression and proves the cut
-right with mpigen.yamlfast (libyaml's C parser where that declines), building no objects but events: the text outside the
+right with mpigen.yaml._fast_read (libyaml's C parser where that declines), building no objects but events: the text outside the
 items, with one placeholder item, must read as a list whose items are exactly that placeholder, and each
 item's text must parse on its own as a sequence of one item (a cut inside a quoted scalar or a flow
 collection leaves a text that does not). Anything else (JSON, flow style, other indentation, other
@@ -111,10 +111,10 @@ def head(item: str, fast: bool) -> tuple[Any, Any] | str | None:
     """The top-level (apiVersion, kind) of one item's text (values as written: a missing one is None);
     None for an item that is not a mapping; UNKNOWN when the first events cannot tell (a key that is
     not a plain string, `<<`, an explicit tag, a repeated key). The rest of the text is parsed too
-    (mpigen.yamlfast if `fast` and it takes the item, else libyaml: no objects), so an item that is
+    (mpigen.yaml._fast_read if `fast` and it takes the item, else libyaml: no objects), so an item that is
     not YAML raises NotCut. `fast` is for a short list: a long one is parsed faster by libyaml, whose
     import it pays once."""
-    from mpigen import yamlfast
+    from mpigen.yaml import _fast_read as yamlfast
 
     events = yamlfast.parse(item) if fast else None  # the whole item, or None: then libyaml's
     if events is not None:
@@ -172,10 +172,10 @@ def _skip(get_event: Any, events: Any) -> None:
 
 
 def load_item(item: str, source: str, fast: bool) -> Any:
-    """One item (`Cut.as_document`) read as data, as `render` reads a document (mpigen.documents:
+    """One item (`Cut.as_document`) read as data, as `render` reads a document (mpigen.yaml.load:
     bounded, duplicate keys refused, YAML 1.1 scalars). Raises NotCut on any problem, for the
     whole-list reading to word it."""
-    from mpigen.documents import InputError, load_documents
+    from mpigen.yaml.load import InputError, load_documents
 
     try:
         documents = load_documents(item, source, fast)

@@ -2,9 +2,9 @@
 
 `process_resource_list(bytes) -> (text, Outcome)` is pure (no I/O); `mpigen.shells.krm` (what `mpigen`
 runs with no arguments and piped input, and the `mpigen krm` command) is its shell. How the list is
-read, its items read as data only when needed, is `mpigen.krm.reading`; how the output text is written,
+read, its items read as data only when needed, is `mpigen.krm.items`; how the output text is written,
 keeping every item that passes through byte for byte, is `mpigen.krm.yamltext`; what it may not
-exceed, so that the function reads it back, is `mpigen.krm.limits`.
+exceed, so that the function reads it back, is `mpigen.krm.readback`.
 Behaviour, as the KRM Functions Specification and kustomize's kyaml framework
 (`kyaml/fn/framework`) define a function:
 
@@ -53,8 +53,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mpigen.krm.limits import refused_output
-from mpigen.krm.reading import Listing, read_resource_list
+from mpigen.krm.items import Listing, read_resource_list
+from mpigen.krm.readback import refused_output
 from mpigen.outcome import Finding, Outcome, Placement, invalid_output_message, krm_result
 from mpigen.records import field, record
 
@@ -74,7 +74,7 @@ class _Where:
     document: int | None = None
 
     def as_document(self, data: Any) -> Any:
-        from mpigen.documents import Document
+        from mpigen.yaml.load import Document
 
         # `Document.total` only decides whether the position is shown
         return Document(self.document or 1, data, 2 if self.document else 1)
@@ -188,7 +188,7 @@ def _locations(items: list[Any]) -> list[_Where]:
 def _jobs(listing: Listing) -> list[_Job]:
     """The MPIJobs to compile: items (read as data only when their head may be an MPIJob) and an MPIJob
     `functionConfig` that no item names."""
-    from mpigen import api
+    from mpigen import inputs as api
 
     positions = [
         position
@@ -214,7 +214,7 @@ def _jobs(listing: Listing) -> list[_Job]:
 
 def _config_job(listing: Listing) -> dict[str, Any] | None:
     """The `functionConfig` when it is an MPIJob (a generator's): compiled, and never written back."""
-    from mpigen import api
+    from mpigen import inputs as api
 
     config = listing.header.get("functionConfig")
     return config if isinstance(config, dict) and api.claims(config) else None

@@ -1,6 +1,6 @@
 """The ResourceList's YAML text: kept items as they came, generated objects spliced in, the rest round-tripped.
 
-Each generated object is written by `mpigen.emit`, render's own emitter (fast; every string a YAML 1.1
+Each generated object is written by `mpigen.yaml.dump`, render's own emitter (fast; every string a YAML 1.1
 or 1.2 reader could mistake is quoted), as an item in kyaml's layout. A list cut into its items
 (`mpigen.krm.layout`) is written as text: the kept items' texts as they came (comments, quoting,
 layout), byte for byte, and the text around them as it came too, unless `results` must be added or the
@@ -74,8 +74,8 @@ def write_whole(text: str, token: str, replacements: Replacements, results: list
 
 
 def _write_data(text: str, replacements: Replacements, results: list[dict[str, Any]], drop_config: bool) -> str:
-    from mpigen.documents import load_documents
-    from mpigen.emit import to_yaml
+    from mpigen.yaml.dump import to_yaml
+    from mpigen.yaml.load import load_documents
 
     (document,) = load_documents(text, STDIN)  # the reader has read it as one mapping already
     data = dict(document.data)
@@ -132,7 +132,7 @@ def _replace_items(tree: Any, replacements: Replacements, token: str) -> dict[st
 
 def _items_text(objects: list[dict[str, Any]]) -> str:
     """Objects written by render's emitter as items of a top-level block sequence."""
-    from mpigen.emit import to_yaml_items
+    from mpigen.yaml.dump import to_yaml_items
 
     return to_yaml_items(objects)
 

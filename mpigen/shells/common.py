@@ -45,9 +45,9 @@ def _expand(paths: tuple[str, ...]) -> Iterator[tuple[str, bool]]:
 
 
 def _read(path: str, named: bool) -> tuple[str, bytes]:
-    """A source name and at most MAX_INPUT_BYTES of its bytes (mpigen.shells.reading)."""
-    from mpigen.documents import MAX_INPUT_BYTES
-    from mpigen.shells.reading import ReadError, read_file, read_stream, shown
+    """A source name and at most MAX_INPUT_BYTES of its bytes (mpigen.shells.bounded)."""
+    from mpigen.shells.bounded import ReadError, read_file, read_stream, shown
+    from mpigen.yaml.load import MAX_INPUT_BYTES
 
     try:
         if path == STDIN:
@@ -74,8 +74,8 @@ def _say_reading_stdin() -> None:
 
 def read_inputs(paths: tuple[str, ...]) -> list[tuple[str, list[Any] | str]]:
     """Every input as (source name, documents), or (source name, problem) when it cannot be read."""
-    from mpigen.documents import ForeignInput, InputError, decode, load_documents
-    from mpigen.shells.reading import shown
+    from mpigen.shells.bounded import shown
+    from mpigen.yaml.load import ForeignInput, InputError, decode, load_documents
 
     inputs: list[tuple[str, list[Any] | str]] = []
     for path, named in _expand(paths):
@@ -156,8 +156,8 @@ def plain_call(args: list[str], outputs: tuple[str, ...]) -> PlainCall | None:
     `--`, an unknown flag, a value the flag refuses or that starts with `-`, an empty one, a flag given
     twice, a path starting with `-`, no path at all, --scheduler-name without --gang-scheduler) gives
     None: click parses that call and owns every message about it."""
-    from mpigen.job_options import PARSERS
-    from mpigen.options import OPTION_TABLE, Options
+    from mpigen.inputs.annotations import parser
+    from mpigen.options import OPTION_TABLE, Options, unmet_needs
 
     specs = {f"--{spec.flag}": spec for spec in OPTION_TABLE if spec.kind != "switch"}
     specs.update({spec.short: spec for spec in OPTION_TABLE if spec.short})
@@ -203,14 +203,11 @@ def plain_call(args: list[str], outputs: tuple[str, ...]) -> PlainCall | None:
             if spec is None or spec.field in fields:
                 return None
             try:
-                parsed = value if spec.kind == "choice" else PARSERS[spec.kind](value)
+                fields[spec.field] = parser(spec)(value)
             except ValueError:
                 return None
-            if spec.kind == "choice" and value not in spec.choices:
-                return None
-            fields[spec.field] = parsed
     if not paths and not filenames:
         return None  # stdin, which click prompts for on a terminal
-    if fields.get("scheduler_name") and not fields.get("gang_scheduler"):
+    if unmet_needs(fields):
         return None
     return PlainCall((*filenames, *paths), Options(**fields), allow_empty, output)

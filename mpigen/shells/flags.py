@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from mpigen.options import OPTION_TABLE, Options, OptionSpec
+from mpigen.options import OPTION_TABLE, Options, OptionSpec, unmet_needs
 from mpigen.records import defaults
 
 
@@ -24,7 +24,7 @@ def allow_empty_option(func: Callable[..., Any]) -> Callable[..., Any]:
 def _kube_version(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
-    from mpigen.kube.versions import parse_kube_version
+    from mpigen.checks.kube.versions import parse_kube_version
 
     try:
         return parse_kube_version(value)
@@ -36,20 +36,20 @@ _DEFAULTS = defaults(Options)
 
 
 class _Checked(click.ParamType):  # type: ignore[type-arg]
-    """A flag value checked by the parser of its `mpigen.dev/*` annotation (mpigen.job_options), so
+    """A flag value checked by the parser of its `mpigen.dev/*` annotation (mpigen.inputs.annotations), so
     a flag and an annotation take exactly the same values and say the same about a bad one."""
 
-    def __init__(self, kind: str) -> None:
-        self.kind = kind
-        self.name = "integer" if kind == "count" else "text"
+    def __init__(self, spec: OptionSpec) -> None:
+        self.spec = spec
+        self.name = "integer" if spec.kind == "count" else "text"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        from mpigen.job_options import PARSERS
+        from mpigen.inputs.annotations import parser
 
         if not isinstance(value, str):
             return value  # a default, already of its type
         try:
-            return PARSERS[self.kind](value)
+            return parser(self.spec)(value)
         except ValueError as exc:
             self.fail(str(exc), param, ctx)
 
@@ -60,7 +60,7 @@ def _flag(spec: OptionSpec) -> Callable[[Callable[..., Any]], Callable[..., Any]
         return click.option(f"--no-{spec.flag}", spec.field, flag_value=False, default=True, help=spec.help)
     default = _DEFAULTS[spec.field]
     checked = ("count", "image", "dns-subdomain")
-    kind: Any = click.Choice(spec.choices) if spec.kind == "choice" else _Checked(spec.kind) if spec.kind in checked else None
+    kind: Any = click.Choice(spec.choices) if spec.kind == "choice" else _Checked(spec) if spec.kind in checked else None
     return click.option(
         *filter(None, (spec.short, f"--{spec.flag}")),
         spec.field,
@@ -87,8 +87,10 @@ def compile_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 def make_options(**values: Any) -> Options:
     """The `Options` of the compile flags' values (an empty text is unset where unset is the default)."""
-    if values["scheduler_name"] and not values["gang_scheduler"]:
-        raise click.UsageError("--scheduler-name needs --gang-scheduler")
+    unmet = unmet_needs(values)
+    if unmet:
+        flag, needed = unmet[0]
+        raise click.UsageError(f"--{flag} needs --{needed}")
     fields: dict[str, Any] = {}
     for spec in OPTION_TABLE:
         value = values[spec.field]

@@ -16,7 +16,7 @@ with spaces and on long virtualenv paths (the kernel splits a shebang at whitesp
 it), while the wrapper quotes any path. `-P` keeps the kustomization's directory (the plugin's
 working directory) off `sys.path`, so nothing there can shadow mpigen's modules.
 
-Options reach the plugin only through the job's `mpigen.dev/*` annotations (mpigen/job_options.py).
+Options reach the plugin only through the job's `mpigen.dev/*` annotations (mpigen/inputs/annotations.py).
 `generate` is the plugin's pure body; the rest is its shell.
 """
 
@@ -36,8 +36,8 @@ if TYPE_CHECKING:
 
     import click
 
-    from mpigen.documents import Document
     from mpigen.outcome import Outcome
+    from mpigen.yaml.load import Document
 
 PLUGIN_HOME_ENV = "KUSTOMIZE_PLUGIN_HOME"
 XDG_CONFIG_HOME_ENV = "XDG_CONFIG_HOME"
@@ -59,7 +59,7 @@ def default_plugin_home(environ: Mapping[str, str]) -> Path:
 
 def plugin_paths(home: Path) -> list[Path]:
     """The executable kustomize runs for each supported (apiVersion, kind)."""
-    from mpigen.api import FRONTS
+    from mpigen.inputs import FRONTS
 
     paths = []
     for api_version, kind in FRONTS:
@@ -131,8 +131,8 @@ def locate_job(root: str, job: Any) -> tuple[str, Document] | None:
     Best effort: None when the kustomization or the job cannot be matched (for instance a job that a
     nested kustomization renamed).
     """
-    from mpigen.documents import MAX_INPUT_BYTES, Document, InputError, decode, load_documents
-    from mpigen.shells.reading import ReadError, read_file
+    from mpigen.shells.bounded import ReadError, read_file
+    from mpigen.yaml.load import MAX_INPUT_BYTES, Document, InputError, decode, load_documents
 
     if not isinstance(job, dict) or not isinstance(job.get("metadata"), dict):
         return None
@@ -151,8 +151,8 @@ def locate_job(root: str, job: Any) -> tuple[str, Document] | None:
 
 
 def _generator_files(root: Path) -> list[Path]:
-    from mpigen.documents import MAX_INPUT_BYTES, InputError, decode, load_documents
-    from mpigen.shells.reading import ReadError, read_file
+    from mpigen.shells.bounded import ReadError, read_file
+    from mpigen.yaml.load import MAX_INPUT_BYTES, InputError, decode, load_documents
 
     for name in KUSTOMIZATION_FILES:
         kustomization = root / name
@@ -173,9 +173,9 @@ def _generator_files(root: Path) -> list[Path]:
 
 def generate(documents: list[Document], source: str) -> tuple[str, Outcome]:
     """The plugin body, pure: the YAML of the generated objects ("" on any problem), and the outcome."""
-    from mpigen.emit import to_yaml
     from mpigen.options import Options
     from mpigen.pipeline import process
+    from mpigen.yaml.dump import to_yaml
 
     outcome = process([(source, documents)], Options())
     return ("" if outcome.exit_code else to_yaml(outcome.objects)), outcome
@@ -279,8 +279,8 @@ def command() -> click.Group:
 
 
 def _run(config: Path, root: str) -> None:
-    from mpigen.documents import MAX_INPUT_BYTES, InputError, decode, load_documents
-    from mpigen.shells.reading import ReadError, read_file
+    from mpigen.shells.bounded import ReadError, read_file
+    from mpigen.yaml.load import MAX_INPUT_BYTES, InputError, decode, load_documents
 
     # Messages name the generator file the user wrote when it can be found, else the kustomization's
     # directory: never kustomize's temporary copy, a name that means nothing to the user.

@@ -25,9 +25,9 @@ import secrets
 import stat
 from collections.abc import Callable, Iterator
 
-from mpigen.documents import MAX_INPUT_BYTES
 from mpigen.gitops import MANIFEST, Entry, RenderDirError, Update, check_files, parse_manifest, plan_update
-from mpigen.shells.reading import ReadError, describe, file_kind, read_stream, shown
+from mpigen.shells.bounded import ReadError, describe, file_kind, read_stream, shown
+from mpigen.yaml.load import MAX_INPUT_BYTES
 
 _OPEN_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 _OPEN_ENTRY = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -101,7 +101,7 @@ def read_committed(directory: str, files: dict[str, str]) -> tuple[dict[str, str
 
 def read_committed_file(path: str) -> str:
     """The text of a single-file render for `--check FILE`."""
-    from mpigen.shells.reading import read_file
+    from mpigen.shells.bounded import read_file
 
     try:
         data = read_file(path, MAX_INPUT_BYTES, regular_only=True)

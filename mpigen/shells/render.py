@@ -13,7 +13,6 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from mpigen.emit import FORMATS
 from mpigen.options import Options
 from mpigen.outcome import EXIT_INVALID
 from mpigen.shells.common import (
@@ -25,6 +24,7 @@ from mpigen.shells.common import (
     run_guarded,
     write_lines,
 )
+from mpigen.yaml.dump import FORMATS
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -144,7 +144,7 @@ def _refuse_empty(paths: tuple[str, ...], inputs: list[tuple[str, list[Any] | st
 def _write(objects: list[dict[str, Any]], output: str, directory: str) -> None:
     from mpigen import gitops
     from mpigen.shells import outdir
-    from mpigen.shells.reading import shown
+    from mpigen.shells.bounded import shown
 
     def waiting() -> None:
         write_lines([f"mpigen: waiting for another render into {shown(directory)} to finish"])
@@ -162,7 +162,7 @@ def _write(objects: list[dict[str, Any]], output: str, directory: str) -> None:
 def _check(objects: list[dict[str, Any]], target: Target) -> None:
     from mpigen import gitops
     from mpigen.shells import outdir
-    from mpigen.shells.reading import shown
+    from mpigen.shells.bounded import shown
 
     path = target.check_path
     assert path is not None

@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from mpigen.api import api_versions, schema_file
+from mpigen.inputs import api_versions, schema_file
 from mpigen.shells.common import run_guarded
 
 

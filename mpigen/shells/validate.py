@@ -10,7 +10,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from mpigen.options import Options
-from mpigen.report import FORMATS, Report, add_collisions, check_documents, summary_line
+from mpigen.per_resource import FORMATS, Report, add_collisions, check_documents, summary_line
 from mpigen.shells.common import plain_call, read_inputs, refuse_empty, run_guarded
 
 if TYPE_CHECKING:

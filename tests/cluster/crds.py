@@ -12,7 +12,7 @@ import importlib.resources
 import json
 from typing import Any
 
-from mpigen.kube import schemas as kubeschema
+from mpigen.checks.kube import schemas as kubeschema
 
 Schema = dict[str, Any]
 

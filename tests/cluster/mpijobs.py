@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import mpigen
-from mpigen.emit import to_yaml
+from mpigen.yaml.dump import to_yaml
 
 Obj = dict[str, Any]
 

@@ -1,0 +1,128 @@
+"""Input fronts: which (apiVersion, kind) pairs mpigen compiles, and the front that plans each.
+
+A front is a module with `to_plan(document, options) -> JobPlan`. Fronts are imported only when a
+document of theirs is compiled, so start-up stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from typing import Any, Protocol
+
+from mpigen import names
+from mpigen.errors import Issue, shown
+from mpigen.options import Options
+from mpigen.plan import JobPlan
+
+
+class Front(Protocol):
+    def __call__(self, document: dict[str, Any], options: Options) -> JobPlan: ...
+
+
+# (apiVersion, kind) -> module under mpigen.inputs. Add new input versions here.
+FRONTS: dict[tuple[str, str], str] = {
+    ("kubeflow.org/v1alpha1", "MPIJob"): "v1alpha1",
+    ("kubeflow.org/v1alpha2", "MPIJob"): "v1alpha2",
+    ("kubeflow.org/v1", "MPIJob"): "v1",
+    ("kubeflow.org/v2beta1", "MPIJob"): "v2beta1",
+}
+
+
+def supported() -> list[str]:
+    return [f"{api_version} {kind}" for api_version, kind in FRONTS]
+
+
+KIND = "MPIJob"
+
+
+def claims(document: dict[str, Any]) -> bool:
+    """Whether mpigen takes the document: an MPIJob it compiles, or a near-miss it must refuse rather
+    than pass through (kubectl would apply it as a custom resource no controller reads).
+
+    Near-misses: a kind that is MPIJob in any case with any apiVersion (or none), and an apiVersion
+    that looks like Kubeflow's (`kubeflow/v1alpha2`, `Kubeflow.org/v1`) but is not `kubeflow.org/<v>`.
+    Every other document passes through, other kubeflow.org kinds (TFJob, PyTorchJob, Notebook) too.
+    """
+    kind, api_version = document.get("kind"), document.get("apiVersion")
+    if isinstance(kind, str) and kind.lower() == KIND.lower():
+        return True
+    return isinstance(api_version, str) and _looks_like_kubeflow(api_version) and not _is_kubeflow(api_version)
+
+
+def _is_kubeflow(api_version: str) -> bool:
+    group, slash, version = api_version.partition("/")
+    return group == names.GROUP and bool(slash) and bool(version) and "/" not in version
+
+
+def _looks_like_kubeflow(api_version: str) -> bool:
+    return api_version.strip().lower().startswith("kubeflow")
+
+
+def near_miss_issues(document: dict[str, Any]) -> list[Issue]:
+    """Why a claimed document is not an MPIJob mpigen compiles, each with a "did you mean"."""
+    kind, api_version = document.get("kind"), document.get("apiVersion")
+    *rest, last = api_versions()
+    wanted = f"{', '.join(rest)} and {last}" if rest else last
+    issues = []
+    is_mpijob = isinstance(kind, str) and kind.lower() == KIND.lower()
+    if is_mpijob and kind != KIND:
+        issues.append(Issue(("kind",), f'unknown kind {shown(str(kind))} (did you mean "{KIND}"?)'))
+    if not isinstance(api_version, str) or not api_version:
+        what = "missing" if api_version is None else f"expected a string, got {_what(api_version)}"
+        issues.append(Issue(("apiVersion",), f'{what} (did you mean "{_suggest_api_version("", is_mpijob)}"?)'))
+    elif not _is_kubeflow(api_version):
+        suggestion = _suggest_api_version(api_version, is_mpijob)
+        issues.append(Issue(("apiVersion",), f'{shown(api_version)} is not a Kubeflow apiVersion (did you mean "{suggestion}"?)'))
+    elif is_mpijob and (api_version, KIND) not in FRONTS:
+        issues.append(Issue(("apiVersion",), f'unsupported apiVersion {shown(api_version)} for {KIND}; mpigen compiles {wanted}'))
+    return issues
+
+
+def _suggest_api_version(api_version: str, is_mpijob: bool) -> str:
+    """`kubeflow.org/` with the version the user wrote, if any: for an MPIJob, one mpigen compiles."""
+    version = api_version.strip().rpartition("/")[2].lower()
+    candidate = f"{names.GROUP}/{version}"
+    if not is_mpijob:
+        return candidate if _VERSION.fullmatch(version) else f"{names.GROUP}/v1"
+    return candidate if (candidate, KIND) in FRONTS else api_versions()[-1]
+
+
+def _what(value: object) -> str:
+    if isinstance(value, (dict, list)):
+        return "a mapping" if isinstance(value, dict) else "a list"
+    return "a boolean" if isinstance(value, bool) else f"a {type(value).__name__}" if value is not None else "null"
+
+
+def front_for(document: dict[str, Any]) -> Front | None:
+    key = (document.get("apiVersion"), document.get("kind"))
+    if not all(isinstance(part, str) for part in key):
+        return None  # a list or a mapping where a string belongs: the near-miss check says what
+    module = FRONTS.get(key)  # type: ignore[arg-type]
+    if module is None:
+        return None
+    to_plan: Front = importlib.import_module(f"mpigen.inputs.{module}").to_plan
+    return to_plan
+
+
+_VERSION = re.compile(r"v(\d+)(?:(alpha|beta)(\d+))?")
+# Kubernetes orders versions GA > beta > alpha, then by number (apimachinery version priority).
+_STABILITY = {"alpha": 0, "beta": 1, None: 2}
+
+
+def schema_file(api_version: str, kind: str) -> str:
+    """The name of the schema file of one input front: `mpijob-kubeflow-v1alpha2.json`."""
+    group, _, version = api_version.partition("/")
+    return f"{kind.lower()}-{group.split('.')[0]}-{version}.json"
+
+
+def api_versions() -> list[str]:
+    """Every MPIJob apiVersion mpigen compiles, oldest first."""
+    return sorted({version for version, kind in FRONTS if kind == "MPIJob"}, key=_version_order)
+
+
+def _version_order(api_version: str) -> tuple[int, int, int]:
+    match = _VERSION.fullmatch(api_version.partition("/")[2])
+    if match is None:
+        return (0, 0, 0)
+    return (int(match[1]), _STABILITY[match[2]], int(match[3] or 0))

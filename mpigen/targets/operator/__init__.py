@@ -1,0 +1,103 @@
+"""The operator target: the objects the mpi-operator would create, plus what runs them without it.
+
+Workers are a StatefulSet `<job>-worker` behind a headless Service; the launcher is a Job that reaches
+them by their pod names (the hostfile), over `kubectl exec` (kubexec.sh) or SSH; a clean-up Job scales
+the workers down when the launcher ends. One module per object (`configmap`, `rbac`, `workers`,
+`launcher`, ...), each of small builder functions returning plain dicts; `scripts`, `templating` and
+`_compiled_templates` the scripts that run in the pods; `mpi_env` the MPI implementations' variables;
+`reserved` the names it adds to the user's pods; `limits` the API-server limits on what it builds.
+This module is its one entry: `TARGET`, the row of mpigen.targets.TARGETS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mpigen.checks.rules import check_plan
+from mpigen.errors import Issue
+from mpigen.options import Options
+from mpigen.plan import JobPlan
+from mpigen.targets.canonical import canonical
+from mpigen.targets.operator.cleanup import build_cleanup_job, build_cleanup_rbac
+from mpigen.targets.operator.configmap import build_config_map
+from mpigen.targets.operator.gang import build_pod_group, build_worker_pdb, gang_warnings
+from mpigen.targets.operator.launcher import build_launcher_job
+from mpigen.targets.operator.limits import check_derived_names, check_sizes
+from mpigen.targets.operator.rbac import (
+    build_launcher_role,
+    build_launcher_role_binding,
+    build_launcher_service_account,
+)
+from mpigen.targets.operator.reserved import added
+from mpigen.targets.operator.service import build_job_service
+from mpigen.targets.operator.ssh import build_keygen_job, build_keygen_rbac, build_ssh_secret
+from mpigen.targets.operator.workers import build_worker_stateful_set
+
+Builder = Callable[[JobPlan, Options], list[dict[str, Any]]]
+
+
+def _with_options(build: Callable[[JobPlan, Options], dict[str, Any]]) -> Builder:
+    return lambda plan, options: [build(plan, options)]
+
+
+def _some(build: Callable[[JobPlan], list[dict[str, Any]]]) -> Builder:
+    return lambda plan, options: build(plan)
+
+
+# The order of the documents of one job. It is API (documented in the README): GitOps diffs and
+# `kubectl apply -f -` in one pass depend on it: identities and RBAC before the pods that use them,
+# configuration, the SSH Secret and the PodGroup before pods, the SSH key Job before the pods that
+# wait for its keys, workers before the launcher, and the clean-up Job last (it watches the launcher
+# Job). Insert new objects in their place; never reorder.
+BUILDERS: tuple[Builder, ...] = (
+    _some(build_launcher_service_account),
+    _some(build_launcher_role),
+    _some(build_launcher_role_binding),
+    build_cleanup_rbac,
+    _some(build_keygen_rbac),
+    _with_options(build_config_map),
+    _some(build_ssh_secret),
+    _some(build_job_service),
+    build_pod_group,
+    build_worker_pdb,
+    build_keygen_job,
+    build_worker_stateful_set,
+    _with_options(build_launcher_job),
+    build_cleanup_job,
+)
+
+
+class OperatorTarget:
+    """mpigen.targets.Target for the mpi-operator's objects."""
+
+    name = "operator"
+
+    def check(self, plan: JobPlan) -> list[Issue]:
+        """Derived names that fit, and no collision with what the builders add."""
+        return check_derived_names(plan) + check_plan(plan, added(plan))
+
+    def check_sizes(self, plan: JobPlan, options: Options) -> list[Issue]:
+        """The ConfigMap and the launcher Role the API server accepts for this worker count."""
+        return check_sizes(plan, options)
+
+    def warnings(self, plan: JobPlan, options: Options) -> list[Issue]:
+        return gang_warnings(plan, options)
+
+    def build(self, plan: JobPlan, options: Options) -> list[dict[str, Any]]:
+        return [canonical(obj) for build in BUILDERS for obj in build(plan, options)]
+
+    def worker_pods(self, plan: JobPlan) -> list[str]:
+        """The StatefulSet's pods, `<job>-worker-<index>`."""
+        return plan.worker_pod_names
+
+    def hosts(self, plan: JobPlan) -> list[str]:
+        """Each pod's name, or its name in the job's Service's domain (v2beta1), launcher first when it runs a rank."""
+        return plan.host_names()
+
+    def launcher_role(self, plan: JobPlan) -> dict[str, Any] | None:
+        roles = build_launcher_role(plan)
+        return roles[0] if roles else None
+
+
+TARGET = OperatorTarget()

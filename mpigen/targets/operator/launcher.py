@@ -1,0 +1,134 @@
+"""The launcher Job `<job>-launcher`: the pod that runs mpirun.
+
+kubectl-exec transport, mpi-operator v0.2.0 `newLauncher`: the launcher ServiceAccount, an init
+container that delivers kubectl into `/opt/kube`, Open MPI pointed at kubexec.sh and the hostfile
+through `OMPI_MCA_*` variables, and both volumes. training-operator release-1.9 `newLauncher` (v1)
+adds to the kubectl-delivery init container (NAMESPACE, the ConfigMap mount, IfNotPresent, fixed
+resources), blanks the launcher's GPUs unless it asks for one, points Intel MPI's Hydra at kubexec.sh
+and mounts discover_hosts.sh; a launcher that is a host of the hostfile gets its pod name as hostname,
+so that Open MPI starts its ranks locally rather than through kubexec.sh.
+
+SSH transport, v0.8.2 `newLauncherJob` / `newLauncherPodTemplate`: hostname `<job>-launcher` and
+subdomain `<job>`, `K_MPI_JOB_ROLE=launcher` and the implementation's variables (mpigen/targets/operator/mpi_env.py),
+GPUs blanked unless the launcher is a worker too, the SSH key and the ConfigMap mounted, and the run
+policy's ttl, deadline, backoff limit and suspend on the Job.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from mpigen import names
+from mpigen.options import Options
+from mpigen.plan import JobPlan
+from mpigen.targets.operator import mpi_env
+from mpigen.targets.operator.gang import join_gang
+from mpigen.targets.operator.meta import kubectl_delivery_image, merge_pod_labels, object_meta
+from mpigen.targets.operator.rbac import launcher_service_account
+from mpigen.targets.operator.workers import add_ssh, config_mount, config_volume, host_network_dns
+
+
+def kubectl_mount() -> dict[str, str]:
+    return {"name": names.KUBECTL_VOLUME, "mountPath": names.KUBECTL_MOUNT_PATH}
+
+
+def build_kubectl_delivery(plan: JobPlan, options: Options) -> dict[str, Any]:
+    delivery = plan.kubectl_delivery
+    container: dict[str, Any] = {
+        "name": names.KUBECTL_DELIVERY,
+        "image": kubectl_delivery_image(plan, options),
+        "env": [{"name": names.KUBECTL_TARGET_DIR_ENV, "value": names.KUBECTL_MOUNT_PATH}, *delivery.env],
+        "volumeMounts": [kubectl_mount(), *([config_mount()] if delivery.mount_config else [])],
+    }
+    if delivery.pull_policy:
+        container["imagePullPolicy"] = delivery.pull_policy
+    if delivery.resources:
+        container["resources"] = copy.deepcopy(delivery.resources)
+    return container
+
+
+def build_wait_for_workers(plan: JobPlan, options: Options) -> dict[str, Any]:
+    """Init container that holds the launcher back until every worker pod is Ready.
+
+    v0.2.0 creates the launcher Job only once the worker StatefulSet reports all replicas ready
+    (v0.8.2 with WaitForWorkersReady: once every worker pod is Ready); here the Job exists from the
+    start and this container does the waiting with the launcher Role's `get` on the worker pods:
+    after `kubectl-delivery` with the delivered kubectl, or (SSH transport) with the kubectl of the
+    kubectl-delivery image. On timeout it fails, and the Job's backoffLimit applies.
+    """
+    mounts = [kubectl_mount(), config_mount()] if plan.kubexec else [config_mount()]
+    return {
+        "name": names.WAIT_FOR_WORKERS,
+        "image": kubectl_delivery_image(plan, options),
+        "command": ["/bin/sh", f"{names.CONFIG_MOUNT_PATH}/{names.WAIT_SCRIPT}"],
+        "volumeMounts": mounts,
+    }
+
+
+def _config_items(plan: JobPlan) -> list[tuple[str, int]]:
+    items = [(names.KUBEXEC_SCRIPT, names.SCRIPT_MODE)] if plan.kubexec else []
+    items.append((names.HOSTFILE, names.HOSTFILE_MODE))
+    if plan.discover_hosts:
+        items.append((names.DISCOVER_HOSTS_SCRIPT, names.SCRIPT_MODE))
+    return items + ([(names.WAIT_SCRIPT, names.SCRIPT_MODE)] if plan.waits_for_workers else [])
+
+
+def _env(plan: JobPlan, own: list[dict[str, Any]]) -> list[dict[str, str]]:
+    env = mpi_env.launcher_env(plan.kubexec, plan.implementation, plan.slots_per_worker)
+    if plan.blank_launcher_gpus:
+        # A launcher that is not a host of the hostfile must not grab the node's GPUs (value left empty).
+        env += [{"name": name} for name in names.NVIDIA_ENV]
+    if plan.hydra_bootstrap:
+        env += mpi_env.hydra_bootstrap_env({str(var.get("name")) for var in own})
+    return env
+
+
+def build_launcher_pod_template(plan: JobPlan, options: Options) -> dict[str, Any]:
+    template = copy.deepcopy(plan.launcher_template)
+    merge_pod_labels(template, {**plan.labels.launcher_pod, **names.standard_labels(plan.name, names.COMPONENT_LAUNCHER)})
+    pod = template["spec"]
+    if plan.launcher_needs_api:
+        pod["serviceAccountName"] = launcher_service_account(plan)
+    inits = [build_kubectl_delivery(plan, options)] if plan.kubexec else []
+    inits += [build_wait_for_workers(plan, options)] if plan.waits_for_workers else []
+    if inits:
+        pod["initContainers"] = [*(pod.get("initContainers") or []), *inits]
+    container = pod["containers"][0]
+    if plan.ssh is not None or plan.hostnames.launcher_first:
+        pod["hostname"] = names.launcher(plan.name)
+    if plan.ssh is not None:
+        pod["subdomain"] = plan.service.name
+        host_network_dns(pod)
+        add_ssh(pod, plan.ssh, names.ROLE_LAUNCHER)
+    own_env = container.get("env") or []
+    container["env"] = [*own_env, *_env(plan, own_env)]
+    mounts = [kubectl_mount(), config_mount()] if plan.kubexec else [config_mount()]
+    container["volumeMounts"] = [*(container.get("volumeMounts") or []), *mounts]
+    volumes = [{"name": names.KUBECTL_VOLUME, "emptyDir": {}}] if plan.kubexec else []
+    pod["volumes"] = [*(pod.get("volumes") or []), *volumes, config_volume(_config_items(plan), plan.name)]
+    join_gang(template, plan, options, names.ROLE_LAUNCHER)
+    return template
+
+
+def build_launcher_job(plan: JobPlan, options: Options) -> dict[str, Any]:
+    spec: dict[str, Any] = {}
+    for key, value in (
+        ("backoffLimit", plan.backoff_limit),
+        ("activeDeadlineSeconds", plan.active_deadline_seconds),
+        ("ttlSecondsAfterFinished", plan.ttl_seconds_after_finished),
+    ):
+        if value is not None:
+            spec[key] = value
+    spec["template"] = build_launcher_pod_template(plan, options)
+    if plan.pod_replacement_failed:
+        # v0.8.2: a retry waits until the failed pod is gone (kubernetes#115844).
+        spec["podReplacementPolicy"] = "Failed"
+    if plan.suspend:
+        spec["suspend"] = True
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": object_meta(plan, names.launcher(plan.name), names.COMPONENT_LAUNCHER, plan.labels.launcher_job),
+        "spec": spec,
+    }

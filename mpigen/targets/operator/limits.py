@@ -1,0 +1,157 @@
+"""API-server limits that no JSON schema expresses, checked on the plan before anything is built.
+
+It sits with the builders because it measures what they build: the sizes come from the builders' own
+scripts and Role, so a change to a builder cannot leave the limit check measuring something else.
+
+Derived names:
+
+Names and label values are at most 63 characters; the launcher's and the clean-up Job's names become
+their pods' `job-name` label; a StatefulSet's name plus `-` and a 10-character hash becomes its pods'
+`controller-revision-hash` label; worker pod names become hostnames; the Service `<job>-worker` must be
+a DNS-1035 label (start with a letter).
+
+Sizes: the ConfigMap's hostfile and the launcher Role's `resourceNames` grow by one line or entry per
+worker. The API server refuses a ConfigMap whose data exceeds 1 MiB, and etcd (default
+`--max-request-bytes`) an object over 1.5 MiB. Both sizes are computed arithmetically, in time
+independent of the worker count, so an absurd count (2^31 - 1) is refused at once with the largest job
+that fits, and no billion-line hostfile is ever built.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from mpigen import names
+from mpigen.checks.objectsize import OBJECT_MAX_BYTES
+from mpigen.errors import Issue
+from mpigen.options import Options
+from mpigen.plan import JobPlan
+
+REVISION_HASH_LENGTH = names.REVISION_HASH_LENGTH
+CONFIG_MAP_MAX_BYTES = 1024 * 1024  # apimachinery validation: ConfigMap data + binaryData
+
+
+def check_derived_names(plan: JobPlan) -> list[Issue]:
+    job = plan.name
+    where = ("metadata", "name")
+    longest_pod = names.worker_pod(job, max(plan.workers, 1) - 1)
+    limits = [
+        (names.launcher(job), names.DNS1123_LABEL_MAX, "the launcher Job name (its pods' job-name label)"),
+        (names.cleanup(job), names.DNS1123_LABEL_MAX, "the clean-up Job name (its pods' job-name label)"),
+        *(
+            [(names.ssh_keygen(job), names.DNS1123_LABEL_MAX, "the SSH key Job name (its pods' job-name label)")]
+            if plan.ssh is not None and plan.ssh.generate_keys
+            else []
+        ),
+        (
+            names.worker_set(job),
+            names.DNS1123_LABEL_MAX - 1 - REVISION_HASH_LENGTH,
+            "the worker StatefulSet name (its pods' controller-revision-hash label)",
+        ),
+        (longest_pod, names.DNS1123_LABEL_MAX, "the last worker pod's name (its hostname)"),
+    ]
+    issues = []
+    over = [(len(job) - (len(derived) - limit), derived, limit, what) for derived, limit, what in limits if len(derived) > limit]
+    if over:
+        # One message for one cause: name the limit that needs the shortest job name.
+        shorter, derived, limit, what = min(over)
+        message = (
+            f'too long: {what} "{derived}" has {len(derived)} characters, more than {limit}; '
+            f"use a name of at most {shorter} characters"
+        )
+        issues.append(Issue(where, message))
+    if not job[:1].isalpha():
+        issues.append(Issue(where, f'must start with a letter: the worker Service "{names.worker_set(job)}" is a DNS-1035 label'))
+    return issues
+
+
+def digit_count_sum(n: int) -> int:
+    """Total number of decimal digits in 0, 1, ..., n-1."""
+    total, low, width = 0, 0, 1
+    while low < n:
+        high = min(n, 10**width)
+        total += (high - low) * width
+        low, width = 10**width, width + 1
+    return total
+
+
+def worker_names_length(job: str, workers: int) -> int:
+    """Total characters of the names `<job>-worker-0` .. `<job>-worker-<workers-1>`, without building them."""
+    return workers * (len(names.worker_set(job)) + 1) + digit_count_sum(workers)
+
+
+
+def host_lists_bytes(plan: JobPlan, workers: int) -> int:
+    """Bytes of the hostfile and (if any) discover_hosts.sh for `workers`: one line per host in
+    each, a worker's host its pod name plus a suffix the same for all (templates/hostfile.j2,
+    templates/discover_hosts.sh.j2), plus the launcher's line when it is a host too."""
+    from mpigen.targets.operator.configmap import SEPARATORS
+
+    suffix = len(names.host("", plan.service.name, plan.namespace, plan.hostnames.cluster_domain)) if plan.hostnames.fqdn else 0
+    names_length = worker_names_length(plan.name, workers) + workers * suffix
+    hosts = workers
+    if plan.hostnames.launcher_first:
+        names_length += len(names.launcher(plan.name)) + suffix
+        hosts += 1
+    size = names_length + hosts * len(f"{SEPARATORS[plan.hostnames.slot_syntax]}{plan.slots_per_worker}\n")
+    if plan.discover_hosts:
+        per_host = len("echo \n") + (len(f":{plan.slots_per_worker}") if plan.discover_hosts == "slots" else 0)
+        size += len("#!/bin/sh\n") + names_length + hosts * per_host
+    return size
+
+
+def config_map_bytes(plan: JobPlan, options: Options, workers: int) -> int:
+    """Data size of the job's ConfigMap (keys and values, as the API server counts it) for `workers`."""
+    from mpigen.targets.operator.configmap import config_scripts, host_list_keys
+
+    scripts = config_scripts(plan, options)
+    size = sum(len(key) + len(value.encode()) for key, value in scripts.items())
+    return size + sum(len(key) for key in host_list_keys(plan)) + host_lists_bytes(plan, workers)
+
+
+def role_bytes(plan: JobPlan, workers: int) -> int:
+    """Size of the launcher Role as compact JSON (an upper bound of what etcd stores) for `workers`:
+    two `resourceNames` lists of every worker pod."""
+    from mpigen.targets.operator.rbac import launcher_role
+
+    if not plan.launcher_needs_api:
+        return 0
+    empty = launcher_role(plan, [])
+    base = len(json.dumps(empty, separators=(",", ":")).encode())
+    # Each name adds its characters, two quotes and a comma (one fewer comma per list).
+    per_list = worker_names_length(plan.name, workers) + 3 * workers - (1 if workers else 0)
+    return base + len(empty["rules"]) * per_list
+
+
+def largest_fitting(size: Callable[[int], int], limit: int, upper: int) -> int:
+    """The largest worker count in 1..upper whose size(count) <= limit (0 when none): a binary search,
+    since sizes grow with the count."""
+    low, high = 0, upper
+    while low < high:
+        middle = (low + high + 1) // 2
+        if size(middle) <= limit:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def check_sizes(plan: JobPlan, options: Options) -> list[Issue]:
+    """The ConfigMap and the launcher Role fit the API server's limits for this worker count."""
+    checks: list[tuple[str, str, Callable[[int], int], int, str]] = [
+        ("ConfigMap", names.config_map(plan.name), lambda n: config_map_bytes(plan, options, n), CONFIG_MAP_MAX_BYTES, "1 MiB"),
+        ("Role", names.launcher(plan.name), lambda n: role_bytes(plan, n), OBJECT_MAX_BYTES, "1.5 MiB"),
+    ]
+    over = [(kind, name, size, limit, shown) for kind, name, size, limit, shown in checks if size(plan.workers) > limit]
+    if not over:
+        return []
+    # The largest job that fits must fit every limit, not only the one that is broken.
+    fits = min(largest_fitting(size, limit, plan.workers) for _, _, size, limit, _ in checks)
+    kind, name, size, _, shown = over[0]
+    message = (
+        f"{plan.workers} workers do not fit: the {kind} {name} would be {size(plan.workers):,} bytes, over the "
+        f"{shown} the API server accepts; the largest job that fits has {fits:,} workers "
+        f"(with slotsPerWorker {plan.slots_per_worker} and this job name)"
+    )
+    return [Issue(plan.workers_path, message)]

@@ -1,0 +1,126 @@
+"""The worker StatefulSet `<job>-worker`: the pods mpirun starts ranks in.
+
+kubectl-exec transport, mpi-operator v0.2.0 `newWorker`: Parallel pod management, the role labels
+merged over the template's labels, `restartPolicy: Always`, containers[0] replaced by `sleep 365d`
+with the kubexec.sh mount (Open MPI checks the agent's path in every rank). training-operator
+release-1.9 `newWorker` (v1, which creates bare pods; see docs/departures.md) replaces the command
+only when the template gives none.
+
+SSH transport, v0.8.2 `newWorker` (which creates bare pods; see docs/departures.md): containers[0]
+runs `/usr/sbin/sshd -De` unless the template gives a command or args, gets `K_MPI_JOB_ROLE=worker`
+and the SSH key volume; the pods' hostname and subdomain follow from the StatefulSet and its
+`serviceName` `<job>`, and the DNS search list gains `<job>.<ns>.svc.<domain>` when the namespace is known.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from mpigen import names
+from mpigen.options import Options
+from mpigen.plan import JobPlan, Ssh
+from mpigen.targets.operator.gang import join_gang
+from mpigen.targets.operator.meta import merge_pod_labels, object_meta
+
+
+def config_volume(items: list[tuple[str, int]], job: str) -> dict[str, Any]:
+    """The ConfigMap volume `mpi-job-config` with the given (key, mode) items."""
+    return {
+        "name": names.CONFIG_VOLUME,
+        "configMap": {
+            "name": names.config_map(job),
+            "items": [{"key": key, "path": key, "mode": mode} for key, mode in items],
+        },
+    }
+
+
+def config_mount() -> dict[str, Any]:
+    return {"name": names.CONFIG_VOLUME, "mountPath": names.CONFIG_MOUNT_PATH}
+
+
+def ssh_volume(ssh: Ssh) -> dict[str, Any]:
+    """v0.8.2 `setupSSHOnPod`: the key pair as id_rsa, id_rsa.pub and authorized_keys; mode 0600 only
+    for /root/.ssh (for another user, root-owned 0644 files pass OpenSSH's checks)."""
+    items = [
+        {"key": names.SSH_PRIVATE_KEY, "path": "id_rsa"},
+        {"key": names.SSH_PUBLIC_KEY, "path": "id_rsa.pub"},
+        {"key": names.SSH_PUBLIC_KEY, "path": "authorized_keys"},
+    ]
+    secret: dict[str, Any] = {"secretName": ssh.secret, "items": items}
+    if ssh.mount_path == names.ROOT_SSH_PATH:
+        secret["defaultMode"] = 0o600
+    return {"name": names.SSH_VOLUME, "secret": secret}
+
+
+def add_ssh(pod: dict[str, Any], ssh: Ssh, role: str) -> None:
+    """The role variable, the key mount in containers[0] and the key volume (v0.8.2 `setupSSHOnPod`)."""
+    container = pod["containers"][0]
+    container["env"] = [*(container.get("env") or []), {"name": names.JOB_ROLE_ENV, "value": role}]
+    mount = {"name": names.SSH_VOLUME, "mountPath": ssh.mount_path}
+    container["volumeMounts"] = [*(container.get("volumeMounts") or []), mount]
+    pod["volumes"] = [*(pod.get("volumes") or []), ssh_volume(ssh)]
+
+
+def host_network_dns(pod: dict[str, Any]) -> None:
+    """v0.8.2: a pod on the host network resolves cluster names only with ClusterFirstWithHostNet."""
+    if pod.get("hostNetwork"):
+        pod["dnsPolicy"] = "ClusterFirstWithHostNet"
+
+
+def _kubexec_worker(pod: dict[str, Any], plan: JobPlan) -> None:
+    container = pod["containers"][0]
+    # training-operator newWorker keeps a command the template gives (and its args); v0.2.0 never does.
+    if not (plan.worker_keeps_command and container.get("command")):
+        container["command"] = ["sleep"]
+        container["args"] = ["365d"]
+    container["volumeMounts"] = [*(container.get("volumeMounts") or []), config_mount()]
+    volume = config_volume([(names.KUBEXEC_SCRIPT, names.SCRIPT_MODE)], plan.name)
+    pod["volumes"] = [*(pod.get("volumes") or []), volume]
+
+
+def _ssh_worker(pod: dict[str, Any], plan: JobPlan, ssh: Ssh) -> None:
+    container = pod["containers"][0]
+    if not container.get("command") and not container.get("args"):
+        container["command"] = list(names.SSHD_COMMAND)
+    add_ssh(pod, ssh, names.ROLE_WORKER)
+    host_network_dns(pod)
+    if plan.namespace is not None:
+        search = names.dns_search(plan.service.name, plan.namespace, plan.hostnames.cluster_domain)
+        dns = pod.setdefault("dnsConfig", {})
+        dns["searches"] = [*(dns.get("searches") or []), search]
+
+
+def build_worker_pod_template(plan: JobPlan, options: Options) -> dict[str, Any]:
+    template = copy.deepcopy(plan.worker_template)
+    merge_pod_labels(template, {**plan.labels.worker_pod, **names.standard_labels(plan.name, names.COMPONENT_WORKER)})
+    pod = template["spec"]
+    pod["restartPolicy"] = "Always"
+    # Workers never call the API server: no token unless the template asks for one.
+    pod.setdefault("automountServiceAccountToken", False)
+    if plan.ssh is None:
+        _kubexec_worker(pod, plan)
+    else:
+        _ssh_worker(pod, plan, plan.ssh)
+    join_gang(template, plan, options, names.ROLE_WORKER)
+    return template
+
+
+def build_worker_stateful_set(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
+    if plan.workers == 0:
+        return []
+    return [
+        {
+            "apiVersion": "apps/v1",
+            "kind": "StatefulSet",
+            "metadata": object_meta(plan, names.worker_set(plan.name), names.COMPONENT_WORKER, plan.labels.worker_set),
+            "spec": {
+                "podManagementPolicy": "Parallel",
+                # A suspended job runs no workers; resuming scales them up (docs/runtime.md).
+                "replicas": 0 if plan.suspend else plan.workers,
+                "selector": {"matchLabels": dict(plan.labels.worker_pod)},
+                "serviceName": plan.service.name,
+                "template": build_worker_pod_template(plan, options),
+            },
+        }
+    ]

@@ -1,0 +1,72 @@
+"""Golden cases (tests/golden.py): every case through render, the kustomize plugin and the KRM function.
+
+`pytest --update-golden` rewrites render's expected files and then fails, so an update run never passes.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+import yaml
+
+from golden import CASES, GOLDEN, RENDER_ONLY, STREAM_PROBLEMS, Case, assert_case
+
+
+def test_cases_exist() -> None:
+    assert len(CASES) >= 10, f"no golden cases found under {GOLDEN}"
+    for case in CASES:
+        files = {p.name for p in (GOLDEN / case).iterdir()}
+        assert "input.yaml" in files, f"{case}: no input.yaml"
+        assert ("expected.yaml" in files) != ("errors.txt" in files), (
+            f"{case}: needs exactly one of expected.yaml or errors.txt"
+        )
+
+
+def test_only_inputs_that_are_not_objects_skip_the_krm_function_and_the_plugin() -> None:
+    assert {case for case in CASES if Case(case).documents is None} == RENDER_ONLY
+    assert all(Case(case).failing for case in RENDER_ONLY)
+    assert STREAM_PROBLEMS <= {case for case in CASES if Case(case).failing} - RENDER_ONLY
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_golden(case: str, request: pytest.FixtureRequest) -> None:
+    assert_case(case, update=bool(request.config.getoption("--update-golden")))
+
+
+# Fields mpigen emits only for newer Kubernetes versions (--kube-version), by kind: (field path, first
+# version). A case rendered for the newest version is checked against 1.25 without them, which is
+# what `--kube-version 1.25` renders (pinned by golden/v2beta1-kube-version-1.28).
+NEWER_FIELDS = {"Job": [(("spec", "podReplacementPolicy"), "1.29")]}
+
+
+def without_newer_fields(obj: dict[str, Any], version: str) -> dict[str, Any]:
+    obj = copy.deepcopy(obj)
+    for path, since in NEWER_FIELDS.get(obj["kind"], []):
+        if tuple(map(int, version.split("."))) < tuple(map(int, since.split("."))):
+            parent = obj
+            for key in path[:-1]:
+                parent = parent.get(key) or {}
+            parent.pop(path[-1], None)
+    return obj
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if not Case(c).failing])
+def test_golden_output_is_valid_kubernetes(case: str) -> None:
+    """Every expected object passes the strict schema of its kind, for the oldest and newest version."""
+    from mpigen.checks.kube.validator import validate_object
+    from mpigen.checks.kube.versions import DEFAULT_KUBE_VERSION
+
+    objects = [obj for obj in yaml.safe_load_all((GOLDEN / case / "expected.yaml").read_text()) if obj]
+    assert objects
+    # Other Kubeflow kinds pass through; Kubernetes ships no schema for them.
+    objects = [obj for obj in objects if not obj["apiVersion"].startswith("kubeflow.org/")]
+    for version in ("1.25", DEFAULT_KUBE_VERSION):
+        problems = [
+            f"{obj['kind']}/{obj['metadata']['name']}: {issue.text()}"
+            for obj in objects
+            for issue in validate_object(without_newer_fields(obj, version), version)
+        ]
+        assert problems == [], f"Kubernetes {version}"
+

@@ -1,0 +1,238 @@
+"""The command line as users run it: inputs, outputs, exit codes and messages."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from jobs import job_yaml
+
+from mpigen.cli import cli
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLE = ROOT / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
+
+def invoke(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args), input=stdin, catch_exceptions=False)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_stdin_is_the_default_input() -> None:
+    code, out, err = invoke("render", stdin=job_yaml(name="a"))
+    assert code == 0, err
+    assert "name: a-launcher" in out
+    code2, out2, _ = invoke("render", "-", stdin=job_yaml(name="a"))
+    assert (code2, out2) == (0, out)
+
+
+def test_directories_are_searched_recursively_in_sorted_order(tmp_path: Path) -> None:
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "two.yml").write_text(job_yaml(name="two"))
+    (tmp_path / "a.yaml").write_text(job_yaml(name="one"))
+    (tmp_path / "notes.txt").write_text("not yaml")
+    (tmp_path / ".hidden").mkdir()
+    (tmp_path / ".hidden" / "x.yaml").write_text("{{{")
+    code, out, err = invoke("render", str(tmp_path))
+    assert code == 0, err
+    assert out.index("name: one-launcher") < out.index("name: two-launcher")
+
+
+def test_json_output_is_a_v1_list() -> None:
+    code, out, _ = invoke("render", "-o", "json", str(EXAMPLE))
+    assert code == 0
+    document = json.loads(out)
+    assert document["apiVersion"] == "v1" and document["kind"] == "List"
+    assert [item["kind"] for item in document["items"]][-1] == "Job"
+
+
+def test_yaml_and_json_carry_the_same_objects() -> None:
+    import yaml
+
+    _, out_yaml, _ = invoke("render", str(EXAMPLE))
+    _, out_json, _ = invoke("render", "-o", "json", str(EXAMPLE))
+    assert list(yaml.safe_load_all(out_yaml)) == json.loads(out_json)["items"]
+
+
+def test_render_twice_gives_identical_bytes() -> None:
+    first = invoke("render", str(EXAMPLE))
+    assert invoke("render", str(EXAMPLE)) == first
+
+
+def test_invalid_input_prints_nothing_and_reports_every_problem(tmp_path: Path) -> None:
+    good = tmp_path / "good.yaml"
+    good.write_text(job_yaml(name="good"))
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(job_yaml(workers=0, name="bad"))
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("a: [\n")
+    code, out, err = invoke("render", str(good), str(bad), str(broken))
+    assert code == 1
+    assert out == ""
+    lines = err.splitlines()
+    assert f"{bad}: MPIJob/bad: spec.mpiReplicaSpecs.Worker.replicas: must be >= 1, got 0" in lines
+    assert any(line.startswith(f"{broken}: line ") for line in lines)
+
+
+def test_missing_file_is_reported(tmp_path: Path) -> None:
+    code, out, err = invoke("render", str(tmp_path / "nope.yaml"))
+    assert (code, out) == (1, "")
+    assert "nope.yaml: cannot read: No such file or directory" in err
+
+
+def test_usage_errors_exit_2() -> None:
+    assert invoke("render", "--gpus-per-node", "0")[0] == 2
+    assert invoke("render", "--processing-resource-type", "tpu")[0] == 2
+    assert invoke("render", "-o", "xml")[0] == 2
+    assert invoke("frobnicate")[0] == 2
+
+
+def test_internal_errors_exit_3_without_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    import mpigen.compiler
+
+    def boom(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("kaboom")
+
+    monkeypatch.setattr(mpigen.compiler, "compile_job", boom)
+    code, out, err = invoke("render", str(EXAMPLE))
+    assert (code, out) == (3, "")
+    assert err == "mpigen: internal error: RuntimeError: kaboom (please report this)\n"
+
+
+def test_non_mpijob_documents_pass_through_in_place() -> None:
+    stream = "apiVersion: v1\nkind: Namespace\nmetadata: {name: ml}\n---\n" + job_yaml(name="x")
+    code, out, _ = invoke("render", stdin=stream)
+    assert code == 0
+    assert out.startswith("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ml\n---\n")
+
+
+def test_the_readmes_first_command_prints_manifests_and_nothing_else(mpigen_command: list[str]) -> None:
+    """`mpigen render examples/v1alpha2/tensorflow-benchmarks.yaml`: the first thing a user sees."""
+    example = Path(__file__).resolve().parents[3] / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
+    done = subprocess.run([*mpigen_command, "render", str(example)], capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "kind: RoleBinding" in done.stdout
+
+
+def test_two_files_with_one_job_are_refused_and_nothing_is_printed(tmp_path: Path) -> None:
+    example = Path(__file__).resolve().parents[3] / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
+    (tmp_path / "a.yaml").write_text(example.read_text())
+    (tmp_path / "b.yaml").write_text(example.read_text())
+    code, out, err = invoke("render", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"))
+    assert (code, out) == (1, "")
+    assert f'another MPIJob "tensorflow-benchmarks" with no namespace is at {tmp_path / "a.yaml"}' in err
+
+
+def test_filename_flag_works_as_in_kubectl() -> None:
+    example = str(Path(__file__).resolve().parents[3] / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml")
+    assert invoke("render", "-f", example) == invoke("render", example)
+    assert invoke("validate", "--filename", example)[0] == 0
+
+
+def test_version_command_matches_the_flag() -> None:
+    import mpigen
+
+    assert invoke("version") == (0, f"mpigen {mpigen.__version__}\n", "")
+    assert invoke("--version")[1] == f"mpigen {mpigen.__version__}\n"
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_completion_prints_a_script_for_each_shell(shell: str) -> None:
+    code, out, _ = invoke("completion", shell)
+    assert code == 0 and "_MPIGEN_COMPLETE" in out
+
+
+def test_completion_callbacks_work_with_piped_stdin(mpigen_command: list[str]) -> None:
+    """The scripts call `mpigen` with no arguments; that must not be taken for a KRM function run."""
+    env = {**os.environ, "_MPIGEN_COMPLETE": "bash_complete", "COMP_WORDS": "mpigen ren", "COMP_CWORD": "1"}
+    done = subprocess.run(mpigen_command, stdin=subprocess.DEVNULL, env=env, capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout) == (0, "plain,render\n")
+
+
+def test_piping_a_job_into_bare_mpigen_says_to_use_render(mpigen_command: list[str]) -> None:
+    example = Path(__file__).resolve().parents[3] / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
+    done = subprocess.run(mpigen_command, input=example.read_text(), capture_output=True, text=True, check=False)
+    assert done.returncode == 1
+    assert "use mpigen render (cat job.yaml | mpigen render)" in done.stderr
+
+
+def test_help_shows_examples_and_options() -> None:
+    code, out, _ = invoke("render", "--help")
+    assert code == 0
+    for text in ("Examples:", "--gpus-per-node", "--processing-units-per-node", "--processing-resource-type",
+                 "--kubectl-delivery-image", "--namespace", "mpioperator/kubectl-delivery:latest"):
+        assert text in out
+    assert "Examples:" in invoke("--help")[1]
+
+
+def test_console_script_runs_and_reports_version(mpigen_command: list[str]) -> None:
+    done = subprocess.run([*mpigen_command, "--version"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0
+    assert done.stdout.startswith("mpigen ")
+
+
+def test_invalid_output_is_an_internal_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import mpigen.compiler
+
+    real = mpigen.compiler.compile_job
+
+    def with_a_bug(job: object, options: object = None) -> object:
+        compilation = real(job, options)  # type: ignore[arg-type]
+        for obj in compilation.objects:
+            if obj["kind"] == "Service":
+                obj["spec"]["clusterIp"] = "None"  # a typo in mpigen itself
+        return compilation
+
+    monkeypatch.setattr(mpigen.compiler, "compile_job", with_a_bug)
+    code, out, err = invoke("render", str(EXAMPLE))
+    assert (code, out) == (3, "")
+    assert "internal error: the output fails Kubernetes' schemas" in err
+    assert 'Service/tensorflow-benchmarks-worker: spec.clusterIp: unknown field "clusterIp"' in err
+    code, out, _ = invoke("render", "--no-validate", str(EXAMPLE))
+    assert code == 0 and "clusterIp: None" in out
+
+
+def test_kube_version_is_checked() -> None:
+    code, _, err = invoke("render", "--kube-version", "1.24", str(EXAMPLE))
+    assert code == 2 and "expected 1.25 to 1.37" in err
+    assert invoke("render", "--kube-version", "v1.25.3", str(EXAMPLE))[0] == 0
+
+
+def _run_on_a_terminal(argv: list[str], typed: bytes) -> tuple[int, str, str]:
+    """Run `argv` with a pseudo-terminal as stdin, type `typed` and end it with Ctrl-D, as a user would."""
+    import os
+    import pty
+
+    master, slave = pty.openpty()
+    try:
+        process = subprocess.Popen(argv, stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        os.close(slave)
+        os.write(master, typed + b"\x04")  # canonical mode: a line, then Ctrl-D at a line's start is EOF
+        out, err = process.communicate(timeout=120)
+    finally:
+        os.close(master)
+    return process.returncode, out.decode(), err.decode()
+
+
+@pytest.mark.parametrize("command", ["render", "validate"])
+def test_on_a_terminal_stdin_is_announced_with_how_to_end_it(mpigen_command: list[str], command: str) -> None:
+    typed = b"\n".join(job_yaml(name="a").encode().splitlines()) + b"\n"
+    code, out, err = _run_on_a_terminal([*mpigen_command, command], typed)
+    assert code == 0, err
+    assert err == f"mpigen {command}: reading from stdin (the terminal); end the input with Ctrl-D, or name a file: mpigen {command} job.yaml\n"
+    assert ("name: a-launcher" in out) if command == "render" else out == ""
+
+
+@pytest.mark.parametrize("command", ["render", "validate"])
+def test_piped_or_named_input_is_read_without_a_word(mpigen_command: list[str], command: str, tmp_path: Path) -> None:
+    (tmp_path / "job.yaml").write_text(job_yaml(name="a"))
+    piped = subprocess.run([*mpigen_command, command], input=job_yaml(name="a"), capture_output=True, text=True, check=False)
+    assert (piped.returncode, piped.stderr) == (0, "")
+    with open(tmp_path / "job.yaml") as stdin:
+        redirected = subprocess.run([*mpigen_command, command, "-"], stdin=stdin, capture_output=True, text=True, check=False)
+    assert (redirected.returncode, redirected.stderr) == (0, "")
+    code, _, err = _run_on_a_terminal([*mpigen_command, command, str(tmp_path / "job.yaml")], b"")
+    assert (code, err) == (0, "")  # a named file on a terminal: stdin is not read, nothing said

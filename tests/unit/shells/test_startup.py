@@ -1,0 +1,365 @@
+"""Start-up: what a command imports, and the files generated into the package so that it need not build them.
+
+mpigen runs once per kustomize generator, KRM call and pre-commit hook, so its start-up is its speed
+(benchmarks/bench_startup.py measures it). These tests pin the causes, not the times: which modules a
+render imports, and that the generated files equal what their tools would write now.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from jobs import V1, V1ALPHA1, V1ALPHA2, V2BETA1, job_yaml, make_job
+
+from mpigen.checks.kube import schemas as kubeschema
+from mpigen.checks.kube.versions import default_kube_version
+from mpigen.compiler import compile_job
+from mpigen.inputs import FRONTS
+from mpigen.options import Options
+from mpigen.targets.operator._compiled_templates import TEMPLATES
+from mpigen.targets.operator.templating import jinja_environment
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _tool(name: str) -> ModuleType:
+    """A developer tool from tools/ (not part of the installed package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+kubeschemas = _tool("kubeschemas")
+
+
+def test_the_shipped_kubernetes_schemas_are_current() -> None:
+    files = kubeschemas.shipped()
+    assert files, "no mpigen/checks/kube/strict-*.json: run python tools/kubeschemas.py"
+    for version, path in files.items():
+        assert Path(path).read_text(encoding="utf-8") == kubeschemas.generate(version), (
+            f"{path} is stale: run python tools/kubeschemas.py"
+        )
+
+
+def test_the_newest_kubernetes_version_is_shipped_with_every_emitted_kind() -> None:
+    version = default_kube_version()
+    for api_version, kind in kubeschemas.EMITTED:
+        assert kubeschema.shipped_schema(version, kubeschema.shipped_key(api_version, kind)) is not None
+    assert kubeschema.shipped_schema(version, kubeschema.POD_TEMPLATE_SPEC) is not None
+    data = json.loads(Path(kubeschema.shipped_file(version)).read_text(encoding="utf-8"))
+    assert '"description"' not in json.dumps(data)  # annotations dropped
+
+
+templategen = _tool("templategen")
+
+
+def test_the_compiled_templates_are_current() -> None:
+    assert templategen.TARGET.read_text(encoding="utf-8") == templategen.generate(), (
+        "mpigen/targets/operator/_compiled_templates.py is stale: run python tools/templategen.py"
+    )
+
+
+JOBS = [
+    make_job(V1ALPHA1, workers=3),
+    make_job(V1ALPHA2, workers=3, cleanPodPolicy="All"),
+    make_job(V2BETA1, workers=3, runPolicy={"cleanPodPolicy": "Running"}),
+    make_job(V2BETA1, workers=2, mpiImplementation="Intel", launcherCreationPolicy="WaitForWorkersReady"),
+    make_job(V1, workers=2, mainContainer="worker"),
+    make_job(V1, workers=2),
+]
+
+
+def test_every_compiled_template_renders_as_jinja2_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each template, rendered by the compiled function and by jinja2 from the same values: the values
+    compiling real jobs passes, and the same with strings a shell would expand."""
+    seen: dict[str, list[dict[str, Any]]] = {}
+
+    def recording(name: str, function: Callable[[dict[str, Any]], str]) -> Callable[[dict[str, Any]], str]:
+        return lambda values: seen.setdefault(name, []).append(dict(values)) or function(values)
+
+    for name, function in list(TEMPLATES.items()):
+        monkeypatch.setitem(TEMPLATES, name, recording(name, function))
+    for job in JOBS:
+        compile_job(job, Options(namespace="ml"))
+    assert sorted(seen) == sorted(p.name for p in templategen.TEMPLATES.glob("*.j2"))
+    monkeypatch.undo()
+    odd = ["a b", "it's", "$(rm -rf /)", "ü\nß", "", 0]
+    for name, calls in seen.items():
+        template = jinja_environment().from_string((templategen.TEMPLATES / name).read_text(encoding="utf-8"))
+        for values in calls + [{key: _odd(value, odd) for key, value in calls[0].items()}]:
+            assert TEMPLATES[name](values) == template.render(**values), name
+
+
+def _odd(value: Any, odd: list[Any]) -> Any:
+    return odd if isinstance(value, list) else odd[len(str(value)) % len(odd)]
+
+
+def test_a_missing_template_value_is_an_error() -> None:
+    with pytest.raises(KeyError):
+        TEMPLATES["kubexec.sh.j2"]({})
+
+
+# What a command may not import on the way to its output for valid input: the pydantic models (an invalid
+# document's messages need them), jinja2 (the templates are compiled into mpigen/targets/operator/_compiled_templates.py),
+# JSON Schema (an invalid object's messages need it), kubernetes-validate's own code, the KRM function's
+# YAML library, and the code of the other commands.
+NOT_IMPORTED = {
+    "pydantic",
+    "pydantic_core",
+    "jinja2",
+    "jsonschema",
+    "referencing",
+    "kubernetes_validate",
+    "ruamel",
+    "mpigen.shells.krm",
+    "mpigen.shells.validate",
+    "mpigen.shells.schema",
+    "mpigen.shells.kustomize_plugin",
+}
+RECORD = (
+    "import atexit, runpy, sys\n"
+    "out, sys.argv = sys.argv[1], ['mpigen', *sys.argv[2:]]\n"
+    "atexit.register(lambda: open(out, 'w').write('\\n'.join(sorted(sys.modules))))\n"
+    "runpy.run_module('mpigen', run_name='__main__', alter_sys=True)\n"
+)
+
+
+def imported(fresh_python: str, tmp_path: Path, *args: str, stdin: str | None = None, code: int = 0) -> set[str]:
+    """The modules a `mpigen ARGS` process has imported when it exits (this checkout's mpigen)."""
+    out = tmp_path / "modules.txt"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([fresh_python, "-c", RECORD, str(out), *args], input=stdin, capture_output=True, text=True, env=env, check=False)
+    assert result.returncode == code, result.stderr
+    return set(out.read_text().split())
+
+
+def top_level(modules: set[str]) -> set[str]:
+    return {name for name in NOT_IMPORTED if name in modules or any(m.startswith(name + ".") for m in modules)}
+
+
+@pytest.mark.parametrize("api_version", [version for version, _ in FRONTS])
+def test_render_of_a_valid_job_imports_no_model_template_or_schema_library(fresh_python: str, tmp_path: Path, api_version: str) -> None:
+    """Every front: a new input version must keep pydantic off the path of a valid job (declare its
+    models with mpigen.inputs.model's Strict and Field, not pydantic's)."""
+    path = tmp_path / "job.yaml"
+    path.write_text(job_yaml(api_version, 2, cleanPodPolicy="All") if api_version == V1ALPHA2 else job_yaml(api_version, 2))
+    modules = imported(fresh_python, tmp_path, "render", str(path))
+    assert top_level(modules) == set()
+    assert {"mpigen.targets.operator._compiled_templates", "mpigen.checks.kube.quick", "mpigen.yaml._fast_read"} <= modules  # it did render and validate
+    assert "yaml" not in modules  # a block-style job is read (mpigen.yaml._fast_read) and written (mpigen.yaml._fast_emit) without PyYAML
+
+
+def test_validate_and_the_krm_function_import_no_model_template_or_schema_library(fresh_python: str, tmp_path: Path) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_text(job_yaml(V2BETA1, 2))
+    assert top_level(imported(fresh_python, tmp_path, "validate", str(path))) <= {"mpigen.shells.validate"}
+    resource_list = f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {job_yaml(V1ALPHA2).replace(chr(10), chr(10) + '  ')}"
+    modules = imported(fresh_python, tmp_path, "krm", stdin=resource_list)
+    assert top_level(modules) <= {"ruamel", "mpigen.shells.krm"}  # the KRM function keeps comments with ruamel.yaml
+
+
+# What a valid job's render, validate or KRM call may not import either: from the standard library,
+# dataclasses with inspect (and its ast, dis, tokenize: mpigen's classes are mpigen.records' records) and
+# hashlib (OpenSSL's start-up; the KRM function's placeholder digest is the built-in BLAKE2's); and
+# PyYAML, a third of the start-up (block-style YAML is read by mpigen.yaml._fast_read, written by mpigen.yaml._fast_emit).
+SLOW_STDLIB = {"dataclasses", "inspect", "hashlib", "yaml"}
+# Records every `import NAME` (or `from NAME import ...`) of SLOW_STDLIB, with the importing module's
+# name, loaded already or not, so that one importer cannot hide another.
+RECORD_IMPORTERS = (
+    "import atexit, builtins, runpy, sys\n"
+    "out, sys.argv = sys.argv[1], ['mpigen', *sys.argv[2:]]\n"
+    "seen, real = set(), builtins.__import__\n"
+    "def spy(name, globals=None, locals=None, fromlist=(), level=0):\n"
+    f"    if level == 0 and name in {sorted(SLOW_STDLIB)!r}:\n"
+    "        seen.add((globals or {}).get('__name__', '?') + ' ' + name)\n"
+    "    return real(name, globals, locals, fromlist, level)\n"
+    "builtins.__import__ = spy\n"
+    "atexit.register(lambda: open(out, 'w').write('\\n'.join(sorted(seen | set(sys.modules)))))\n"
+    "runpy.run_module('mpigen', run_name='__main__', alter_sys=True)\n"
+)
+
+
+def test_a_valid_job_is_compiled_without_dataclasses_inspect_hashlib_or_pyyaml(fresh_python: str, tmp_path: Path) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_text(job_yaml(V2BETA1, 2))
+    resource_list = f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {job_yaml(V1ALPHA2).replace(chr(10), chr(10) + '  ')}"
+    out = tmp_path / "modules.txt"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for args, stdin in ((["render", str(path)], None), (["validate", str(path)], None), (["krm"], resource_list)):
+        result = subprocess.run([fresh_python, "-c", RECORD_IMPORTERS, str(out), *args], input=stdin, capture_output=True, text=True, env=env, check=False)
+        assert result.returncode == 0, result.stderr
+        lines = out.read_text().splitlines()
+        modules = {line for line in lines if " " not in line}
+        importers = {tuple(line.split(" ")) for line in lines if " " in line}
+        assert {"mpigen.compiler", "mpigen.checks.kube.quick", "mpigen.yaml.reader"} <= modules, args  # it did compile and validate
+        # the standard library's own imports among them (dataclasses imports inspect) go with their importer
+        assert {(importer, name) for importer, name in importers if importer not in SLOW_STDLIB} == set(), args
+        assert "hashlib" not in modules and "yaml" not in modules and ("inspect" not in modules or "dataclasses" in modules), args
+
+
+# What a render of a valid job no longer imports: click (the call names nothing but paths, so mpigen.cli
+# runs it without parsing), importlib.resources with tempfile and pathlib (the templates are compiled and
+# the shipped schemas read by path), difflib (only "did you mean" hints), fractions and decimal (only a
+# gang's minResources and v1alpha1's processing limits), PyYAML (a block-style job needs neither its
+# parser nor its emitter).
+NOT_IMPORTED_BY_A_PLAIN_RENDER = {"click", "importlib.resources", "tempfile", "pathlib", "difflib", "fractions", "decimal", "uuid", "yaml"}
+
+
+def at_start(fresh_python: str) -> set[str]:
+    """The modules the interpreter has imported before mpigen starts (site-packages' .pth files: an
+    editable install's finder loads pathlib and importlib.resources)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    code = "import sys; print('\\n'.join(sys.modules))"
+    return set(subprocess.run([fresh_python, "-c", code], capture_output=True, text=True, env=env, check=True).stdout.split())
+
+
+@pytest.mark.parametrize("command", ["render", "validate"])
+def test_a_call_with_nothing_but_paths_runs_without_click(fresh_python: str, tmp_path: Path, command: str) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_text(job_yaml(V1ALPHA2, 2))
+    modules = imported(fresh_python, tmp_path, command, str(path)) - at_start(fresh_python)
+    assert {name for name in NOT_IMPORTED_BY_A_PLAIN_RENDER if name in modules} == set()
+    assert "mpigen.targets.operator._compiled_templates" in modules and "mpigen.checks.kube.quick" in modules  # it did render and validate
+
+
+def test_the_krm_function_runs_without_click(fresh_python: str, tmp_path: Path) -> None:
+    resource_list = f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {job_yaml(V1ALPHA2).replace(chr(10), chr(10) + '  ')}"
+    for args in (["krm"], []):
+        modules = imported(fresh_python, tmp_path, *args, stdin=resource_list)
+        assert "click" not in modules and "mpigen.krm.protocol" in modules
+
+
+# Flags a call may give and still run without click (mpigen.shells.common.plain_call), and calls click
+# must parse: help, `--`, a flag it does not read, a value its flag refuses, a flag given twice.
+PLAIN_FLAGS = [
+    ["-n", "ml"], ["--namespace=ml"], ["--no-validate"], ["--kube-version", "1.30"], ["--kube-version=v1.30"], ["-o", "json"],
+    ["--gang-scheduler", "volcano", "--scheduler-name", "gang"], ["--wait-timeout", "30", "--gpus-per-node", "4"],
+    ["--kubectl-delivery-image", "example.com/kubectl:1", "--processing-resource-type=cpu"], ["--allow-empty"],
+    ["--cluster-domain", "cluster.local", "--ssh-secret", "keys"],
+]
+CLICK_FLAGS = [
+    ["-n", "Not_A_Namespace"], ["--namespace="], ["--wait-timeout", "0"], ["--kube-version", "1.2"], ["-o", "xml"],
+    ["--scheduler-name", "gang"], ["-n", "a", "-n", "b"], ["--gang-scheduler", "kube"], ["--no-such-flag"], ["-nml"],
+    ["--no-validate=true"], ["-n", "-x"],
+]
+
+
+def test_common_flags_run_without_click_and_help_or_a_refused_value_loads_it(fresh_python: str, tmp_path: Path) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_text(job_yaml(V1ALPHA2, 2))
+    for flags in PLAIN_FLAGS:
+        for command in ("render", "validate"):
+            assert "click" not in imported(fresh_python, tmp_path, command, *flags, str(path)), (command, flags)
+    for flags in (["--wait-timeout", "0"], ["-o", "xml"], ["--no-such-flag"]):  # usage errors: click's words
+        assert "click" in imported(fresh_python, tmp_path, "render", *flags, str(path), code=2)
+    assert "click" in imported(fresh_python, tmp_path, "render", "--help")
+    assert "click" in imported(fresh_python, tmp_path, "render", "-n", "ml", "--", str(path))
+
+
+def _run(fresh_python: str, cwd: Path, *args: str, stdin: str | None = None) -> tuple[int, str, str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([fresh_python, "-m", "mpigen", *args], input=stdin, capture_output=True, text=True, env=env, cwd=cwd, check=False)
+    return result.returncode, result.stdout, result.stderr
+
+
+def test_a_call_run_without_click_says_what_click_would(fresh_python: str, tmp_path: Path) -> None:
+    """The same call with `--` before the paths goes through click: same output, messages and exit code,
+    for a valid job, one with a warning, invalid ones, an unreadable file, a directory and the KRM function."""
+    (tmp_path / "jobs").mkdir()
+    files = {
+        "valid.yaml": job_yaml(V2BETA1, 2),
+        "warning.yaml": job_yaml(V2BETA1, 2, runPolicy={"managedBy": "kueue.x-k8s.io/multikueue"}),
+        "invalid.yaml": job_yaml(V1ALPHA2, 2, slotsPerWorker="2"),
+        "jobs/a.yaml": job_yaml(V1, 2),
+        "jobs/b.yaml": job_yaml(V1ALPHA1, 3, name="other"),
+        "broken.yaml": "a: [\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "empty.yaml").write_text("")
+    calls: list[tuple[list[str], list[str]]] = [([], [name]) for name in files if "/" not in name]
+    calls += [([], ["jobs"]), ([], ["valid.yaml", "jobs"]), ([], ["missing.yaml"]), ([], ["valid.yaml", "invalid.yaml"])]
+    calls += [(flags, ["valid.yaml"]) for flags in PLAIN_FLAGS]
+    calls += [(["--no-validate"], ["invalid.yaml"]), (["-f", "valid.yaml"], ["jobs"]), (["--allow-empty"], ["empty.yaml"]), ([], ["empty.yaml"])]
+    calls += [(flags, ["valid.yaml"]) for flags in CLICK_FLAGS]
+    seen = set()
+    for flags, paths in calls:
+        for command in ("render", "validate"):
+            plain = _run(fresh_python, tmp_path, command, *flags, *paths)
+            assert plain == _run(fresh_python, tmp_path, command, *flags, "--", *paths), (command, flags, paths)
+            seen.add(plain[0])
+    assert seen == {0, 1, 2}
+    resource_list = f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {files['warning.yaml'].replace(chr(10), chr(10) + '  ')}"
+    for stdin in (resource_list, resource_list.replace("slotsPerWorker: 1", "slotsPerWorker: '1'"), "kind: Other\n"):
+        plain = _run(fresh_python, tmp_path, "krm", stdin=stdin)
+        assert plain == _run(fresh_python, tmp_path, "krm", "--", stdin=stdin) == _run(fresh_python, tmp_path, stdin=stdin)
+
+
+def test_the_kustomize_plugin_runs_without_click_and_says_what_click_would(fresh_python: str, tmp_path: Path) -> None:
+    (tmp_path / "valid.yaml").write_text(job_yaml(V1ALPHA2, 2))
+    (tmp_path / "invalid.yaml").write_text(job_yaml(V1ALPHA2, 2, slotsPerWorker="2"))
+    for name in ("valid.yaml", "invalid.yaml", "missing.yaml"):
+        plain = _run(fresh_python, tmp_path, "kustomize-plugin", "run", name)
+        assert plain == _run(fresh_python, tmp_path, "kustomize-plugin", "run", "--", name), name
+        assert plain[0] == (0 if name == "valid.yaml" else 1)
+    assert "click" not in imported(fresh_python, tmp_path, "kustomize-plugin", "run", str(tmp_path / "valid.yaml"))
+    assert "click" in imported(fresh_python, tmp_path, "kustomize-plugin", "run", str(tmp_path), code=2)  # a directory: click's usage error
+
+
+def test_an_invalid_job_is_explained_by_pydantic(fresh_python: str, tmp_path: Path) -> None:
+    path = tmp_path / "job.yaml"
+    path.write_text(job_yaml(V1ALPHA2, 2, slotsPerWorker="2"))
+    assert "pydantic" in imported(fresh_python, tmp_path, "render", str(path), code=1)
+
+
+# The emitter's shortcut (mpigen/yaml/dump.py builds PyYAML's nodes itself and remembers resolved tags) must
+# write what PyYAML's own representer writes, byte for byte.
+SCALARS = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=8) | st.sampled_from(
+    ["", "yes", "0123", "1e3", "~", "null", "a\n", "a\n\n", "\n", " a\n", "a: b", "- x", "é", "#", "'", '"', "1.5"]
+)
+VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=12)
+
+
+def reference_yaml(objects: list[Any]) -> str:
+    import yaml
+
+    from mpigen.yaml.dump import _dumper
+
+    class Reference(_dumper()):  # type: ignore[misc]
+        represent = yaml.representer.BaseRepresenter.represent
+        resolve = yaml.resolver.BaseResolver.resolve
+
+    options = {"default_flow_style": False, "sort_keys": False, "allow_unicode": True, "width": 1 << 16}
+    return "---\n".join(yaml.dump(obj, Dumper=Reference, **options) for obj in objects)
+
+
+@pytest.mark.slow  # a hypothesis property: 300 generated streams
+@settings(max_examples=300, derandomize=True, database=None, deadline=None)
+@given(st.lists(st.dictionaries(st.text(max_size=5), VALUES, max_size=4), max_size=3))
+def test_the_emitter_writes_what_pyyaml_writes(objects: list[dict[str, Any]]) -> None:
+    from mpigen.yaml.dump import to_yaml
+
+    assert to_yaml(objects) == reference_yaml(objects)
+
+
+@pytest.mark.slow  # every golden output twice; tests/unit/yaml/test_yaml_fast.py checks the writer on them quickly
+def test_the_emitter_writes_the_golden_outputs_as_pyyaml_does() -> None:
+    import yaml
+
+    from mpigen.yaml.dump import to_yaml
+
+    for path in sorted((ROOT / "golden").glob("*/expected.yaml")):
+        objects = [obj for obj in yaml.safe_load_all(path.read_text(encoding="utf-8")) if obj is not None]
+        assert to_yaml(objects) == reference_yaml(objects) == path.read_text(encoding="utf-8"), path
