@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from mpigen import emitfast
-from mpigen.emitfast import AMBIGUOUS
+from mpigen.emitfast import ambiguous
 
 _DUMPER: Any = None
 _STR, _INT, _BOOL, _NULL = (f"tag:yaml.org,2002:{name}" for name in ("str", "int", "bool", "null"))
@@ -21,7 +21,7 @@ _RESOLVED_MAX = 100_000
 
 
 def _style(value: str) -> str | None:
-    return "|" if "\n" in value else ("'" if AMBIGUOUS.fullmatch(value) else None)
+    return "|" if "\n" in value else ("'" if ambiguous(value) else None)
 
 
 def _dumper() -> Any:
