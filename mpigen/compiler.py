@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 from mpigen import api
 from mpigen.api.common import name_of
-from mpigen.build import canonical
+from mpigen.build import canonical, template_warnings
 from mpigen.build.cleanup import build_cleanup_job, build_cleanup_rbac
 from mpigen.build.configmap import build_config_map
 from mpigen.build.gang import build_pod_group, build_worker_pdb, gang_warnings
@@ -117,7 +117,7 @@ def build_objects(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
 
 def compile_job(job: object, options: Options | None = None) -> Compilation:
     plan, options = plan_job(job, options or Options())
-    warnings = list(plan.warnings) + gang_warnings(plan, options)
+    warnings = list(plan.warnings) + gang_warnings(plan, options) + template_warnings(plan)
     objects = build_objects(plan, options)
     too_large = check_object_sizes(objects, plan, job)
     if too_large:

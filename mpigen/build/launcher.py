@@ -20,7 +20,7 @@ import copy
 from typing import Any
 
 from mpigen import mpi_env, names
-from mpigen.build import kubectl_delivery_image, merge_pod_labels, object_meta
+from mpigen.build import kubectl_delivery_image, label_pod, object_meta
 from mpigen.build.gang import join_gang
 from mpigen.build.rbac import launcher_service_account
 from mpigen.build.workers import add_ssh, config_mount, config_volume, host_network_dns
@@ -85,7 +85,7 @@ def _env(plan: JobPlan, own: list[dict[str, Any]]) -> list[dict[str, str]]:
 
 def build_launcher_pod_template(plan: JobPlan, options: Options) -> dict[str, Any]:
     template = copy.deepcopy(plan.launcher_template)
-    merge_pod_labels(template, {**plan.labels.launcher_pod, **names.standard_labels(plan.name, names.COMPONENT_LAUNCHER)})
+    label_pod(template, plan.labels.launcher_pod, names.standard_labels(plan.name, names.COMPONENT_LAUNCHER))
     pod = template["spec"]
     if plan.launcher_needs_api:
         pod["serviceAccountName"] = launcher_service_account(plan)
