@@ -9,8 +9,8 @@ writes that object with PyYAML instead.
 
 The style rules are libyaml's (emitter.c: yaml_emitter_analyze_scalar and
 yaml_emitter_select_scalar_style) for the styles `mpigen.emit` asks for: plain where allowed, quoted
-where a YAML 1.1 reader (or go-yaml, YAML 1.2) would take the plain text for something else, `|` for
-text over lines. `tests/test_emit_fast.py` compares this writer with PyYAML's on the golden outputs
+where a YAML 1.1 reader, kubectl's go-yaml v2 (mpigen.yamlscalars) or a YAML 1.2 one would take the
+plain text for something else, `|` for text over lines. `tests/test_emit_fast.py` compares this writer with PyYAML's on the golden outputs
 and on generated strings.
 """
 
