@@ -233,6 +233,86 @@ def merge_keys(rng: random.Random, text: str) -> str:
     )
 
 
+# Plain scalars that go-yaml v2 (kubectl) and PyYAML's YAML 1.1 read differently, and their neighbours.
+GOYAML_WORDS = (
+    "12:30", "1:30:00", "190:20:30", "-1:30", "1:5:3.", "0o17", "0O17", "+0o17", "-0o17", "0o", "08", "09", "0789",
+    "y", "n", "Y", "N", "yes", "No", "oN", "+.5", "-.5", ".5", "+.5e3", "0X1F", "0x1F", "-0x1F", "+0x1F", "0x_1F",
+    "0B101", "0b101", "-0b101", "0b", "0b_", "1.e3", "1e3", "1E3", "1e+3", "1.0e+3", "1_e3", "1_000", "1__0",
+    "1_000.5_0", "._5", ".5_0", "1e400", "1.0e+999", "1e-400", "-0", "-0.0", "00", "0.", ".", "+", "9223372036854775807",
+    "9223372036854775808", "-9223372036854775809", "18446744073709551615", "18446744073709551616",
+    "99999999999999999999", "0x8000000000000000", "-0x8000000000000000", "+0x8000000000000000",
+    "09007199254740993", "2001-12-14", "2001-12-14 21:59:43.10 -5", "2001-12-14t21:59:43.10-05:00", ".nan",
+    ".NaN", "-.nan", ".inf", "+.inf", "-.Inf", ".iNf", "~", "null", "nULL", "<<", "=", "1e21", "1e20",
+)
+_WORD_ALPHABET = "0189+-._:eExXoObBy~"
+
+
+def scalar_words(rng: random.Random, count: int) -> list[str]:
+    """GOYAML_WORDS, every word of one to three characters over a numeric alphabet, and `count` random
+    longer ones: the plain scalars a YAML reader may resolve to something other than a string."""
+    import itertools
+
+    words = list(GOYAML_WORDS)
+    for length in (1, 2, 3):
+        words += ["".join(chars) for chars in itertools.product(_WORD_ALPHABET, repeat=length)]
+    alphabet = _WORD_ALPHABET + "234567aAfFiInNtTlLsuUY<="
+    words += ["".join(rng.choice(alphabet) for _ in range(rng.randint(4, 9))) for _ in range(count)]
+    return words
+
+
+def goyaml_words(rng: random.Random, text: str) -> str:
+    """A value replaced by a word go-yaml v2 and PyYAML read differently."""
+    at = rng.choice(_value_spots(text))
+    end = text.find("\n", at)
+    end = len(text) if end < 0 else end
+    return text[:at] + rng.choice(GOYAML_WORDS) + text[end:]
+
+
+LINE_BREAKS = ("\r", "\r\n", "\x85", "\u2028", "\u2029")
+
+
+def line_breaks(rng: random.Random, text: str) -> str:
+    """The text's line breaks written as CR, CRLF, NEL, U+2028 or U+2029, all or some, sometimes before
+    deep nesting."""
+    breaks = rng.choice(LINE_BREAKS)
+    if rng.random() < 0.5:
+        text = text.replace("\n", breaks)
+    else:
+        parts = text.split("\n")
+        text = "".join(part + (breaks if rng.random() < 0.5 else "\n") for part in parts[:-1]) + parts[-1]
+    if rng.random() < 0.3:
+        text += breaks + "a: " + "[" * rng.choice((65, 1001, 5000))
+    return text
+
+
+def goyaml_stream(rng: random.Random) -> str:
+    """A small stream of words in keys, values, block and flow collections, anchors and merge keys, for
+    the comparison with go-yaml (tests/test_goyaml.py)."""
+
+    def word() -> str:
+        return rng.choice(GOYAML_WORDS)
+
+    shape = rng.randrange(8)
+    if shape == 0:
+        return "".join(f"k{i}: {word()}\n" for i in range(rng.randint(1, 4)))
+    if shape == 1:
+        return "v:\n" + "".join(f"- {word()}\n" for _ in range(rng.randint(1, 4)))
+    if shape == 2:
+        return "v: [" + ", ".join(word() for _ in range(rng.randint(1, 4))) + "]\n"
+    if shape == 3:
+        return "v: {" + ", ".join(f"k{i}: {word()}" for i in range(rng.randint(1, 4))) + "}\n"
+    if shape == 4:
+        return f"{word()}: x\n"
+    if shape == 5:  # `<<` as a value and as a key, in either order
+        parts = ["a: <<\n", 'b:\n  <<: {a: "1"}\n', "c: [<<]\n", "d: {<<: {x: 1}, y: 2}\n"]
+        rng.shuffle(parts)
+        return "".join(parts)
+    if shape == 6:
+        own = rng.choice(("", "a: 0\n  ", "b: 0\n  "))
+        return f"base: &base {{a: {word()}, b: 1}}\nc:\n  {own}<<: *base\n  b: {word()}\n"
+    return "---\n".join(f"v: {word()}\n" for _ in range(rng.randint(1, 3)))
+
+
 def documents(rng: random.Random, text: str) -> str:
     separator = rng.choice(("---\n", "\n---\n", "...\n---\n", "--- |\n", "%YAML 1.1\n---\n", "\n"))
     count = rng.choice((2, 3, 20)) if rng.random() < 0.9 else rng.choice((_large(2000), _large(200_000)))
@@ -243,8 +323,10 @@ def documents(rng: random.Random, text: str) -> str:
 
 MUTATORS: tuple[Callable[[random.Random, str], str], ...] = (
     swap_type, swap_type, swap_type, rename_key, insert_tag, insert_tag, huge_number, control_chars,
-    deep_nesting, truncate, flip_bytes, lines, anchors, merge_keys, documents,
+    deep_nesting, truncate, flip_bytes, lines, anchors, merge_keys, documents, goyaml_words, line_breaks,
 )
+# `config.kubernetes.io/index` values a KRM orchestrator never writes but a ResourceList may hold.
+KRM_INDEXES = ("²", "٣", "0", "-1", "+1", " 1", "1 ", "01", "1_0", "9" * 4301, "9" * 20, "", "x", "1.0", "0x1")
 
 
 # ResourceLists ----------------------------------------------------------------------------------------
@@ -268,6 +350,9 @@ def resource_list(rng: random.Random, text: str) -> str:
     elif shape == 4:
         body.pop(rng.choice(("apiVersion", "kind")))
         body["items"] = docs
+    elif shape == 5 and rng.random() < 0.3:  # comments between every line, many of them
+        every = "\n".join(["# a comment"] * rng.choice((1, 20, _large(2000))))
+        return "\n".join(["apiVersion: config.kubernetes.io/v1", "kind: ResourceList", "items:", *("- " + line if i == 0 else "  " + line for i, line in enumerate(text.split("\n")))]).replace("\n", "\n" + every + "\n")
     elif shape == 5:
         return "\n".join(["apiVersion: config.kubernetes.io/v1", "kind: ResourceList", "items:", *("- " + line if i == 0 else "  " + line for i, line in enumerate(text.split("\n")))])
     else:
@@ -275,7 +360,8 @@ def resource_list(rng: random.Random, text: str) -> str:
             if isinstance(doc, dict) and rng.random() < 0.5:
                 meta = doc.setdefault("metadata", {}) if isinstance(doc.get("metadata", {}), dict) else {}
                 annotations = meta.setdefault("annotations", {}) if isinstance(meta.get("annotations", {}), dict) else {}
-                annotations[rng.choice(("internal.config.kubernetes.io/path", "internal.config.kubernetes.io/index", "config.kubernetes.io/local-config", "mpigen.dev/gang-scheduler"))] = hostile_value(rng)
+                key = rng.choice(("internal.config.kubernetes.io/path", "internal.config.kubernetes.io/index", "config.kubernetes.io/index", "config.kubernetes.io/local-config", "mpigen.dev/gang-scheduler"))
+                annotations[key] = rng.choice(KRM_INDEXES) if key.endswith("index") and rng.random() < 0.7 else hostile_value(rng)
         body["items"] = docs
     return _dump(rng, body)
 

@@ -39,6 +39,7 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
+from jobs import to_yaml
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir()) if GOLDEN.is_dir() else []
@@ -356,7 +357,7 @@ def run_function(text: str) -> tuple[str, Any]:
 def check_krm(case: Case, mode: Transformer) -> None:
     assert case.documents is not None
     given = mode.resource_list()
-    output_text, outcome = run_function(yaml.safe_dump(given, sort_keys=False))
+    output_text, outcome = run_function(to_yaml(given))
     output = yaml.safe_load(output_text)
     results = output.get("results") or []
     assert {r["severity"] for r in results} <= {"error", "warning"}, mode.name

@@ -14,6 +14,7 @@ Every call returns new data, so a test may change what it gets.
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 import yaml
@@ -75,6 +76,24 @@ def job_yaml(*args: Any, **kwargs: Any) -> str:
     return to_yaml(make_job(*args, **kwargs))
 
 
-def to_yaml(document: Any) -> str:
-    text: str = yaml.safe_dump(document, sort_keys=False)
+# Strings go-yaml v2 (kubectl) may read as something else when plain (`y`, `1e3`, `0o17`, `+.5`): a superset.
+_KUBECTL_AMBIGUOUS = re.compile(r"[yYnN~]|<<|[-+]?[.0-9][-+._0-9a-zA-Z:]*")
+
+
+class KubeDumper(yaml.SafeDumper):
+    """PyYAML's safe dumper that also quotes what kubectl's go-yaml v2 would not read as a string, as
+    kustomize's kyaml writes such values quoted."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "'" if _KUBECTL_AMBIGUOUS.fullmatch(value) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+KubeDumper.add_representer(str, _represent_str)
+
+
+def to_yaml(document: Any, **options: Any) -> str:
+    """YAML text of `document` that kubectl and PyYAML both read back as it is."""
+    text: str = yaml.dump(document, Dumper=KubeDumper, **{"sort_keys": False, **options})
     return text

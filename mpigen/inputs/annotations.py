@@ -129,11 +129,31 @@ def annotation_paths(job: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in annotations.items() if isinstance(key, str) and key.startswith(PREFIX)}
 
 
+def given_option_issues(options: Options) -> list[Issue]:
+    """The values of `options` (as the Python API may give them, unparsed) that their flag and annotation
+    would refuse, each checked by the same parser."""
+    issues: list[Issue] = []
+    for spec in OPTION_TABLE:
+        value = getattr(options, spec.field)
+        if value is None or spec.kind == "switch" or value == getattr(_DEFAULT_OPTIONS, spec.field):
+            continue
+        _, parse = ANNOTATIONS[spec.flag]
+        try:
+            parse(str(value))
+        except ValueError as exc:
+            issues.append(Issue((), f"option {spec.flag} (--{spec.flag}): {exc}"))
+    return issues
+
+
+_DEFAULT_OPTIONS = Options()
+
+
 def options_for(job: dict[str, Any], options: Options) -> tuple[Options, list[Issue]]:
-    """`options` with the job's `mpigen.dev/*` annotations applied, and the problems found in them."""
+    """`options` with the job's `mpigen.dev/*` annotations applied, and the problems found in them and in
+    the values `options` holds."""
     found = annotation_paths(job)
     if not found:
-        return options, []
+        return options, given_option_issues(options)
     changes: dict[str, Any] = {}
     issues: list[Issue] = []
     for key in sorted(found):
@@ -157,4 +177,5 @@ def options_for(job: dict[str, Any], options: Options) -> tuple[Options, list[Is
     merged = options.replace(**changes)
     for flag, needed in unmet_needs({spec.field: getattr(merged, spec.field) for spec in OPTION_TABLE}):
         issues.append(Issue(("metadata", "annotations", PREFIX + flag), f"needs {PREFIX}{needed} (or --{needed})"))
+    issues += given_option_issues(options.replace(**{field: getattr(Options(), field) for field in changes}))
     return merged, issues

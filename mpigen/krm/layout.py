@@ -5,8 +5,8 @@ each item starting a line with `- `. `cut` finds those lines with a regular expr
 right with mpigen.yaml._fast_read (libyaml's C parser where that declines), building no objects but events: the text outside the
 items, with one placeholder item, must read as a list whose items are exactly that placeholder, and each
 item's text must parse on its own as a sequence of one item (a cut inside a quoted scalar or a flow
-collection leaves a text that does not). Anything else (JSON, flow style, other indentation, other
-line breaks) is left to the whole-list reading. So is a list whose items are read as data (it holds a
+collection leaves a text that does not). Items indented under `items:` (as go-yaml v3 writes them) are
+cut alike. Anything else (JSON, flow style, other line breaks) is left to the whole-list reading. So is a list whose items are read as data (it holds a
 job) when an item's alias names an anchor outside the item: that item does not read on its own. A list
 with no job is written back as it came, so its aliases mean what they meant.
 
@@ -30,6 +30,10 @@ from mpigen.records import record
 _ITEMS_KEY = re.compile(r"(?:\A|\n)items:[ \t]*(?:#[^\n]*)?\n")
 _ITEM_START = re.compile(r"\n-(?=[ \t\n])")
 _BLOCK_END = re.compile(r"\n(?![-# \t\n])|\n(?=-[^ \t\n])")
+# Items indented under `items:` (go-yaml v3 and others write `items:\n    - apiVersion: ...`): the first
+# item's indentation, and the first line at column 0 that is not a comment ends the sequence.
+_FIRST_ITEM = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\n)*( *)-(?=[ \t\n])")
+_INDENTED_BLOCK_END = re.compile(r"\n(?=[^ \t\n#])")
 # Line breaks other than \n that YAML knows. \r (CRLF files) is left to the whole-list reading; the
 # others only where no line can start at column 0 after them (the cut reads lines at column 0 alone).
 # (A character class first: the engine scans for it fast.)
@@ -47,12 +51,13 @@ class Cut:
     """The list's text in three parts: `before` (the header and `items:`), each item's text (its head
     comments, its `- ` line and what follows up to the next item's head comments), and `after` (the
     comments after the last item and everything from the key that follows `items` to the end). Head
-    comments are the comment lines at column 0 just above an item's `- `: they go
+    comments are the comment lines just above an item's `- `, indented no further than it: they go
     with that item, and those after the last item stay with the list."""
 
     text: str
     bounds: tuple[int, ...]  # item i is text[bounds[i]:bounds[i + 1]]; the last bound is where `after` starts
     dashes: tuple[int, ...]  # where item i's `-` is
+    indent: int = 0  # the column of every item's `-`
 
     @property
     def before(self) -> str:
@@ -76,7 +81,7 @@ class Cut:
 
     def skeleton(self, placeholder: str) -> str:
         """The list with one placeholder item in place of the items."""
-        return f"{self.before}- {placeholder}\n{self.after}"
+        return f"{self.before}{' ' * self.indent}- {placeholder}\n{self.after}"
 
 
 def cut(text: str) -> Cut:
@@ -86,22 +91,29 @@ def cut(text: str) -> Cut:
     key = _ITEMS_KEY.search(text)
     if key is None:
         raise NotCut("no block `items:` key")
-    end_match = _BLOCK_END.search(text, key.end() - 1)
+    first = _FIRST_ITEM.match(text, key.end())
+    indent = len(first.group(1)) if first else 0
+    if indent:
+        end_match = _INDENTED_BLOCK_END.search(text, key.end() - 1)
+        start = re.compile(r"\n" + " " * indent + r"-(?=[ \t\n])")
+    else:
+        end_match, start = _BLOCK_END.search(text, key.end() - 1), _ITEM_START
     end = end_match.start() + 1 if end_match else len(text)
-    dashes = tuple(match.start() + 1 for match in _ITEM_START.finditer(text, key.end() - 1, end))
+    dashes = tuple(match.end() - 1 for match in start.finditer(text, key.end() - 1, end))
     if not dashes:
         raise NotCut("no block sequence of items")
-    bounds = (*(_head_comments(text, dash, key.end()) for dash in dashes), _head_comments(text, end, dashes[-1] + 1))
-    return Cut(text, bounds, dashes)
+    lines = tuple(dash - indent for dash in dashes)
+    bounds = (*(_head_comments(text, line, key.end(), indent) for line in lines), _head_comments(text, end, dashes[-1] + 1, indent))
+    return Cut(text, bounds, dashes, indent)
 
 
-def _head_comments(text: str, line: int, floor: int) -> int:
-    """Where the run of column-0 comment lines just above the line starting at `line` starts (not above
-    `floor`). Blank lines are not taken: after a `|+` scalar they are part of its value."""
+def _head_comments(text: str, line: int, floor: int, indent: int) -> int:
+    """Where the run of comment lines at most `indent` columns in just above the line starting at `line`
+    starts (not above `floor`). Blank lines are not taken: after a `|+` scalar they are part of its value."""
     start = line
     while start > floor:
         previous = text.rfind("\n", 0, start - 1) + 1
-        if previous < floor or text[previous] != "#":
+        if previous < floor or text[previous : previous + indent + 1].lstrip(" ")[:1] != "#":
             break
         start = previous
     return start

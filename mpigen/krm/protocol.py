@@ -51,6 +51,7 @@ them (kpt as `<kind>_<name>.yaml`).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from mpigen.krm.items import Listing, read_resource_list
@@ -62,6 +63,7 @@ LOCAL_CONFIG = "config.kubernetes.io/local-config"
 INTERNAL = "internal.config.kubernetes.io/"
 PATH_KEYS = (INTERNAL + "path", "config.kubernetes.io/path")
 INDEX_KEYS = (INTERNAL + "index", "config.kubernetes.io/index")
+_INDEX = re.compile("[0-9]{1,18}")
 NOT_CARRIED = {INTERNAL + "id", INTERNAL + "annotations-migration-resource-id", *INDEX_KEYS}
 
 
@@ -165,7 +167,8 @@ def _file(item: Any) -> tuple[str | None, int | None]:
     annotations = _annotations(item)
     path = next((annotations[k] for k in PATH_KEYS if isinstance(annotations.get(k), str) and annotations[k]), None)
     index = next((annotations[k] for k in INDEX_KEYS if isinstance(annotations.get(k), str)), None)
-    return path, int(index) if index is not None and index.isdigit() else None
+    # kyaml reads the index with strconv.Atoi: ASCII digits, within int64 (not `²`, not 5,000 digits)
+    return path, int(index) if index is not None and _INDEX.fullmatch(index) else None
 
 
 def _locations(items: list[Any]) -> list[_Where]:

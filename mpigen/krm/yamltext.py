@@ -47,8 +47,8 @@ def write_cut(cut: Cut, token: str, replacements: Replacements, results: list[di
     pieces: list[str] = []
     for position in range(len(cut)):
         objects = replacements.get(position)
-        pieces.append(_line_ended(cut.item(position)) if objects is None else _items_text(objects))
-    pieces.append(_items_text(replacements.get(None, [])))
+        pieces.append(_line_ended(cut.item(position)) if objects is None else _indented(_items_text(objects), cut.indent))
+    pieces.append(_indented(_items_text(replacements.get(None, [])), cut.indent))
     items = "".join(pieces)
     if not results and not drop_config:
         return cut.before + items + cut.after
@@ -135,6 +135,14 @@ def _items_text(objects: list[dict[str, Any]]) -> str:
     from mpigen.yaml.dump import to_yaml_items
 
     return to_yaml_items(objects)
+
+
+def _indented(text: str, indent: int) -> str:
+    """Items written at column 0, moved to the column of the list's own items (empty lines left empty:
+    inside a literal they stay empty lines)."""
+    if not indent:
+        return text
+    return re.sub(r"^(?=.)", " " * indent, text, flags=re.MULTILINE)
 
 
 def _line_ended(text: str) -> str:

@@ -59,8 +59,9 @@ def _flag(spec: OptionSpec) -> Callable[[Callable[..., Any]], Callable[..., Any]
     if spec.kind == "switch":
         return click.option(f"--no-{spec.flag}", spec.field, flag_value=False, default=True, help=spec.help)
     default = _DEFAULTS[spec.field]
-    checked = ("count", "image", "dns-subdomain")
-    kind: Any = click.Choice(spec.choices) if spec.kind == "choice" else _Checked(spec) if spec.kind in checked else None
+    # every value is checked by its annotation's parser (the kube version by its callback, which also
+    # takes the default)
+    kind: Any = click.Choice(spec.choices) if spec.kind == "choice" else None if spec.kind == "kube-version" else _Checked(spec)
     return click.option(
         *filter(None, (spec.short, f"--{spec.flag}")),
         spec.field,

@@ -9,8 +9,8 @@ writes that object with PyYAML instead.
 
 The style rules are libyaml's (emitter.c: yaml_emitter_analyze_scalar and
 yaml_emitter_select_scalar_style) for the styles `mpigen.yaml.dump` asks for: plain where allowed, quoted
-where a YAML 1.1 reader (or go-yaml, YAML 1.2) would take the plain text for something else, `|` for
-text over lines. `tests/unit/yaml/test_yaml_fast.py` compares this writer with PyYAML's on the golden outputs
+where a YAML 1.1 reader, kubectl's go-yaml v2 (mpigen.yaml.scalars) or a YAML 1.2 one would take the
+plain text for something else, `|` for text over lines. `tests/unit/yaml/test_yaml_fast.py` compares this writer with PyYAML's on the golden outputs
 and on generated strings.
 """
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mpigen.yaml.scalars import TAG, resolve_plain
+from mpigen.yaml.scalars import TAG, resolve_plain, yaml11_tag
 
 # Strings that some YAML reader Kubernetes tooling uses (go-yaml, YAML 1.2 core) takes for a number,
 # boolean or null although PyYAML's own YAML 1.1 rules would leave them plain: mpigen quotes them too.
@@ -42,6 +42,14 @@ _TIMESTAMP = re.compile(
     | [0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?
       (?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?$"""
 )
+
+
+def ambiguous(text: str) -> bool:
+    """A string that kubectl (go-yaml v2) or another reader in AMBIGUOUS would not read back as this string
+    if it were written plain: always quoted."""
+    return AMBIGUOUS.fullmatch(text) is not None or resolve_plain(text) != _STR
+
+
 _FIRST_INDICATORS = frozenset("#,[]{}&*!|>'\"%@`")
 _STR = TAG + "str"
 _FLOAT = TAG + "float"
@@ -145,7 +153,7 @@ def _float_text(value: float) -> str:
     text = repr(value).lower()
     if "." not in text and "e" in text:
         text = text.replace("e", ".0e", 1)
-    if resolve_plain(text) != _FLOAT:
+    if yaml11_tag(text) != _FLOAT:
         raise _Hard  # inf, nan, or a text YAML 1.1 would read as something else
     return text
 
@@ -158,7 +166,7 @@ def _scalar_text(text: str) -> str:
         plain = True
     else:
         plain = _plain_allowed(text)
-    if plain and not AMBIGUOUS.fullmatch(text) and resolve_plain(text) == _STR and not _timestamp_like(text):
+    if plain and not ambiguous(text) and yaml11_tag(text) == _STR and not _timestamp_like(text):
         return text
     return "'" + text.replace("'", "''") + "'"
 

@@ -1,9 +1,9 @@
 """Emit: the only serialisation code. Objects to a YAML stream or to a JSON `v1` List.
 
-YAML: block style, `---` between documents, a final newline, `|` for multi-line strings, and strings a
-YAML 1.1 reader (Kubernetes) would take for something else quoted (`'yes'`, `'0123'`, `'1e3'`): the
-emitter is PyYAML's, itself YAML 1.1, with libyaml when present (about ten times faster than pure
-Python). JSON: a `v1` List, as `kubectl get -o json` prints several objects.
+YAML: block style, `---` between documents, a final newline, `|` for multi-line strings, and strings
+kubectl (go-yaml v2) or a YAML 1.1 or 1.2 reader would take for something else quoted (`'y'`, `'0123'`,
+`'1e3'`, `'12:30'`): the emitter is PyYAML's, itself YAML 1.1, with libyaml when present (about ten
+times faster than pure Python). JSON: a `v1` List, as `kubectl get -o json` prints several objects.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from mpigen.yaml import _fast_emit as emitfast
-from mpigen.yaml._fast_emit import AMBIGUOUS
+from mpigen.yaml._fast_emit import ambiguous
 
 _DUMPER: Any = None
 _STR, _INT, _BOOL, _NULL = (f"tag:yaml.org,2002:{name}" for name in ("str", "int", "bool", "null"))
@@ -21,7 +21,7 @@ _RESOLVED_MAX = 100_000
 
 
 def _style(value: str) -> str | None:
-    return "|" if "\n" in value else ("'" if AMBIGUOUS.fullmatch(value) else None)
+    return "|" if "\n" in value else ("'" if ambiguous(value) else None)
 
 
 def _dumper() -> Any:

@@ -8,18 +8,21 @@ every bound holds before anything deeper is read:
 - nesting deeper than `MAX_DEPTH` is refused at the event that opens the level too many;
 - aliases are counted as what they expand to, and more than `MAX_ALIAS_VALUES` values brought in by
   aliases (a "billion laughs" bomb) are refused; plain values are bounded by the input size only;
-- only the YAML Kubernetes reads (sigs.k8s.io/yaml): the core tags `!!str`, `!!int`, `!!float`,
-  `!!bool`, `!!null`, `!!map`, `!!seq` and their implicit YAML 1.1 forms (dates stay strings, as
-  Kubernetes reads them), merge keys (`<<: *defaults`); any other tag (`!!timestamp`, `!!binary`,
-  `!!set`, `!!omap`, `!!python/...`, `!custom`) is refused;
+- only the YAML Kubernetes reads (sigs.k8s.io/yaml, go-yaml v2): the core tags `!!str`, `!!int`,
+  `!!float`, `!!bool`, `!!null`, `!!map`, `!!seq`, plain scalars resolved as go-yaml v2 resolves them
+  (mpigen.yaml.scalars: `12:30` and dates are strings, `y` and `n` booleans, `0o17` and `1e3` numbers),
+  merge keys (`<<: *defaults`, a merge key only in key position); any other tag (`!!timestamp`,
+  `!!binary`, `!!set`, `!!omap`, `!!python/...`, `!custom`) is refused;
 - integers outside int64 and numbers JSON cannot carry (`.nan`, `.inf`, `1e999`) are refused;
-- mapping keys are strings, each at most once (a merged key may be overridden, as YAML says).
+- mapping keys are strings, each at most once (a key after a merge key overrides a merged one, as YAML
+  and go-yaml agree; a key before `<<` that the merge also sets is refused, as they do not).
 
 Every refusal is a `YamlProblem` with the position (line, column) and the field path where it is known.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from mpigen.errors import shown
@@ -72,12 +75,22 @@ _NO_KEY = object()
 _MERGE_KEY = object()
 
 
+# What libyaml (and go-yaml) count as a line break: LF, CR, CRLF, NEL, LINE and PARAGRAPH SEPARATOR.
+_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+
+
 def _refuse_deep_nesting(text: str, mark: Any) -> None:
     """libyaml 0.2.6 refuses nesting past 1,000 levels while it scans ahead, before this reader sees
     the event that opens level 65; read the text up to that point again, so the refusal is this
     reader's own, with its position and field path, whichever libyaml PyYAML bundles."""
-    lines = text.split("\n", mark.line + 1)
-    read_stream("\n".join([*lines[: mark.line], lines[mark.line][: mark.column]]))
+    start = 0
+    breaks = _BREAK.finditer(text)
+    for _ in range(mark.line):  # libyaml's line, counted as libyaml counts them
+        found = next(breaks, None)
+        if found is None:
+            break
+        start = found.end()
+    read_stream(text[: start + mark.column])
     raise YamlProblem(f"{_position(mark)}: nesting is deeper than {MAX_DEPTH} levels")
 
 
@@ -106,8 +119,9 @@ def read_stream(text: str, fast: bool = True) -> list[Any]:
         position = exc.position
         if getattr(yaml, "CSafeLoader", None) is not None:
             position = len(text.encode("utf-8", "surrogatepass")[:position].decode("utf-8", "ignore"))
-        line = text.count("\n", 0, position) + 1
-        column = position - (text.rfind("\n", 0, position) + 1) + 1
+        ends = [found.end() for found in _BREAK.finditer(text, 0, position)]
+        line = len(ends) + 1
+        column = position - (ends[-1] if ends else 0) + 1
         code = exc.character if isinstance(exc.character, int) else ord(exc.character[:1] or "\0")
         what = f"character U+{code:04X}"
         raise YamlProblem(f"line {line}, column {column}: {what} is not allowed in YAML") from None
@@ -160,7 +174,8 @@ class _Reader:
                         value = text
                     elif (value := plain.get(text, _NO_KEY)) is _NO_KEY:
                         value = self._scalar(event)
-                        if len(plain) < 65536 and len(text) < 256:
+                        # `<<` means a merge key in key position only: never cached by its text
+                        if len(plain) < 65536 and len(text) < 256 and text != "<<":
                             plain[text] = value
                     frame = stack[-1]
                     if type(frame.value) is list:
@@ -238,6 +253,10 @@ class _Reader:
         sources = value if type(value) is list else [value]
         if not all(type(source) is dict for source in sources):
             self._fail(event, "a merge key (<<) takes a mapping or a list of mappings")
+        for key in frame.value:  # the keys written before `<<`
+            if any(key in source for source in sources):
+                # YAML says the mapping's own key wins; go-yaml v2 (kubectl) lets a later merge replace it
+                self._fail(event, f"key {shown(key)} comes before the merge key (<<) that also sets it, which kubectl reads as the merged value and YAML as the key's own: write the key after <<")
         assert frame.merges is not None
         frame.merges.extend(sources)
         frame.key = _NO_KEY

@@ -1,5 +1,6 @@
 """Go tools the test suite builds itself from the Go module proxy: the control plane, kwok, kubeconform,
-kustomize v5 and kpt, each at one pinned version.
+kustomize v5 and kpt, each at one pinned version, and goyaml (tests/goyaml/main.go, the suite's own small
+program over apimachinery's YAML reader, built against pinned modules).
 
 None of them is on PyPI, npm or Debian at a usable version, so the suite builds them with the local `go`
 from their modules, once, into a cache keyed by tool and version:
@@ -51,6 +52,10 @@ class Tool:
     kubernetes_staging: bool = False  # k8s.io/kubernetes: map its staging modules to published versions
     cgo: bool = False
     env: dict[str, str] = field(default_factory=dict)
+    # A main package of this repository (a directory under tests/), built in a module that requires
+    # `requires` (module@version); its cache directory is keyed by its source too.
+    source: str = ""
+    requires: tuple[str, ...] = ()
 
 
 def _kube_ldflags(version: str) -> tuple[str, ...]:
@@ -108,6 +113,16 @@ TOOLS: dict[str, Tool] = {
         # still comes from the proxy.
         env={"GONOSUMDB": "github.com/GoogleContainerTools/kpt"},
     ),
+    # How kubectl reads YAML: apimachinery's YAMLOrJSONDecoder over sigs.k8s.io/yaml and go-yaml v2, at the
+    # versions Kubernetes v1.37.2 pins.
+    "goyaml": Tool(
+        "k8s.io/apimachinery",
+        "v0.37.2",
+        (".",),
+        ("goyaml",),
+        source="goyaml",
+        requires=("k8s.io/apimachinery@v0.37.2", "sigs.k8s.io/yaml@v1.6.0", "go.yaml.in/yaml/v2@v2.4.4"),
+    ),
 }
 
 
@@ -145,10 +160,19 @@ def cache_root() -> Path:
     return Path(xdg) / "mpigen-tests" / "go"
 
 
+def _source_dir(tool: Tool) -> Path:
+    return Path(__file__).resolve().parent.parent / tool.source
+
+
 def tool_dir(name: str) -> Path:
     if name in LOCAL_TOOLS:
         return cache_root() / f"{name}-{_source_hash(LOCAL_TOOLS[name])}"
     tool = TOOLS[name]
+    if tool.source:
+        digest = hashlib.sha256()
+        for path in sorted(_source_dir(tool).glob("*.go")):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+        return cache_root() / f"{name}-{tool.version}-{digest.hexdigest()[:12]}"
     return cache_root() / f"{name}-{tool.version}"
 
 
@@ -264,7 +288,12 @@ def _build(go: str, name: str, directory: Path) -> None:
     if tool.kubernetes_staging:
         lines += ["replace (", *_staging_replacements(go, tool, env, src), ")", ""]
     (src / "go.mod").write_text("\n".join(lines))
-    _run([go, "get", *(f"{package}@{tool.version}" for package in tool.packages)], src, env, log)
+    if tool.source:
+        for path in _source_dir(tool).glob("*.go"):
+            shutil.copy(path, src / path.name)
+        _run([go, "get", *tool.requires], src, env, log)
+    else:
+        _run([go, "get", *(f"{package}@{tool.version}" for package in tool.packages)], src, env, log)
     staging_bin = directory / "bin.partial"
     staging_bin.mkdir()
     argv = [go, "build", "-p", "2", "-ldflags", " ".join(["-s", "-w", *tool.ldflags]), "-o", str(staging_bin) + "/"]

@@ -24,6 +24,7 @@ from mpigen.targets.operator.configmap import build_config_map
 from mpigen.targets.operator.gang import build_pod_group, build_worker_pdb, gang_warnings
 from mpigen.targets.operator.launcher import build_launcher_job
 from mpigen.targets.operator.limits import check_derived_names, check_sizes
+from mpigen.targets.operator.meta import template_warnings
 from mpigen.targets.operator.rbac import (
     build_launcher_role,
     build_launcher_role_binding,
@@ -82,7 +83,7 @@ class OperatorTarget:
         return check_sizes(plan, options)
 
     def warnings(self, plan: JobPlan, options: Options) -> list[Issue]:
-        return gang_warnings(plan, options)
+        return gang_warnings(plan, options) + template_warnings(plan)
 
     def build(self, plan: JobPlan, options: Options) -> list[dict[str, Any]]:
         return [canonical(obj) for build in BUILDERS for obj in build(plan, options)]

@@ -60,6 +60,8 @@ def sum_min_resources(plan: JobPlan, members: int) -> dict[str, str]:
     workers = plan.workers if 1 + plan.workers <= members else max(members - 1, 0)
     total = QuantitySum()
     for template, replicas in ((plan.launcher_template, 1), (plan.worker_template, workers)):
+        if not replicas:
+            continue  # no pods, nothing to sum: never a zero entry for a resource only they ask for
         for name, quantity in _container_resources(template, plan.scheduling.requests_else_limits) if template else []:
             total.add(name, quantity, replicas)
     return total.result()

@@ -24,7 +24,7 @@ from mpigen.options import Options
 from mpigen.plan import JobPlan
 from mpigen.targets.operator import mpi_env
 from mpigen.targets.operator.gang import join_gang
-from mpigen.targets.operator.meta import kubectl_delivery_image, merge_pod_labels, object_meta
+from mpigen.targets.operator.meta import kubectl_delivery_image, label_pod, object_meta
 from mpigen.targets.operator.rbac import launcher_service_account
 from mpigen.targets.operator.workers import add_ssh, config_mount, config_volume, host_network_dns
 
@@ -86,7 +86,7 @@ def _env(plan: JobPlan, own: list[dict[str, Any]]) -> list[dict[str, str]]:
 
 def build_launcher_pod_template(plan: JobPlan, options: Options) -> dict[str, Any]:
     template = copy.deepcopy(plan.launcher_template)
-    merge_pod_labels(template, {**plan.labels.launcher_pod, **names.standard_labels(plan.name, names.COMPONENT_LAUNCHER)})
+    label_pod(template, plan.labels.launcher_pod, names.standard_labels(plan.name, names.COMPONENT_LAUNCHER))
     pod = template["spec"]
     if plan.launcher_needs_api:
         pod["serviceAccountName"] = launcher_service_account(plan)

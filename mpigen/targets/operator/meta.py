@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from mpigen import names
+from mpigen.errors import Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 
@@ -33,6 +34,46 @@ def service_account_subject(plan: JobPlan, name: str) -> dict[str, str]:
     if plan.namespace is not None:
         subject["namespace"] = plan.namespace
     return subject
+
+
+def label_pod(template: dict[str, Any], operator_labels: dict[str, str], standard: dict[str, str]) -> None:
+    """The operator's labels over the template's own, as the operator sets them; mpigen's standard
+    `app.kubernetes.io/*` labels only where the template has none of its own (the operator sets none of
+    those, so a pod keeps the user's: `template_warnings` says so). A template's `metadata.name` is
+    dropped: the operator names each pod itself and never copies it."""
+    meta = template.setdefault("metadata", {})
+    meta.pop("name", None)
+    own = meta.get("labels") or {}
+    meta["labels"] = {**own, **operator_labels, **{key: value for key, value in standard.items() if key not in own}}
+
+
+def indexes_pods(plan: JobPlan) -> bool:
+    """The operator labels each pod with its own `training.kubeflow.org/replica-index` (v1, v2beta1)."""
+    return names.JOB_NAME_LABEL in plan.labels.worker_pod
+
+
+def template_warnings(plan: JobPlan) -> list[Issue]:
+    """What a pod template says that the pods do not carry as written, or carry where mpigen's own
+    value was expected."""
+    warnings: list[Issue] = []
+    for role, template, component in (
+        (names.ROLE_LAUNCHER, plan.launcher_template, names.COMPONENT_LAUNCHER),
+        (names.ROLE_WORKER, plan.worker_template, names.COMPONENT_WORKER),
+    ):
+        path = plan.template_paths.get(role, ("spec",)) + ("metadata", "labels")
+        own = (template.get("metadata") or {}).get("labels") or {}
+        for key, value in names.standard_labels(plan.name, component).items():
+            if key in own and own[key] != value:
+                message = f'kept on the {role} pods as written, as the operator keeps it; mpigen\'s "{value}" labels the job\'s other objects, so a selector on it does not find these pods'
+                warnings.append(Issue((*path, key), message, "warning"))
+        if role == names.ROLE_WORKER and names.REPLICA_INDEX_LABEL in own and indexes_pods(plan):
+            message = "not copied to the workers: the operator sets each pod's own index there, and one StatefulSet template cannot (each worker's index is its pod name's suffix and its apps.kubernetes.io/pod-index label)"
+            warnings.append(Issue((*path, names.REPLICA_INDEX_LABEL), message, "warning"))
+    own_hostname = plan.launcher_template.get("spec", {}).get("hostname")
+    if own_hostname and own_hostname != names.launcher(plan.name) and (plan.ssh is not None or plan.hostnames.launcher_first):
+        message = f'"{own_hostname}" is replaced by "{names.launcher(plan.name)}", as the operator replaces it: the hostfile names the launcher so'
+        warnings.append(Issue(plan.template_paths.get(names.ROLE_LAUNCHER, ("spec",)) + ("spec", "hostname"), message, "warning"))
+    return warnings
 
 
 def merge_pod_labels(template: dict[str, Any], labels: dict[str, str]) -> None:

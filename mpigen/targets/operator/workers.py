@@ -21,7 +21,7 @@ from mpigen import names
 from mpigen.options import Options
 from mpigen.plan import JobPlan, Ssh
 from mpigen.targets.operator.gang import join_gang
-from mpigen.targets.operator.meta import merge_pod_labels, object_meta
+from mpigen.targets.operator.meta import indexes_pods, label_pod, object_meta
 
 
 def config_volume(items: list[tuple[str, int]], job: str) -> dict[str, Any]:
@@ -93,11 +93,15 @@ def _ssh_worker(pod: dict[str, Any], plan: JobPlan, ssh: Ssh) -> None:
 
 def build_worker_pod_template(plan: JobPlan, options: Options) -> dict[str, Any]:
     template = copy.deepcopy(plan.worker_template)
-    merge_pod_labels(template, {**plan.labels.worker_pod, **names.standard_labels(plan.name, names.COMPONENT_WORKER)})
+    if indexes_pods(plan):  # the operator's per-pod index: never one value for all
+        template.get("metadata", {}).get("labels", {}).pop(names.REPLICA_INDEX_LABEL, None)
+    label_pod(template, plan.labels.worker_pod, names.standard_labels(plan.name, names.COMPONENT_WORKER))
     pod = template["spec"]
     pod["restartPolicy"] = "Always"
-    # Workers never call the API server: no token unless the template asks for one.
-    pod.setdefault("automountServiceAccountToken", False)
+    # Workers never call the API server: no token unless the template asks for one, or names its own
+    # ServiceAccount (whose token it means to use).
+    if not pod.get("serviceAccountName") and not pod.get("serviceAccount"):
+        pod.setdefault("automountServiceAccountToken", False)
     if plan.ssh is None:
         _kubexec_worker(pod, plan)
     else:

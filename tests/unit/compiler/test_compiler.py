@@ -6,7 +6,7 @@ import copy
 from typing import Any
 
 import pytest
-from jobs import make_job
+from jobs import COMMAND, V1, V1ALPHA2, V2BETA1, make_job, pod
 
 import mpigen
 from mpigen import names
@@ -144,3 +144,89 @@ def test_namespace_option_fills_in() -> None:
     del job["metadata"]["namespace"]
     objects = mpigen.compile(job, mpigen.Options(namespace="team"))
     assert {obj["metadata"]["namespace"] for obj in objects} == {"team"}
+
+
+# A value the user wrote is kept, or replaced with a warning naming it -----------------------------
+
+
+def _objects(job: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    from mpigen.compiler import compile_job
+
+    done = compile_job(job)
+    warnings = [f"{'.'.join(map(str, w.path))}: {w.message}" for w in done.warnings]
+    return {f"{o['kind']}/{o['metadata']['name']}": o for o in done.objects}, warnings
+
+
+def _pod(objects: dict[str, dict[str, Any]], key: str) -> dict[str, Any]:
+    template: dict[str, Any] = objects[key]["spec"]["template"]
+    return template
+
+
+@pytest.mark.parametrize("api_version", [V1ALPHA2, V1, V2BETA1])
+def test_a_templates_own_standard_labels_are_kept_with_a_warning(api_version: str) -> None:
+    own = {"app.kubernetes.io/name": "trainer", "app.kubernetes.io/instance": "exp-7", "app.kubernetes.io/component": "gpu", "app.kubernetes.io/managed-by": "argocd", "team": "ml"}
+    worker = {"metadata": {"labels": dict(own)}, **pod("worker")}
+    objects, warnings = _objects(make_job(api_version, worker=worker))
+    labels = _pod(objects, "StatefulSet/pi-worker")["metadata"]["labels"]
+    assert {key: labels[key] for key in own} == own
+    assert objects["StatefulSet/pi-worker"]["metadata"]["labels"]["app.kubernetes.io/instance"] == "pi"
+    selector = objects["StatefulSet/pi-worker"]["spec"]["selector"]["matchLabels"]
+    assert all(labels[key] == value for key, value in selector.items())
+    named = [w for w in warnings if "app.kubernetes.io" in w]
+    assert len(named) == 4 and all("Worker.template.metadata.labels.app.kubernetes.io/" in w for w in named), warnings
+
+
+def test_templates_without_standard_labels_get_mpigens() -> None:
+    objects, warnings = _objects(make_job(V2BETA1))
+    assert _pod(objects, "StatefulSet/pi-worker")["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "mpigen"
+    assert not [w for w in warnings if "labels" in w]
+
+
+@pytest.mark.parametrize("api_version", [V1ALPHA2, V1, V2BETA1])
+def test_a_template_metadata_name_is_not_copied(api_version: str) -> None:
+    worker = {"metadata": {"name": "my-pod"}, **pod("worker")}
+    launcher = {"metadata": {"name": "my-launcher"}, **pod("launcher", command=COMMAND)}
+    objects, _ = _objects(make_job(api_version, worker=worker, launcher=launcher))
+    assert "name" not in _pod(objects, "StatefulSet/pi-worker")["metadata"]
+    assert "name" not in _pod(objects, "Job/pi-launcher")["metadata"]
+
+
+@pytest.mark.parametrize("api_version", [V1ALPHA2, V1, V2BETA1])
+def test_a_worker_naming_its_own_service_account_keeps_its_token(api_version: str) -> None:
+    worker = pod("worker")
+    worker["spec"]["serviceAccountName"] = "trainer"
+    objects, _ = _objects(make_job(api_version, worker=worker))
+    spec = _pod(objects, "StatefulSet/pi-worker")["spec"]
+    assert spec["serviceAccountName"] == "trainer" and "automountServiceAccountToken" not in spec
+    objects, _ = _objects(make_job(api_version))
+    assert _pod(objects, "StatefulSet/pi-worker")["spec"]["automountServiceAccountToken"] is False
+
+
+@pytest.mark.parametrize("api_version", [V1, V2BETA1])
+def test_a_template_replica_index_label_is_not_given_to_every_worker(api_version: str) -> None:
+    worker = {"metadata": {"labels": {names.REPLICA_INDEX_LABEL: "3"}}, **pod("worker")}
+    objects, warnings = _objects(make_job(api_version, worker=worker))
+    assert names.REPLICA_INDEX_LABEL not in _pod(objects, "StatefulSet/pi-worker")["metadata"]["labels"]
+    assert any(names.REPLICA_INDEX_LABEL in w and "not copied" in w for w in warnings), warnings
+
+
+def test_a_launchers_own_hostname_is_replaced_with_a_warning() -> None:
+    launcher = pod("launcher", command=COMMAND)
+    launcher["spec"]["hostname"] = "head"
+    objects, warnings = _objects(make_job(V2BETA1, launcher=launcher))
+    assert _pod(objects, "Job/pi-launcher")["spec"]["hostname"] == "pi-launcher"
+    assert any(w.startswith("spec.mpiReplicaSpecs.Launcher.template.spec.hostname:") and '"head" is replaced' in w for w in warnings), warnings
+
+
+@pytest.mark.parametrize("api_version", [V1, V2BETA1])
+def test_min_resources_carry_only_what_the_pods_ask_for(api_version: str) -> None:
+    from mpigen.compiler import compile_job
+
+    worker = pod("worker", resources={"limits": {"nvidia.com/gpu": 1}})
+    launcher = pod("launcher", command=COMMAND, resources={"requests": {"cpu": "1"}})
+    # v1: a Worker with no replicas; v2beta1: minAvailable 1, the gang the launcher alone
+    job = make_job(api_version, 0 if api_version == V1 else 2, worker=worker, launcher=launcher, annotations={"mpigen.dev/gang-scheduler": "volcano"})
+    if api_version == V2BETA1:
+        job["spec"]["runPolicy"] = {"schedulingPolicy": {"minAvailable": 1}}
+    group = next(o for o in compile_job(job).objects if o["kind"] == "PodGroup")
+    assert group["spec"]["minResources"] == {"cpu": "1"}

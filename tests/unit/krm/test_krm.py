@@ -72,7 +72,7 @@ def as_item(document: str, annotations: dict[str, str] | None = None) -> str:
     data = yaml.safe_load(document)
     if annotations:
         data["metadata"].setdefault("annotations", {}).update(annotations)
-    text = yaml.safe_dump(data, sort_keys=False)
+    text = to_yaml([data])
     lines = text.rstrip("\n").split("\n")
     return "- " + "\n".join([lines[0], *(f"  {line}" for line in lines[1:])]) + "\n"
 
@@ -92,7 +92,7 @@ def reader_annotations(path: str, index: int, ident: int) -> dict[str, str]:
 def resource_list(items: str, function_config: str | None = None) -> str:
     text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n" + (f"items:\n{items}" if items else "items: []\n")
     if function_config is not None:
-        config = yaml.safe_dump(yaml.safe_load(function_config), sort_keys=False)
+        config = to_yaml([yaml.safe_load(function_config)])
         text += "functionConfig:\n" + "".join(f"  {line}\n" for line in config.splitlines())
     return text
 
@@ -318,7 +318,7 @@ def test_generated_strings_stay_strings_for_yaml_1_1_and_1_2_readers() -> None:
     document = job(launcher=pod("launcher", command=COMMAND, env=env))
     output = run(resource_list(as_item(document))).output
     expected = compiled(document)
-    assert items_of(output) == expected  # YAML 1.1 (PyYAML, as kubectl's sigs.k8s.io/yaml reads)
+    assert items_of(output) == expected  # YAML 1.1 (PyYAML; tests/test_goyaml.py holds kubectl's reading)
     assert YAML(typ="safe", pure=True).load(output)["items"] == expected  # YAML 1.2 (as kyaml reads)
     launcher = next(obj for obj in expected if obj["kind"] == "Job" and obj["metadata"]["name"] == "train-launcher")
     values = [e["value"] for c in launcher["spec"]["template"]["spec"]["containers"] for e in c.get("env", [])]
@@ -419,8 +419,8 @@ def test_comments_around_the_items_stay_once() -> None:
 
 
 def test_other_layouts_keep_their_data_and_comments() -> None:
-    # Wide sequences, and an alias from one item to an anchor in another: no item is cut out of the
-    # text, the whole list goes through ruamel's round trip.
+    # Wide sequences are cut at their own indentation; an alias from one item to an anchor in another:
+    # no item is cut out of the text, the whole list goes through ruamel's round trip.
     items = as_item(job("one")) + PASS_THROUGH + as_item(job("two")) + AFTER.replace("settings", "settings # kept")
     wide = resource_list("".join(f"  {line}\n" for line in items.splitlines()))
     aliased = resource_list(
@@ -431,7 +431,10 @@ def test_other_layouts_keep_their_data_and_comments() -> None:
     for text, comment in ((wide, "# kept"), (aliased, "# shares a's labels")):
         listing = reading.read_resource_list(text.encode())
         listing.items()  # an item that does not read on its own (the alias) sends the list to be read whole
-        assert listing.cut is None  # the whole-list path
+        if text is wide:
+            assert listing.cut is not None and listing.cut.indent == 2
+        else:
+            assert listing.cut is None  # the whole-list path
         outcome = run(text)
         assert outcome.code == 0, outcome.messages
         source = yaml.safe_load(text)["items"]
@@ -441,6 +444,38 @@ def test_other_layouts_keep_their_data_and_comments() -> None:
         ]
         assert outcome.output.count(comment) == 1
         assert run(outcome.output).output == outcome.output
+
+
+def _with_comments(items: str, indent: int, note: str) -> str:
+    """Items moved right by `indent`, with 300 comment lines under each line inside an item."""
+    return "".join(
+        f"{' ' * indent}{line}\n" + ("" if line.startswith(("-", "#")) else f"{' ' * (indent + 2)}# {note} {n}\n" * 300)
+        for n, line in enumerate(items.splitlines())
+    )
+
+
+@pytest.mark.parametrize("indent", [0, 2, 4])
+def test_a_list_dense_with_comments_is_cut_and_keeps_every_comment(indent: int) -> None:
+    # kyaml's layout and the wider ones other writers use (go-yaml v3: 4): never the whole-list round trip,
+    # whose time grows with every comment line (benchmarks/bench_krm.py: 200,000 of them)
+    kept = _with_comments(PASS_THROUGH, indent, "kept")
+    text = resource_list(_with_comments(as_item(job("one")), indent, "job") + kept + _with_comments(as_item(job("two")), indent, "job")) + "# the end\n"
+    listing = reading.read_resource_list(text.encode())
+    assert listing.cut is not None and listing.cut.indent == indent
+    outcome = run(text)
+    assert outcome.code == 0, outcome.messages
+    source = yaml.safe_load(text)["items"]
+    expected = [obj for item in source for obj in (mpigen.compile(item) if is_job(item) else [item])]
+    assert [without_bookkeeping(item) for item in items_of(outcome.output)] == [without_bookkeeping(item) for item in expected]
+    assert kept in outcome.output  # the passed-through item byte for byte, its comments with it
+    assert outcome.output.endswith("# the end\n") and run(outcome.output).output == outcome.output
+
+
+def test_an_index_annotation_int_refuses_is_no_index() -> None:
+    for index in ("²", "٣", "9" * 4301, "-1", " 1"):
+        item = as_item(job(), {"config.kubernetes.io/path": "job.yaml", "config.kubernetes.io/index": index})
+        outcome = run(resource_list(item))
+        assert outcome.code == 0, (index[:10], outcome.messages)
 
 
 def test_a_line_break_other_than_newline_is_cut_only_where_no_line_starts_at_column_0() -> None:

@@ -236,3 +236,39 @@ def test_piped_or_named_input_is_read_without_a_word(mpigen_command: list[str], 
     assert (redirected.returncode, redirected.stderr) == (0, "")
     code, _, err = _run_on_a_terminal([*mpigen_command, command, str(tmp_path / "job.yaml")], b"")
     assert (code, err) == (0, "")  # a named file on a terminal: stdin is not read, nothing said
+
+
+@pytest.mark.parametrize("command", ["render", "validate"])
+@pytest.mark.parametrize("namespace", ["a;b", "Prod", "a\nb", "-a", "a" * 64])
+def test_namespace_flag_is_checked_as_its_annotation_is(tmp_path: Path, command: str, namespace: str) -> None:
+    from mpigen.inputs import annotations as job_options
+
+    path = tmp_path / "job.yaml"
+    path.write_text(job_yaml())
+    for args, given in (([command, "-n", namespace, str(path)], None), ([command, "-n", namespace], path.read_text())):
+        result = CliRunner().invoke(cli, args, input=given, catch_exceptions=False)
+        assert result.exit_code == 2, result.output
+        with pytest.raises(ValueError) as annotation:
+            job_options.ANNOTATIONS["namespace"][1](namespace)
+        assert str(annotation.value) in result.stderr
+        assert result.stdout == ""
+
+
+def test_every_option_value_of_the_python_api_is_checked_as_its_flag() -> None:
+    import yaml
+
+    import mpigen
+
+    job = yaml.safe_load(job_yaml())
+    for changes, message in (
+        ({"namespace": "a;b"}, '"a;b" is not a valid namespace'),
+        ({"namespace": "a\nb"}, '"a\\nb" is not a valid namespace'),
+        ({"ssh_secret": "Bad Name"}, "must be a DNS subdomain"),
+        ({"kubectl_delivery_image": "a b"}, "must be a container image reference"),
+        ({"wait_timeout_seconds": -5}, "expected a whole number >= 1"),
+        ({"gang_scheduler": "slurm"}, "must be one of volcano, scheduler-plugins"),
+    ):
+        with pytest.raises(mpigen.CompileError) as caught:
+            mpigen.compile(job, mpigen.Options(**changes))
+        assert message in str(caught.value), changes
+    assert mpigen.compile(job, mpigen.Options(namespace="ml"))

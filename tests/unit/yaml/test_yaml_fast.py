@@ -20,7 +20,7 @@ from mpigen.yaml import _fast_emit as emitfast
 from mpigen.yaml import _fast_read as yamlfast
 from mpigen.yaml.dump import _dumper
 from mpigen.yaml.reader import read_stream
-from mpigen.yaml.scalars import resolve_plain
+from mpigen.yaml.scalars import yaml11_tag
 
 ROOT = Path(__file__).resolve().parents[3]
 INPUTS = sorted((ROOT / "golden").glob("*/input.yaml")) + sorted((ROOT / "examples").rglob("*.yaml"))
@@ -177,7 +177,7 @@ def test_the_reader_agrees_with_libyaml_on_many_more_mutated_streams(seed: int) 
     _mutations(seed, 25_000)
 
 
-def test_plain_scalars_resolve_as_pyyaml_resolves_them_but_timestamps() -> None:
+def test_the_writers_yaml_1_1_reading_is_pyyamls_but_timestamps() -> None:
     loader = yaml.SafeLoader("")
 
     def pyyaml(text: str) -> str:
@@ -189,12 +189,12 @@ def test_plain_scalars_resolve_as_pyyaml_resolves_them_but_timestamps() -> None:
              "0x_", "0xFF", "1:60", "1:59", "1:5:3.", "190:20:30", "0", "-0", "00", "08", "0.", ".", "._", "+", "-",
              "1_000", "2001-12-14", "1\n", "yes\n", "null\n", "\n", "\n\n", "~\n", "<<\n", "=\n"]
     for word in words:
-        assert resolve_plain(word) == pyyaml(word), word
+        assert yaml11_tag(word) == pyyaml(word), word
     alphabet = "0123456789+-._:eExXobBaAfFiInNtTlLsuUyYoO~<=\n "
     rng = random.Random(0)
     for _ in range(20_000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 7)))
-        assert resolve_plain(text) == pyyaml(text), text
+        assert yaml11_tag(text) == pyyaml(text), text
 
 
 # The writer ----------------------------------------------------------------------------------------

@@ -30,13 +30,13 @@ def refusal(text: str) -> str:
 
 
 def test_merge_keys_are_read_as_kubectl_reads_them() -> None:
-    text = "base: &base {image: a, name: x}\nother: &other {name: y, port: 1}\nc:\n  <<: [*base, *other]\n  name: z\n"
-    assert load(text) == [{"base": {"image": "a", "name": "x"}, "other": {"name": "y", "port": 1}, "c": {"image": "a", "name": "z", "port": 1}}]
+    text = "base: &base {image: a, name: x}\nother: &other {name: w, port: 1}\nc:\n  <<: [*base, *other]\n  name: z\n"
+    assert load(text) == [{"base": {"image": "a", "name": "x"}, "other": {"name": "w", "port": 1}, "c": {"image": "a", "name": "z", "port": 1}}]
     assert load("a: &a {x: 1}\nb: {<<: *a}\n")[0] == {"a": {"x": 1}, "b": {"x": 1}}
 
 
 def test_duplicate_keys_are_refused_beside_a_merge_key() -> None:
-    assert refusal("a: &a {x: 1}\nb:\n  <<: *a\n  y: 1\n  y: 2\n") == 'in.yaml: line 5, column 3: b: duplicate key "y"'
+    assert refusal("a: &a {x: 1}\nb:\n  <<: *a\n  w: 1\n  w: 2\n") == 'in.yaml: line 5, column 3: b: duplicate key "w"'
     assert "a merge key (<<) takes a mapping" in refusal("b:\n  <<: 5\n")
 
 
@@ -55,14 +55,14 @@ def test_a_quoted_merge_key_is_a_plain_key() -> None:
         ("a: !!python/object/apply:os.system [ls]\n", 'tag "!!python/object/apply:os.system" is not supported'),
         ("a: !custom x\n", 'tag "!custom" is not supported'),
         ("a: !!int x\n", 'a: "x" is not an integer'),
-        ("a: 0b_\n", 'a: "0b_" is not an integer'),
+        ("a: !!int 0b_\n", 'a: "0b_" is not an integer'),
         ("a: !!bool maybe\n", 'a: "maybe" is not a boolean'),
         ("a: 9223372036854775808\n", 'a: "9223372036854775808" is outside the 64-bit integers Kubernetes reads'),
         ("a: -9223372036854775809\n", "is outside the 64-bit integers"),
         ("labels: {a: " + "5" * 5000 + "}\n", 'labels.a: "' + "5" * 80 + '…" (5,000 characters) is outside'),
         ("a: .nan\n", 'a: ".nan" is not a number JSON or Kubernetes can carry'),
         ("a: [-.inf]\n", 'a[0]: "-.inf" is not a number'),
-        ("a: 1.0e+999\n", '"1.0e+999" is not a number JSON'),
+        ("a: 1.0e+999\n", '"1.0e+999" is too large for a number (kubectl would send the string "1.0e+999"'),
         ("1: x\n", 'line 1, column 1: mapping key 1 is not a string (quote it: "1")'),
         ("? [a]\n: b\n", "mapping keys must be strings"),
         ("a: *nothing\n", "alias *nothing names no anchor before it"),
@@ -77,7 +77,7 @@ def test_what_kubernetes_does_not_read_is_refused_where_it_is(text: str, message
 
 def test_the_core_tags_and_yaml_1_1_scalars_are_read() -> None:
     text = "- !!str 5\n- !!float 1\n- !!bool yes\n- !!null ''\n- ~\n- 0x1F\n- 017\n- 1:30\n- 2001-12-14\n- 9223372036854775807\n- !!seq [1]\n- !!map {a: 1}\n- =\n"
-    assert load(text) == [["5", 1.0, True, None, None, 31, 15, 90, "2001-12-14", 2**63 - 1, [1], {"a": 1}, "="]]
+    assert load(text) == [["5", 1.0, True, None, None, 31, 15, "1:30", "2001-12-14", 2**63 - 1, [1], {"a": 1}, "="]]
 
 
 @pytest.mark.parametrize("opener", ["[", "{a: ", "- ", "[{a: "])
@@ -183,3 +183,51 @@ def test_a_passed_through_object_no_cluster_could_store_is_refused() -> None:
     result = CliRunner().invoke(cli, ["render"], input=big, catch_exceptions=False)
     assert result.exit_code == 1 and result.stdout == ""
     assert result.stderr.startswith("<stdin>: ConfigMap/big: too large: ") and "more than the 1.5 MiB etcd stores" in result.stderr
+
+
+# kubectl's reading (sigs.k8s.io/yaml, go-yaml v2); tests/test_goyaml.py holds it to the real thing.
+@pytest.mark.parametrize("fast", [True, False])
+def test_plain_scalars_mean_what_kubectl_sends(fast: bool) -> None:
+    words = ["12:30", "0o17", "08", "y", "n", "Y", "N", "+.5", "0X1F", "1.e3", "1e3", "1_e3", ".5_0", "2.0", "0789", "yes", "1:5:3."]
+    text = "".join(f"k{i}: {word}\n" for i, word in enumerate(words))
+    assert list(yamlread.read_stream(text, fast=fast)[0].values()) == ["12:30", 15, 8, True, False, True, False, 0.5, 31, 1000, 1000, 1000, 0.5, 2, 789, True, "1:5:3."]
+
+
+def test_a_config_map_keeps_a_time_as_kubectl_sends_it() -> None:
+    text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  start: 12:30\n"
+    result = CliRunner().invoke(cli, ["render", "--allow-empty"], input=text, catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    assert "start: '12:30'\n" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a: <<\nb:\n  <<: {a: '1'}\n", "b:\n  <<: {a: '1'}\nc: <<\n", "a: [<<]\nb: {<<: {a: '1'}}\n", "a: {<<: <<}\n"],
+)
+def test_a_merge_key_is_one_by_its_position_not_its_text(text: str) -> None:
+    if "<<: <<" in text:
+        assert "a merge key (<<) takes a mapping" in refusal(text)
+        return
+    document = load(text)[0]
+    assert isinstance(document, dict) and document["b"] == {"a": "1"}
+    assert "<<" in json.dumps(document)  # the value `<<` stays the string
+
+
+def test_a_key_before_a_merge_that_sets_it_too_is_refused() -> None:
+    # YAML: the mapping's own key wins; go-yaml v2 (kubectl): the merge, read later, replaces it
+    assert "key \"a\" comes before the merge key (<<) that also sets it" in refusal("b:\n  a: 1\n  <<: {a: 2}\n")
+    assert load("b:\n  <<: {a: 2}\n  a: 1\n") == [{"b": {"a": 1}}]
+    assert load("b:\n  c: 1\n  <<: {a: 2}\n") == [{"b": {"c": 1, "a": 2}}]
+
+
+@pytest.mark.parametrize("line_break", ["\r", "\r\n", "\x85", "\u2028", "\u2029"])
+@pytest.mark.parametrize("command", [["render"], ["validate"], ["krm"]])
+def test_any_line_break_before_deep_nesting_is_refused_with_a_position(line_break: str, command: list[str]) -> None:
+    text = line_break.join(["apiVersion: kubeflow.org/v2beta1", "kind: MPIJob", "metadata: {name: pi}", "spec: " + "[" * 2000])
+    if command == ["krm"]:
+        text = line_break.join(["apiVersion: config.kubernetes.io/v1", "kind: ResourceList", "items:", "- " + text.replace(line_break, line_break + "  ")])
+    result = CliRunner().invoke(cli, command, input=text, catch_exceptions=False)
+    said = result.stderr + (result.stdout if command != ["render"] else "")
+    assert result.exit_code == 1, said
+    line = 7 if command == ["krm"] else 4
+    assert "nesting is deeper than 64 levels" in said and f"line {line}, column" in said, said
