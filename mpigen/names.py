@@ -26,7 +26,7 @@ KUBECTL_TARGET_DIR_ENV = "TARGET_DIR"
 KUBECTL_VOLUME = "mpi-job-kubectl"
 KUBECTL_MOUNT_PATH = "/opt/kube"
 KUBECTL_PATH = f"{KUBECTL_MOUNT_PATH}/kubectl"
-# The launcher's variables that point Open MPI at kubexec.sh and the hostfile (mpigen/targets/operator/mpi_env.py).
+# The launcher's variables that point Open MPI at kubexec.sh and the hostfile (mpigen/targets/shared/mpi_env.py).
 RSH_AGENT_ENV = "OMPI_MCA_plm_rsh_agent"
 HOSTFILE_ENV = "OMPI_MCA_orte_default_hostfile"
 NO_TREE_SPAWN_ENV = "OMPI_MCA_plm_rsh_no_tree_spawn"

@@ -4,7 +4,7 @@ Each input front (`mpigen.inputs.*`) turns its apiVersion into a `JobPlan`: it r
 and version-specific edits to the pod templates (v1alpha1 strips the launcher's resources, sets the
 workers' processing limit, ...) and states, as plan fields, how the job's processes reach each other
 (kubectl exec or SSH), how hosts are named, which labels the pods carry and what the run policy asks.
-The builders (`mpigen.targets.operator.meta.*`) switch on those fields, never on the apiVersion. A new input version
+The builders (`mpigen.targets.shared.meta.*`) switch on those fields, never on the apiVersion. A new input version
 is a new front; a new object is a new builder.
 """
 

@@ -115,10 +115,15 @@ def _layer(name: str) -> int:
     raise AssertionError(f"{name} is in no layer: add it to LAYERS in tests/test_layout.py")
 
 
+# mpigen/targets/shared/: what the targets share; a folder beside them, not a target.
+SHARED_BY_TARGETS = "shared"
+
+
 def _target_of(name: str) -> str | None:
     """The target folder `name` is in (mpigen.targets.<target>...), or None."""
     parts = name.split(".")
-    return parts[2] if len(parts) > 2 and parts[:2] == ["mpigen", "targets"] and (PACKAGE / "targets" / parts[2]).is_dir() else None
+    in_folder = len(parts) > 2 and parts[:2] == ["mpigen", "targets"] and parts[2] != SHARED_BY_TARGETS
+    return parts[2] if in_folder and (PACKAGE / "targets" / parts[2]).is_dir() else None
 
 
 def _is_shell(name: str) -> bool:
@@ -200,7 +205,7 @@ def test_imports_go_down_the_layers(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(name for name in MODULES if name.startswith("mpigen.targets.")))
 def test_a_target_never_imports_another_target(name: str) -> None:
-    """What two targets share lives beside mpigen/targets/__init__.py (mpigen.targets.canonical), in no target."""
+    """What two targets share lives beside mpigen/targets/__init__.py (mpigen.targets.canonical, mpigen.targets.shared), in no target."""
     own = _target_of(name)
     others = sorted(m for m in GRAPH[name] if _target_of(m) not in (None, own))
     assert not others, f"{name} imports {others}"
@@ -211,6 +216,7 @@ def test_every_target_folder_is_a_row_of_the_table_and_back() -> None:
     from mpigen.targets import TARGETS, target
 
     folders = {path.name for path in (PACKAGE / "targets").iterdir() if path.is_dir() and (path / "__init__.py").exists()}
+    folders.discard(SHARED_BY_TARGETS)
     assert {module.rpartition(".")[2] for module in TARGETS.values()} == folders
     assert all(module == f"mpigen.targets.{module.rpartition('.')[2]}" for module in TARGETS.values())
     for name in TARGETS:

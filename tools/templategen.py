@@ -1,6 +1,6 @@
-"""Compiled templates: templates/*.j2 as plain Python functions, in mpigen/targets/operator/_compiled_templates.py.
+"""Compiled templates: templates/*.j2 as plain Python functions, in mpigen/targets/shared/_compiled_templates.py.
 
-Each template is parsed by jinja2 with mpigen's own settings (`mpigen.targets.operator.templating.jinja_environment`:
+Each template is parsed by jinja2 with mpigen's own settings (`mpigen.targets.shared.templating.jinja_environment`:
 trim_blocks, lstrip_blocks, keep_trailing_newline, so the whitespace is settled by the parse) and its
 tree written out as a function of one mapping of values. The templates use text, `{{ value }}`,
 `{{ value | q }}`, `{% for x in xs %}` and `{% if value %}` only (docs: STYLE.md, "at most one loop per template"); anything
@@ -10,7 +10,7 @@ jinja2.
 
 A developer tool, not part of the installed package; run from the repository's top:
 
-    python tools/templategen.py            rewrite mpigen/targets/operator/_compiled_templates.py
+    python tools/templategen.py            rewrite mpigen/targets/shared/_compiled_templates.py
     python tools/templategen.py --check    exit 1 if it is stale
 """
 
@@ -21,19 +21,19 @@ from pathlib import Path
 
 from jinja2 import nodes
 
-from mpigen.targets.operator.templating import jinja_environment
+from mpigen.targets.shared.templating import jinja_environment
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ROOT / "templates"
-TARGET = ROOT / "mpigen" / "targets" / "operator" / "_compiled_templates.py"
+TARGET = ROOT / "mpigen" / "targets" / "shared" / "_compiled_templates.py"
 REGENERATE = "python tools/templategen.py"
 
 HEADER = '''"""The templates of templates/*.j2 as Python functions, written by tools/templategen.py: do not edit.
 
 Each function renders its template exactly as jinja2 does with mpigen's settings
-(`mpigen.targets.operator.templating.jinja_environment`); `TEMPLATES` maps a template's file name to it. A missing value
+(`mpigen.targets.shared.templating.jinja_environment`); `TEMPLATES` maps a template's file name to it. A missing value
 raises KeyError, as StrictUndefined raises in jinja2; `| q` is `shlex.quote(str(value))`, as the
-environment's filter `mpigen.targets.operator.templating.shell_quote`.
+environment's filter `mpigen.targets.shared.templating.shell_quote`.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class _Writer:
             return node.name if node.name in self.locals else f"values[{node.name!r}]"
         if isinstance(node, nodes.Filter) and node.name == "q" and not (node.args or node.kwargs or node.dyn_args or node.dyn_kwargs):
             assert node.node is not None
-            return f"quote(str({self.expr(node.node)}))"  # mpigen.targets.operator.templating.shell_quote
+            return f"quote(str({self.expr(node.node)}))"  # mpigen.targets.shared.templating.shell_quote
         raise SystemExit(f"templates/{self.name}: {type(node).__name__} is not translated (tools/templategen.py)")
 
     def body(self, body: list[nodes.Node], indent: str) -> None:

@@ -15,8 +15,8 @@ from typing import Any
 from mpigen import names
 from mpigen.options import Options
 from mpigen.plan import JobPlan
-from mpigen.targets.operator.meta import kubectl_delivery_image, object_meta, service_account_subject
-from mpigen.targets.operator.scripts import cleanup_role_rules, render_cleanup_script
+from mpigen.targets.shared.meta import kubectl_delivery_image, object_meta, service_account_subject
+from mpigen.targets.shared.scripts import cleanup_role_rules, render_cleanup_script
 
 # How long the finished clean-up Job (and, through ownerReferences, its RBAC) stays for inspection.
 TTL_SECONDS_AFTER_FINISHED = 600

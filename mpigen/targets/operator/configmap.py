@@ -15,10 +15,10 @@ from mpigen import names
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 from mpigen.targets.operator.cleanup import render_cleanup, wants_cleanup
-from mpigen.targets.operator.meta import object_meta
-from mpigen.targets.operator.scripts import render_wait_script
-from mpigen.targets.operator.ssh import generates_keys, render_keygen
-from mpigen.targets.operator.templating import render
+from mpigen.targets.shared.meta import object_meta
+from mpigen.targets.shared.scripts import render_wait_script
+from mpigen.targets.shared.ssh import generates_keys, render_keygen
+from mpigen.targets.shared.templating import render
 
 # The hostfile's slot syntax: Open MPI `host slots=N`; Intel MPI and MPICH (Hydra) `host:N`.
 SEPARATORS = {"slots=": " slots=", ":": ":"}

@@ -9,7 +9,7 @@ and mounts discover_hosts.sh; a launcher that is a host of the hostfile gets its
 so that Open MPI starts its ranks locally rather than through kubexec.sh.
 
 SSH transport, v0.8.2 `newLauncherJob` / `newLauncherPodTemplate`: hostname `<job>-launcher` and
-subdomain `<job>`, `K_MPI_JOB_ROLE=launcher` and the implementation's variables (mpigen/targets/operator/mpi_env.py),
+subdomain `<job>`, `K_MPI_JOB_ROLE=launcher` and the implementation's variables (mpigen/targets/shared/mpi_env.py),
 GPUs blanked unless the launcher is a worker too, the SSH key and the ConfigMap mounted, and the run
 policy's ttl, deadline, backoff limit and suspend on the Job.
 """
@@ -22,11 +22,11 @@ from typing import Any
 from mpigen import names
 from mpigen.options import Options
 from mpigen.plan import JobPlan
-from mpigen.targets.operator import mpi_env
-from mpigen.targets.operator.gang import join_gang
-from mpigen.targets.operator.meta import kubectl_delivery_image, label_pod, object_meta
 from mpigen.targets.operator.rbac import launcher_service_account
 from mpigen.targets.operator.workers import add_ssh, config_mount, config_volume, host_network_dns
+from mpigen.targets.shared import mpi_env
+from mpigen.targets.shared.gang import join_gang
+from mpigen.targets.shared.meta import kubectl_delivery_image, label_pod, object_meta
 
 
 def kubectl_mount() -> dict[str, str]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from mpigen import names
 from mpigen.plan import JobPlan
-from mpigen.targets.operator.meta import object_meta, service_account_subject
+from mpigen.targets.shared.meta import object_meta, service_account_subject
 
 
 def _meta(plan: JobPlan) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from mpigen import names
 from mpigen.checks.rules import Added
 from mpigen.plan import JobPlan
-from mpigen.targets.operator import mpi_env
+from mpigen.targets.shared import mpi_env
 
 _ADDED: Added = {
     "launcher": (

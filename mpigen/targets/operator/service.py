@@ -14,7 +14,7 @@ from typing import Any
 
 from mpigen import names
 from mpigen.plan import JobPlan
-from mpigen.targets.operator.meta import object_meta
+from mpigen.targets.shared.meta import object_meta
 
 
 def build_job_service(plan: JobPlan) -> list[dict[str, Any]]:

@@ -20,8 +20,8 @@ from typing import Any
 from mpigen import names
 from mpigen.options import Options
 from mpigen.plan import JobPlan, Ssh
-from mpigen.targets.operator.gang import join_gang
-from mpigen.targets.operator.meta import indexes_pods, label_pod, object_meta
+from mpigen.targets.shared.gang import join_gang
+from mpigen.targets.shared.meta import indexes_pods, label_pod, object_meta
 
 
 def config_volume(items: list[tuple[str, int]], job: str) -> dict[str, Any]:

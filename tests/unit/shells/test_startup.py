@@ -26,8 +26,8 @@ from mpigen.checks.kube.versions import default_kube_version
 from mpigen.compiler import compile_job
 from mpigen.inputs import FRONTS
 from mpigen.options import Options
-from mpigen.targets.operator._compiled_templates import TEMPLATES
-from mpigen.targets.operator.templating import jinja_environment
+from mpigen.targets.shared._compiled_templates import TEMPLATES
+from mpigen.targets.shared.templating import jinja_environment
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -67,7 +67,7 @@ templategen = _tool("templategen")
 
 def test_the_compiled_templates_are_current() -> None:
     assert templategen.TARGET.read_text(encoding="utf-8") == templategen.generate(), (
-        "mpigen/targets/operator/_compiled_templates.py is stale: run python tools/templategen.py"
+        "mpigen/targets/shared/_compiled_templates.py is stale: run python tools/templategen.py"
     )
 
 
@@ -112,7 +112,7 @@ def test_a_missing_template_value_is_an_error() -> None:
 
 
 # What a command may not import on the way to its output for valid input: the pydantic models (an invalid
-# document's messages need them), jinja2 (the templates are compiled into mpigen/targets/operator/_compiled_templates.py),
+# document's messages need them), jinja2 (the templates are compiled into mpigen/targets/shared/_compiled_templates.py),
 # JSON Schema (an invalid object's messages need it), kubernetes-validate's own code, the KRM function's
 # YAML library, and the code of the other commands.
 NOT_IMPORTED = {
@@ -157,7 +157,7 @@ def test_render_of_a_valid_job_imports_no_model_template_or_schema_library(fresh
     path.write_text(job_yaml(api_version, 2, cleanPodPolicy="All") if api_version == V1ALPHA2 else job_yaml(api_version, 2))
     modules = imported(fresh_python, tmp_path, "render", str(path))
     assert top_level(modules) == set()
-    assert {"mpigen.targets.operator._compiled_templates", "mpigen.checks.kube.quick", "mpigen.yaml._fast_read"} <= modules  # it did render and validate
+    assert {"mpigen.targets.shared._compiled_templates", "mpigen.checks.kube.quick", "mpigen.yaml._fast_read"} <= modules  # it did render and validate
     assert "yaml" not in modules  # a block-style job is read (mpigen.yaml._fast_read) and written (mpigen.yaml._fast_emit) without PyYAML
 
 
@@ -231,7 +231,7 @@ def test_a_call_with_nothing_but_paths_runs_without_click(fresh_python: str, tmp
     path.write_text(job_yaml(V1ALPHA2, 2))
     modules = imported(fresh_python, tmp_path, command, str(path)) - at_start(fresh_python)
     assert {name for name in NOT_IMPORTED_BY_A_PLAIN_RENDER if name in modules} == set()
-    assert "mpigen.targets.operator._compiled_templates" in modules and "mpigen.checks.kube.quick" in modules  # it did render and validate
+    assert "mpigen.targets.shared._compiled_templates" in modules and "mpigen.checks.kube.quick" in modules  # it did render and validate
 
 
 def test_the_krm_function_runs_without_click(fresh_python: str, tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ The scripts run in dash and busybox ash against `fakekubectl/fake_kubectl.py`, w
 scripted per object and which records every call, so the tests assert on exact kubectl calls, exit
 codes and messages. Three tests run the real kubectl (the test extra's) against a recording fake API
 server, to check the output formats the scripts parse and that every request they make is allowed
-by the Role rules `mpigen.targets.operator.scripts` states.
+by the Role rules `mpigen.targets.shared.scripts` states.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from fakekubectl.apiserver import FakeAPIServer, Request, World, job, pod
 from jobs import V2BETA1, make_job
 
 import mpigen
-from mpigen.targets.operator.scripts import (
+from mpigen.targets.shared.scripts import (
     cleanup_role_rules,
     keygen_role_rules,
     owner_patch,

@@ -24,7 +24,7 @@ def shell_quote(value: object) -> str:
 @lru_cache(maxsize=1)
 def jinja_environment() -> jinja2.Environment:
     """The templates' jinja2 environment: the source of truth for what a template renders to. A render
-    uses the templates compiled from it into Python (mpigen/targets/operator/_compiled_templates.py, written by
+    uses the templates compiled from it into Python (mpigen/targets/shared/_compiled_templates.py, written by
     tools/templategen.py), so it neither imports jinja2 nor compiles a template."""
     from importlib import resources  # not at import: a render uses the compiled templates (start-up time)
 
@@ -47,6 +47,6 @@ def jinja_environment() -> jinja2.Environment:
 
 def render(template: str, **values: Any) -> str:
     """Render `templates/<template>` with exactly these values (a missing one is an error)."""
-    from mpigen.targets.operator._compiled_templates import TEMPLATES
+    from mpigen.targets.shared._compiled_templates import TEMPLATES
 
     return TEMPLATES[template](values)

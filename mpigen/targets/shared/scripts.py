@@ -22,7 +22,7 @@ import re
 from typing import Any
 
 from mpigen import names
-from mpigen.targets.operator.templating import render
+from mpigen.targets.shared.templating import render
 
 # The scripts compare numbers in shell arithmetic, which a POSIX shell may hold in 32 bits.
 SHELL_INT_MAX = 2**31 - 1

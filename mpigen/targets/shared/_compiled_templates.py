@@ -1,9 +1,9 @@
 """The templates of templates/*.j2 as Python functions, written by tools/templategen.py: do not edit.
 
 Each function renders its template exactly as jinja2 does with mpigen's settings
-(`mpigen.targets.operator.templating.jinja_environment`); `TEMPLATES` maps a template's file name to it. A missing value
+(`mpigen.targets.shared.templating.jinja_environment`); `TEMPLATES` maps a template's file name to it. A missing value
 raises KeyError, as StrictUndefined raises in jinja2; `| q` is `shlex.quote(str(value))`, as the
-environment's filter `mpigen.targets.operator.templating.shell_quote`.
+environment's filter `mpigen.targets.shared.templating.shell_quote`.
 """
 
 from __future__ import annotations

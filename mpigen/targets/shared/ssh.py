@@ -19,8 +19,8 @@ from typing import Any
 from mpigen import names
 from mpigen.options import Options
 from mpigen.plan import JobPlan
-from mpigen.targets.operator.meta import kubectl_delivery_image, object_meta, service_account_subject
-from mpigen.targets.operator.scripts import keygen_role_rules, render_keygen_script
+from mpigen.targets.shared.meta import kubectl_delivery_image, object_meta, service_account_subject
+from mpigen.targets.shared.scripts import keygen_role_rules, render_keygen_script
 
 TTL_SECONDS_AFTER_FINISHED = 600
 KEYS_VOLUME = "keys"

@@ -22,7 +22,7 @@ from mpigen import names
 from mpigen.errors import Issue
 from mpigen.options import SCHEDULER_PLUGINS, VOLCANO, Options
 from mpigen.plan import JobPlan
-from mpigen.targets.operator.meta import merge_pod_annotations, merge_pod_labels, object_meta
+from mpigen.targets.shared.meta import merge_pod_annotations, merge_pod_labels, object_meta
 
 POD_GROUP_API = {VOLCANO: "scheduling.volcano.sh/v1beta1", SCHEDULER_PLUGINS: "scheduling.x-k8s.io/v1alpha1"}
 
