@@ -117,6 +117,15 @@ def test_the_readmes_first_command_prints_manifests_and_nothing_else(mpigen_comm
     assert "kind: RoleBinding" in done.stdout
 
 
+@pytest.mark.parametrize("folder", sorted(path.name for path in (ROOT / "examples").glob("v*") if path.is_dir()))
+def test_each_shipped_example_folder_renders_as_one_stream(folder: str) -> None:
+    """`mpigen render examples/v2beta1/`: the examples of one folder name different jobs."""
+    code, out, err = invoke("render", str(ROOT / "examples" / folder))
+    assert (code, err) == (0, "")
+    jobs = sorted((ROOT / "examples" / folder).glob("*.yaml"))
+    assert out.count("kind: Job\n") >= len(jobs)
+
+
 def test_two_files_with_one_job_are_refused_and_nothing_is_printed(tmp_path: Path) -> None:
     example = Path(__file__).resolve().parents[3] / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
     (tmp_path / "a.yaml").write_text(example.read_text())
