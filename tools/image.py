@@ -5,7 +5,7 @@
     python tools/image.py --lock           rewrite image/*.txt (each wheel's sha256) from image/*.in
     python tools/image.py --key            print the hash of the build's inputs
 
-What it makes, in `build/image/`: `oci/`, an OCI image layout holding one image tagged with mpigen's version,
+What it makes, in `build/image/`: `oci/`, an OCI image layout holding one image, `localhost/mpigen:<version>`,
 `mpigen-<version>.oci.tar`, the same layout as one archive (`podman load -i`, `docker load -i`), and
 `contents.txt`, every Debian and Python package inside with its version.
 
@@ -83,6 +83,7 @@ ENV = (
     "PYTHONDONTWRITEBYTECODE=1",
 )
 ENTRYPOINT = (f"{VENV}/bin/mpigen", "krm")
+IMAGE_NAME = "localhost/mpigen"  # the name `podman load` and `docker load` give it, tagged with the version
 SOURCE = "https://github.com/OWNER/mpigen"
 LICENSE = "Apache-2.0"
 DESCRIPTION = "mpigen's KRM function: compiles Kubeflow MPIJobs into plain Kubernetes manifests"
@@ -275,6 +276,13 @@ def _umoci(layout: Path, tag: str, layer: Path, epoch: int, log: Path) -> None:
     ]
     _run(argv, env, log, "umoci config")
     _run(["umoci", "gc", "--layout", str(layout)], env, log, "umoci gc")
+    # The reference a loader names the image by: podman reads ref.name, docker io.containerd.image.name;
+    # umoci's ref.name is the bare tag, which podman would take for the image's name.
+    index = json.loads((layout / "index.json").read_text())
+    (manifest,) = index["manifests"]
+    reference = f"{IMAGE_NAME}:{tag}"
+    manifest["annotations"] = {"io.containerd.image.name": reference, "org.opencontainers.image.ref.name": reference}
+    (layout / "index.json").write_text(json.dumps(index, separators=(",", ":"), sort_keys=True))
 
 
 def _archive(layout: Path, archive: Path, epoch: int) -> None:
