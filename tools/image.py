@@ -325,8 +325,9 @@ def build(output: Path, say: Say = print) -> str:
     output.mkdir(parents=True, exist_ok=True)
     log = output / "build.log"
     log.write_text("")
-    for old in ("oci", f"mpigen-{tag}.oci.tar", "contents.txt"):
-        shutil.rmtree(output / old, ignore_errors=True) if (output / old).is_dir() else (output / old).unlink(missing_ok=True)
+    shutil.rmtree(output / "oci", ignore_errors=True)
+    for old in (f"mpigen-{tag}.oci.tar", "contents.txt"):
+        (output / old).unlink(missing_ok=True)
     with tempfile.TemporaryDirectory(prefix="mpigen-image-") as tmp:
         work = Path(tmp)
         wheels = _wheels(work, epoch, log, say)
