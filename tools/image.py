@@ -219,6 +219,7 @@ def customize(rootfs: Path, wheels: Path, contents: Path) -> None:
     for entry in sorted(schemas.iterdir()):
         if not KEPT_SCHEMAS.fullmatch(entry.name):
             shutil.rmtree(entry)
+    (rootfs / "usr/share/info/dir").unlink(missing_ok=True)  # the index of the info pages left out
     chroot(f"{VENV}/bin/python", "-m", "compileall", "-q", "--invalidation-mode", "unchecked-hash", SITE_PACKAGES)
     uid, name = USER
     with (rootfs / "etc/passwd").open("a") as passwd:

@@ -170,7 +170,9 @@ def test_the_image_reports_an_invalid_job_as_the_in_process_function(podman: Pod
     assert code == 1
     assert BROKEN_MESSAGE in stderr
     results = yaml.safe_load(stdout)["results"]
-    assert any(BROKEN_MESSAGE in result["message"] and result["severity"] == "error" for result in results)
+    assert {"message": "must be >= 1, got 0", "severity": "error",
+            "field": {"path": "spec.mpiReplicaSpecs.Worker.replicas"}}.items() <= {
+        **results[0], "field": results[0]["field"]}.items()
 
 
 def test_the_image_refuses_what_is_not_a_resource_list_as_the_in_process_function(podman: Podman) -> None:
