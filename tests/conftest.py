@@ -2,7 +2,7 @@
 needing outside tools, and the fixtures that bring those tools.
 
 Markers (registered in pyproject.toml) come from where a test lives and what it uses, never by hand:
-`e2e` and `cluster` by directory (tests/e2e, tests/cluster), `kustomize`, `scripts` and `shells` by
+`e2e`, `cluster` and `image` by directory (tests/e2e, tests/cluster, tests/image), `kustomize`, `scripts` and `shells` by
 the fixtures below. Every test with one of them, and the heavy generated-input tests marked `slow` in
 their modules, is also `slow`: `python -m pytest -m "not slow"` runs the pure tests alone.
 
@@ -32,7 +32,7 @@ import tools
 # Debian tools the generated POSIX scripts are run and linted with (tests/unit/targets/test_runtime_scripts.py).
 SCRIPT_TOOLS = {"dash": "dash", "busybox": "busybox", "shellcheck": "shellcheck"}
 
-MARKER_BY_DIRECTORY = {"e2e": "e2e", "cluster": "cluster"}
+MARKER_BY_DIRECTORY = {"e2e": "e2e", "cluster": "cluster", "image": "image"}
 MARKER_BY_FIXTURE = {
     "kustomize_binary": "kustomize",
     "kubectl_binary": "kustomize",
@@ -41,7 +41,7 @@ MARKER_BY_FIXTURE = {
     "fresh_python": "shells",
     "kubeconform_binary": "kubeconform",
 }
-SLOW = {"e2e", "cluster", "kustomize", "kubeconform", "scripts", "shells"}
+SLOW = {"e2e", "cluster", "image", "kustomize", "kubeconform", "scripts", "shells"}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -1,0 +1,103 @@
+"""Fixtures for the container image tests (marker `image`, by directory: tests/conftest.py).
+
+`built_image` builds the image with tools/image.py once, into a cache keyed by the hash of the build's
+inputs (`$MPIGEN_TEST_CACHE/image/<key>`, default `~/.cache/mpigen-tests/image/<key>`; the checkout's
+wheel sources, image/ and the script), under a file lock so parallel runs build it once, printing each
+step. mmdebstrap, umoci, podman and runc are Debian packages, installed by the suite (tests/debian.py).
+The build needs root (mmdebstrap's chroot); without root, or where podman cannot start a container at
+all, the tests skip and say why.
+
+`podman` is podman with a configuration of the run's own (`CONTAINERS_CONF`, `CONTAINERS_STORAGE_CONF`:
+storage in the run's temporary directory, runc, the cgroupfs manager, ulimits no higher than this
+machine's), with the image loaded as `localhost/mpigen:<version>`; `tool_env` is the environment that
+makes kpt (`KPT_FN_RUNTIME=podman`) and kustomize (a `docker` on PATH that runs podman) use it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import debian
+from images import (
+    IMAGE_TOOLS,
+    Built,
+    Podman,
+    build_into,
+    builder,
+    cache_root,
+    containers_conf,
+    say_past_capture,
+)
+
+
+@pytest.fixture(scope="session")
+def image_tools() -> None:
+    if os.geteuid() != 0:
+        pytest.skip("building and running the image needs root (mmdebstrap's chroot, podman's storage)")
+    problem = debian.ensure(IMAGE_TOOLS)
+    if problem:
+        pytest.skip(f"the image tools ({' '.join(sorted(set(IMAGE_TOOLS.values())))}) are missing: {problem}")
+
+
+@pytest.fixture(scope="session")
+def built_image(image_tools: None, request: pytest.FixtureRequest) -> Built:
+    """The image of this checkout, built on first use and then taken from the cache while its inputs hold."""
+    say = say_past_capture(request)
+    key = builder.key()
+    directory = cache_root() / key
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    with (directory.parent / f".{key}.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = directory / "done"
+        if not done.is_file():
+            say(f"[image] building the image into {directory} (inputs {key}); log: {directory / 'build.log'}")
+            started = time.monotonic()
+            built = build_into(directory, lambda text: say(f"[image] {text}"))
+            done.write_text(f"{built.digest} built in {time.monotonic() - started:.0f} s\n")
+        return Built(directory, done.read_text().split()[0], builder.version())
+
+
+@pytest.fixture(scope="session")
+def podman(built_image: Built, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Podman]:
+    """podman holding the built image as localhost/mpigen:<version>; its storage is removed afterwards."""
+    directory = tmp_path_factory.mktemp("podman")
+    (directory / "bin").mkdir()
+    # kustomize runs container functions with `docker`: this one is podman.
+    shim = directory / "bin" / "docker"
+    shim.write_text('#!/bin/sh\nexec podman "$@"\n')
+    shim.chmod(0o755)
+    problems = []
+    for driver in ("overlay", "vfs"):
+        env = containers_conf(directory, driver)
+        done = subprocess.run(["podman", "info"], env=env, capture_output=True, text=True, timeout=120, check=False)
+        if done.returncode == 0:
+            break
+        problems.append(f"{driver}: {done.stderr.strip()[-300:]}")
+        shutil.rmtree(directory / "storage", ignore_errors=True)
+    else:
+        pytest.skip(f"podman cannot work here: {'; '.join(problems)}")
+    tool = Podman(env, built_image.name)
+    loaded = tool("load", "-i", str(built_image.archive))
+    assert loaded.returncode == 0, loaded.stderr.decode()
+    assert f"Loaded image: {built_image.name}" in loaded.stdout.decode() + loaded.stderr.decode()
+    try:
+        yield tool
+    finally:
+        tool("system", "reset", "--force")
+
+
+@pytest.fixture(scope="session")
+def tool_env(podman: Podman) -> dict[str, str]:
+    """The environment under which kpt and kustomize run functions in podman."""
+    return {**podman.env, "KPT_FN_RUNTIME": "podman"}

@@ -1,0 +1,122 @@
+"""The built image and podman, for tests/image: the build script as a module, the cache of built images,
+podman with a configuration of the run's own. The fixtures are in conftest.py beside this file."""
+
+from __future__ import annotations
+
+import importlib.util
+import resource
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+TESTS = HERE.parent
+ROOT = TESTS.parent
+sys.path.insert(0, str(TESTS / "cluster"))
+
+import gotools
+
+IMAGE_TOOLS = {"mmdebstrap": "mmdebstrap", "umoci": "umoci", "podman": "podman", "runc": "runc"}
+
+
+def load_builder() -> ModuleType:
+    """tools/image.py, the build script, as a module."""
+    spec = importlib.util.spec_from_file_location("mpigen_image_build", ROOT / "tools" / "image.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+builder = load_builder()
+
+
+@dataclass(frozen=True)
+class Built:
+    """One built image: its output directory (oci/, the archive, contents.txt) and its digest."""
+
+    directory: Path
+    digest: str
+    version: str
+
+    @property
+    def layout(self) -> Path:
+        return self.directory / "oci"
+
+    @property
+    def archive(self) -> Path:
+        return self.directory / f"mpigen-{self.version}.oci.tar"
+
+    @property
+    def name(self) -> str:
+        return f"{builder.IMAGE_NAME}:{self.version}"
+
+
+def cache_root() -> Path:
+    return gotools.cache_root().parent / "image"
+
+
+def say_past_capture(request: pytest.FixtureRequest) -> Callable[[str], None]:
+    """Print past pytest's capture: a build takes minutes, and its progress should show."""
+    capture = request.config.pluginmanager.getplugin("capturemanager")
+
+    def say(text: str) -> None:
+        if capture is None:
+            print(text, flush=True)
+            return
+        with capture.global_and_fixture_disabled():
+            print(f"\n{text}", end="", flush=True)
+
+    return say
+
+
+def build_into(directory: Path, say: Callable[[str], None]) -> Built:
+    try:
+        digest = builder.build(directory, say)
+    except builder.BuildError as why:
+        pytest.fail(str(why), pytrace=False)
+    return Built(directory, digest, builder.version())
+
+
+class Podman:
+    """podman with the run's own configuration; `run` starts the image with a ResourceList on stdin."""
+
+    def __init__(self, env: dict[str, str], image: str) -> None:
+        self.env = env
+        self.image = image
+
+    def __call__(self, *argv: str, stdin: bytes | None = None, timeout: int = 300) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(["podman", *argv], input=stdin, env=self.env, capture_output=True, timeout=timeout,
+                              check=False)
+
+    def run(self, *options: str, stdin: bytes, args: tuple[str, ...] = ()) -> subprocess.CompletedProcess[bytes]:
+        return self("run", "--rm", "-i", *options, self.image, *args, stdin=stdin)
+
+
+def containers_conf(directory: Path, driver: str) -> dict[str, str]:
+    nofile = resource.getrlimit(resource.RLIMIT_NOFILE)
+    nproc = resource.getrlimit(resource.RLIMIT_NPROC)
+    limit = lambda pair: ":".join(str(min(value, 4096) if value != resource.RLIM_INFINITY else 4096) for value in pair)
+    (directory / "containers.conf").write_text(
+        "[containers]\n"
+        f'default_ulimits = ["nofile={limit(nofile)}", "nproc={limit(nproc)}"]\n'
+        "[engine]\n"
+        'cgroup_manager = "cgroupfs"\nevents_logger = "file"\nruntime = "runc"\n'
+    )
+    (directory / "storage.conf").write_text(
+        f'[storage]\ndriver = "{driver}"\ngraphroot = "{directory / "storage"}"\nrunroot = "{directory / "run"}"\n'
+    )
+    return {
+        "PATH": f"{directory / 'bin'}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+        "HOME": str(directory),
+        "CONTAINERS_CONF": str(directory / "containers.conf"),
+        "CONTAINERS_STORAGE_CONF": str(directory / "storage.conf"),
+    }
+
+
