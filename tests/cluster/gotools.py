@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import logging
 import os
 import re
 import shutil
@@ -29,6 +30,12 @@ from pathlib import Path
 
 KUBERNETES_VERSION = "v1.37.2"
 BUILD_TIMEOUT = 3600
+PROGRESS_EVERY = 20.0
+
+# Build progress (a cold build takes minutes). `main` prints it; under pytest tests/conftest.py shows it
+# on the terminal as it happens. A logger, not a module global: this module is imported under two names
+# (`gotools` from tests/cluster, `cluster.gotools` from tests/tools.py).
+progress = logging.getLogger("mpigen.tests.gotools")
 
 
 @dataclass(frozen=True)
@@ -100,6 +107,22 @@ TOOLS: dict[str, Tool] = {
         # still comes from the proxy.
         env={"GONOSUMDB": "github.com/GoogleContainerTools/kpt"},
     ),
+    # The JobSet controller (main package at the module root); its CRDs and webhook configurations are
+    # read from the same module in the module cache (module_dir), never from a copy of our own.
+    "jobset": Tool(
+        "sigs.k8s.io/jobset",
+        "v0.12.0",
+        ("sigs.k8s.io/jobset",),
+        ("jobset",),
+        ldflags=("-X sigs.k8s.io/jobset/pkg/version.GitVersion=v0.12.0",),
+    ),
+    "kueue": Tool(
+        "sigs.k8s.io/kueue",
+        "v0.17.0",
+        ("sigs.k8s.io/kueue/cmd/kueue",),
+        ("kueue",),
+        ldflags=("-X sigs.k8s.io/kueue/pkg/version.GitVersion=v0.17.0",),
+    ),
 }
 
 # Which tool builds which binary.
@@ -166,14 +189,38 @@ def _go_env(tool: Tool) -> dict[str, str]:
     return env
 
 
-def _run(argv: list[str], cwd: Path, env: dict[str, str], log: Path) -> None:
+def _run(argv: list[str], cwd: Path, env: dict[str, str], log: Path, what: str) -> None:
+    """Run one build step, its output into `log`; every PROGRESS_EVERY seconds say how far it got (the
+    lines `go get` and `go build -v` wrote: modules fetched, packages compiled)."""
     with log.open("a") as out:
         out.write(f"$ {' '.join(argv)}\n")
         out.flush()
-        done = subprocess.run(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, timeout=BUILD_TIMEOUT, check=False)
-    if done.returncode != 0:
+        start_lines = _lines(log)
+        started = time.monotonic()
+        process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            while True:
+                try:
+                    process.wait(timeout=PROGRESS_EVERY)
+                    break
+                except subprocess.TimeoutExpired:
+                    elapsed = time.monotonic() - started
+                    if elapsed > BUILD_TIMEOUT:
+                        raise BuildFailed(f"{' '.join(argv)} still running after {elapsed:.0f} s; {log}") from None
+                    progress.info("%s: %s, %.0f s, %d lines of output so far (%s)",
+                                  what, argv[1], elapsed, _lines(log) - start_lines, log)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    if process.returncode != 0:
         tail = log.read_text(errors="replace").splitlines()[-30:]
-        raise BuildFailed(f"{' '.join(argv)} failed ({done.returncode}) in {cwd}; {log}:\n" + "\n".join(tail))
+        raise BuildFailed(f"{' '.join(argv)} failed ({process.returncode}) in {cwd}; {log}:\n" + "\n".join(tail))
+
+
+def _lines(log: Path) -> int:
+    with log.open("rb") as text:
+        return sum(1 for _ in text)
 
 
 def _staging_replacements(go: str, tool: Tool, env: dict[str, str], cwd: Path) -> list[str]:
@@ -205,11 +252,13 @@ def _build(go: str, name: str, directory: Path) -> None:
     if tool.kubernetes_staging:
         lines += ["replace (", *_staging_replacements(go, tool, env, src), ")", ""]
     (src / "go.mod").write_text("\n".join(lines))
-    _run([go, "get", *(f"{package}@{tool.version}" for package in tool.packages)], src, env, log)
+    what = f"building {name} {tool.version}"
+    progress.info("%s from the Go module proxy (a cold build takes minutes; log: %s)", what, log)
+    _run([go, "get", *(f"{package}@{tool.version}" for package in tool.packages)], src, env, log, what)
     staging_bin = directory / "bin.partial"
     staging_bin.mkdir()
-    argv = [go, "build", "-p", "2", "-ldflags", " ".join(["-s", "-w", *tool.ldflags]), "-o", str(staging_bin) + "/"]
-    _run([*argv, *tool.packages], src, env, log)
+    argv = [go, "build", "-v", "-p", "2", "-ldflags", " ".join(["-s", "-w", *tool.ldflags]), "-o", str(staging_bin) + "/"]
+    _run([*argv, *tool.packages], src, env, log, what)
     if len(tool.packages) == 1 and tool.binaries[0] not in os.listdir(staging_bin):
         # a module-root main package is named after the last element of its path (kpt, .../v3 -> v3)
         (built,) = os.listdir(staging_bin)
@@ -217,6 +266,35 @@ def _build(go: str, name: str, directory: Path) -> None:
     staging_bin.rename(directory / "bin")
     seconds = time.monotonic() - started
     (directory / "done").write_text(f"{tool.module}@{tool.version} built in {seconds:.0f} s\n")
+    progress.info("%s: done in %.0f s", what, seconds)
+
+
+def module_dir(name: str) -> Path:
+    """The source of tool `name`'s pinned module in the Go module cache (`go mod download`: from the module
+    proxy, checked against go.sum's database; instant once there), for the files a test reads from it,
+    such as the JobSet and Kueue CRDs and webhook configurations."""
+    go = shutil.which("go")
+    if go is None:
+        raise Unavailable(f"cannot read {TOOLS[name].module}: `go` is not on PATH")
+    tool = TOOLS[name]
+    cache_root().mkdir(parents=True, exist_ok=True)
+    done = subprocess.run([go, "mod", "download", "-json", f"{tool.module}@{tool.version}"], cwd=cache_root(),
+                          env=_go_env(tool), capture_output=True, text=True, timeout=BUILD_TIMEOUT, check=False)
+    if done.returncode != 0:
+        raise BuildFailed(f"go mod download {tool.module}@{tool.version} failed: {done.stdout}{done.stderr}")
+    return Path(json.loads(done.stdout)["Dir"])
+
+
+def require_module(name: str) -> Path:
+    """For fixtures: module_dir, skipping where `go` is missing and failing where the download fails."""
+    import pytest
+
+    try:
+        return module_dir(name)
+    except Unavailable as why:
+        pytest.skip(str(why))
+    except BuildFailed as why:
+        pytest.fail(str(why), pytrace=False)
 
 
 def require(binary_name: str) -> str:
@@ -232,6 +310,7 @@ def require(binary_name: str) -> str:
 
 
 def main(argv: list[str]) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     names = argv or list(TOOLS)
     for name in names:
         started = time.monotonic()
