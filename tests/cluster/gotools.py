@@ -29,6 +29,7 @@ from pathlib import Path
 
 KUBERNETES_VERSION = "v1.37.2"
 BUILD_TIMEOUT = 3600
+PROGRESS_EVERY = 20.0
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,7 @@ class Tool:
     binaries: tuple[str, ...]
     ldflags: tuple[str, ...] = ()
     kubernetes_staging: bool = False  # k8s.io/kubernetes: map its staging modules to published versions
+    copy_replaces: bool = False  # the module's go.mod pins dependencies by `replace`: copy those into the wrapper
     cgo: bool = False
     env: dict[str, str] = field(default_factory=dict)
 
@@ -99,6 +101,15 @@ TOOLS: dict[str, Tool] = {
         # The checksum database (through the proxy) answers 404 for kpt's releases; the module itself
         # still comes from the proxy.
         env={"GONOSUMDB": "github.com/GoogleContainerTools/kpt"},
+    ),
+    # Only v1.10.0 is on the proxy. Its go.mod pins k8s.io/* to v0.30.2 (and runc, grpc) by `replace`.
+    # The CRDs come from the same module (volcano.py reads them from the module cache).
+    "volcano": Tool(
+        "volcano.sh/volcano",
+        "v1.10.0",
+        tuple(f"volcano.sh/volcano/cmd/{name}" for name in ("controller-manager", "scheduler")),
+        ("vc-controller-manager", "vc-scheduler"),
+        copy_replaces=True,
     ),
 }
 
@@ -166,26 +177,65 @@ def _go_env(tool: Tool) -> dict[str, str]:
     return env
 
 
-def _run(argv: list[str], cwd: Path, env: dict[str, str], log: Path) -> None:
+def _run(argv: list[str], cwd: Path, env: dict[str, str], log: Path, label: str = "") -> None:
+    """Run one build step into `log`; every PROGRESS_EVERY seconds say on stderr how far it is (how many
+    lines `go get` / `go build -v` wrote: modules fetched, packages compiled)."""
     with log.open("a") as out:
         out.write(f"$ {' '.join(argv)}\n")
         out.flush()
-        done = subprocess.run(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, timeout=BUILD_TIMEOUT, check=False)
-    if done.returncode != 0:
+        started = time.monotonic()
+        process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            while True:
+                try:
+                    process.wait(timeout=PROGRESS_EVERY)
+                    break
+                except subprocess.TimeoutExpired:
+                    elapsed = time.monotonic() - started
+                    if elapsed > BUILD_TIMEOUT:
+                        raise
+                    lines = log.read_text(errors="replace").splitlines()
+                    step = next(i for i in range(len(lines) - 1, -1, -1) if lines[i].startswith("$ "))
+                    print(f"{label}: {argv[1]} running {elapsed:.0f} s, {len(lines) - step - 1} lines "
+                          f"(last: {lines[-1][:80] if len(lines) > step + 1 else '-'})", file=sys.stderr, flush=True)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    if process.returncode != 0:
         tail = log.read_text(errors="replace").splitlines()[-30:]
-        raise BuildFailed(f"{' '.join(argv)} failed ({done.returncode}) in {cwd}; {log}:\n" + "\n".join(tail))
+        raise BuildFailed(f"{' '.join(argv)} failed ({process.returncode}) in {cwd}; {log}:\n" + "\n".join(tail))
 
 
-def _staging_replacements(go: str, tool: Tool, env: dict[str, str], cwd: Path) -> list[str]:
-    """`replace` lines mapping each staging module of k8s.io/kubernetes (required there at v0.0.0 and
-    replaced by ./staging/src/...) to its published version: Kubernetes v1.N.P is staging v0.N.P."""
+def module_download(go: str, tool: Tool, env: dict[str, str], cwd: Path) -> dict[str, str]:
+    """`go mod download -json` of the tool's module: its `Dir` (the module cache copy) and `GoMod`."""
     done = subprocess.run(
         [go, "mod", "download", "-json", f"{tool.module}@{tool.version}"],
         cwd=cwd, env=env, capture_output=True, text=True, timeout=BUILD_TIMEOUT, check=False,
     )
     if done.returncode != 0:
         raise BuildFailed(f"go mod download {tool.module}@{tool.version} failed: {done.stdout}{done.stderr}")
-    gomod = Path(json.loads(done.stdout)["GoMod"]).read_text()
+    found: dict[str, str] = json.loads(done.stdout)
+    return found
+
+
+def _copied_replacements(go: str, tool: Tool, env: dict[str, str], cwd: Path) -> list[str]:
+    """The module's own `replace` directives that name a published version (`a => b vX`), block or single
+    line; `go` ignores a dependency's replaces, so without them the wrapper would resolve other versions."""
+    gomod = Path(module_download(go, tool, env, cwd)["GoMod"]).read_text()
+    body = "\n".join(re.findall(r"^replace\s*\((.*?)^\)", gomod, flags=re.MULTILINE | re.DOTALL))
+    body += "\n" + "\n".join(re.findall(r"^replace\s+([^(\s].*)$", gomod, flags=re.MULTILINE))
+    lines = [f"\t{line.strip()}" for line in body.splitlines()
+             if re.fullmatch(r"\s*\S+(\s+v\S+)?\s+=>\s+\S+\s+v\S+\s*", line)]
+    if not lines:
+        raise BuildFailed(f"no versioned replace directives found in {tool.module}@{tool.version}'s go.mod")
+    return lines
+
+
+def _staging_replacements(go: str, tool: Tool, env: dict[str, str], cwd: Path) -> list[str]:
+    """`replace` lines mapping each staging module of k8s.io/kubernetes (required there at v0.0.0 and
+    replaced by ./staging/src/...) to its published version: Kubernetes v1.N.P is staging v0.N.P."""
+    gomod = Path(module_download(go, tool, env, cwd)["GoMod"]).read_text()
     staging = re.findall(r"^\s*(\S+)\s+=>\s+\./staging/src/\S+\s*$", gomod, flags=re.MULTILINE)
     if not staging:
         raise BuildFailed(f"no staging replacements found in {tool.module}@{tool.version}'s go.mod")
@@ -204,12 +254,20 @@ def _build(go: str, name: str, directory: Path) -> None:
     lines = [f"module mpigen.test/build/{name}", "", "go 1.22", ""]
     if tool.kubernetes_staging:
         lines += ["replace (", *_staging_replacements(go, tool, env, src), ")", ""]
+    if tool.copy_replaces:
+        lines += ["replace (", *_copied_replacements(go, tool, env, src), ")", ""]
     (src / "go.mod").write_text("\n".join(lines))
-    _run([go, "get", *(f"{package}@{tool.version}" for package in tool.packages)], src, env, log)
+    print(f"{name}: building {tool.module}@{tool.version} (log {log})", file=sys.stderr, flush=True)
+    _run([go, "get", *(f"{package}@{tool.version}" for package in tool.packages)], src, env, log, name)
     staging_bin = directory / "bin.partial"
     staging_bin.mkdir()
-    argv = [go, "build", "-p", "2", "-ldflags", " ".join(["-s", "-w", *tool.ldflags]), "-o", str(staging_bin) + "/"]
-    _run([*argv, *tool.packages], src, env, log)
+    argv = [go, "build", "-v", "-p", "2", "-ldflags", " ".join(["-s", "-w", *tool.ldflags]), "-o", str(staging_bin) + "/"]
+    _run([*argv, *tool.packages], src, env, log, name)
+    if len(tool.packages) > 1:
+        for package, binary_name in zip(tool.packages, tool.binaries, strict=True):
+            made = staging_bin / package.rsplit("/", 1)[-1]  # named after the package's last element
+            if made.name != binary_name:
+                made.rename(staging_bin / binary_name)  # .../cmd/scheduler -> vc-scheduler
     if len(tool.packages) == 1 and tool.binaries[0] not in os.listdir(staging_bin):
         # a module-root main package is named after the last element of its path (kpt, .../v3 -> v3)
         (built,) = os.listdir(staging_bin)
@@ -217,6 +275,7 @@ def _build(go: str, name: str, directory: Path) -> None:
     staging_bin.rename(directory / "bin")
     seconds = time.monotonic() - started
     (directory / "done").write_text(f"{tool.module}@{tool.version} built in {seconds:.0f} s\n")
+    print(f"{name}: built in {seconds:.0f} s", file=sys.stderr, flush=True)
 
 
 def require(binary_name: str) -> str:
