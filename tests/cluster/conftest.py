@@ -36,16 +36,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.cluster)
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[pytest.TestReport]:
-    """A failed test on the Volcano control plane shows its Volcano objects, events and process logs."""
-    report: pytest.TestReport = yield
-    started = getattr(item, "funcargs", {}).get("volcano_cluster")
-    if report.failed and report.when == "call" and isinstance(started, controlplane.Cluster):
-        report.sections.append(("Volcano cluster", volcano.diagnostics(started)))
-    return report
-
-
 def _existing() -> bool:
     return os.environ.get("MPIGEN_CLUSTER", "") == "existing"
 
@@ -111,6 +101,16 @@ def workloads(cluster: controlplane.Cluster) -> Iterator[controlplane.Cluster]:
         started.stop()
 
 
+@pytest.fixture
+def namespace(cluster: controlplane.Cluster, request: pytest.FixtureRequest) -> Iterator[str]:
+    """A fresh namespace for one test; deleted afterwards on an existing cluster (the suite's own
+    cluster is thrown away whole)."""
+    name = cluster.create_namespace("t-" + request.node.name.lower().replace("_", "-")[:40].strip("-[]"))
+    yield name
+    if not cluster.owned:
+        cluster.kubectl("delete", "namespace", name, "--wait=false", check=False)
+
+
 @pytest.fixture(scope="session")
 def volcano_cluster() -> Iterator[controlplane.Cluster]:
     """A control plane of its own with Volcano v1.10's CRDs, vc-controller-manager, vc-scheduler (gang),
@@ -132,13 +132,3 @@ def volcano_cluster() -> Iterator[controlplane.Cluster]:
         yield started
     finally:
         started.stop()
-
-
-@pytest.fixture
-def namespace(cluster: controlplane.Cluster, request: pytest.FixtureRequest) -> Iterator[str]:
-    """A fresh namespace for one test; deleted afterwards on an existing cluster (the suite's own
-    cluster is thrown away whole)."""
-    name = cluster.create_namespace("t-" + request.node.name.lower().replace("_", "-")[:40].strip("-[]"))
-    yield name
-    if not cluster.owned:
-        cluster.kubectl("delete", "namespace", name, "--wait=false", check=False)

@@ -211,24 +211,6 @@ class Cluster:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-def end_pod(cluster: Cluster, namespace: str, pod: str, phase: str) -> None:
-    """What the kubelet reports when the pod's only container exits (0 for Succeeded, 1 for Failed)."""
-    current = cluster.get("pod", pod, "-n", namespace)
-    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    code = 0 if phase == "Succeeded" else 1
-    reason = "Completed" if code == 0 else "Error"
-    statuses = [{
-        "name": container["name"], "image": container["image"], "imageID": "", "ready": False,
-        "restartCount": 0, "started": False,
-        "state": {"terminated": {"exitCode": code, "reason": reason, "startedAt": now, "finishedAt": now}},
-    } for container in current["spec"]["containers"]]
-    conditions = [{"type": kind, "status": "False", "reason": "PodCompleted" if code == 0 else "PodFailed",
-                   "lastTransitionTime": now} for kind in ("Ready", "ContainersReady")]
-    patch = {"status": {"phase": phase, "containerStatuses": statuses, "conditions": conditions}}
-    cluster.kubectl("patch", "pod", pod, "-n", namespace, "--subresource=status", "--type=strategic",
-                    "-p", json.dumps(patch))
-
-
 def _https_ok(url: str, pki: Path) -> bool:
     context = ssl.create_default_context(cafile=str(pki / "ca.crt"))
     context.load_cert_chain(str(pki / "admin.crt"), str(pki / "admin.key"))
@@ -394,3 +376,21 @@ def start_workloads(cluster: Cluster, binaries: dict[str, str], nodes: int = 3,
         )
 
     _wait_ready(cluster, "kwok nodes", nodes_ready)
+
+
+def end_pod(cluster: Cluster, namespace: str, pod: str, phase: str) -> None:
+    """What the kubelet reports when the pod's only container exits (0 for Succeeded, 1 for Failed)."""
+    current = cluster.get("pod", pod, "-n", namespace)
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    code = 0 if phase == "Succeeded" else 1
+    reason = "Completed" if code == 0 else "Error"
+    statuses = [{
+        "name": container["name"], "image": container["image"], "imageID": "", "ready": False,
+        "restartCount": 0, "started": False,
+        "state": {"terminated": {"exitCode": code, "reason": reason, "startedAt": now, "finishedAt": now}},
+    } for container in current["spec"]["containers"]]
+    conditions = [{"type": kind, "status": "False", "reason": "PodCompleted" if code == 0 else "PodFailed",
+                   "lastTransitionTime": now} for kind in ("Ready", "ContainersReady")]
+    patch = {"status": {"phase": phase, "containerStatuses": statuses, "conditions": conditions}}
+    cluster.kubectl("patch", "pod", pod, "-n", namespace, "--subresource=status", "--type=strategic",
+                    "-p", json.dumps(patch))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import logging
 import os
 import re
 import shutil
@@ -30,6 +31,11 @@ from pathlib import Path
 KUBERNETES_VERSION = "v1.37.2"
 BUILD_TIMEOUT = 3600
 PROGRESS_EVERY = 20.0
+
+# Build progress (a cold build takes minutes). `main` prints it; under pytest tests/conftest.py shows it
+# on the terminal as it happens. A logger, not a module global: this module is imported under two names
+# (`gotools` from tests/cluster, `cluster.gotools` from tests/tools.py).
+progress = logging.getLogger("mpigen.tests.gotools")
 
 
 @dataclass(frozen=True)
@@ -103,12 +109,13 @@ TOOLS: dict[str, Tool] = {
         env={"GONOSUMDB": "github.com/GoogleContainerTools/kpt"},
     ),
     # Only v1.10.0 is on the proxy. Its go.mod pins k8s.io/* to v0.30.2 (and runc, grpc) by `replace`.
-    # The CRDs come from the same module (volcano.py reads them from the module cache).
+    # The CRDs are read from the same module in the module cache (volcano.py, module_dir).
     "volcano": Tool(
         "volcano.sh/volcano",
         "v1.10.0",
         tuple(f"volcano.sh/volcano/cmd/{name}" for name in ("controller-manager", "scheduler")),
         ("vc-controller-manager", "vc-scheduler"),
+        ldflags=("-X volcano.sh/volcano/pkg/version.Version=v1.10.0",),
         copy_replaces=True,
     ),
 }
@@ -177,12 +184,13 @@ def _go_env(tool: Tool) -> dict[str, str]:
     return env
 
 
-def _run(argv: list[str], cwd: Path, env: dict[str, str], log: Path, label: str = "") -> None:
-    """Run one build step into `log`; every PROGRESS_EVERY seconds say on stderr how far it is (how many
-    lines `go get` / `go build -v` wrote: modules fetched, packages compiled)."""
+def _run(argv: list[str], cwd: Path, env: dict[str, str], log: Path, what: str) -> None:
+    """Run one build step, its output into `log`; every PROGRESS_EVERY seconds say how far it got (the
+    lines `go get` and `go build -v` wrote: modules fetched, packages compiled)."""
     with log.open("a") as out:
         out.write(f"$ {' '.join(argv)}\n")
         out.flush()
+        start_lines = _lines(log)
         started = time.monotonic()
         process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
         try:
@@ -193,11 +201,9 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str], log: Path, label: str 
                 except subprocess.TimeoutExpired:
                     elapsed = time.monotonic() - started
                     if elapsed > BUILD_TIMEOUT:
-                        raise
-                    lines = log.read_text(errors="replace").splitlines()
-                    step = next(i for i in range(len(lines) - 1, -1, -1) if lines[i].startswith("$ "))
-                    print(f"{label}: {argv[1]} running {elapsed:.0f} s, {len(lines) - step - 1} lines "
-                          f"(last: {lines[-1][:80] if len(lines) > step + 1 else '-'})", file=sys.stderr, flush=True)
+                        raise BuildFailed(f"{' '.join(argv)} still running after {elapsed:.0f} s; {log}") from None
+                    progress.info("%s: %s, %.0f s, %d lines of output so far (%s)",
+                                  what, argv[1], elapsed, _lines(log) - start_lines, log)
         finally:
             if process.poll() is None:
                 process.kill()
@@ -207,35 +213,34 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str], log: Path, label: str 
         raise BuildFailed(f"{' '.join(argv)} failed ({process.returncode}) in {cwd}; {log}:\n" + "\n".join(tail))
 
 
-def module_download(go: str, tool: Tool, env: dict[str, str], cwd: Path) -> dict[str, str]:
-    """`go mod download -json` of the tool's module: its `Dir` (the module cache copy) and `GoMod`."""
-    done = subprocess.run(
-        [go, "mod", "download", "-json", f"{tool.module}@{tool.version}"],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=BUILD_TIMEOUT, check=False,
-    )
-    if done.returncode != 0:
-        raise BuildFailed(f"go mod download {tool.module}@{tool.version} failed: {done.stdout}{done.stderr}")
-    found: dict[str, str] = json.loads(done.stdout)
-    return found
+def _lines(log: Path) -> int:
+    with log.open("rb") as text:
+        return sum(1 for _ in text)
 
 
-def _copied_replacements(go: str, tool: Tool, env: dict[str, str], cwd: Path) -> list[str]:
-    """The module's own `replace` directives that name a published version (`a => b vX`), block or single
-    line; `go` ignores a dependency's replaces, so without them the wrapper would resolve other versions."""
-    gomod = Path(module_download(go, tool, env, cwd)["GoMod"]).read_text()
+def _copied_replacements(name: str) -> list[str]:
+    """The module's own `replace` directives that name a published version (`a [v] => b v`), in a block or
+    on one line: `go` ignores a dependency's replaces, so without them the wrapper resolves other versions."""
+    gomod = (module_dir(name) / "go.mod").read_text()
     body = "\n".join(re.findall(r"^replace\s*\((.*?)^\)", gomod, flags=re.MULTILINE | re.DOTALL))
     body += "\n" + "\n".join(re.findall(r"^replace\s+([^(\s].*)$", gomod, flags=re.MULTILINE))
     lines = [f"\t{line.strip()}" for line in body.splitlines()
              if re.fullmatch(r"\s*\S+(\s+v\S+)?\s+=>\s+\S+\s+v\S+\s*", line)]
     if not lines:
-        raise BuildFailed(f"no versioned replace directives found in {tool.module}@{tool.version}'s go.mod")
+        raise BuildFailed(f"no versioned replace directives found in {TOOLS[name].module}'s go.mod")
     return lines
 
 
 def _staging_replacements(go: str, tool: Tool, env: dict[str, str], cwd: Path) -> list[str]:
     """`replace` lines mapping each staging module of k8s.io/kubernetes (required there at v0.0.0 and
     replaced by ./staging/src/...) to its published version: Kubernetes v1.N.P is staging v0.N.P."""
-    gomod = Path(module_download(go, tool, env, cwd)["GoMod"]).read_text()
+    done = subprocess.run(
+        [go, "mod", "download", "-json", f"{tool.module}@{tool.version}"],
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=BUILD_TIMEOUT, check=False,
+    )
+    if done.returncode != 0:
+        raise BuildFailed(f"go mod download {tool.module}@{tool.version} failed: {done.stdout}{done.stderr}")
+    gomod = Path(json.loads(done.stdout)["GoMod"]).read_text()
     staging = re.findall(r"^\s*(\S+)\s+=>\s+\./staging/src/\S+\s*$", gomod, flags=re.MULTILINE)
     if not staging:
         raise BuildFailed(f"no staging replacements found in {tool.module}@{tool.version}'s go.mod")
@@ -255,14 +260,15 @@ def _build(go: str, name: str, directory: Path) -> None:
     if tool.kubernetes_staging:
         lines += ["replace (", *_staging_replacements(go, tool, env, src), ")", ""]
     if tool.copy_replaces:
-        lines += ["replace (", *_copied_replacements(go, tool, env, src), ")", ""]
+        lines += ["replace (", *_copied_replacements(name), ")", ""]
     (src / "go.mod").write_text("\n".join(lines))
-    print(f"{name}: building {tool.module}@{tool.version} (log {log})", file=sys.stderr, flush=True)
-    _run([go, "get", *(f"{package}@{tool.version}" for package in tool.packages)], src, env, log, name)
+    what = f"building {name} {tool.version}"
+    progress.info("%s from the Go module proxy (a cold build takes minutes; log: %s)", what, log)
+    _run([go, "get", *(f"{package}@{tool.version}" for package in tool.packages)], src, env, log, what)
     staging_bin = directory / "bin.partial"
     staging_bin.mkdir()
     argv = [go, "build", "-v", "-p", "2", "-ldflags", " ".join(["-s", "-w", *tool.ldflags]), "-o", str(staging_bin) + "/"]
-    _run([*argv, *tool.packages], src, env, log, name)
+    _run([*argv, *tool.packages], src, env, log, what)
     if len(tool.packages) > 1:
         for package, binary_name in zip(tool.packages, tool.binaries, strict=True):
             made = staging_bin / package.rsplit("/", 1)[-1]  # named after the package's last element
@@ -275,7 +281,35 @@ def _build(go: str, name: str, directory: Path) -> None:
     staging_bin.rename(directory / "bin")
     seconds = time.monotonic() - started
     (directory / "done").write_text(f"{tool.module}@{tool.version} built in {seconds:.0f} s\n")
-    print(f"{name}: built in {seconds:.0f} s", file=sys.stderr, flush=True)
+    progress.info("%s: done in %.0f s", what, seconds)
+
+
+def module_dir(name: str) -> Path:
+    """The source of tool `name`'s pinned module in the Go module cache (`go mod download`: from the module
+    proxy, checked against go.sum's database; instant once there), for the files a test reads from it,
+    such as the JobSet and Kueue CRDs and webhook configurations."""
+    go = shutil.which("go")
+    if go is None:
+        raise Unavailable(f"cannot read {TOOLS[name].module}: `go` is not on PATH")
+    tool = TOOLS[name]
+    cache_root().mkdir(parents=True, exist_ok=True)
+    done = subprocess.run([go, "mod", "download", "-json", f"{tool.module}@{tool.version}"], cwd=cache_root(),
+                          env=_go_env(tool), capture_output=True, text=True, timeout=BUILD_TIMEOUT, check=False)
+    if done.returncode != 0:
+        raise BuildFailed(f"go mod download {tool.module}@{tool.version} failed: {done.stdout}{done.stderr}")
+    return Path(json.loads(done.stdout)["Dir"])
+
+
+def require_module(name: str) -> Path:
+    """For fixtures: module_dir, skipping where `go` is missing and failing where the download fails."""
+    import pytest
+
+    try:
+        return module_dir(name)
+    except Unavailable as why:
+        pytest.skip(str(why))
+    except BuildFailed as why:
+        pytest.fail(str(why), pytrace=False)
 
 
 def require(binary_name: str) -> str:
@@ -291,6 +325,7 @@ def require(binary_name: str) -> str:
 
 
 def main(argv: list[str]) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     names = argv or list(TOOLS)
     for name in names:
         started = time.monotonic()

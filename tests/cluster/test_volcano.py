@@ -61,12 +61,17 @@ def mpi_job(name: str, workers: int, *, max_retry: int = 1, ttl: int = 3, cpu: s
 
 
 @pytest.fixture
-def namespace(volcano_cluster: Cluster, request: pytest.FixtureRequest) -> str:
-    """A fresh namespace with its `default` ServiceAccount (a pod cannot be created before it exists)."""
+def namespace(volcano_cluster: Cluster, request: pytest.FixtureRequest) -> Iterator[str]:
+    """A fresh namespace with its `default` ServiceAccount (a pod cannot be created before it exists).
+    When the test fails, its report shows Volcano's objects, the events and the processes' log ends
+    (printed at teardown, which pytest shows with a failed test)."""
     name = volcano_cluster.create_namespace("v-" + request.node.name.lower().replace("_", "-")[:40].strip("-[]"))
     volcano_cluster.wait_for(f"serviceaccount default in {name}", lambda: volcano_cluster.kubectl(
         "get", "serviceaccount", "default", "-n", name, "--ignore-not-found", "-o", "name").stdout.strip())
-    return name
+    failed_before = request.session.testsfailed
+    yield name
+    if request.session.testsfailed > failed_before:
+        print(volcano.diagnostics(volcano_cluster))
 
 
 def apply(cluster: Cluster, namespace: str, obj: Obj) -> None:

@@ -21,9 +21,7 @@ namespace controller.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
-from pathlib import Path
 from typing import Any
 
 import controlplane
@@ -76,19 +74,9 @@ tiers:
 """
 
 
-def module_dir() -> Path:
-    """The volcano.sh/volcano module in the Go module cache (fetched through the proxy if missing)."""
-    go = shutil.which("go")
-    if go is None:
-        raise gotools.Unavailable(f"cannot read {gotools.TOOLS[TOOL].module}'s CRDs: `go` is not on PATH")
-    tool = gotools.TOOLS[TOOL]
-    found = gotools.module_download(go, tool, gotools._go_env(tool), Path.cwd())
-    return Path(found["Dir"])
-
-
 def crds() -> list[dict[str, Any]]:
     """Volcano's own CRDs for Job, Command, PodGroup, Queue and Numatopology."""
-    bases = module_dir() / "config" / "crd" / "volcano" / "bases"
+    bases = gotools.module_dir(TOOL) / "config" / "crd" / "volcano" / "bases"
     loaded = []
     for name in CRD_FILES:
         (crd,) = [doc for doc in yaml.safe_load_all((bases / name).read_text()) if doc]
