@@ -25,13 +25,15 @@ IMAGE = "example.com/mpi:1.0"
 
 
 def mpi_job(name: str, workers: int, *, max_retry: int = 1, ttl: int = 3, cpu: str = "100m",
-            queue: str = "test") -> Obj:
-    """An MPI-shaped Volcano Job that spells out every field Volcano's mutating webhook would default."""
+            queue: str = "test", master_restart: str = "Never", master_max_retry: int = 1) -> Obj:
+    """An MPI-shaped Volcano Job that spells out every field Volcano's mutating webhook would default.
+    The workers' task never fails for restarts (`maxRetry: -1`: sshd restarts in place)."""
 
     def task(task_name: str, replicas: int, command: list[str], restart: str, policies: list[Obj]) -> Obj:
         container = {"name": task_name, "image": IMAGE, "command": command,
                      "resources": {"requests": {"cpu": cpu}}}
-        spec: Obj = {"name": task_name, "replicas": replicas, "minAvailable": replicas, "maxRetry": max_retry,
+        retries = master_max_retry if task_name == "master" else -1
+        spec: Obj = {"name": task_name, "replicas": replicas, "minAvailable": replicas, "maxRetry": retries,
                      "template": {"spec": {"restartPolicy": restart, "containers": [container]}}}
         if policies:
             spec["policies"] = policies
@@ -50,11 +52,12 @@ def mpi_job(name: str, workers: int, *, max_retry: int = 1, ttl: int = 3, cpu: s
             "plugins": {"ssh": [], "svc": [], "env": []},
             "policies": [{"event": "PodEvicted", "action": "RestartJob"}],
             "tasks": [
-                task("master", 1, ["mpirun", "hostname"], "Never", [
+                task("master", 1, ["mpirun", "hostname"], master_restart, [
                     {"event": "TaskCompleted", "action": "CompleteJob"},
                     {"event": "PodFailed", "action": "RestartJob"},
+                    {"event": "TaskFailed", "action": "RestartJob"},
                 ]),
-                task("worker", workers, ["/usr/sbin/sshd", "-De"], "OnFailure", []),
+                task("worker", workers, ["/usr/sbin/sshd", "-De"], "Always", []),
             ],
         },
     }
@@ -287,3 +290,29 @@ def test_depends_on_with_a_whole_gang_never_starts(volcano_cluster: Cluster, nam
     assert sorted(p["metadata"]["name"] for p in pods(cluster, namespace, job)) == ["dep-worker-0", "dep-worker-1"]
     assert [p["spec"].get("nodeName") for p in pods(cluster, namespace, job)] == [None, None]
     assert phase(cluster, namespace, job) == "Pending"
+
+
+def restart_container(cluster: Cluster, namespace: str, pod: str, restarts: int) -> None:
+    """What the kubelet reports when a container of a pod with `restartPolicy: OnFailure` has failed and
+    been restarted in place `restarts` times in all."""
+    current = cluster.get("pod", pod, "-n", namespace)
+    statuses = [{**status, "restartCount": restarts} for status in current["status"]["containerStatuses"]]
+    cluster.kubectl("patch", "pod", pod, "-n", namespace, "--subresource=status", "--type=strategic",
+                    "-p", json.dumps({"status": {"containerStatuses": statuses}}))
+
+
+def test_launcher_restarting_in_place_fails_the_job_at_its_task_max_retry(volcano_cluster: Cluster, namespace: str,
+                                                                         cleanup: None) -> None:
+    """A master with `restartPolicy: OnFailure` restarts in place; once its restarts reach the task's
+    `maxRetry` (2) Volcano raises TaskFailed, and `TaskFailed -> RestartJob` with the Job's `maxRetry: 1`
+    (one run) fails the Job: no new pod is made."""
+    cluster, job = volcano_cluster, "inplace"
+    apply(cluster, namespace, mpi_job(job, 1, max_retry=1, ttl=600, master_restart="OnFailure", master_max_retry=2))
+    running_pods(cluster, namespace, job, 2)
+    cluster.wait_for("vcjob Running", lambda: phase(cluster, namespace, job) == "Running")
+    restart_container(cluster, namespace, f"{job}-master-0", 1)
+    time.sleep(3)
+    assert phase(cluster, namespace, job) == "Running", "one restart is below the task's maxRetry"
+    restart_container(cluster, namespace, f"{job}-master-0", 2)
+    cluster.wait_for("vcjob Failed", lambda: phase(cluster, namespace, job) == "Failed", timeout=60)
+    assert cluster.get("vcjob", job, "-n", namespace)["status"]["retryCount"] == 1
