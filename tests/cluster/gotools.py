@@ -56,6 +56,7 @@ class Tool:
     binaries: tuple[str, ...]
     ldflags: tuple[str, ...] = ()
     kubernetes_staging: bool = False  # k8s.io/kubernetes: map its staging modules to published versions
+    copy_replaces: bool = False  # the module's go.mod pins dependencies by `replace`: copy those into the wrapper
     cgo: bool = False
     env: dict[str, str] = field(default_factory=dict)
     # A main package of this repository (a directory under tests/), built in a module that requires
@@ -144,6 +145,16 @@ TOOLS: dict[str, Tool] = {
         ("sigs.k8s.io/kueue/cmd/kueue",),
         ("kueue",),
         ldflags=("-X sigs.k8s.io/kueue/pkg/version.GitVersion=v0.17.0",),
+    ),
+    # Only v1.10.0 is on the proxy. Its go.mod pins k8s.io/* to v0.30.2 (and runc, grpc) by `replace`.
+    # The CRDs are read from the same module in the module cache (volcano.py, module_dir).
+    "volcano": Tool(
+        "volcano.sh/volcano",
+        "v1.10.0",
+        tuple(f"volcano.sh/volcano/cmd/{name}" for name in ("controller-manager", "scheduler")),
+        ("vc-controller-manager", "vc-scheduler"),
+        ldflags=("-X volcano.sh/volcano/pkg/version.Version=v1.10.0",),
+        copy_replaces=True,
     ),
 }
 
@@ -289,6 +300,19 @@ def _lines(log: Path) -> int:
         return sum(1 for _ in text)
 
 
+def _copied_replacements(name: str) -> list[str]:
+    """The module's own `replace` directives that name a published version (`a [v] => b v`), in a block or
+    on one line: `go` ignores a dependency's replaces, so without them the wrapper resolves other versions."""
+    gomod = (module_dir(name) / "go.mod").read_text()
+    body = "\n".join(re.findall(r"^replace\s*\((.*?)^\)", gomod, flags=re.MULTILINE | re.DOTALL))
+    body += "\n" + "\n".join(re.findall(r"^replace\s+([^(\s].*)$", gomod, flags=re.MULTILINE))
+    lines = [f"\t{line.strip()}" for line in body.splitlines()
+             if re.fullmatch(r"\s*\S+(\s+v\S+)?\s+=>\s+\S+\s+v\S+\s*", line)]
+    if not lines:
+        raise BuildFailed(f"no versioned replace directives found in {TOOLS[name].module}'s go.mod")
+    return lines
+
+
 def _staging_replacements(go: str, tool: Tool, env: dict[str, str], cwd: Path) -> list[str]:
     """`replace` lines mapping each staging module of k8s.io/kubernetes (required there at v0.0.0 and
     replaced by ./staging/src/...) to its published version: Kubernetes v1.N.P is staging v0.N.P."""
@@ -317,6 +341,8 @@ def _build(go: str, name: str, directory: Path) -> None:
     lines = [f"module mpigen.test/build/{name}", "", "go 1.22", ""]
     if tool.kubernetes_staging:
         lines += ["replace (", *_staging_replacements(go, tool, env, src), ")", ""]
+    if tool.copy_replaces:
+        lines += ["replace (", *_copied_replacements(name), ")", ""]
     (src / "go.mod").write_text("\n".join(lines))
     what = f"building {name} {tool.version}"
     progress.info("%s from the Go module proxy (a cold build takes minutes; log: %s)", what, log)
@@ -330,6 +356,11 @@ def _build(go: str, name: str, directory: Path) -> None:
     staging_bin.mkdir()
     argv = [go, "build", "-v", "-p", "2", "-ldflags", " ".join(["-s", "-w", *tool.ldflags]), "-o", str(staging_bin) + "/"]
     _run([*argv, *tool.packages], src, env, log, what)
+    if len(tool.packages) > 1:
+        for package, binary_name in zip(tool.packages, tool.binaries, strict=True):
+            made = staging_bin / package.rsplit("/", 1)[-1]  # named after the package's last element
+            if made.name != binary_name:
+                made.rename(staging_bin / binary_name)  # .../cmd/scheduler -> vc-scheduler
     if len(tool.packages) == 1 and tool.binaries[0] not in os.listdir(staging_bin):
         # a module-root main package is named after the last element of its path (kpt, .../v3 -> v3)
         (built,) = os.listdir(staging_bin)
