@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from mpigen.outcome import EXIT_INTERNAL, EXIT_INVALID, internal_error
+from mpigen.shells.streams import OutputError, stdin_bytes, stdin_is_terminal, write_stderr
 
 if TYPE_CHECKING:
     from mpigen.options import Options
@@ -51,9 +52,12 @@ def _read(path: str, named: bool) -> tuple[str, bytes]:
 
     try:
         if path == STDIN:
-            if sys.stdin.isatty():
+            stream = stdin_bytes()
+            if stream is None:
+                raise ReadError("<stdin>: cannot read: stdin is closed; name the input files instead")
+            if stdin_is_terminal():
                 _say_reading_stdin()
-            return "<stdin>", read_stream(sys.stdin.buffer, "<stdin>", MAX_INPUT_BYTES)
+            return "<stdin>", read_stream(stream, "<stdin>", MAX_INPUT_BYTES)
         return shown(path), read_file(path, MAX_INPUT_BYTES, regular_only=not named)
     except ReadError as exc:
         raise InvalidInput([str(exc)]) from None
@@ -66,10 +70,7 @@ def _say_reading_stdin() -> None:
 
     ctx = click.get_current_context(silent=True)
     command = ctx.command_path if ctx else "mpigen render"
-    click.echo(
-        f"{command}: reading from stdin (the terminal); end the input with Ctrl-D, or name a file: {command} job.yaml",
-        err=True,
-    )
+    write_lines([f"{command}: reading from stdin (the terminal); end the input with Ctrl-D, or name a file: {command} job.yaml"])
 
 
 def read_inputs(paths: tuple[str, ...]) -> list[tuple[str, list[Any] | str]]:
@@ -103,17 +104,14 @@ def refuse_empty(paths: tuple[str, ...], inputs: list[tuple[str, list[Any] | str
 
 
 def write_lines(lines: list[str]) -> None:
-    """Each line on stderr, as click.echo writes it. click.echo differs from a plain write in two cases
-    only: it strips ANSI escape sequences off a stream that is no terminal, and writes UTF-8 to a stream
-    set up for ASCII; click is loaded for those, so a message reads the same whether click runs or not."""
-    if any("\x1b" in line for line in lines) or (sys.stderr.encoding or "").lower() in ("ascii", "us-ascii", "646"):
+    """Each line on stderr, as click.echo writes it: ANSI escape sequences stripped off a stream that is
+    no terminal (click is loaded for those only), so a message reads the same whether click runs or not;
+    written through mpigen.shells.streams, as all output."""
+    if sys.stderr is not None and any("\x1b" in line for line in lines) and not sys.stderr.isatty():
         import click
 
-        for line in lines:
-            click.echo(line, err=True)
-        return
-    sys.stderr.write("".join(line + "\n" for line in lines))
-    sys.stderr.flush()
+        lines = [click.unstyle(line) for line in lines]
+    write_stderr(lines)
 
 
 def fail(lines: list[str], code: int) -> NoReturn:
@@ -127,6 +125,8 @@ def run_guarded(action: Callable[[], None]) -> None:
         action()
     except InvalidInput as exc:
         fail(exc.lines, EXIT_INVALID)
+    except OutputError as exc:  # stdout could not take the output: said, never a bug
+        fail([str(exc)], EXIT_INVALID)
     except Exception as exc:  # the one place that turns bugs into exit 3 (click's own exits pass)
         if _is_click_exit(exc):
             raise

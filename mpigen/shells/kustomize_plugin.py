@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mpigen.shells.common import InvalidInput, run_guarded, write_lines
+from mpigen.shells.streams import write_stdout
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -298,5 +299,4 @@ def _run(config: Path, root: str) -> None:
     write_lines(outcome.lines())
     if outcome.exit_code:
         sys.exit(outcome.exit_code)
-    sys.stdout.buffer.write(text.encode("utf-8"))
-    sys.stdout.flush()
+    write_stdout(text)

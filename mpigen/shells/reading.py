@@ -34,7 +34,10 @@ def too_large(name: str, limit: int) -> ReadError:
 
 def read_stream(stream: BinaryIO, name: str, limit: int) -> bytes:
     """At most `limit` bytes of a stream; ReadError past that (one byte more is read to know)."""
-    data = stream.read(limit + 1)
+    try:
+        data = stream.read(limit + 1)
+    except OSError as exc:
+        raise ReadError(f"{shown(name)}: cannot read: {describe(exc)}") from None
     if len(data) > limit:
         raise too_large(name, limit)
     return data

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from mpigen.options import Options
 from mpigen.report import FORMATS, Report, add_collisions, check_documents, summary_line
 from mpigen.shells.common import plain_call, read_inputs, refuse_empty, run_guarded
+from mpigen.shells.streams import write_stdout
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -90,6 +91,5 @@ def _validate(paths: tuple[str, ...], output: str, summary: bool, allow_empty: b
     text = FORMATS[output](report)
     if output == "text" and summary:
         text += summary_line(report) + "\n"
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    write_stdout(text)
     sys.exit(report.exit_code)
