@@ -31,24 +31,33 @@ class InvalidInput(Exception):
         self.lines = lines
 
 
-def _expand(paths: tuple[str, ...]) -> Iterator[tuple[str, bool]]:
-    """(path, named): files as given (named=True); directories searched recursively for *.yaml, *.yml,
-    *.json in sorted order (named=False: only regular files are read there)."""
+def _expand(paths: tuple[str, ...]) -> Iterator[tuple[str, bool, str]]:
+    """(path, named, problem): files as given (named=True); directories searched recursively for *.yaml,
+    *.yml, *.json in sorted order (named=False: only regular files are read there). A directory that
+    cannot be listed (the one named or one inside it) is a problem naming it, never skipped: a render
+    without its files would be taken for the whole (and `--check` would call their render stale)."""
+    from mpigen.shells.reading import describe, shown
+
     for path in paths or (STDIN,):
         if path != STDIN and os.path.isdir(path):
-            found = []
-            for root, dirs, files in os.walk(path):
+            found: list[tuple[str, str]] = []
+
+            def unlisted(exc: OSError, found: list[tuple[str, str]] = found, top: str = path) -> None:
+                where = exc.filename if exc.filename is not None else top
+                found.append((where, f"{shown(where)}: cannot read the directory: {describe(exc)}"))
+
+            for root, dirs, files in os.walk(path, onerror=unlisted):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                found += [os.path.join(root, f) for f in files if f.endswith(INPUT_SUFFIXES)]
-            yield from ((name, False) for name in sorted(found))
+                found += [(os.path.join(root, f), "") for f in files if f.endswith(INPUT_SUFFIXES)]
+            yield from ((name, False, problem) for name, problem in sorted(found))
         else:
-            yield path, True
+            yield path, True, ""
 
 
 def _read(path: str, named: bool) -> tuple[str, bytes]:
     """A source name and at most MAX_INPUT_BYTES of its bytes (mpigen.shells.reading)."""
     from mpigen.documents import MAX_INPUT_BYTES
-    from mpigen.shells.reading import ReadError, read_file, read_stream, shown
+    from mpigen.shells.reading import ReadError, TooLarge, read_file, read_stream, shown
 
     try:
         if path == STDIN:
@@ -59,6 +68,8 @@ def _read(path: str, named: bool) -> tuple[str, bytes]:
                 _say_reading_stdin()
             return "<stdin>", read_stream(stream, "<stdin>", MAX_INPUT_BYTES)
         return shown(path), read_file(path, MAX_INPUT_BYTES, regular_only=not named)
+    except TooLarge:
+        raise
     except ReadError as exc:
         raise InvalidInput([str(exc)]) from None
 
@@ -76,15 +87,21 @@ def _say_reading_stdin() -> None:
 def read_inputs(paths: tuple[str, ...]) -> list[tuple[str, list[Any] | str]]:
     """Every input as (source name, documents), or (source name, problem) when it cannot be read."""
     from mpigen.documents import ForeignInput, InputError, decode, load_documents
-    from mpigen.shells.reading import shown
+    from mpigen.shells.reading import TooLarge, names_mpijob, shown
 
     inputs: list[tuple[str, list[Any] | str]] = []
-    for path, named in _expand(paths):
+    for path, named, problem in _expand(paths):
+        if problem:
+            inputs.append((shown(path), problem))
+            continue
         try:
             source, data = _read(path, named)
             inputs.append((source, load_documents(decode(data, source), source)))
         except InvalidInput as exc:
             inputs.append((shown(path), exc.lines[0]))
+        except TooLarge as exc:  # a file too large for an MPIJob input may be some other tool's (a package-lock.json)
+            foreign = path != STDIN and os.path.isfile(path) and not names_mpijob(path)
+            inputs.append((shown(path), ForeignInput(str(exc)) if foreign else str(exc)))
         except InputError as exc:
             inputs.append((shown(path), str(exc) if exc.may_hold_mpijob else ForeignInput(str(exc))))
     return inputs

@@ -175,7 +175,12 @@ def _check(objects: list[dict[str, Any]], target: Target) -> None:
             committed, rendered = outdir.read_committed(path, gitops.files_for(objects, target.output))
             root = shown(path)
         else:
-            committed, rendered, root = {shown(path): outdir.read_committed_file(path)}, {shown(path): FORMATS[target.output](objects)}, ""
+            text = FORMATS[target.output](objects)
+            committed_text = outdir.read_committed_file(path, len(text.encode("utf-8", "surrogateescape")))
+            if committed_text is None:
+                command = gitops.update_command(target.args, path, False)
+                fail([f"mpigen: {shown(path)}: too large to be this render (larger than it could be in any encoding); it is stale; update it with: {command}"], EXIT_INVALID)
+            committed, rendered, root = {shown(path): committed_text}, {shown(path): text}, ""
     except gitops.RenderDirError as exc:
         raise InvalidInput([f"mpigen: --check: {line}" for line in str(exc).splitlines()]) from None
     diff = gitops.diff_files(committed, rendered, root)
