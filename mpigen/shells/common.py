@@ -31,6 +31,10 @@ class InvalidInput(Exception):
         self.lines = lines
 
 
+class PastCallBound(InvalidInput):
+    """The inputs of one call hold more than it reads (read_inputs); exit 1, nothing else said."""
+
+
 def _expand(paths: tuple[str, ...]) -> Iterator[tuple[str, bool, str]]:
     """(path, named, problem): files as given (named=True); directories searched recursively for *.yaml,
     *.yml, *.json in sorted order (named=False: only regular files are read there). A directory that
@@ -84,19 +88,47 @@ def _say_reading_stdin() -> None:
     write_lines([f"{command}: reading from stdin (the terminal); end the input with Ctrl-D, or name a file: {command} job.yaml"])
 
 
-def read_inputs(paths: tuple[str, ...]) -> list[tuple[str, list[Any] | str]]:
-    """Every input as (source name, documents), or (source name, problem) when it cannot be read."""
-    from mpigen.documents import ForeignInput, InputError, decode, load_documents
+def read_inputs(paths: tuple[str, ...], skip_foreign_past_bound: bool = False) -> list[tuple[str, list[Any] | str]]:
+    """Every input as (source name, documents), or (source name, problem) when it cannot be read.
+
+    The call reads at most mpigen.documents' MAX_CALL_BYTES, MAX_CALL_DOCUMENTS and MAX_CALL_VALUES over
+    all its inputs (so its memory is bounded by those and one input's own bounds): an input that takes
+    it past them is refused (InvalidInput), or with `skip_foreign_past_bound` (validate), when the input
+    names no MPIJob, left unread as a ForeignInput (skipped)."""
+    from mpigen.documents import (
+        ForeignInput,
+        InputError,
+        count_values,
+        decode,
+        load_documents,
+        may_hold_mpijob,
+        past_call_bound,
+    )
     from mpigen.shells.reading import TooLarge, names_mpijob, shown
 
     inputs: list[tuple[str, list[Any] | str]] = []
+    used = (0, 0, 0)
     for path, named, problem in _expand(paths):
         if problem:
             inputs.append((shown(path), problem))
             continue
         try:
             source, data = _read(path, named)
-            inputs.append((source, load_documents(decode(data, source), source)))
+            counted = (used[0] + len(data), used[1], used[2])
+            documents = None if past_call_bound(counted) else load_documents(decode(data, source), source)
+            if documents is not None:
+                counted = (counted[0], counted[1] + len(documents), counted[2] + count_values(documents))
+            if past := past_call_bound(counted):
+                if skip_foreign_past_bound and not may_hold_mpijob(data.decode("latin-1")):
+                    inputs.append((source, ForeignInput(f"{source}: not read: the inputs before it reach what one call reads")))
+                    continue
+                message = f"mpigen: {source}: the inputs up to this one hold {past}, more than one call reads; give mpigen fewer files at a time"
+                raise PastCallBound([message])
+            assert documents is not None
+            used = counted
+            inputs.append((source, documents))
+        except PastCallBound:
+            raise
         except InvalidInput as exc:
             inputs.append((shown(path), exc.lines[0]))
         except TooLarge as exc:  # a file too large for an MPIJob input may be some other tool's (a package-lock.json)

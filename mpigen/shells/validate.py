@@ -82,7 +82,7 @@ def command() -> click.Command:
 
 def _validate(paths: tuple[str, ...], output: str, summary: bool, allow_empty: bool, options: Options) -> None:
     report = Report()
-    inputs = read_inputs(paths)
+    inputs = read_inputs(paths, skip_foreign_past_bound=True)
     if not allow_empty:
         refuse_empty(paths, inputs, "validate")
     for source, documents in inputs:
