@@ -68,8 +68,7 @@ def main() -> None:
         streams.finish(0)
         streams.end_by_signal(exc.args[0])
     except OSError as exc:  # click's own writes (help, usage) to a stdout that cannot take them
-        streams.write_stderr([f"mpigen: cannot write the output: {streams.reason(exc)}"])
-        code = 1
+        code = streams.stdout_failed(exc)
     _exit(streams.finish(code))
 
 

@@ -133,13 +133,21 @@ def finish(code: int) -> int:
                 end_by_signal(_sigpipe())
             _detach(stream)
         except OSError as exc:
-            _detach(stream)
             if stream is sys.stdout:
-                write_stderr([f"mpigen: cannot write the output to stdout: {reason(exc)}"])
-                code = code or 1
+                code = code or stdout_failed(exc)
+            _detach(stream)
     if type(sys.stdout).__name__ == "_PacifyFlushWrapper":  # click's own end on EPIPE (exit 1)
         end_by_signal(_sigpipe())
     return code
+
+
+def stdout_failed(exc: OSError) -> int:
+    """Say that stdout could not take what Python buffered for it (what click wrote); exit code 1."""
+    if isinstance(exc, BrokenPipeError):
+        end_by_signal(_sigpipe())
+    _detach(sys.stdout)
+    write_stderr([f"mpigen: cannot write the output to stdout: {reason(exc)}"])
+    return 1
 
 
 def _write_all(stream: IO[Any], raw: bytes, data: str | bytes) -> None:
