@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator
 from mpigen.documents import MAX_INPUT_BYTES
 from mpigen.gitops import MANIFEST, Entry, RenderDirError, Update, check_files, parse_manifest, plan_update
 from mpigen.shells.reading import ReadError, describe, file_kind, read_stream, shown
+from mpigen.shells.streams import reason
 
 _OPEN_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 _OPEN_ENTRY = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -272,7 +273,8 @@ def _staged(fd: int, directory: str, texts: dict[str, str]) -> Iterator[dict[str
     temps: dict[str, str] = {}
     try:
         for name, text in texts.items():
-            temps[name] = _write_new(fd, directory, text.encode("utf-8"))
+            temps[name] = TEMP_PREFIX + secrets.token_hex(8)  # named before it is made: an interruption removes it too
+            _write_new(fd, directory, temps[name], text.encode("utf-8"))
         yield dict(temps)
     finally:
         for temp in temps.values():
@@ -280,8 +282,8 @@ def _staged(fd: int, directory: str, texts: dict[str, str]) -> Iterator[dict[str
                 os.unlink(temp, dir_fd=fd)
 
 
-def _write_new(fd: int, directory: str, data: bytes) -> str:
-    temp = TEMP_PREFIX + secrets.token_hex(8)
+def _write_new(fd: int, directory: str, temp: str, data: bytes) -> None:
+    """A new staged file `temp` holding `data`; removed again on a failure."""
     try:
         out = os.open(temp, _CREATE, 0o666, dir_fd=fd)
     except OSError as exc:
@@ -292,5 +294,4 @@ def _write_new(fd: int, directory: str, data: bytes) -> str:
     except OSError as exc:
         with contextlib.suppress(OSError):
             os.unlink(temp, dir_fd=fd)
-        raise RenderDirError(f"{shown(directory)}: cannot write: {describe(exc)}") from None
-    return temp
+        raise RenderDirError(f"{shown(directory)}: cannot write: {reason(exc)}") from None
