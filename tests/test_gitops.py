@@ -410,7 +410,7 @@ def test_check_of_a_file_that_is_not_utf8_names_it(jobs: Path, tmp_path: Path) -
     out = tmp_path / "rendered"
     assert invoke("--output-dir", str(out), str(jobs))[0] == 0
     (out / A_FILES[0]).write_bytes(b"\xfe")
-    assert invoke("--check", str(out), str(jobs))[2] == f"mpigen: --check: {out}/{A_FILES[0]}: not valid UTF-8\n"
+    assert invoke("--check", str(out), str(jobs))[2] == f"mpigen: --check: {out}/{A_FILES[0]}: not valid UTF-8 (byte 0)\n"
 
 
 def test_check_of_a_path_whose_name_is_not_utf8(jobs: Path, tmp_path: Path) -> None:
