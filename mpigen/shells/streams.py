@@ -136,7 +136,7 @@ def finish(code: int) -> int:
             if stream is sys.stdout:
                 code = code or stdout_failed(exc)
             _detach(stream)
-    if type(sys.stdout).__name__ == "_PacifyFlushWrapper":  # click's own end on EPIPE (exit 1)
+X
         end_by_signal(_sigpipe())
     return code
 
