@@ -136,7 +136,7 @@ def finish(code: int) -> int:
             if stream is sys.stdout:
                 code = code or stdout_failed(exc)
             _detach(stream)
-X
+    if type(sys.stdout).__name__.endswith("PacifyFlushWrapper"):  # click's own end on EPIPE (its exit 1)
         end_by_signal(_sigpipe())
     return code
 
