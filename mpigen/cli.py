@@ -51,41 +51,49 @@ def main() -> None:
     # memory of a 1,000-job render is the same without the collector), while the collector's passes
     # over everything imported cost several percent of a one-job render: reference counting frees all.
     gc.disable()
+    from mpigen.shells import streams
+
+    streams.prepare()  # closed standard descriptors held, SIGXFSZ ignored, SIGTERM unwinding
     args = sys.argv[1:]
-    if not args and not sys.stdin.isatty() and COMPLETE_VAR not in os.environ:
+    if not args and sys.stdin is not None and not sys.stdin.isatty() and COMPLETE_VAR not in os.environ:
         # No arguments and piped input: run as a KRM function, which is how kustomize
         # (`config.kubernetes.io/function: {exec: {path: mpigen}}`) and kpt call an executable.
         args = ["krm"]
-    run = _plain_run(args)
-    if run is None:
-        from mpigen.shells.group import cli
-
-        cli(prog_name="mpigen")
-        return
     try:
-        code = run()
-    except SystemExit as exc:  # a command's own exit (sys.exit(1) after its problems)
+        code = _run(args)
+    except KeyboardInterrupt:
+        streams.write_stderr(["", "Aborted!"])  # what click writes when interrupted, and its exit code
+        code = 1
+    except streams.Terminated as exc:
+        streams.finish(0)
+        streams.end_by_signal(exc.args[0])
+    except OSError as exc:  # click's own writes (help, usage) to a stdout that cannot take them
+        code = streams.stdout_failed(exc)
+    _exit(streams.finish(code))
+
+
+def _run(args: list[str]) -> int:
+    """Run `mpigen ARGS`, without click when it need not parse them; the exit code."""
+    run = _plain_run(args)
+    try:
+        if run is None:
+            from mpigen.shells.group import cli
+
+            cli(prog_name="mpigen")
+            return 0
+        return run()
+    except SystemExit as exc:  # a command's own exit (sys.exit(1) after its problems), and click's
         if exc.code is not None and not isinstance(exc.code, int):
             raise
-        code = exc.code or 0
-    except KeyboardInterrupt:
-        sys.stderr.write("\nAborted!\n")  # what click writes when interrupted, and its exit code
-        code = 1
-    _exit(code)
+        return exc.code or 0
 
 
 def _exit(code: int) -> NoReturn:
-    """Exit once the output is written, skipping the interpreter's teardown (freeing every module and
-    object one by one: about a tenth of a one-job render) when nothing waits for it: no function
-    registered to run at exit (coverage, logging, a test's recorder), and stdout and stderr flushed.
-    Otherwise, or when a flush fails (a closed pipe), exit as usual and let Python report it."""
+    """Exit once the output is written (mpigen.shells.streams.finish), skipping the interpreter's
+    teardown (freeing every module and object one by one: about a tenth of a one-job render) when
+    nothing waits for it: no function registered to run at exit (coverage, logging, a test's recorder)."""
     import atexit
 
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except OSError:
-        sys.exit(code)
     if atexit._ncallbacks() == 0:
         os._exit(code)
     sys.exit(code)

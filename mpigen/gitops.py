@@ -84,6 +84,7 @@ class Entry:
 
     kind: str
     text: str | None = None
+    problem: str = ""  # why a regular file has no text: too large, not UTF-8
 
 
 @record
@@ -140,12 +141,9 @@ def diff_files(committed: dict[str, str], rendered: dict[str, str], root: str) -
         if old == new:
             continue
         path = os.path.join(root, name) if root else name
-        out += difflib.unified_diff(
-            (old or "").splitlines(keepends=True),
-            (new or "").splitlines(keepends=True),
-            fromfile=path if old is not None else "/dev/null",
-            tofile=path if new is not None else "/dev/null",
-        )
+        fromfile, tofile = (path if old is not None else "/dev/null"), (path if new is not None else "/dev/null")
+        lines = list(difflib.unified_diff((old or "").splitlines(keepends=True), (new or "").splitlines(keepends=True), fromfile=fromfile, tofile=tofile))
+        out += lines or [f"--- {fromfile}\n", f"+++ {tofile}\n"]  # an empty file comes or goes: difflib says nothing
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in out)
 
 

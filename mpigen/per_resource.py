@@ -92,6 +92,11 @@ def _resources(report: Report, source: str, doc: Document, options: Options) -> 
         report.placements += process([(source, [doc])], options).placements
         msg = "not an MPIJob: passed through unchanged, not checked"
         return [Resource(source, kind, name, version, SKIPPED, msg=msg, document=position, namespace=_namespace(data))]
+    if not isinstance(data, dict) and not _holds_mpijob(data):
+        # some other tool's document (an Ansible playbook, a JSON array): no MPIJob to check, as the
+        # pre-commit hook passes every YAML and JSON file here; one that holds an MPIJob is an error below
+        msg = f"not a Kubernetes object but a {'list' if isinstance(data, list) else 'scalar'}, holding no MPIJob: skipped, not checked"
+        return [Resource(source, "", "", "", SKIPPED, msg=msg, document=position)]
     result = process([(source, [doc])], options)
     report.placements += result.placements
     job = Resource(source, kind, name, version, INVALID if result.errors else VALID, result.errors, result.warnings, document=position)
@@ -111,6 +116,21 @@ def _resources(report: Report, source: str, doc: Document, options: Options) -> 
             )
         out.append(resource)
     return out
+
+
+def _holds_mpijob(data: Any) -> bool:
+    """Whether a mapping anywhere in `data` has a kind that names an MPIJob, in any case."""
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            kind = value.get("kind")
+            if isinstance(kind, str) and kind.lower() == "mpijob":
+                return True
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return False
 
 
 def _identity(data: Any) -> tuple[str, str, str]:

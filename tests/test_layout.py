@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "mpigen"
 
 # The command modules: each imports the core and the shells' shared helpers, never another command.
 COMMANDS = {"render", "validate", "schema", "krm", "kustomize_plugin", "completion"}
-SHARED_SHELL_HELPERS = {"mpigen.shells.common", "mpigen.shells.flags", "mpigen.shells.bounded", "mpigen.shells.outdir"}
+SHARED_SHELL_HELPERS = {"mpigen.shells.common", "mpigen.shells.flags", "mpigen.shells.bounded", "mpigen.shells.outdir", "mpigen.shells.streams"}
 # The root group as click parses it (mpigen.cli runs the calls that need no parsing without it).
 ROOT_GROUP = "mpigen.shells.group"
 # The only modules that may touch click, files, stdout or the process: the shells and the root group.

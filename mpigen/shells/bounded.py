@@ -22,6 +22,10 @@ class ReadError(Exception):
     """A file cannot be read (or may not be); the message names it and says why."""
 
 
+class TooLarge(ReadError):
+    """A file or stream is larger than the bound it is read with."""
+
+
 def shown(path: str | os.PathLike[str]) -> str:
     """`path` printable in a message: bytes that are not UTF-8 are shown escaped (`\\xff`)."""
     text = os.fspath(path)
@@ -29,12 +33,33 @@ def shown(path: str | os.PathLike[str]) -> str:
 
 
 def too_large(name: str, limit: int) -> ReadError:
-    return ReadError(f"{shown(name)}: input is larger than {limit // MIB} MiB")
+    return TooLarge(f"{shown(name)}: input is larger than {limit // MIB} MiB")
+
+
+def names_mpijob(path: str) -> bool:
+    """Whether the file at `path` names an MPIJob kind anywhere (mpigen.yaml.load.may_hold_mpijob), read
+    a piece at a time, so a file of any size is looked through in bounded memory; True when it cannot
+    be read to the end (then it may)."""
+    from mpigen.yaml.load import may_hold_mpijob
+
+    overlap = b""
+    try:
+        with open(path, "rb") as handle:
+            while piece := handle.read(MIB):
+                if may_hold_mpijob((overlap + piece).decode("latin-1")):
+                    return True
+                overlap = piece[-4096:]  # a `kind: MPIJob` cut in two by the pieces' edge is seen whole
+    except OSError:
+        return True
+    return False
 
 
 def read_stream(stream: BinaryIO, name: str, limit: int) -> bytes:
     """At most `limit` bytes of a stream; ReadError past that (one byte more is read to know)."""
-    data = stream.read(limit + 1)
+    try:
+        data = stream.read(limit + 1)
+    except OSError as exc:
+        raise ReadError(f"{shown(name)}: cannot read: {describe(exc)}") from None
     if len(data) > limit:
         raise too_large(name, limit)
     return data

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from mpigen.outcome import EXIT_INTERNAL, EXIT_INVALID, internal_error
+from mpigen.shells.streams import OutputError, stdin_bytes, stdin_is_terminal, write_stderr
 
 if TYPE_CHECKING:
     from mpigen.options import Options
@@ -30,31 +31,49 @@ class InvalidInput(Exception):
         self.lines = lines
 
 
-def _expand(paths: tuple[str, ...]) -> Iterator[tuple[str, bool]]:
-    """(path, named): files as given (named=True); directories searched recursively for *.yaml, *.yml,
-    *.json in sorted order (named=False: only regular files are read there)."""
+class PastCallBound(InvalidInput):
+    """The inputs of one call hold more than it reads (read_inputs); exit 1, nothing else said."""
+
+
+def _expand(paths: tuple[str, ...]) -> Iterator[tuple[str, bool, str]]:
+    """(path, named, problem): files as given (named=True); directories searched recursively for *.yaml,
+    *.yml, *.json in sorted order (named=False: only regular files are read there). A directory that
+    cannot be listed (the one named or one inside it) is a problem naming it, never skipped: a render
+    without its files would be taken for the whole (and `--check` would call their render stale)."""
+    from mpigen.shells.bounded import describe, shown
+
     for path in paths or (STDIN,):
         if path != STDIN and os.path.isdir(path):
-            found = []
-            for root, dirs, files in os.walk(path):
+            found: list[tuple[str, str]] = []
+
+            def unlisted(exc: OSError, found: list[tuple[str, str]] = found, top: str = path) -> None:
+                where = exc.filename if exc.filename is not None else top
+                found.append((where, f"{shown(where)}: cannot read the directory: {describe(exc)}"))
+
+            for root, dirs, files in os.walk(path, onerror=unlisted):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                found += [os.path.join(root, f) for f in files if f.endswith(INPUT_SUFFIXES)]
-            yield from ((name, False) for name in sorted(found))
+                found += [(os.path.join(root, f), "") for f in files if f.endswith(INPUT_SUFFIXES)]
+            yield from ((name, False, problem) for name, problem in sorted(found))
         else:
-            yield path, True
+            yield path, True, ""
 
 
 def _read(path: str, named: bool) -> tuple[str, bytes]:
     """A source name and at most MAX_INPUT_BYTES of its bytes (mpigen.shells.bounded)."""
-    from mpigen.shells.bounded import ReadError, read_file, read_stream, shown
+    from mpigen.shells.bounded import ReadError, TooLarge, read_file, read_stream, shown
     from mpigen.yaml.load import MAX_INPUT_BYTES
 
     try:
         if path == STDIN:
-            if sys.stdin.isatty():
+            stream = stdin_bytes()
+            if stream is None:
+                raise ReadError("<stdin>: cannot read: stdin is closed; name the input files instead")
+            if stdin_is_terminal():
                 _say_reading_stdin()
-            return "<stdin>", read_stream(sys.stdin.buffer, "<stdin>", MAX_INPUT_BYTES)
+            return "<stdin>", read_stream(stream, "<stdin>", MAX_INPUT_BYTES)
         return shown(path), read_file(path, MAX_INPUT_BYTES, regular_only=not named)
+    except TooLarge:
+        raise
     except ReadError as exc:
         raise InvalidInput([str(exc)]) from None
 
@@ -66,24 +85,55 @@ def _say_reading_stdin() -> None:
 
     ctx = click.get_current_context(silent=True)
     command = ctx.command_path if ctx else "mpigen render"
-    click.echo(
-        f"{command}: reading from stdin (the terminal); end the input with Ctrl-D, or name a file: {command} job.yaml",
-        err=True,
+    write_lines([f"{command}: reading from stdin (the terminal); end the input with Ctrl-D, or name a file: {command} job.yaml"])
+
+
+def read_inputs(paths: tuple[str, ...], skip_foreign_past_bound: bool = False) -> list[tuple[str, list[Any] | str]]:
+    """Every input as (source name, documents), or (source name, problem) when it cannot be read.
+
+    The call reads at most mpigen.yaml.load' MAX_CALL_BYTES, MAX_CALL_DOCUMENTS and MAX_CALL_VALUES over
+    all its inputs (so its memory is bounded by those and one input's own bounds): an input that takes
+    it past them is refused (InvalidInput), or with `skip_foreign_past_bound` (validate), when the input
+    names no MPIJob, left unread as a ForeignInput (skipped)."""
+    from mpigen.shells.bounded import TooLarge, names_mpijob, shown
+    from mpigen.yaml.load import (
+        ForeignInput,
+        InputError,
+        count_values,
+        decode,
+        load_documents,
+        may_hold_mpijob,
+        past_call_bound,
     )
 
-
-def read_inputs(paths: tuple[str, ...]) -> list[tuple[str, list[Any] | str]]:
-    """Every input as (source name, documents), or (source name, problem) when it cannot be read."""
-    from mpigen.shells.bounded import shown
-    from mpigen.yaml.load import ForeignInput, InputError, decode, load_documents
-
     inputs: list[tuple[str, list[Any] | str]] = []
-    for path, named in _expand(paths):
+    used = (0, 0, 0)
+    for path, named, problem in _expand(paths):
+        if problem:
+            inputs.append((shown(path), problem))
+            continue
         try:
             source, data = _read(path, named)
-            inputs.append((source, load_documents(decode(data, source), source)))
+            counted = (used[0] + len(data), used[1], used[2])
+            documents = None if past_call_bound(counted) else load_documents(decode(data, source), source)
+            if documents is not None:
+                counted = (counted[0], counted[1] + len(documents), counted[2] + count_values(documents))
+            if past := past_call_bound(counted):
+                if skip_foreign_past_bound and not may_hold_mpijob(data.decode("latin-1")):
+                    inputs.append((source, ForeignInput(f"{source}: not read: the inputs before it reach what one call reads")))
+                    continue
+                message = f"mpigen: {source}: the inputs up to this one hold {past}, more than one call reads; give mpigen fewer files at a time"
+                raise PastCallBound([message])
+            assert documents is not None
+            used = counted
+            inputs.append((source, documents))
+        except PastCallBound:
+            raise
         except InvalidInput as exc:
             inputs.append((shown(path), exc.lines[0]))
+        except TooLarge as exc:  # a file too large for an MPIJob input may be some other tool's (a package-lock.json)
+            foreign = path != STDIN and os.path.isfile(path) and not names_mpijob(path)
+            inputs.append((shown(path), ForeignInput(str(exc)) if foreign else str(exc)))
         except InputError as exc:
             inputs.append((shown(path), str(exc) if exc.may_hold_mpijob else ForeignInput(str(exc))))
     return inputs
@@ -103,17 +153,14 @@ def refuse_empty(paths: tuple[str, ...], inputs: list[tuple[str, list[Any] | str
 
 
 def write_lines(lines: list[str]) -> None:
-    """Each line on stderr, as click.echo writes it. click.echo differs from a plain write in two cases
-    only: it strips ANSI escape sequences off a stream that is no terminal, and writes UTF-8 to a stream
-    set up for ASCII; click is loaded for those, so a message reads the same whether click runs or not."""
-    if any("\x1b" in line for line in lines) or (sys.stderr.encoding or "").lower() in ("ascii", "us-ascii", "646"):
+    """Each line on stderr, as click.echo writes it: ANSI escape sequences stripped off a stream that is
+    no terminal (click is loaded for those only), so a message reads the same whether click runs or not;
+    written through mpigen.shells.streams, as all output."""
+    if sys.stderr is not None and any("\x1b" in line for line in lines) and not sys.stderr.isatty():
         import click
 
-        for line in lines:
-            click.echo(line, err=True)
-        return
-    sys.stderr.write("".join(line + "\n" for line in lines))
-    sys.stderr.flush()
+        lines = [click.unstyle(line) for line in lines]
+    write_stderr(lines)
 
 
 def fail(lines: list[str], code: int) -> NoReturn:
@@ -127,6 +174,8 @@ def run_guarded(action: Callable[[], None]) -> None:
         action()
     except InvalidInput as exc:
         fail(exc.lines, EXIT_INVALID)
+    except OutputError as exc:  # stdout could not take the output: said, never a bug
+        fail([str(exc)], EXIT_INVALID)
     except Exception as exc:  # the one place that turns bugs into exit 3 (click's own exits pass)
         if _is_click_exit(exc):
             raise

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import gc
 import sys
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, BinaryIO, TextIO
 
 from mpigen.krm import NotAResourceList
 from mpigen.krm.protocol import failure_outcome, process_resource_list
-from mpigen.outcome import Finding, Outcome
+from mpigen.outcome import EXIT_INVALID, Finding, Outcome
+from mpigen.shells.streams import OutputError, stdin_bytes, stdin_is_terminal, write_lines_to, write_to
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -21,11 +22,18 @@ if TYPE_CHECKING:
     import click
 
 
-def run_function(stdin: IO[bytes], stdout: IO[bytes], stderr: IO[str]) -> int:
-    """Read a ResourceList from stdin, write the result to stdout and problems to stderr; the exit code."""
+def run_function(stdin: IO[bytes] | None, stdout: IO[bytes] | None, stderr: TextIO | None) -> int:
+    """Read a ResourceList from stdin, write the result to stdout and problems to stderr; the exit code.
+    A stream that is None is closed (mpigen.shells.streams); one that fails is said on stderr (exit 1)."""
     from mpigen.krm import MAX_LIST_BYTES
 
-    data = stdin.read(MAX_LIST_BYTES + 1)  # at most one byte over: more is refused unread
+    try:
+        if stdin is None:
+            raise OSError("stdin is closed")
+        data = stdin.read(MAX_LIST_BYTES + 1)  # at most one byte over: more is refused unread
+    except OSError as exc:
+        write_lines_to(stderr, [f"mpigen: cannot read the ResourceList on stdin: {exc.strerror or exc}"])
+        return EXIT_INVALID
     # The function builds trees of plain data, hundreds of thousands of objects for a large list, that
     # live until the output is written and that reference counting frees: the cyclic collector's passes
     # over them cost about a tenth of the run and find nothing, so it is paused while the function runs.
@@ -40,21 +48,26 @@ def run_function(stdin: IO[bytes], stdout: IO[bytes], stderr: IO[str]) -> int:
     finally:
         if collecting:
             gc.enable()
+    lines, code = outcome.lines(), outcome.exit_code
     if output:
-        stdout.write(output.encode("utf-8"))
-        stdout.flush()
-    for line in outcome.lines():
-        stderr.write(line + "\n")
-    stderr.flush()
-    return outcome.exit_code
+        try:
+            write_to(stdout, output.encode("utf-8"), "stdout")
+        except OutputError as exc:
+            lines, code = [*lines, str(exc)], code or EXIT_INVALID
+    write_lines_to(stderr, lines)
+    return code
 
 
 def plain(args: list[str]) -> Callable[[], int] | None:
     """`mpigen krm` with stdin piped in, run without click (mpigen.cli); None when click must parse the
     call (an argument, or stdin on a terminal, which click refuses with a usage message)."""
-    if args or sys.stdin.isatty():
+    if args or stdin_is_terminal():
         return None
-    return lambda: run_function(sys.stdin.buffer, sys.stdout.buffer, sys.stderr)
+    return lambda: run_function(stdin_bytes(), _binary(sys.stdout), sys.stderr)
+
+
+def _binary(stream: TextIO | None) -> BinaryIO | None:
+    return stream.buffer if stream is not None else None
 
 
 def command() -> click.Command:
@@ -103,8 +116,8 @@ def command() -> click.Command:
           kpt fn eval --exec mpigen .
         """
         # sys's streams, not click.get_binary_stream (deprecated in click 8.5); click's test runner swaps them.
-        if sys.stdin.isatty():
+        if stdin_is_terminal():
             raise click.UsageError("reads a KRM ResourceList on stdin; pipe one in (see --help)")
-        ctx.exit(run_function(sys.stdin.buffer, sys.stdout.buffer, sys.stderr))
+        ctx.exit(run_function(stdin_bytes(), _binary(sys.stdout), sys.stderr))
 
     return krm

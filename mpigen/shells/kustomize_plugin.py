@@ -29,7 +29,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mpigen.shells.bounded import shown
 from mpigen.shells.common import InvalidInput, run_guarded, write_lines
+from mpigen.shells.streams import write_stdout
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -230,19 +232,24 @@ def command() -> click.Group:
     @kustomize_plugin.command()
     @plugin_home_option
     def install(plugin_home: Path | None) -> None:
-        """Write the plugin executables (one per MPIJob apiVersion); running it again replaces them."""
+        """Write the plugin executables (one per MPIJob apiVersion); running it again replaces them.
+        A file there that `install` did not write (another generator's) is never replaced."""
         def action() -> None:
             home = _resolve_home(plugin_home)
             script = wrapper_script(sys.executable)
-            for path in plugin_paths(home):
+            paths = plugin_paths(home)
+            foreign = [path for path in paths if os.path.lexists(path) and not is_installed(path)]
+            if foreign:
+                raise InvalidInput([f"mpigen: {shown(path)}: exists and `mpigen kustomize-plugin install` did not write it; move it away to install mpigen there" for path in foreign])
+            for path in paths:
                 try:
                     write_executable(path, script)
                 except OSError as exc:
-                    raise click.ClickException(f"cannot write {path}: {exc.strerror or exc}") from None
-                click.echo(f"installed {path}")
+                    raise InvalidInput([f"mpigen: cannot write {shown(path)}: {exc.strerror or exc}"]) from None
+                write_stdout(f"installed {path}\n")
             if home != default_plugin_home(os.environ).absolute():
-                click.echo(f"kustomize finds it with: export {PLUGIN_HOME_ENV}={shlex.quote(str(home))}")
-            click.echo("build with: kubectl kustomize --enable-alpha-plugins DIR")
+                write_stdout(f"kustomize finds it with: export {PLUGIN_HOME_ENV}={shlex.quote(str(home))}\n")
+            write_stdout("build with: kubectl kustomize --enable-alpha-plugins DIR\n")
 
         run_guarded(action)
 
@@ -250,24 +257,27 @@ def command() -> click.Group:
     @plugin_home_option
     def uninstall(plugin_home: Path | None) -> None:
         """Remove the plugin executables that `install` wrote."""
-        home = _resolve_home(plugin_home)
-        for path in plugin_paths(home):
-            try:
-                removed = remove_plugin(path, home)
-            except OSError as exc:
-                raise click.ClickException(f"cannot remove {path}: {exc.strerror or exc}") from None
-            status = (
-                "removed"
-                if removed
-                else ("left alone, not written by mpigen" if path.exists() else "not installed")
-            )
-            click.echo(f"{status}: {path}")
+        def action() -> None:
+            home = _resolve_home(plugin_home)
+            for path in plugin_paths(home):
+                try:
+                    removed = remove_plugin(path, home)
+                except OSError as exc:
+                    raise click.ClickException(f"cannot remove {path}: {exc.strerror or exc}") from None
+                status = (
+                    "removed"
+                    if removed
+                    else ("left alone, not written by mpigen" if path.exists() else "not installed")
+                )
+                write_stdout(f"{status}: {path}\n")
+
+        run_guarded(action)
 
     @kustomize_plugin.command()
     @plugin_home_option
     def path(plugin_home: Path | None) -> None:
         """Print the plugin directory (where `install` writes)."""
-        click.echo(str(_resolve_home(plugin_home)))
+        run_guarded(lambda: write_stdout(f"{_resolve_home(plugin_home)}\n"))
 
     @kustomize_plugin.command(hidden=True)
     @click.argument("config", type=click.Path(dir_okay=False, path_type=Path))
@@ -298,5 +308,4 @@ def _run(config: Path, root: str) -> None:
     write_lines(outcome.lines())
     if outcome.exit_code:
         sys.exit(outcome.exit_code)
-    sys.stdout.buffer.write(text.encode("utf-8"))
-    sys.stdout.flush()
+    write_stdout(text)

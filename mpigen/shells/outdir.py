@@ -7,7 +7,10 @@ Safety rules, each for a reported failure:
 - Every file is written beside its final name (`.mpigen-new-*`) and renamed over it, so no file is
   ever half-written. All new files are written before the first rename: an invalid input, a conflict
   or a full disk leaves the previous render untouched. While the renames run, the manifest lists the
-  old and the new files, so a render killed in that moment is completed by the next one.
+  old and the new files, so a render killed in that moment is completed by the next one. A render
+  killed while it writes leaves `.mpigen-new-*` files: the next render removes them (holding the lock,
+  so they are no other render's), and `--check` calls the directory stale while they are there.
+- A directory (or an entry in it) that cannot be read or written is an error naming it, never a bug.
 - Renders into one directory take turns: each holds an exclusive flock(2) on the directory itself (no
   lock file is left behind), so two at once give one complete render after the other, never a mix;
   `--check` takes a shared lock, so it never reads a render half-way.
@@ -27,6 +30,7 @@ from collections.abc import Callable, Iterator
 
 from mpigen.gitops import MANIFEST, Entry, RenderDirError, Update, check_files, parse_manifest, plan_update
 from mpigen.shells.bounded import ReadError, describe, file_kind, read_stream, shown
+from mpigen.shells.streams import reason
 from mpigen.yaml.load import MAX_INPUT_BYTES
 
 _OPEN_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -58,14 +62,23 @@ def existing_kind(path: str) -> str | None:
 
 def write_render(directory: str, files: dict[str, str], on_wait: Callable[[], None]) -> Update:
     """Make `directory` hold `files` as mpigen's own, keeping everything else (see the module doc)."""
+    try:
+        return _write_render(directory, files, on_wait)
+    except OSError as exc:
+        raise RenderDirError(_problem(directory, exc)) from None
+
+
+def _write_render(directory: str, files: dict[str, str], on_wait: Callable[[], None]) -> Update:
     for _ in range(5):
         created = _make_directory(directory)
         fd = os.open(directory, _OPEN_DIR)
         try:
-            _lock(fd, fcntl.LOCK_EX, on_wait)
+            locked = _lock(fd, fcntl.LOCK_EX, on_wait)
             if not _same_file(directory, fd):
                 continue  # removed or replaced while we waited (a failed first render cleans up after itself)
             try:
+                if locked:
+                    _remove_leftovers(fd)
                 return _update(fd, directory, files)
             except BaseException:
                 if created:
@@ -78,7 +91,15 @@ def write_render(directory: str, files: dict[str, str], on_wait: Callable[[], No
 
 
 def read_committed(directory: str, files: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
-    """(committed, rendered) for `--check DIR`: mpigen's files in DIR and the render they should equal."""
+    """(committed, rendered) for `--check DIR`: mpigen's files in DIR and the render they should equal;
+    the files an interrupted render left (`.mpigen-new-*`) are among the committed, so they show as stale."""
+    try:
+        return _read_committed(directory, files)
+    except OSError as exc:
+        raise RenderDirError(_problem(directory, exc)) from None
+
+
+def _read_committed(directory: str, files: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
     fd = os.open(directory, _OPEN_DIR)
     try:
         _lock(fd, fcntl.LOCK_SH, lambda: None)
@@ -92,25 +113,34 @@ def read_committed(directory: str, files: dict[str, str]) -> tuple[dict[str, str
             if entry.kind != "file":
                 raise RenderDirError(f"{shown(directory)}/{name}: not a regular file but {entry.kind}")
             if entry.text is None:
-                raise RenderDirError(f"{shown(directory)}/{name}: not valid UTF-8")
+                raise RenderDirError(f"{shown(directory)}/{name}: {entry.problem or 'not valid UTF-8'}")
             committed[name] = entry.text
+        for name in _leftovers(fd):
+            entry = _entry(fd, directory, name)
+            committed[name] = (entry.text or "") if entry is not None else ""
         return committed, rendered
     finally:
         os.close(fd)
 
 
-def read_committed_file(path: str) -> str:
-    """The text of a single-file render for `--check FILE`."""
-    from mpigen.shells.bounded import read_file
+def read_committed_file(path: str, rendered_size: int) -> str | None:
+    """The text of a single-file render for `--check FILE`, decoded as kubectl reads a file (UTF-16 with
+    its byte-order mark: what Windows PowerShell 5's `>` writes); None when it is larger than both the
+    render (`rendered_size` bytes) and MAX_INPUT_BYTES, so it cannot be this render."""
+    from mpigen.shells.bounded import TooLarge, read_file
+    from mpigen.yaml.load import InputError, decode
 
+    limit = max(MAX_INPUT_BYTES, 4 * rendered_size)  # UTF-16 or UTF-32 takes up to 4 bytes a character
     try:
-        data = read_file(path, MAX_INPUT_BYTES, regular_only=True)
+        data = read_file(path, limit, regular_only=True)
+    except TooLarge:
+        return None
     except ReadError as exc:
         raise RenderDirError(str(exc)) from None
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise RenderDirError(f"{shown(path)}: not valid UTF-8 (byte {exc.start})") from None
+        return decode(data, shown(path), limit)
+    except InputError as exc:
+        raise RenderDirError(str(exc)) from None
 
 
 # Steps ------------------------------------------------------------------------------------------------
@@ -135,7 +165,8 @@ def _make_directory(directory: str) -> bool:
     raise RenderDirError(f"{shown(directory)}: the directory keeps being replaced while mpigen waits for it")
 
 
-def _lock(fd: int, how: int, on_wait: Callable[[], None]) -> None:
+def _lock(fd: int, how: int, on_wait: Callable[[], None]) -> bool:
+    """Whether the lock is held (False: the file system has none)."""
     try:
         fcntl.flock(fd, how | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -145,6 +176,27 @@ def _lock(fd: int, how: int, on_wait: Callable[[], None]) -> None:
         # File systems without flock on directories (some network file systems) run unlocked.
         if exc.errno not in (errno.EBADF, errno.ENOLCK, errno.EOPNOTSUPP, errno.EINVAL):
             raise
+        return False
+    return True
+
+
+def _problem(directory: str, exc: OSError) -> str:
+    """An OSError met in DIR as a message naming the entry (calls relative to DIR name only the entry)."""
+    name = os.fsdecode(exc.filename) if isinstance(exc.filename, (str, bytes)) else ""
+    where = directory if not name or name == directory else os.path.join(directory, name)
+    return f"{shown(where)}: {describe(exc)}"
+
+
+def _leftovers(fd: int) -> list[str]:
+    """The staged files of a render that was killed (`.mpigen-new-*` regular files), sorted."""
+    names = sorted(name for name in os.listdir(fd) if name.startswith(TEMP_PREFIX))
+    return [name for name in names if stat.S_ISREG(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode)]
+
+
+def _remove_leftovers(fd: int) -> None:
+    for name in _leftovers(fd):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(name, dir_fd=fd)
 
 
 def _same_file(path: str, fd: int) -> bool:
@@ -171,12 +223,12 @@ def _entry(fd: int, directory: str, name: str) -> Entry | None:
     with open(entry_fd, "rb") as handle:
         try:
             data = read_stream(handle, name, MAX_INPUT_BYTES)
-        except ReadError:
-            return Entry("file")  # larger than any render: it differs
+        except ReadError as exc:
+            return Entry("file", problem=str(exc).partition(": ")[2])  # larger than any render: it differs
     try:
         return Entry("file", data.decode("utf-8"))
-    except UnicodeDecodeError:
-        return Entry("file")
+    except UnicodeDecodeError as exc:
+        return Entry("file", problem=f"not valid UTF-8 (byte {exc.start})")
 
 
 def _read_manifest(fd: int, directory: str) -> tuple[set[str], bool]:
@@ -221,7 +273,8 @@ def _staged(fd: int, directory: str, texts: dict[str, str]) -> Iterator[dict[str
     temps: dict[str, str] = {}
     try:
         for name, text in texts.items():
-            temps[name] = _write_new(fd, directory, text.encode("utf-8"))
+            temps[name] = TEMP_PREFIX + secrets.token_hex(8)  # named before it is made: an interruption removes it too
+            _write_new(fd, directory, temps[name], text.encode("utf-8"))
         yield dict(temps)
     finally:
         for temp in temps.values():
@@ -229,8 +282,8 @@ def _staged(fd: int, directory: str, texts: dict[str, str]) -> Iterator[dict[str
                 os.unlink(temp, dir_fd=fd)
 
 
-def _write_new(fd: int, directory: str, data: bytes) -> str:
-    temp = TEMP_PREFIX + secrets.token_hex(8)
+def _write_new(fd: int, directory: str, temp: str, data: bytes) -> None:
+    """A new staged file `temp` holding `data`; removed again on a failure."""
     try:
         out = os.open(temp, _CREATE, 0o666, dir_fd=fd)
     except OSError as exc:
@@ -241,5 +294,4 @@ def _write_new(fd: int, directory: str, data: bytes) -> str:
     except OSError as exc:
         with contextlib.suppress(OSError):
             os.unlink(temp, dir_fd=fd)
-        raise RenderDirError(f"{shown(directory)}: cannot write: {describe(exc)}") from None
-    return temp
+        raise RenderDirError(f"{shown(directory)}: cannot write: {reason(exc)}") from None

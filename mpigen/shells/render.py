@@ -24,6 +24,7 @@ from mpigen.shells.common import (
     run_guarded,
     write_lines,
 )
+from mpigen.shells.streams import stdin_is_terminal, write_stdout
 from mpigen.yaml.dump import FORMATS
 
 if TYPE_CHECKING:
@@ -98,7 +99,7 @@ def command() -> click.Command:
         """
         if output_dir and check_path:
             raise click.UsageError("--output-dir and --check cannot be used together")
-        if check_path and not paths and not filenames and sys.stdin.isatty():
+        if check_path and not paths and not filenames and stdin_is_terminal():
             raise click.UsageError(f"--check needs the sources it renders, e.g. mpigen render --check {check_path} jobs/")
         options = make_options(**values)
         paths = filenames + paths
@@ -123,8 +124,7 @@ def _render(paths: tuple[str, ...], options: Options, target: Target) -> None:
     elif target.check_path:
         _check(outcome.objects, target)
     else:
-        sys.stdout.write(FORMATS[target.output](outcome.objects))
-        sys.stdout.flush()
+        write_stdout(FORMATS[target.output](outcome.objects))
 
 
 def _refuse_empty(paths: tuple[str, ...], inputs: list[tuple[str, list[Any] | str]], target: Target) -> None:
@@ -175,12 +175,16 @@ def _check(objects: list[dict[str, Any]], target: Target) -> None:
             committed, rendered = outdir.read_committed(path, gitops.files_for(objects, target.output))
             root = shown(path)
         else:
-            committed, rendered, root = {shown(path): outdir.read_committed_file(path)}, {shown(path): FORMATS[target.output](objects)}, ""
+            text = FORMATS[target.output](objects)
+            committed_text = outdir.read_committed_file(path, len(text.encode("utf-8", "surrogateescape")))
+            if committed_text is None:
+                command = gitops.update_command(target.args, path, False)
+                fail([f"mpigen: {shown(path)}: too large to be this render (larger than it could be in any encoding); it is stale; update it with: {command}"], EXIT_INVALID)
+            committed, rendered, root = {shown(path): committed_text}, {shown(path): text}, ""
     except gitops.RenderDirError as exc:
         raise InvalidInput([f"mpigen: --check: {line}" for line in str(exc).splitlines()]) from None
     diff = gitops.diff_files(committed, rendered, root)
     if diff:
-        sys.stdout.write(diff)
-        sys.stdout.flush()
+        write_stdout(diff)
         command = gitops.update_command(target.args, path, kind == "directory")
         fail([f"mpigen: {shown(path)} is stale; update it with: {command}"], EXIT_INVALID)

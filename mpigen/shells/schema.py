@@ -7,12 +7,12 @@ package (`mpigen.schemas`); this command only reads one, so it needs neither pyd
 from __future__ import annotations
 
 import importlib.resources
-import sys
 
 import click
 
 from mpigen.inputs import api_versions, schema_file
 from mpigen.shells.common import run_guarded
+from mpigen.shells.streams import write_stdout
 
 
 def read_schema(api_version: str) -> str:
@@ -57,5 +57,4 @@ def _print(api_version: str, list_versions: bool) -> None:
     text = (
         "".join(f"{version}\n" for version in api_versions()) if list_versions else read_schema(api_version)
     )
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    write_stdout(text)

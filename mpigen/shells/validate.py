@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from mpigen.options import Options
 from mpigen.per_resource import FORMATS, Report, add_collisions, check_documents, summary_line
 from mpigen.shells.common import plain_call, read_inputs, refuse_empty, run_guarded
+from mpigen.shells.streams import write_stdout
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -81,7 +82,7 @@ def command() -> click.Command:
 
 def _validate(paths: tuple[str, ...], output: str, summary: bool, allow_empty: bool, options: Options) -> None:
     report = Report()
-    inputs = read_inputs(paths)
+    inputs = read_inputs(paths, skip_foreign_past_bound=True)
     if not allow_empty:
         refuse_empty(paths, inputs, "validate")
     for source, documents in inputs:
@@ -90,6 +91,5 @@ def _validate(paths: tuple[str, ...], output: str, summary: bool, allow_empty: b
     text = FORMATS[output](report)
     if output == "text" and summary:
         text += summary_line(report) + "\n"
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    write_stdout(text)
     sys.exit(report.exit_code)

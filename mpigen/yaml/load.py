@@ -13,6 +13,11 @@ from typing import Any
 from mpigen.records import record
 
 MAX_INPUT_BYTES = 16 * 1024 * 1024
+# What one call of render or validate reads, over all its inputs together: the memory a call takes
+# grows with these (about 1 KiB a document rendered), so a call is bounded, not only each input.
+MAX_CALL_BYTES = 64 * 1024 * 1024
+MAX_CALL_DOCUMENTS = 100_000
+MAX_CALL_VALUES = 8_000_000
 
 
 class InputError(Exception):
@@ -50,13 +55,60 @@ class Document:
     total: int = 1
 
 
+# Byte-order marks kubectl does not read: it decodes a file's bytes as UTF-16 when they start with a
+# UTF-16 byte-order mark, else as UTF-8 (a UTF-8 mark dropped): kubectl pkg resource/visitor.go
+# FileVisitor.Visit, golang.org/x/text unicode.BOMOverride. Looked for before UTF-16's, which they start with.
+_UTF32_MARKS = ((b"\xff\xfe\x00\x00", "utf-32-le", "UTF-32 (little-endian)"), (b"\x00\x00\xfe\xff", "utf-32-be", "UTF-32 (big-endian)"))
+
+
 def decode(data: bytes, source: str, limit: int = MAX_INPUT_BYTES) -> str:
+    """The text of an input's bytes, read as kubectl reads a file: UTF-8 (a byte-order mark dropped), or
+    UTF-16 when a UTF-16 byte-order mark says so; UTF-32 is refused by name (kubectl misreads it)."""
     if len(data) > limit:
         raise InputError(f"{source}: input is larger than {limit // (1024 * 1024)} MiB")
+    for mark, codec, name in _UTF32_MARKS:
+        if data.startswith(mark):
+            text = data[4:].decode(codec, "replace")
+            raise InputError(f"{source}: the file is {name}, which kubectl does not read; save it as UTF-8", may_hold_mpijob(text))
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16")  # the mark gives the byte order and is dropped
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{source}: not valid UTF-16 (byte {exc.start})", may_hold_mpijob(data.decode("utf-16", "replace"))) from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{source}: not valid UTF-8 (byte {exc.start})") from None
+        # the text is looked at as Latin-1 (every byte a character) to know whether it names an MPIJob
+        raise InputError(f"{source}: not valid UTF-8 (byte {exc.start})", may_hold_mpijob(data.decode("latin-1"))) from None
+
+
+def count_values(documents: list[Document]) -> int:
+    """How many values the documents hold, counted as mpigen.yamlread counts them as it reads (a
+    mapping or list its start and end, a mapping each key and value, a scalar one)."""
+    count, stack = 0, [doc.data for doc in documents]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            count += 2 + len(value)
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            count += 2
+            stack.extend(value)
+        else:
+            count += 1
+    return count
+
+
+def past_call_bound(used: tuple[int, int, int]) -> str:
+    """What a call's inputs, `used` = (bytes, documents, values) so far, hold past its bound ("" if nothing)."""
+    size, documents, values = used
+    if size > MAX_CALL_BYTES:
+        return f"more than {MAX_CALL_BYTES // (1024 * 1024)} MiB"
+    if documents > MAX_CALL_DOCUMENTS:
+        return f"more than {MAX_CALL_DOCUMENTS:,} documents"
+    if values > MAX_CALL_VALUES:
+        return f"more than {MAX_CALL_VALUES:,} values"
+    return ""
 
 
 def load_documents(text: str, source: str, fast: bool = True) -> list[Document]:

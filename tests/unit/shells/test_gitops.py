@@ -204,11 +204,11 @@ def test_a_failed_write_leaves_the_previous_render_and_no_temporary_files(jobs: 
     written = []
     real = outdir._write_new
 
-    def disk_full_at_the_third(fd: int, directory: str, data: bytes) -> str:
+    def disk_full_at_the_third(fd: int, directory: str, temp: str, data: bytes) -> None:
         if len(written) == 2:
             raise gitops.RenderDirError(f"{directory}: cannot write: No space left on device")
-        written.append(real(fd, directory, data))
-        return written[-1]
+        real(fd, directory, temp, data)
+        written.append(temp)
 
     monkeypatch.setattr(outdir, "_write_new", disk_full_at_the_third)
     code, _, stderr = invoke("--output-dir", str(out), str(jobs))
@@ -217,7 +217,7 @@ def test_a_failed_write_leaves_the_previous_render_and_no_temporary_files(jobs: 
 
 
 def test_a_failed_first_render_leaves_no_directory(jobs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def fail(fd: int, directory: str, data: bytes) -> str:
+    def fail(fd: int, directory: str, temp: str, data: bytes) -> None:
         raise gitops.RenderDirError(f"{directory}: cannot write: No space left on device")
 
     monkeypatch.setattr(outdir, "_write_new", fail)
@@ -410,7 +410,7 @@ def test_check_of_a_file_that_is_not_utf8_names_it(jobs: Path, tmp_path: Path) -
     out = tmp_path / "rendered"
     assert invoke("--output-dir", str(out), str(jobs))[0] == 0
     (out / A_FILES[0]).write_bytes(b"\xfe")
-    assert invoke("--check", str(out), str(jobs))[2] == f"mpigen: --check: {out}/{A_FILES[0]}: not valid UTF-8\n"
+    assert invoke("--check", str(out), str(jobs))[2] == f"mpigen: --check: {out}/{A_FILES[0]}: not valid UTF-8 (byte 0)\n"
 
 
 def test_check_of_a_path_whose_name_is_not_utf8(jobs: Path, tmp_path: Path) -> None:
