@@ -14,7 +14,7 @@ How: the root file system is Debian bookworm's Essential packages and `python3` 
 kept). A virtualenv in /opt/mpigen gets mpigen's wheel, built from this checkout with the pinned
 setuptools, and its dependencies' wheels from PyPI, each at the version and sha256 of image/requirements.txt;
 pip is run from its own wheel and is not left in the image, nor is any compiler. Of kubernetes-validate's
-schemas only the `-local-strict` ones stay: those are all mpigen reads (mpigen.kube.schemas), for every
+schemas only the `-local-strict` ones stay: those are all mpigen reads (mpigen.checks.kube.schemas), for every
 Kubernetes version `--kube-version` accepts. Python files are compiled ahead (unchecked-hash .pyc files:
 the image's file system can be mounted read-only). The image runs `mpigen krm` as user 65532 and carries
 the OCI labels source, version (mpigen's), licenses, title and description. `umoci` packs it.
@@ -75,7 +75,7 @@ MERGED_USR_HOOKS = "/usr/share/mmdebstrap/hooks/merged-usr"
 VENV = "/opt/mpigen"
 SITE_PACKAGES = f"{VENV}/lib/python3.11/site-packages"
 SCHEMAS = f"{SITE_PACKAGES}/kubernetes_validate/kubernetes-json-schema"
-KEPT_SCHEMAS = re.compile(r"v\d+\.\d+\.\d+-local-strict")  # what mpigen.kube.schemas reads
+KEPT_SCHEMAS = re.compile(r"v\d+\.\d+\.\d+-local-strict")  # what mpigen.checks.kube.schemas reads
 USER = (65532, "mpigen")
 ENV = (
     f"PATH={VENV}/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",

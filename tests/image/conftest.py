@@ -15,12 +15,10 @@ makes kpt (`KPT_FN_RUNTIME=podman`) and kustomize (a `docker` on PATH that runs 
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,9 +31,8 @@ from images import (
     IMAGE_TOOLS,
     Built,
     Podman,
-    build_into,
     builder,
-    cache_root,
+    cached_build,
     containers_conf,
     say_past_capture,
 )
@@ -53,19 +50,7 @@ def image_tools() -> None:
 @pytest.fixture(scope="session")
 def built_image(image_tools: None, request: pytest.FixtureRequest) -> Built:
     """The image of this checkout, built on first use and then taken from the cache while its inputs hold."""
-    say = say_past_capture(request)
-    key = builder.key()
-    directory = cache_root() / key
-    directory.parent.mkdir(parents=True, exist_ok=True)
-    with (directory.parent / f".{key}.lock").open("a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        done = directory / "done"
-        if not done.is_file():
-            say(f"[image] building the image into {directory} (inputs {key}); log: {directory / 'build.log'}")
-            started = time.monotonic()
-            built = build_into(directory, lambda text: say(f"[image] {text}"))
-            done.write_text(f"{built.digest} built in {time.monotonic() - started:.0f} s\n")
-        return Built(directory, done.read_text().split()[0], builder.version())
+    return cached_build(builder.key(), say_past_capture(request))
 
 
 @pytest.fixture(scope="session")

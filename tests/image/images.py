@@ -3,10 +3,12 @@ podman with a configuration of the run's own. The fixtures are in conftest.py be
 
 from __future__ import annotations
 
+import fcntl
 import importlib.util
 import resource
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,6 +76,22 @@ def say_past_capture(request: pytest.FixtureRequest) -> Callable[[str], None]:
             print(f"\n{text}", end="", flush=True)
 
     return say
+
+
+def cached_build(name: str, say: Callable[[str], None]) -> Built:
+    """The build cached as `name` under cache_root(), made on first use under a file lock (parallel runs
+    build it once): a warm run builds nothing."""
+    directory = cache_root() / name
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    with (directory.parent / f".{name}.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = directory / "done"
+        if not done.is_file():
+            say(f"[image] building the image into {directory}; log: {directory / 'build.log'}")
+            started = time.monotonic()
+            built = build_into(directory, lambda text: say(f"[image] {text}"))
+            done.write_text(f"{built.digest} built in {time.monotonic() - started:.0f} s\n")
+        return Built(directory, done.read_text().split()[0], builder.version())
 
 
 def build_into(directory: Path, say: Callable[[str], None]) -> Built:

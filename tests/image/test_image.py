@@ -18,7 +18,7 @@ from typing import Any
 import gotools
 import pytest
 import yaml
-from images import ROOT, Built, Podman, build_into, say_past_capture
+from images import ROOT, Built, Podman, build_into, builder, cached_build, say_past_capture
 from mpijobs import job
 
 import mpigen
@@ -198,8 +198,8 @@ def test_the_image_runs_without_network_on_a_read_only_root_as_a_non_root_user(p
 
 def test_the_pruned_schemas_still_serve_every_kube_version_the_image_names(podman: Podman) -> None:
     script = (
-        "from mpigen.kube.versions import supported_kube_versions as v\n"
-        "from mpigen.kube.validator import validate_pod_template as check\n"
+        "from mpigen.checks.kube.versions import supported_kube_versions as v\n"
+        "from mpigen.checks.kube.validator import validate_pod_template as check\n"
         "import kubernetes_validate.utils as kv\n"
         "obj = {'apiVersion': 'v1', 'kind': 'ConfigMap', 'metadata': {'name': 'x'}}\n"
         "for version in v():\n"
@@ -331,14 +331,16 @@ def test_a_kustomization_runs_the_image_as_a_containerised_transformer(podman: P
 
 def test_two_builds_give_the_same_digest(built_image: Built, request: pytest.FixtureRequest,
                                          tmp_path: Path) -> None:
+    """A second, independent build of the same inputs (cached beside the first, so only a cold run
+    builds twice) gives the same digest and the same archive bytes."""
     say = say_past_capture(request)
-    say("[image] building the image again, to compare digests")
-    again = build_into(tmp_path / "again", lambda text: say(f"[image] {text}"))
+    again = cached_build(f"{builder.key()}-again", say)
     reference = built_image
     if (again.directory / "contents.txt").read_text() != (built_image.directory / "contents.txt").read_text():
-        # Debian published updates since the cached build: compare two builds of today's packages.
-        say("[image] Debian's packages changed since the cached build: building a third time")
+        # Debian published updates between the two builds: compare two builds of today's packages.
+        say("[image] Debian's packages changed between the two builds: building a third time")
         reference = build_into(tmp_path / "third", lambda text: say(f"[image] {text}"))
+    assert again.directory != reference.directory
     assert again.digest == reference.digest
     assert again.archive.read_bytes() == reference.archive.read_bytes()
     assert filecmp.cmp(again.layout / "index.json", reference.layout / "index.json", shallow=False)
