@@ -4,6 +4,7 @@
 cluster of $KUBECONFIG) and installs the PodGroup CRDs built from mpigen's schemas. `workloads` starts a
 second control plane of the suite's own, with kube-controller-manager, kube-scheduler and kwok fake
 nodes: its controllers never meet the hundreds of objects the apply tests leave in `cluster`.
+`volcano_cluster` is a third one with Volcano instead of kube-scheduler (volcano.py).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ sys.path.insert(0, str(HERE.parent))
 import controlplane
 import crds
 import gotools
+import volcano
 
 from tools import find_kubectl
 
@@ -107,3 +109,26 @@ def namespace(cluster: controlplane.Cluster, request: pytest.FixtureRequest) -> 
     yield name
     if not cluster.owned:
         cluster.kubectl("delete", "namespace", name, "--wait=false", check=False)
+
+
+@pytest.fixture(scope="session")
+def volcano_cluster() -> Iterator[controlplane.Cluster]:
+    """A control plane of its own with Volcano v1.10's CRDs, vc-controller-manager, vc-scheduler (gang),
+    kube-controller-manager's garbage collector and three kwok nodes, and the Open queues `default` and
+    `test`; no kube-scheduler, so only Volcano binds pods."""
+    if _existing():
+        pytest.skip("the Volcano tests need the suite's own control plane with kwok fake nodes "
+                    "(unset MPIGEN_CLUSTER=existing)")
+    kubectl = find_kubectl()
+    if not controlplane.shutil.which("openssl"):
+        pytest.skip("the control plane's certificates are made with openssl, which is not on PATH")
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, signal.default_int_handler)  # as in `cluster`: teardown runs on TERM
+    binaries = {name: gotools.require(name) for name in (
+        "etcd", "kube-apiserver", "kube-controller-manager", "kwok", *volcano.BINARIES)}
+    started = controlplane.start_control_plane(binaries, kubectl)
+    try:
+        volcano.start(started, binaries)
+        yield started
+    finally:
+        started.stop()

@@ -326,9 +326,10 @@ spec:
 """
 
 
-def start_workloads(cluster: Cluster, binaries: dict[str, str], nodes: int = 3) -> None:
-    """kube-controller-manager, kube-scheduler and kwok with `nodes` fake nodes (no pod ever completes by
-    itself: the tests decide how each launcher pod ends)."""
+def start_workloads(cluster: Cluster, binaries: dict[str, str], nodes: int = 3,
+                    controllers: tuple[str, ...] = CONTROLLERS) -> None:
+    """kube-controller-manager (running `controllers`), kube-scheduler when `binaries` has it, and kwok with
+    `nodes` fake nodes (no pod ever completes by itself: the tests decide how each launcher pod ends)."""
     assert cluster.ca is not None
     pki = cluster.ca.parent
     kubeconfig_flag = f"--kubeconfig={cluster.admin_kubeconfig}"
@@ -337,16 +338,17 @@ def start_workloads(cluster: Cluster, binaries: dict[str, str], nodes: int = 3) 
         "--bind-address=127.0.0.1", f"--secure-port={free_port()}",
         f"--authentication-kubeconfig={cluster.admin_kubeconfig}",
         f"--authorization-kubeconfig={cluster.admin_kubeconfig}",
-        f"--controllers={','.join(CONTROLLERS)}", f"--root-ca-file={pki / 'ca.crt'}",
+        f"--controllers={','.join(controllers)}", f"--root-ca-file={pki / 'ca.crt'}",
         f"--service-account-private-key-file={pki / 'sa.key'}", "--use-service-account-credentials=false",
         f"--service-cluster-ip-range={SERVICE_CIDR}", "--v=1",
     ])
-    cluster.start("kube-scheduler", [
-        binaries["kube-scheduler"], kubeconfig_flag, "--leader-elect=false",
-        "--bind-address=127.0.0.1", f"--secure-port={free_port()}",
-        f"--authentication-kubeconfig={cluster.admin_kubeconfig}",
-        f"--authorization-kubeconfig={cluster.admin_kubeconfig}", "--v=1",
-    ])
+    if "kube-scheduler" in binaries:
+        cluster.start("kube-scheduler", [
+            binaries["kube-scheduler"], kubeconfig_flag, "--leader-elect=false",
+            "--bind-address=127.0.0.1", f"--secure-port={free_port()}",
+            f"--authentication-kubeconfig={cluster.admin_kubeconfig}",
+            f"--authorization-kubeconfig={cluster.admin_kubeconfig}", "--v=1",
+        ])
     stages = cluster.workdir / "kwok-stages.yaml"
     stages.write_text(KWOK_STAGES)
     cluster.start("kwok", [
@@ -374,3 +376,21 @@ def start_workloads(cluster: Cluster, binaries: dict[str, str], nodes: int = 3) 
         )
 
     _wait_ready(cluster, "kwok nodes", nodes_ready)
+
+
+def end_pod(cluster: Cluster, namespace: str, pod: str, phase: str) -> None:
+    """What the kubelet reports when the pod's only container exits (0 for Succeeded, 1 for Failed)."""
+    current = cluster.get("pod", pod, "-n", namespace)
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    code = 0 if phase == "Succeeded" else 1
+    reason = "Completed" if code == 0 else "Error"
+    statuses = [{
+        "name": container["name"], "image": container["image"], "imageID": "", "ready": False,
+        "restartCount": 0, "started": False,
+        "state": {"terminated": {"exitCode": code, "reason": reason, "startedAt": now, "finishedAt": now}},
+    } for container in current["spec"]["containers"]]
+    conditions = [{"type": kind, "status": "False", "reason": "PodCompleted" if code == 0 else "PodFailed",
+                   "lastTransitionTime": now} for kind in ("Ready", "ContainersReady")]
+    patch = {"status": {"phase": phase, "containerStatuses": statuses, "conditions": conditions}}
+    cluster.kubectl("patch", "pod", pod, "-n", namespace, "--subresource=status", "--type=strategic",
+                    "-p", json.dumps(patch))

@@ -17,7 +17,7 @@ their sources (whose go.mod and go.sum pin every module) and the Go version, wit
 
 Where `go` is missing, `require()` skips the test and says why; a build that fails is a test failure with
 the end of the build log. Run `python tests/cluster/gotools.py [tool ...]` to build ahead of a test run;
-each build step says on stderr what it runs, then every 30 s how long it has run.
+each build step says on stderr what it runs, then every 20 s how far it has got.
 """
 
 from __future__ import annotations
@@ -26,18 +26,24 @@ import fcntl
 import functools
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 KUBERNETES_VERSION = "v1.37.2"
 BUILD_TIMEOUT = 3600
+PROGRESS_EVERY = 20.0
+
+# Build progress (a cold build takes minutes). `main` prints it; under pytest tests/conftest.py shows it
+# on the terminal as it happens. A logger, not a module global: this module is imported under two names
+# (`gotools` from tests/cluster, `cluster.gotools` from tests/tools.py).
+progress = logging.getLogger("mpigen.tests.gotools")
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,7 @@ class Tool:
     binaries: tuple[str, ...]
     ldflags: tuple[str, ...] = ()
     kubernetes_staging: bool = False  # k8s.io/kubernetes: map its staging modules to published versions
+    copy_replaces: bool = False  # the module's go.mod pins dependencies by `replace`: copy those into the wrapper
     cgo: bool = False
     env: dict[str, str] = field(default_factory=dict)
     # A main package of this repository (a directory under tests/), built in a module that requires
@@ -122,6 +129,16 @@ TOOLS: dict[str, Tool] = {
         ("goyaml",),
         source="goyaml",
         requires=("k8s.io/apimachinery@v0.37.2", "sigs.k8s.io/yaml@v1.6.0", "go.yaml.in/yaml/v2@v2.4.4"),
+    ),
+    # Only v1.10.0 is on the proxy. Its go.mod pins k8s.io/* to v0.30.2 (and runc, grpc) by `replace`.
+    # The CRDs are read from the same module in the module cache (volcano.py, module_dir).
+    "volcano": Tool(
+        "volcano.sh/volcano",
+        "v1.10.0",
+        tuple(f"volcano.sh/volcano/cmd/{name}" for name in ("controller-manager", "scheduler")),
+        ("vc-controller-manager", "vc-scheduler"),
+        ldflags=("-X volcano.sh/volcano/pkg/version.Version=v1.10.0",),
+        copy_replaces=True,
     ),
 }
 
@@ -233,30 +250,51 @@ def _go_env(tool: Tool | None) -> dict[str, str]:
     return env
 
 
-def _run(argv: list[str], cwd: Path, env: dict[str, str], log: Path) -> None:
-    label = f"{log.parent.name}: {' '.join([Path(argv[0]).name, *(a for a in argv[1:3] if not a.startswith('-'))])}"
-    print(f"{label} ... (log: {log})", file=sys.stderr, flush=True)
-    started = time.monotonic()
-    finished = threading.Event()
-
-    def heartbeat() -> None:
-        while not finished.wait(30):
-            print(f"{label}: {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
-
-    threading.Thread(target=heartbeat, daemon=True).start()
+def _run(argv: list[str], cwd: Path, env: dict[str, str], log: Path, what: str) -> None:
+    """Run one build step, its output into `log`; every PROGRESS_EVERY seconds say how far it got (the
+    lines `go get` and `go build -v` wrote: modules fetched, packages compiled)."""
     with log.open("a") as out:
         out.write(f"$ {' '.join(argv)}\n")
         out.flush()
+        start_lines = _lines(log)
+        started = time.monotonic()
+        process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
         try:
-            done = subprocess.run(
-                argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, timeout=BUILD_TIMEOUT, check=False
-            )
+            while True:
+                try:
+                    process.wait(timeout=PROGRESS_EVERY)
+                    break
+                except subprocess.TimeoutExpired:
+                    elapsed = time.monotonic() - started
+                    if elapsed > BUILD_TIMEOUT:
+                        raise BuildFailed(f"{' '.join(argv)} still running after {elapsed:.0f} s; {log}") from None
+                    progress.info("%s: %s, %.0f s, %d lines of output so far (%s)",
+                                  what, argv[1], elapsed, _lines(log) - start_lines, log)
         finally:
-            finished.set()
-    print(f"{label}: exit {done.returncode} after {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
-    if done.returncode != 0:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    if process.returncode != 0:
         tail = log.read_text(errors="replace").splitlines()[-30:]
-        raise BuildFailed(f"{' '.join(argv)} failed ({done.returncode}) in {cwd}; {log}:\n" + "\n".join(tail))
+        raise BuildFailed(f"{' '.join(argv)} failed ({process.returncode}) in {cwd}; {log}:\n" + "\n".join(tail))
+
+
+def _lines(log: Path) -> int:
+    with log.open("rb") as text:
+        return sum(1 for _ in text)
+
+
+def _copied_replacements(name: str) -> list[str]:
+    """The module's own `replace` directives that name a published version (`a [v] => b v`), in a block or
+    on one line: `go` ignores a dependency's replaces, so without them the wrapper resolves other versions."""
+    gomod = (module_dir(name) / "go.mod").read_text()
+    body = "\n".join(re.findall(r"^replace\s*\((.*?)^\)", gomod, flags=re.MULTILINE | re.DOTALL))
+    body += "\n" + "\n".join(re.findall(r"^replace\s+([^(\s].*)$", gomod, flags=re.MULTILINE))
+    lines = [f"\t{line.strip()}" for line in body.splitlines()
+             if re.fullmatch(r"\s*\S+(\s+v\S+)?\s+=>\s+\S+\s+v\S+\s*", line)]
+    if not lines:
+        raise BuildFailed(f"no versioned replace directives found in {TOOLS[name].module}'s go.mod")
+    return lines
 
 
 def _staging_replacements(go: str, tool: Tool, env: dict[str, str], cwd: Path) -> list[str]:
@@ -287,17 +325,26 @@ def _build(go: str, name: str, directory: Path) -> None:
     lines = [f"module mpigen.test/build/{name}", "", "go 1.22", ""]
     if tool.kubernetes_staging:
         lines += ["replace (", *_staging_replacements(go, tool, env, src), ")", ""]
+    if tool.copy_replaces:
+        lines += ["replace (", *_copied_replacements(name), ")", ""]
     (src / "go.mod").write_text("\n".join(lines))
+    what = f"building {name} {tool.version}"
+    progress.info("%s from the Go module proxy (a cold build takes minutes; log: %s)", what, log)
     if tool.source:
         for path in _source_dir(tool).glob("*.go"):
             shutil.copy(path, src / path.name)
-        _run([go, "get", *tool.requires], src, env, log)
+        _run([go, "get", *tool.requires], src, env, log, what)
     else:
-        _run([go, "get", *(f"{package}@{tool.version}" for package in tool.packages)], src, env, log)
+        _run([go, "get", *(f"{package}@{tool.version}" for package in tool.packages)], src, env, log, what)
     staging_bin = directory / "bin.partial"
     staging_bin.mkdir()
-    argv = [go, "build", "-p", "2", "-ldflags", " ".join(["-s", "-w", *tool.ldflags]), "-o", str(staging_bin) + "/"]
-    _run([*argv, *tool.packages], src, env, log)
+    argv = [go, "build", "-v", "-p", "2", "-ldflags", " ".join(["-s", "-w", *tool.ldflags]), "-o", str(staging_bin) + "/"]
+    _run([*argv, *tool.packages], src, env, log, what)
+    if len(tool.packages) > 1:
+        for package, binary_name in zip(tool.packages, tool.binaries, strict=True):
+            made = staging_bin / package.rsplit("/", 1)[-1]  # named after the package's last element
+            if made.name != binary_name:
+                made.rename(staging_bin / binary_name)  # .../cmd/scheduler -> vc-scheduler
     if len(tool.packages) == 1 and tool.binaries[0] not in os.listdir(staging_bin):
         # a module-root main package is named after the last element of its path (kpt, .../v3 -> v3)
         (built,) = os.listdir(staging_bin)
@@ -305,6 +352,35 @@ def _build(go: str, name: str, directory: Path) -> None:
     staging_bin.rename(directory / "bin")
     seconds = time.monotonic() - started
     (directory / "done").write_text(f"{tool.module}@{tool.version} built in {seconds:.0f} s\n")
+    progress.info("%s: done in %.0f s", what, seconds)
+
+
+def module_dir(name: str) -> Path:
+    """The source of tool `name`'s pinned module in the Go module cache (`go mod download`: from the module
+    proxy, checked against go.sum's database; instant once there), for the files a test reads from it,
+    such as the JobSet and Kueue CRDs and webhook configurations."""
+    go = shutil.which("go")
+    if go is None:
+        raise Unavailable(f"cannot read {TOOLS[name].module}: `go` is not on PATH")
+    tool = TOOLS[name]
+    cache_root().mkdir(parents=True, exist_ok=True)
+    done = subprocess.run([go, "mod", "download", "-json", f"{tool.module}@{tool.version}"], cwd=cache_root(),
+                          env=_go_env(tool), capture_output=True, text=True, timeout=BUILD_TIMEOUT, check=False)
+    if done.returncode != 0:
+        raise BuildFailed(f"go mod download {tool.module}@{tool.version} failed: {done.stdout}{done.stderr}")
+    return Path(json.loads(done.stdout)["Dir"])
+
+
+def require_module(name: str) -> Path:
+    """For fixtures: module_dir, skipping where `go` is missing and failing where the download fails."""
+    import pytest
+
+    try:
+        return module_dir(name)
+    except Unavailable as why:
+        pytest.skip(str(why))
+    except BuildFailed as why:
+        pytest.fail(str(why), pytrace=False)
 
 
 def _build_local(go: str, name: str, directory: Path) -> None:
@@ -319,10 +395,12 @@ def _build_local(go: str, name: str, directory: Path) -> None:
         shutil.copy2(path, src / path.name)
     log = directory / "build.log"
     started = time.monotonic()
-    _run([go, "mod", "download"], src, env, log)
+    what = f"building {name} from {tool.source.relative_to(REPO)}"
+    progress.info("%s (log: %s)", what, log)
+    _run([go, "mod", "download"], src, env, log, what)
     staging_bin = directory / "bin.partial"
     staging_bin.mkdir()
-    _run([go, "build", "-p", "2", "-ldflags", "-s -w", "-o", str(staging_bin / tool.binary), "."], src, env, log)
+    _run([go, "build", "-p", "2", "-ldflags", "-s -w", "-o", str(staging_bin / tool.binary), "."], src, env, log, what)
     staging_bin.rename(directory / "bin")
     seconds = time.monotonic() - started
     (directory / "done").write_text(f"{tool.source.relative_to(REPO)} built in {seconds:.0f} s\n")
@@ -341,6 +419,7 @@ def require(binary_name: str) -> str:
 
 
 def main(argv: list[str]) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     names = argv or [*TOOLS, *LOCAL_TOOLS]
     for name in names:
         started = time.monotonic()

@@ -1,0 +1,152 @@
+"""Volcano (volcano.sh/volcano v1.10.0, the only release the Go module proxy serves) on a control plane of
+the suite: its CRDs, the job controller (vc-controller-manager) and the gang scheduler (vc-scheduler), with
+kwok fake nodes and no kube-scheduler, so every pod that gets a node was bound by Volcano.
+
+Everything comes from the one pinned module: gotools.py builds the two binaries (tool `volcano`) and the
+CRDs are read from the same module's copy in the Go module cache (`config/crd/volcano/bases`), never from a
+copy in this repository.
+
+The admission webhooks (vc-webhook-manager) are not run. The mutating one only fills defaults on create:
+`queue: default`, `schedulerName`, `maxRetry: 3` when 0, `minAvailable` (the sum of the tasks'),
+each task's `name`, `minAvailable` (its replicas) and `maxRetry: 3`, and the `svc`/`ssh` plugins under the
+`mpi` plugin. A Job that spells all of these out is run the same with or without it; the tests' Jobs do. The
+validating one only refuses; what it would refuse is noted in the Volcano target's documentation.
+
+kube-controller-manager runs what Volcano's objects rely on: the garbage collector (the Job's pods, and
+its plugins' Service, ConfigMap, Secret and NetworkPolicy, are owned by the Job; its TTL deletes it in the
+foreground), the service-account controllers (pods need the namespace's `default` ServiceAccount) and the
+namespace controller.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from typing import Any
+
+import controlplane
+import gotools
+import yaml
+
+TOOL = "volcano"
+VERSION = gotools.TOOLS[TOOL].version
+BINARIES = ("vc-controller-manager", "vc-scheduler")
+SCHEDULER_NAME = "volcano"
+
+# The CRDs of the objects a Volcano Job involves, from the module (bases/ holds the apiextensions v1 ones).
+# numatopologies: vc-scheduler watches them.
+CRD_FILES = (
+    "batch.volcano.sh_jobs.yaml",
+    "bus.volcano.sh_commands.yaml",
+    "scheduling.volcano.sh_podgroups.yaml",
+    "scheduling.volcano.sh_queues.yaml",
+    "nodeinfo.volcano.sh_numatopologies.yaml",
+)
+
+# vc-controller-manager's controllers: Jobs, their PodGroups, Queues (they open them) and the TTL collector.
+# jobflow and jobtemplate would need the flow.volcano.sh CRDs, which Jobs do not use.
+VC_CONTROLLERS = ("job-controller", "pg-controller", "queue-controller", "gc-controller")
+
+KUBE_CONTROLLERS = (
+    "serviceaccount-token-controller",
+    "serviceaccount-controller",
+    "root-ca-certificate-publisher-controller",
+    "garbage-collector-controller",
+    "namespace-controller",
+)
+
+# Volcano's default scheduler configuration (pkg/scheduler/util.go) with gang in the first tier: a PodGroup
+# is enqueued when its minResources fit (overcommit, proportion), and its pods are bound only when
+# minMember of them fit at once (gang).
+SCHEDULER_CONF = """\
+actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+- plugins:
+  - name: overcommit
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+"""
+
+
+def crds() -> list[dict[str, Any]]:
+    """Volcano's own CRDs for Job, Command, PodGroup, Queue and Numatopology."""
+    bases = gotools.module_dir(TOOL) / "config" / "crd" / "volcano" / "bases"
+    loaded = []
+    for name in CRD_FILES:
+        (crd,) = [doc for doc in yaml.safe_load_all((bases / name).read_text()) if doc]
+        loaded.append(crd)
+    return loaded
+
+
+def install_crds(cluster: controlplane.Cluster) -> None:
+    # Server-side: the Job CRD (210 kB) with its last-applied annotation would pass kubectl's 256 KiB limit.
+    documents = crds()
+    cluster.kubectl("apply", "--server-side", "--field-manager=mpigen-tests", "-f", "-",
+                    input="\n---\n".join(json.dumps(crd) for crd in documents))
+    for crd in documents:
+        cluster.kubectl("wait", "--for=condition=Established", f"crd/{crd['metadata']['name']}", "--timeout=60s")
+
+
+def queue(name: str, weight: int = 1, capability: dict[str, str] | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"weight": weight, "reclaimable": True}
+    if capability:
+        spec["capability"] = capability
+    return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": name}, "spec": spec}
+
+
+def queue_open(cluster: controlplane.Cluster, name: str) -> bool:
+    done = cluster.kubectl("get", "queue", name, "--ignore-not-found", "-o", "json")
+    if not done.stdout.strip():
+        return False
+    return bool(json.loads(done.stdout).get("status", {}).get("state") == "Open")
+
+
+def start(cluster: controlplane.Cluster, binaries: dict[str, str], nodes: int = 3,
+          queues: tuple[str, ...] = ("default", "test")) -> None:
+    """On a fresh control plane: Volcano's CRDs, kube-controller-manager and kwok (`nodes` fake nodes, no
+    kube-scheduler), vc-controller-manager, vc-scheduler, and the `queues` (Open before this returns)."""
+    install_crds(cluster)
+    controlplane.start_workloads(cluster, {name: binaries[name] for name in ("kube-controller-manager", "kwok")},
+                                 nodes=nodes, controllers=KUBE_CONTROLLERS)
+    kubeconfig = f"--kubeconfig={cluster.admin_kubeconfig}"
+    conf = cluster.workdir / "volcano-scheduler.conf"
+    conf.write_text(SCHEDULER_CONF)
+    cluster.start("vc-controller-manager", [
+        binaries["vc-controller-manager"], kubeconfig, "--leader-elect=false",
+        f"--controllers={','.join(VC_CONTROLLERS)}", f"--scheduler-name={SCHEDULER_NAME}",
+        f"--healthz-address=127.0.0.1:{controlplane.free_port()}", "--logtostderr", "-v=3",
+    ])
+    cluster.start("vc-scheduler", [
+        binaries["vc-scheduler"], kubeconfig, "--leader-elect=false", f"--scheduler-conf={conf}",
+        f"--scheduler-name={SCHEDULER_NAME}", "--default-queue=default", "--schedule-period=500ms",
+        f"--listen-address=127.0.0.1:{controlplane.free_port()}",
+        f"--healthz-address=127.0.0.1:{controlplane.free_port()}", "--logtostderr", "-v=3",
+    ])
+    # vc-scheduler creates the default queue; the queue controller opens every queue.
+    for name in queues:
+        if name != "default":
+            cluster.kubectl("apply", "-f", "-", input=json.dumps(queue(name)))
+    for name in queues:
+        cluster.wait_for(f"queue {name} Open", lambda name=name: cluster.check_running() or queue_open(cluster, name))
+
+
+def diagnostics(cluster: controlplane.Cluster) -> str:
+    """What a failing test shows: Volcano's objects and pods in every namespace, recent events, log tails."""
+    parts = []
+    for argv in (("get", "queues,vcjobs,podgroups,pods,services,configmaps,secrets,networkpolicies", "-A",
+                  "-o", "wide"),
+                 ("get", "events", "-A", "--sort-by=.lastTimestamp")):
+        try:
+            done = cluster.kubectl(*argv, check=False, timeout=20)
+        except subprocess.TimeoutExpired:
+            continue
+        lines = (done.stdout + done.stderr).splitlines()
+        parts.append(f"$ kubectl {' '.join(argv)}\n" + "\n".join(lines[-60:]))
+    parts.append(cluster.logs_tail(40))
+    return "\n".join(parts)
