@@ -22,11 +22,11 @@ from typing import Any
 from mpigen import names
 from mpigen.options import Options
 from mpigen.plan import JobPlan
-from mpigen.targets.operator.rbac import launcher_service_account
-from mpigen.targets.operator.workers import add_ssh, config_mount, config_volume, host_network_dns
 from mpigen.targets.shared import mpi_env
 from mpigen.targets.shared.gang import join_gang
 from mpigen.targets.shared.meta import kubectl_delivery_image, label_pod, object_meta
+from mpigen.targets.shared.rbac import launcher_service_account
+from mpigen.targets.shared.workers import add_ssh, config_mount, config_volume, host_network_dns
 
 
 def kubectl_mount() -> dict[str, str]:

@@ -14,7 +14,7 @@ from typing import Any
 from mpigen import names
 from mpigen.options import Options
 from mpigen.plan import JobPlan
-from mpigen.targets.operator.cleanup import render_cleanup, wants_cleanup
+from mpigen.targets.shared.cleanup import render_cleanup, wants_cleanup
 from mpigen.targets.shared.meta import object_meta
 from mpigen.targets.shared.scripts import render_wait_script
 from mpigen.targets.shared.ssh import generates_keys, render_keygen
