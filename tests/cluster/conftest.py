@@ -60,7 +60,12 @@ def _install_volcano_job_crd(cluster: controlplane.Cluster) -> None:
     if present and not cluster.owned:
         return  # an existing cluster's own Volcano
     cluster.kubectl("apply", "--server-side", "--field-manager=mpigen-tests", "-f", "-", input=json.dumps(crd))
-    cluster.kubectl("wait", "--for=condition=Established", f"crd/{crd['metadata']['name']}", "--timeout=60s")
+    # `kubectl wait` fails on a CRD whose status has no conditions yet (just after the apply).
+    def established() -> bool:
+        conditions = cluster.get("crd", crd["metadata"]["name"]).get("status", {}).get("conditions") or []
+        return any(c["type"] == "Established" and c["status"] == "True" for c in conditions)
+
+    cluster.wait_for("the Volcano Job CRD Established", established)
 
 
 @pytest.fixture(scope="session")
