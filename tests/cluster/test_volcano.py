@@ -89,6 +89,10 @@ def phase(cluster: Cluster, namespace: str, job: str) -> str | None:
     return found
 
 
+def exists(cluster: Cluster, namespace: str, kind: str, name: str) -> bool:
+    return bool(cluster.kubectl("get", kind, name, "-n", namespace, "--ignore-not-found", "-o", "name").stdout.strip())
+
+
 def pods(cluster: Cluster, namespace: str, job: str) -> list[Obj]:
     items: list[Obj] = cluster.get("pods", "-n", namespace, "-l", f"volcano.sh/job-name={job}")["items"]
     return items
@@ -122,6 +126,7 @@ def test_gang_runs_completes_and_expires(volcano_cluster: Cluster, namespace: st
     cluster, job, workers = volcano_cluster, "pi", 2
     apply(cluster, namespace, mpi_job(job, workers, max_retry=3, ttl=3))
     started = running_pods(cluster, namespace, job, 1 + workers)
+    uid = cluster.get("vcjob", job, "-n", namespace)["metadata"]["uid"]
 
     # Pod names <job>-<task>-<index>; bound by Volcano to fake nodes; the svc plugin's DNS identity.
     assert set(started) == {"pi-master-0", "pi-worker-0", "pi-worker-1"}
@@ -134,7 +139,7 @@ def test_gang_runs_completes_and_expires(volcano_cluster: Cluster, namespace: st
         assert (labels["volcano.sh/task-spec"], labels["volcano.sh/task-index"]) == (task, index)
         assert labels["volcano.sh/queue-name"] == "test" and labels["volcano.sh/job-namespace"] == namespace
         assert annotations["volcano.sh/job-retry-count"] == "0"
-        assert annotations["scheduling.k8s.io/group-name"] == f"{job}-{cluster.get('vcjob', job, '-n', namespace)['metadata']['uid']}"
+        assert annotations["scheduling.k8s.io/group-name"] == f"{job}-{uid}"
         container = pod["spec"]["containers"][0]
         env = {e["name"]: e for e in container.get("env", [])}
         # env plugin: the index in the task; svc plugin: host lists from its ConfigMap.
@@ -174,7 +179,8 @@ def test_gang_runs_completes_and_expires(volcano_cluster: Cluster, namespace: st
     assert policy["policyTypes"] == ["Ingress"]
     assert policy["ingress"] == [{"from": [{"podSelector": {"matchLabels": service["spec"]["selector"]}}]}]
     # ssh plugin: a fresh RSA key pair made by the controller, and an ssh config naming every pod.
-    keys = {k: base64.b64decode(v).decode() for k, v in cluster.get("secret", f"{job}-ssh", "-n", namespace)["data"].items()}
+    secret = cluster.get("secret", f"{job}-ssh", "-n", namespace)["data"]
+    keys = {key: base64.b64decode(value).decode() for key, value in secret.items()}
     assert set(keys) == {"id_rsa", "id_rsa.pub", "authorized_keys", "config"}
     assert keys["id_rsa"].startswith("-----BEGIN RSA PRIVATE KEY-----")
     assert keys["authorized_keys"] == keys["id_rsa.pub"] and keys["id_rsa.pub"].startswith("ssh-rsa ")
@@ -194,8 +200,8 @@ def test_gang_runs_completes_and_expires(volcano_cluster: Cluster, namespace: st
         p["metadata"]["name"].startswith("pi-worker-") for p in live(pods(cluster, namespace, job))), timeout=60)
     for kind, name in (("service", job), ("configmap", f"{job}-svc"), ("secret", f"{job}-ssh"),
                        ("networkpolicy", job)):
-        cluster.wait_for(f"{kind}/{name} deleted with the job's end", lambda kind=kind, name=name: not cluster.kubectl(
-            "get", kind, name, "-n", namespace, "--ignore-not-found", "-o", "name").stdout.strip(), timeout=30)
+        cluster.wait_for(f"{kind}/{name} deleted with the job's end", lambda kind=kind, name=name: not exists(
+            cluster, namespace, kind, name), timeout=30)
 
     # ttlSecondsAfterFinished: vc-controller-manager's gc-controller deletes the Job (foreground), and
     # with it the master pod and the PodGroup.
@@ -260,7 +266,8 @@ def test_failing_master_is_retried_up_to_max_retry(volcano_cluster: Cluster, nam
     keys = []
     for attempt in range(2):
         started = running_pods(cluster, namespace, job, 2)
-        assert {p["metadata"]["annotations"]["volcano.sh/job-retry-count"] for p in started.values()} == {str(attempt)}
+        retries = {p["metadata"]["annotations"]["volcano.sh/job-retry-count"] for p in started.values()}
+        assert retries == {str(attempt)}
         keys.append(cluster.get("secret", f"{job}-ssh", "-n", namespace)["data"]["id_rsa"])
         cluster.wait_for("vcjob Running", lambda: phase(cluster, namespace, job) == "Running")
         end_pod(cluster, namespace, f"{job}-master-0", "Failed")

@@ -139,8 +139,8 @@ def start(cluster: controlplane.Cluster, binaries: dict[str, str], nodes: int = 
 def diagnostics(cluster: controlplane.Cluster) -> str:
     """What a failing test shows: Volcano's objects and pods in every namespace, recent events, log tails."""
     parts = []
-    for argv in (("get", "queues,vcjobs,podgroups,pods,services,configmaps,secrets,networkpolicies", "-A",
-                  "-o", "wide"),
+    kinds = "queues,jobs.batch.volcano.sh,podgroups,pods,services,configmaps,secrets,networkpolicies"
+    for argv in (("get", kinds, "-A", "-o", "wide"),
                  ("get", "events", "-A", "--sort-by=.lastTimestamp")):
         try:
             done = cluster.kubectl(*argv, check=False, timeout=20)
