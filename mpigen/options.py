@@ -118,7 +118,7 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
     OptionSpec("scheduler-name", "scheduler_name", "dns-subdomain", "schedulerName of the job's pods under gang scheduling, a DNS subdomain [default: volcano, or scheduler-plugins-scheduler].", "schedulerName of the job's pods under gang scheduling (a DNS subdomain).", metavar="NAME", needs="gang-scheduler"),
     OptionSpec("cluster-domain", "cluster_domain", "dns-subdomain", "v2beta1: the cluster's DNS domain, appended to the hostfile's host names (<pod>.<job>.<ns>.svc.DOMAIN) and the workers' DNS search entry [default: none; search cluster.local].", "v2beta1: the cluster's DNS domain for the hostfile's names (default: none).", metavar="DOMAIN"),
     OptionSpec("ssh-secret", "ssh_secret", "dns-subdomain", "v2beta1: use this existing Secret (keys ssh-privatekey, ssh-publickey) for SSH instead of rendering <job>-ssh and a key-generation Job.", "v2beta1: an existing Secret with the SSH key pair; no key-generation Job.", metavar="SECRET"),
-    OptionSpec("target", "target", "choice", "What the job becomes in the cluster: operator, the objects the mpi-operator would create plus what runs them without it.", "What the job becomes in the cluster (default: operator).", choices=tuple(TARGETS)),
+    OptionSpec("target", "target", "choice", "What the job becomes in the cluster: operator, the objects the mpi-operator would create plus what runs them without it; volcano, one Volcano batch.volcano.sh/v1alpha1 Job (Volcano v1.10).", "What the job becomes in the cluster (default: operator).", choices=tuple(TARGETS)),
 )
 
 _FIELDS = {spec.flag: spec.field for spec in OPTION_TABLE}

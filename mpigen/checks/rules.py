@@ -140,10 +140,27 @@ def label_value_problem(value: object) -> str | None:
 
 def check_objects(objects: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], Issue]]:
     """Each (object, issue) where the emitted objects break an API-server rule the schemas miss."""
-    pods = [labels for obj in objects if (labels := _template_labels(obj)) is not None]
+    pods = [(template.get("metadata") or {}).get("labels") or {} for obj in objects for _, template in _pod_templates(obj)]
     for obj in objects:
         for issue in _object_issues(obj, pods):
             yield obj, issue
+
+
+def _pod_templates(obj: dict[str, Any]) -> list[tuple[Path, dict[str, Any]]]:
+    """An object's pod templates with their paths: `spec.template`, or each of a Volcano Job's
+    `spec.tasks[i].template`."""
+    spec = obj.get("spec") or {}
+    template = spec.get("template")
+    if isinstance(template, dict):
+        return [(("spec", "template"), template)]
+    tasks = spec.get("tasks")
+    if not isinstance(tasks, list):
+        return []
+    return [
+        (("spec", "tasks", index, "template"), task["template"])
+        for index, task in enumerate(tasks)
+        if isinstance(task, dict) and isinstance(task.get("template"), dict)
+    ]
 
 
 def _template_labels(obj: dict[str, Any]) -> dict[str, str] | None:
@@ -158,9 +175,8 @@ def _matches(selector: dict[str, str], labels: dict[str, str]) -> bool:
 def _object_issues(obj: dict[str, Any], pods: list[dict[str, str]]) -> Iterator[Issue]:
     spec = obj.get("spec") or {}
     yield from _metadata_keys(obj.get("metadata") or {}, ("metadata",))
-    template = spec.get("template")
-    if isinstance(template, dict):
-        yield from _metadata_keys(template.get("metadata") or {}, ("spec", "template", "metadata"))
+    for path, template in _pod_templates(obj):
+        yield from _metadata_keys(template.get("metadata") or {}, (*path, "metadata"))
     selector = spec.get("selector")
     if isinstance(selector, dict) and "matchLabels" in selector:
         own = _template_labels(obj)

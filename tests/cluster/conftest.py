@@ -43,6 +43,7 @@ def _existing() -> bool:
 
 
 def _install_crds(cluster: controlplane.Cluster) -> None:
+    _install_volcano_job_crd(cluster)
     for crd in crds.podgroup_crds() + crds.passed_through_crds():
         name = crd["metadata"]["name"]
         present = cluster.kubectl("get", "crd", name, "--ignore-not-found", "-o", "name").stdout.strip()
@@ -50,6 +51,23 @@ def _install_crds(cluster: controlplane.Cluster) -> None:
             continue  # an existing cluster's own Volcano or scheduler-plugins CRD: leave it alone
         cluster.kubectl("apply", "-f", "-", input=json.dumps(crd))
         cluster.kubectl("wait", "--for=condition=Established", f"crd/{name}", "--timeout=60s")
+
+
+def _install_volcano_job_crd(cluster: controlplane.Cluster) -> None:
+    """Volcano v1.10.0's own Job CRD, from the module (the volcano target's output), beside mpigen's
+    PodGroup CRDs; server-side, as its 210 kB would pass client-side apply's annotation limit."""
+    gotools.require_module(volcano.TOOL)
+    (crd,) = [crd for crd in volcano.crds() if crd["metadata"]["name"] == "jobs.batch.volcano.sh"]
+    present = cluster.kubectl("get", "crd", crd["metadata"]["name"], "--ignore-not-found", "-o", "name").stdout.strip()
+    if present and not cluster.owned:
+        return  # an existing cluster's own Volcano
+    cluster.kubectl("apply", "--server-side", "--field-manager=mpigen-tests", "-f", "-", input=json.dumps(crd))
+    # `kubectl wait` fails on a CRD whose status has no conditions yet (just after the apply).
+    def established() -> bool:
+        conditions = cluster.get("crd", crd["metadata"]["name"]).get("status", {}).get("conditions") or []
+        return any(c["type"] == "Established" and c["status"] == "True" for c in conditions)
+
+    cluster.wait_for("the Volcano Job CRD Established", established)
 
 
 @pytest.fixture(scope="session")

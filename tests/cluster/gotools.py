@@ -17,7 +17,7 @@ their sources (whose go.mod and go.sum pin every module) and the Go version, wit
 
 Where `go` is missing, `require()` skips the test and says why; a build that fails is a test failure with
 the end of the build log. Run `python tests/cluster/gotools.py [tool ...]` to build ahead of a test run;
-each build step says on stderr what it runs, then every 30 s how long it has run.
+each build step says on stderr what it runs, then every 20 s how far it has got.
 """
 
 from __future__ import annotations

@@ -19,21 +19,21 @@ from mpigen.errors import Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 from mpigen.targets.canonical import canonical
-from mpigen.targets.operator.cleanup import build_cleanup_job, build_cleanup_rbac
-from mpigen.targets.operator.configmap import build_config_map
-from mpigen.targets.operator.launcher import build_launcher_job
-from mpigen.targets.operator.limits import check_derived_names, check_sizes
-from mpigen.targets.operator.rbac import (
+from mpigen.targets.operator.reserved import added
+from mpigen.targets.operator.service import build_job_service
+from mpigen.targets.shared.cleanup import build_cleanup_job, build_cleanup_rbac
+from mpigen.targets.shared.configmap import build_config_map
+from mpigen.targets.shared.gang import build_pod_group, build_worker_pdb, gang_warnings
+from mpigen.targets.shared.launcher import build_launcher_job
+from mpigen.targets.shared.limits import check_derived_names, check_sizes
+from mpigen.targets.shared.meta import template_warnings
+from mpigen.targets.shared.rbac import (
     build_launcher_role,
     build_launcher_role_binding,
     build_launcher_service_account,
 )
-from mpigen.targets.operator.reserved import added
-from mpigen.targets.operator.service import build_job_service
-from mpigen.targets.operator.workers import build_worker_stateful_set
-from mpigen.targets.shared.gang import build_pod_group, build_worker_pdb, gang_warnings
-from mpigen.targets.shared.meta import template_warnings
 from mpigen.targets.shared.ssh import build_keygen_job, build_keygen_rbac, build_ssh_secret
+from mpigen.targets.shared.workers import build_worker_stateful_set
 
 Builder = Callable[[JobPlan, Options], list[dict[str, Any]]]
 

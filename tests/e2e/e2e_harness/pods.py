@@ -259,8 +259,24 @@ def is_launcher_job(obj: Obj) -> bool:
     return obj.get("kind") == "Job" and role_of(obj) == "launcher"
 
 
+VOLCANO_JOB = "batch.volcano.sh/v1alpha1"
+
+
+def _volcano_task_pods(obj: Obj, task_name: Literal["launcher", "worker"], sources: Mapping[str, Mapping[str, Obj]]) -> list[Pod]:
+    """A Volcano Job's task as Volcano's controller makes it: pods `<job>-<task>-<index>` whose
+    hostname is the pod name and subdomain the job (the svc plugin)."""
+    job = obj["metadata"]["name"]
+    return [
+        _pod(f"{job}-{task_name}-{i}", task_name, obj, task["template"], sources, subdomain=job)
+        for task in obj["spec"]["tasks"]
+        if task["name"] == task_name
+        for i in range(int(task.get("replicas", 1)))
+    ]
+
+
 def plan_pods(objects: Iterable[Obj], launcher_suffix: str = "e2e00") -> list[Pod]:
-    """The job's pods: one per worker StatefulSet replica or worker Pod, then the launcher Job's pod.
+    """The job's pods: one per worker StatefulSet replica or worker Pod, then the launcher Job's pod;
+    or a Volcano Job's worker task pods, then its launcher task's.
 
     Other Jobs (mpigen's clean-up Job talks to the API server only) are not run.
     """
@@ -271,6 +287,8 @@ def plan_pods(objects: Iterable[Obj], launcher_suffix: str = "e2e00") -> list[Po
     }
     pods: list[Pod] = []
     for obj in objects:
+        if obj.get("apiVersion") == VOLCANO_JOB and obj.get("kind") == "Job":
+            pods += _volcano_task_pods(obj, "worker", sources)
         if obj.get("kind") == "Pod" and role_of(obj) == "worker":
             pods.append(_pod(obj["metadata"]["name"], "worker", obj, obj, sources))
         if obj.get("kind") == "StatefulSet":
@@ -287,6 +305,8 @@ def plan_pods(objects: Iterable[Obj], launcher_suffix: str = "e2e00") -> list[Po
                     )
                 )
     for obj in objects:
+        if obj.get("apiVersion") == VOLCANO_JOB and obj.get("kind") == "Job":
+            pods += _volcano_task_pods(obj, "launcher", sources)
         if is_launcher_job(obj):
             name = f"{obj['metadata']['name']}-{launcher_suffix}"
             pods.append(_pod(name, "launcher", obj, obj["spec"]["template"], sources))

@@ -17,7 +17,7 @@ from mpigen.errors import CompileError
 from mpigen.inputs.annotations import ANNOTATIONS, PREFIX, options_for
 from mpigen.options import Options
 from mpigen.records import fields
-from mpigen.targets.operator import limits
+from mpigen.targets.shared import limits
 
 
 def job(workers: int = 2, name: str = "train", slots: int = 1) -> dict[str, Any]:
@@ -174,7 +174,7 @@ def test_long_names_make_the_role_the_limit() -> None:
 
 
 def test_absurd_worker_counts_never_build_a_hostfile(monkeypatch: pytest.MonkeyPatch) -> None:
-    from mpigen.targets.operator import configmap
+    from mpigen.targets.shared import configmap
 
     def refuse(*args: object) -> str:
         raise AssertionError("the hostfile was rendered for an absurd worker count")

@@ -86,7 +86,7 @@ def host_lists_bytes(plan: JobPlan, workers: int) -> int:
     """Bytes of the hostfile and (if any) discover_hosts.sh for `workers`: one line per host in
     each, a worker's host its pod name plus a suffix the same for all (templates/hostfile.j2,
     templates/discover_hosts.sh.j2), plus the launcher's line when it is a host too."""
-    from mpigen.targets.operator.configmap import SEPARATORS
+    from mpigen.targets.shared.configmap import SEPARATORS
 
     suffix = len(names.host("", plan.service.name, plan.namespace, plan.hostnames.cluster_domain)) if plan.hostnames.fqdn else 0
     names_length = worker_names_length(plan.name, workers) + workers * suffix
@@ -103,7 +103,7 @@ def host_lists_bytes(plan: JobPlan, workers: int) -> int:
 
 def config_map_bytes(plan: JobPlan, options: Options, workers: int) -> int:
     """Data size of the job's ConfigMap (keys and values, as the API server counts it) for `workers`."""
-    from mpigen.targets.operator.configmap import config_scripts, host_list_keys
+    from mpigen.targets.shared.configmap import config_scripts, host_list_keys
 
     scripts = config_scripts(plan, options)
     size = sum(len(key) + len(value.encode()) for key, value in scripts.items())
@@ -113,7 +113,7 @@ def config_map_bytes(plan: JobPlan, options: Options, workers: int) -> int:
 def role_bytes(plan: JobPlan, workers: int) -> int:
     """Size of the launcher Role as compact JSON (an upper bound of what etcd stores) for `workers`:
     two `resourceNames` lists of every worker pod."""
-    from mpigen.targets.operator.rbac import launcher_role
+    from mpigen.targets.shared.rbac import launcher_role
 
     if not plan.launcher_needs_api:
         return 0

@@ -53,12 +53,15 @@ def ssh_volume(ssh: Ssh) -> dict[str, Any]:
     return {"name": names.SSH_VOLUME, "secret": secret}
 
 
-def add_ssh(pod: dict[str, Any], ssh: Ssh, role: str) -> None:
-    """The role variable, the key mount in containers[0] and the key volume (v0.8.2 `setupSSHOnPod`)."""
+def add_ssh(pod: dict[str, Any], ssh: Ssh, role: str, *, mount: bool = True) -> None:
+    """The role variable, the key mount in containers[0] and the key volume (v0.8.2 `setupSSHOnPod`);
+    only the variable when the run target's engine mounts the keys (`mount` False)."""
     container = pod["containers"][0]
     container["env"] = [*(container.get("env") or []), {"name": names.JOB_ROLE_ENV, "value": role}]
-    mount = {"name": names.SSH_VOLUME, "mountPath": ssh.mount_path}
-    container["volumeMounts"] = [*(container.get("volumeMounts") or []), mount]
+    if not mount:
+        return
+    key_mount = {"name": names.SSH_VOLUME, "mountPath": ssh.mount_path}
+    container["volumeMounts"] = [*(container.get("volumeMounts") or []), key_mount]
     pod["volumes"] = [*(pod.get("volumes") or []), ssh_volume(ssh)]
 
 
@@ -79,11 +82,11 @@ def _kubexec_worker(pod: dict[str, Any], plan: JobPlan) -> None:
     pod["volumes"] = [*(pod.get("volumes") or []), volume]
 
 
-def _ssh_worker(pod: dict[str, Any], plan: JobPlan, ssh: Ssh) -> None:
+def _ssh_worker(pod: dict[str, Any], plan: JobPlan, ssh: Ssh, mounts_keys: bool) -> None:
     container = pod["containers"][0]
     if not container.get("command") and not container.get("args"):
         container["command"] = list(names.SSHD_COMMAND)
-    add_ssh(pod, ssh, names.ROLE_WORKER)
+    add_ssh(pod, ssh, names.ROLE_WORKER, mount=mounts_keys)
     host_network_dns(pod)
     if plan.namespace is not None:
         search = names.dns_search(plan.service.name, plan.namespace, plan.hostnames.cluster_domain)
@@ -91,7 +94,9 @@ def _ssh_worker(pod: dict[str, Any], plan: JobPlan, ssh: Ssh) -> None:
         dns["searches"] = [*(dns.get("searches") or []), search]
 
 
-def build_worker_pod_template(plan: JobPlan, options: Options) -> dict[str, Any]:
+def build_worker_pod_template(plan: JobPlan, options: Options, *, mounts_keys: bool = True, gang: bool = True) -> dict[str, Any]:
+    """A worker's pod template; without the SSH key mount (`mounts_keys` False) or the gang scheduler's
+    marks (`gang` False) when the run target's engine adds those itself."""
     template = copy.deepcopy(plan.worker_template)
     if indexes_pods(plan):  # the operator's per-pod index: never one value for all
         template.get("metadata", {}).get("labels", {}).pop(names.REPLICA_INDEX_LABEL, None)
@@ -105,8 +110,9 @@ def build_worker_pod_template(plan: JobPlan, options: Options) -> dict[str, Any]
     if plan.ssh is None:
         _kubexec_worker(pod, plan)
     else:
-        _ssh_worker(pod, plan, plan.ssh)
-    join_gang(template, plan, options, names.ROLE_WORKER)
+        _ssh_worker(pod, plan, plan.ssh, mounts_keys)
+    if gang:
+        join_gang(template, plan, options, names.ROLE_WORKER)
     return template
 
 

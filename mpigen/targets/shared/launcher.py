@@ -22,11 +22,11 @@ from typing import Any
 from mpigen import names
 from mpigen.options import Options
 from mpigen.plan import JobPlan
-from mpigen.targets.operator.rbac import launcher_service_account
-from mpigen.targets.operator.workers import add_ssh, config_mount, config_volume, host_network_dns
 from mpigen.targets.shared import mpi_env
 from mpigen.targets.shared.gang import join_gang
 from mpigen.targets.shared.meta import kubectl_delivery_image, label_pod, object_meta
+from mpigen.targets.shared.rbac import launcher_service_account
+from mpigen.targets.shared.workers import add_ssh, config_mount, config_volume, host_network_dns
 
 
 def kubectl_mount() -> dict[str, str]:
@@ -84,7 +84,12 @@ def _env(plan: JobPlan, own: list[dict[str, Any]]) -> list[dict[str, str]]:
     return env
 
 
-def build_launcher_pod_template(plan: JobPlan, options: Options) -> dict[str, Any]:
+def build_launcher_pod_template(
+    plan: JobPlan, options: Options, *, names_pod: bool = True, mounts_keys: bool = True, gang: bool = True
+) -> dict[str, Any]:
+    """The launcher's pod template. A target whose engine names the pod and its DNS domain itself
+    (`names_pod` False), mounts the SSH keys itself (`mounts_keys` False) or gang-schedules it itself
+    (`gang` False) leaves those out."""
     template = copy.deepcopy(plan.launcher_template)
     label_pod(template, plan.labels.launcher_pod, names.standard_labels(plan.name, names.COMPONENT_LAUNCHER))
     pod = template["spec"]
@@ -95,19 +100,21 @@ def build_launcher_pod_template(plan: JobPlan, options: Options) -> dict[str, An
     if inits:
         pod["initContainers"] = [*(pod.get("initContainers") or []), *inits]
     container = pod["containers"][0]
-    if plan.ssh is not None or plan.hostnames.launcher_first:
+    if names_pod and (plan.ssh is not None or plan.hostnames.launcher_first):
         pod["hostname"] = names.launcher(plan.name)
     if plan.ssh is not None:
-        pod["subdomain"] = plan.service.name
+        if names_pod:
+            pod["subdomain"] = plan.service.name
         host_network_dns(pod)
-        add_ssh(pod, plan.ssh, names.ROLE_LAUNCHER)
+        add_ssh(pod, plan.ssh, names.ROLE_LAUNCHER, mount=mounts_keys)
     own_env = container.get("env") or []
     container["env"] = [*own_env, *_env(plan, own_env)]
     mounts = [kubectl_mount(), config_mount()] if plan.kubexec else [config_mount()]
     container["volumeMounts"] = [*(container.get("volumeMounts") or []), *mounts]
     volumes = [{"name": names.KUBECTL_VOLUME, "emptyDir": {}}] if plan.kubexec else []
     pod["volumes"] = [*(pod.get("volumes") or []), *volumes, config_volume(_config_items(plan), plan.name)]
-    join_gang(template, plan, options, names.ROLE_LAUNCHER)
+    if gang:
+        join_gang(template, plan, options, names.ROLE_LAUNCHER)
     return template
 
 

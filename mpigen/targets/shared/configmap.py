@@ -14,7 +14,7 @@ from typing import Any
 from mpigen import names
 from mpigen.options import Options
 from mpigen.plan import JobPlan
-from mpigen.targets.operator.cleanup import render_cleanup, wants_cleanup
+from mpigen.targets.shared.cleanup import render_cleanup, wants_cleanup
 from mpigen.targets.shared.meta import object_meta
 from mpigen.targets.shared.scripts import render_wait_script
 from mpigen.targets.shared.ssh import generates_keys, render_keygen
@@ -24,19 +24,21 @@ from mpigen.targets.shared.templating import render
 SEPARATORS = {"slots=": " slots=", ":": ":"}
 
 
-def render_hostfile(plan: JobPlan) -> str:
-    """One line per host: `<job>-worker-<i> slots=<n>`, or its DNS name in the implementation's syntax."""
+def render_hostfile(plan: JobPlan, hosts: list[str] | None = None) -> str:
+    """One line per host (`hosts`, else the plan's): `<job>-worker-<i> slots=<n>`, or its DNS name in
+    the implementation's syntax."""
     separator = SEPARATORS[plan.hostnames.slot_syntax]
-    return render("hostfile.j2", hosts=plan.host_names(), separator=separator, slots=plan.slots_per_worker)
+    hosts = plan.host_names() if hosts is None else hosts
+    return render("hostfile.j2", hosts=hosts, separator=separator, slots=plan.slots_per_worker)
 
 
-def render_discover_hosts(plan: JobPlan) -> str:
+def render_discover_hosts(plan: JobPlan, hosts: list[str] | None = None) -> str:
     """Horovod elastic's host list: every host of the hostfile, without slots (v0.8.2) or as
     `host:slots` (training-operator).
 
     The operators rewrite it on every sync to list the Running worker pods; a static file lists them
     all, as they are once the job runs (docs/runtime.md)."""
-    hosts = plan.host_names()
+    hosts = plan.host_names() if hosts is None else hosts
     if plan.discover_hosts == "slots":
         hosts = [f"{host}:{plan.slots_per_worker}" for host in hosts]
     return render("discover_hosts.sh.j2", hosts=hosts)
