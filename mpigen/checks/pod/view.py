@@ -1,0 +1,49 @@
+"""The pod template being checked, as every check sees it: its spec and metadata, where it sits in its
+object, and the Kubernetes version whose rules apply. Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
+from mpigen.checks.pod.field import Path
+
+CONTAINER_LISTS = ("containers", "initContainers")
+
+
+class Pod(NamedTuple):
+    spec: dict[str, Any]
+    meta: dict[str, Any]
+    at: Path  # the template's path inside its object, e.g. ("spec", "template")
+    version: tuple[int, int]
+
+    def path(self, *parts: str | int) -> Path:
+        """A path under the pod spec: `pod.path("containers", 0)` -> ("spec", "template", "spec", "containers", 0)."""
+        return (*self.at, "spec", *parts)
+
+    def containers(self, lists: tuple[str, ...] = CONTAINER_LISTS) -> Iterator[tuple[Path, dict[str, Any]]]:
+        """Each container mapping with its path, regular containers first (the server's order)."""
+        for field in lists:
+            for index, container in enumerate(mappings(self.spec.get(field))):
+                if container is not None:
+                    yield self.path(field, index), container
+
+
+def mappings(value: object) -> list[dict[str, Any] | None]:
+    """The items of a list field, None for an item that is not a mapping (the schema check reports it)."""
+    if not isinstance(value, list):
+        return []
+    return [item if isinstance(item, dict) else None for item in value]
+
+
+def text(value: object) -> str:
+    """A string field as Go reads it: a missing or null field is the empty string."""
+    return value if isinstance(value, str) else ""
+
+
+def mapping(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def number(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
