@@ -16,13 +16,11 @@ from mpigen.plan import JobPlan
 
 def _exists(job: Any, path: Path) -> bool:
     node = job
-    for part in path:
-        if isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
-            node = node[part]
-        elif isinstance(node, dict) and part in node:
-            node = node[part]
-        else:
-            return False
+    try:
+        for part in path:
+            node = node[part]  # paths hold keys and list indices from enumerate (never negative)
+    except (KeyError, IndexError, TypeError):
+        return False
     return True
 
 

@@ -5,7 +5,6 @@ the list of problems, empty when the value is valid."""
 from __future__ import annotations
 
 import functools
-import ipaddress
 import re
 from fractions import Fraction
 
@@ -148,6 +147,8 @@ def http_header_name(value: str) -> tuple[str, ...]:
 
 def ip_address(value: str) -> tuple[str, ...]:
     """IsValidIPForLegacyField without a legacy allowance: a plain IPv4 or IPv6 address."""
+    import ipaddress  # only for templates with dnsConfig or hostAliases: not on every job's path
+
     try:
         ipaddress.ip_address(value)
     except ValueError:
