@@ -42,17 +42,18 @@ def test_a_jobset_template_is_checked_at_its_own_path() -> None:
     template = bad(dnsPolicy="Sometimes")
     obj = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
            "spec": {"replicatedJobs": [{"template": {"spec": {"template": POD}}}, {"template": {"spec": {"template": template}}}]}}
-    assert texts(obj) == ['spec.replicatedJobs[1].template.spec.template.spec.dnsPolicy: Unsupported value: "Sometimes": '
-                          'supported values: "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"']
+    expected = ('spec.replicatedJobs[1].template.spec.template.spec.dnsPolicy: Unsupported value: "Sometimes": '
+                'supported values: "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"')
+    assert texts(obj) == [expected]
 
 
 def test_env_names_are_relaxed_from_kubernetes_1_32() -> None:
     template = {"spec": {"containers": [{"name": "main", "image": "x", "env": [{"name": "MY VAR", "value": "1"}]}]}}
     obj = {"apiVersion": "batch/v1", "kind": "Job", "spec": {"template": template}}
     assert texts(obj, (1, 32)) == []
-    assert texts(obj, (1, 31)) == ['spec.template.spec.containers[0].env[0].name: Invalid value: "MY VAR": a valid environment '
-                                   "variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not "
-                                   "start with a digit"]
+    expected = ('spec.template.spec.containers[0].env[0].name: Invalid value: "MY VAR": a valid environment '
+                "variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit")
+    assert texts(obj, (1, 31)) == [expected]
 
 
 def test_fields_the_server_defaults_are_not_refused_empty() -> None:
