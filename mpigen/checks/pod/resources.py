@@ -6,6 +6,7 @@ decoded, before validation; it is reported here the same way."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
@@ -23,6 +24,7 @@ def native(name: str) -> bool:
     return "/" not in name or "kubernetes.io/" in name
 
 
+@functools.lru_cache(maxsize=256)
 def extended(name: str) -> bool:
     return not native(name) and not name.startswith("requests.") and not formats.qualified_name("requests." + name)
 
@@ -31,6 +33,7 @@ def overcommit_allowed(name: str) -> bool:
     return native(name) and not name.startswith(_HUGEPAGES)
 
 
+@functools.lru_cache(maxsize=256)
 def name_problems(name: str) -> tuple[str, ...]:
     problems = formats.qualified_name(name)
     if problems:

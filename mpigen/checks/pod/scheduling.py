@@ -70,6 +70,9 @@ def _requirement(rq: dict[str, Any], at: Path) -> Iterator[Violation]:
         yield invalid((*at, "operator"), operator, "not a valid selector operator")
     key = text(rq.get("key"))
     yield from (invalid((*at, "key"), key, msg) for msg in formats.qualified_name(key))
+    for index, value in enumerate(values if isinstance(values, list) else []):
+        if isinstance(value, str):
+            yield from (invalid((*at, "values", index), value, msg) for msg in formats.label_value(value))
 
 
 def node_affinity(pod: Pod) -> Iterator[Violation]:
@@ -85,9 +88,12 @@ def node_affinity(pod: Pod) -> Iterator[Violation]:
             for j, rq in enumerate(mappings((term or {}).get("matchExpressions"))):
                 yield from _requirement(rq or {}, (*where, "nodeSelectorTerms", index, "matchExpressions", j))
     for index, preferred in enumerate(mappings(affinity.get("preferredDuringSchedulingIgnoredDuringExecution"))):
-        weight = number((preferred or {}).get("weight"))
-        if weight is not None and not 1 <= weight <= 100:
-            yield invalid((*at, "preferredDuringSchedulingIgnoredDuringExecution", index, "weight"), weight, "must be in the range 1-100")
+        where = (*at, "preferredDuringSchedulingIgnoredDuringExecution", index)
+        weight = number((preferred or {}).get("weight")) or 0
+        if not 1 <= weight <= 100:
+            yield invalid((*where, "weight"), weight, "must be in the range 1-100")
+        for j, rq in enumerate(mappings(mapping((preferred or {}).get("preference")).get("matchExpressions"))):
+            yield from _requirement(rq or {}, (*where, "preference", "matchExpressions", j))
 
 
 def pod_affinity(pod: Pod) -> Iterator[Violation]:
@@ -96,16 +102,20 @@ def pod_affinity(pod: Pod) -> Iterator[Violation]:
         at = pod.path("affinity", kind)
         rules = mapping(affinity.get(kind))
         for index, term in enumerate(mappings(rules.get("requiredDuringSchedulingIgnoredDuringExecution"))):
-            if term is not None and not text(term.get("topologyKey")):
-                yield required((*at, "requiredDuringSchedulingIgnoredDuringExecution", index, "topologyKey"), "can not be empty")
+            yield from _topology_key(term or {}, (*at, "requiredDuringSchedulingIgnoredDuringExecution", index))
         for index, weighted in enumerate(mappings(rules.get("preferredDuringSchedulingIgnoredDuringExecution"))):
             where = (*at, "preferredDuringSchedulingIgnoredDuringExecution", index)
-            weight = number((weighted or {}).get("weight"))
-            if weight is not None and not 1 <= weight <= 100:
+            weight = number((weighted or {}).get("weight")) or 0
+            if not 1 <= weight <= 100:
                 yield invalid((*where, "weight"), weight, "must be in the range 1-100")
-            term = mapping((weighted or {}).get("podAffinityTerm"))
-            if not text(term.get("topologyKey")):
-                yield required((*where, "podAffinityTerm", "topologyKey"), "can not be empty")
+            yield from _topology_key(mapping((weighted or {}).get("podAffinityTerm")), (*where, "podAffinityTerm"))
+
+
+def _topology_key(term: dict[str, Any], at: Path) -> Iterator[Violation]:
+    key = text(term.get("topologyKey"))
+    if not key:
+        yield required((*at, "topologyKey"), "can not be empty")
+    yield from (invalid((*at, "topologyKey"), key, msg) for msg in formats.qualified_name(key))
 
 
 def topology_spread(pod: Pod) -> Iterator[Violation]:
