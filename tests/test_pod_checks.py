@@ -19,6 +19,11 @@ def bad(**fields: Any) -> dict[str, Any]:
     return {"spec": {**POD["spec"], **fields}}
 
 
+def job(spec: dict[str, Any]) -> dict[str, Any]:
+    """A Job running a pod of `spec` (restartPolicy Never unless `spec` says otherwise)."""
+    return {"apiVersion": "batch/v1", "kind": "Job", "spec": {"template": {"spec": {"restartPolicy": "Never", **spec}}}}
+
+
 def texts(obj: dict[str, Any], version: tuple[int, int] = (1, 37)) -> list[str]:
     return [f"{server_path(v.path)}: {v.body}" for v in check_object(obj, version)]
 
@@ -48,8 +53,7 @@ def test_a_jobset_template_is_checked_at_its_own_path() -> None:
 
 
 def test_env_names_are_relaxed_from_kubernetes_1_32() -> None:
-    template = {"spec": {"containers": [{"name": "main", "image": "x", "env": [{"name": "MY VAR", "value": "1"}]}]}}
-    obj = {"apiVersion": "batch/v1", "kind": "Job", "spec": {"template": template}}
+    obj = job({"containers": [{"name": "main", "image": "x", "env": [{"name": "MY VAR", "value": "1"}]}]})
     assert texts(obj, (1, 32)) == []
     expected = ('spec.template.spec.containers[0].env[0].name: Invalid value: "MY VAR": a valid environment '
                 "variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit")
@@ -59,7 +63,7 @@ def test_env_names_are_relaxed_from_kubernetes_1_32() -> None:
 def test_fields_the_server_defaults_are_not_refused_empty() -> None:
     container = {"name": "main", "image": "x", "imagePullPolicy": "", "terminationMessagePolicy": "",
                  "ports": [{"containerPort": 80, "protocol": ""}], "livenessProbe": {"exec": {"command": ["true"]}, "successThreshold": 0}}
-    obj = {"apiVersion": "batch/v1", "kind": "Job", "spec": {"template": {"spec": {"dnsPolicy": "", "restartPolicy": "", "containers": [container]}}}}
+    obj = {"apiVersion": "apps/v1", "kind": "StatefulSet", "spec": {"template": {"spec": {"dnsPolicy": "", "restartPolicy": "", "containers": [container]}}}}
     assert texts(obj) == []
 
 
@@ -69,8 +73,17 @@ def test_fields_the_server_defaults_are_not_refused_empty() -> None:
 ])
 def test_quantities_as_the_server_reads_them(quantity: object, refused: bool) -> None:
     container = {"name": "main", "image": "x", "resources": {"requests": {"memory": quantity}}}
-    obj = {"apiVersion": "batch/v1", "kind": "Job", "spec": {"template": {"spec": {"containers": [container]}}}}
-    assert bool(texts(obj)) is refused
+    assert bool(texts(job({"containers": [container]}))) is refused
+
+
+@pytest.mark.parametrize(("obj", "expected"), [
+    (job({**POD["spec"], "restartPolicy": "Always"}), ['spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"']),
+    (job({**POD["spec"], "activeDeadlineSeconds": 60}), []),
+    ({"apiVersion": "apps/v1", "kind": "StatefulSet", "spec": {"template": bad(activeDeadlineSeconds=60)}},
+     ["spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in StatefulSet is not Supported"]),
+])
+def test_what_each_workload_asks_of_its_template(obj: dict[str, Any], expected: list[str]) -> None:
+    assert texts(obj) == expected
 
 
 def test_a_refusal_is_reported_at_the_input_field_and_names_the_server_field() -> None:

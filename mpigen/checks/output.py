@@ -28,7 +28,10 @@ def _input_path(job: Any, template: Path | None, path: Path) -> Path:
     """The deepest field of the input template that the object's field comes from."""
     if template is None or path[:2] != ("spec", "template"):
         return ()
-    mapped = template + path[2:]
+    rest = path[2:]
+    if rest[:1] in (("labels",), ("annotations",)):
+        rest = ("metadata", *rest)  # the server names the template's embedded ObjectMeta without "metadata"
+    mapped = template + rest
     while len(mapped) > len(template) and not _exists(job, mapped):
         mapped = mapped[:-1]
     return mapped

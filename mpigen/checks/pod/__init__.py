@@ -28,6 +28,7 @@ from mpigen.checks.pod import (
 )
 from mpigen.checks.pod.field import Path, Violation, server_path
 from mpigen.checks.pod.view import Pod
+from mpigen.checks.pod.workloads import WORKLOAD_RULES
 
 __all__ = ["CHECKS", "TEMPLATE_PATHS", "Check", "Pod", "Violation", "check_object", "check_template", "server_path"]
 
@@ -87,11 +88,15 @@ TEMPLATE_PATHS: dict[tuple[str, str], tuple[Path, ...]] = {
 }
 
 
-def pod_templates(obj: dict[str, Any]) -> Iterator[tuple[Path, dict[str, Any]]]:
-    """Each pod template of `obj` with its path, as TEMPLATE_PATHS places them for its kind."""
+def _group_kind(obj: dict[str, Any]) -> tuple[str, str]:
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     group = api_version.rpartition("/")[0] if isinstance(api_version, str) else ""
-    for path in TEMPLATE_PATHS.get((group, kind if isinstance(kind, str) else ""), ()):
+    return group, kind if isinstance(kind, str) else ""
+
+
+def pod_templates(obj: dict[str, Any]) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """Each pod template of `obj` with its path, as TEMPLATE_PATHS places them for its kind."""
+    for path in TEMPLATE_PATHS.get(_group_kind(obj), ()):
         yield from _walk(obj, path, ())
 
 
@@ -113,14 +118,18 @@ def version_tuple(version: str) -> tuple[int, int]:
     return int(major), int(minor)
 
 
-def check_template(template: dict[str, Any], at: Path, version: tuple[int, int]) -> list[Violation]:
-    """Every violation in one pod template that sits at `at` in its object, in the table's order."""
+def check_template(template: dict[str, Any], at: Path, version: tuple[int, int],
+                   workload: Callable[[Pod], Iterator[Violation]] | None = None) -> list[Violation]:
+    """Every violation in one pod template that sits at `at` in its object, in the table's order, then
+    those of the workload that runs it (mpigen.checks.pod.workloads)."""
     spec_ = template.get("spec")
     meta = template.get("metadata")
     pod = Pod(spec_ if isinstance(spec_, dict) else {}, meta if isinstance(meta, dict) else {}, at, version)
-    return [violation for check in CHECKS for violation in check.run(pod)]
+    found = [violation for check in CHECKS for violation in check.run(pod)]
+    return found + list(workload(pod)) if workload is not None else found
 
 
 def check_object(obj: dict[str, Any], version: tuple[int, int]) -> list[Violation]:
     """Every violation in every pod template of one object; paths are the object's."""
-    return [v for at, template in pod_templates(obj) for v in check_template(template, at, version)]
+    workload = WORKLOAD_RULES.get(_group_kind(obj))
+    return [v for at, template in pod_templates(obj) for v in check_template(template, at, version, workload)]

@@ -74,7 +74,7 @@ def _field_ref(ref: dict[str, Any], where: Path) -> Iterator[Violation]:
         key = rest[1:-2]
         key = key.lower() if base == "metadata.annotations" else key
         yield from (invalid(where, key, msg) for msg in formats.qualified_name(key))
-    elif path not in FIELD_PATHS and path not in ("metadata.labels", "metadata.annotations") and path.startswith(("metadata.", "spec.", "status.")):
+    elif path not in FIELD_PATHS:
         yield not_supported((*where, "fieldPath"), path, FIELD_PATHS)
 
 

@@ -1,6 +1,7 @@
 """The pod template's labels and annotations (Kubernetes 1.37 pkg/apis/core/validation:
 ValidatePodTemplateSpec; apimachinery ValidateLabels, ValidateAnnotations: keys are qualified names,
-annotation keys compared in lower case, all annotations together at most 256 KiB)."""
+annotation keys compared in lower case, all annotations together at most 256 KiB). The server names
+these fields `template.labels` and `template.annotations` (ObjectMeta is embedded), and so do these."""
 
 from __future__ import annotations
 
@@ -15,12 +16,12 @@ ANNOTATIONS_MAX_BYTES = 256 * 1024
 
 
 def template_labels(pod: Pod) -> Iterator[Violation]:
-    yield from labels(pod.meta.get("labels"), (*pod.at, "metadata", "labels"))
+    yield from labels(pod.meta.get("labels"), (*pod.at, "labels"))
 
 
 def template_annotations(pod: Pod) -> Iterator[Violation]:
     annotations = mapping(pod.meta.get("annotations"))
-    at = (*pod.at, "metadata", "annotations")
+    at = (*pod.at, "annotations")
     for key in annotations:
         yield from (invalid(at, key, msg) for msg in formats.qualified_name(str(key).lower()))
     size = sum(len(str(k).encode()) + len(str(v).encode()) for k, v in annotations.items())

@@ -39,9 +39,9 @@ def volume_sources(pod: Pod) -> Iterator[Violation]:
 
 
 def _source(volume: dict[str, Any], where: Path) -> Iterator[Violation]:
+    # A volume without a source is defaulted to an emptyDir (k8s.io/kubernetes pkg/apis/core/v1
+    # SetDefaults_Volume) before validation, so "must specify a volume type" never reaches a template.
     present = [name for name in SOURCES if volume.get(name) is not None]
-    if not present:
-        yield required(where, "must specify a volume type")
     for name in present[1:]:
         yield forbidden((*where, name), "may not specify more than 1 volume type")
     if present:
@@ -54,7 +54,12 @@ def _none(source: dict[str, Any], where: Path) -> Iterator[Violation]:
 
 def _empty_dir(source: dict[str, Any], where: Path) -> Iterator[Violation]:
     limit = source.get("sizeLimit")
-    if limit is not None and (formats.parse_quantity(limit) or 0) < 0:
+    if limit is None:
+        return
+    value = formats.parse_quantity(limit)
+    if value is None:  # refused as the object is decoded
+        yield invalid((*where, "sizeLimit"), formats.quantity_text(limit), formats.QUANTITY_MSG)
+    elif value < 0:
         yield forbidden((*where, "sizeLimit"), "SizeLimit field must be a valid resource quantity")
 
 
