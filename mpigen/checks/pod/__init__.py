@@ -11,7 +11,7 @@ empty (dnsPolicy, imagePullPolicy, a port's protocol, a probe's thresholds) is n
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
 from mpigen.checks.pod import (
     containers,
@@ -33,10 +33,16 @@ from mpigen.checks.pod.workloads import WORKLOAD_RULES
 __all__ = ["CHECKS", "TEMPLATE_PATHS", "Check", "Pod", "Violation", "check_object", "check_template", "server_path"]
 
 
-class Check(NamedTuple):
-    family: str
-    follows: str  # the Kubernetes version whose pkg/apis/core/validation the check follows
-    run: Callable[[Pod], Iterator[Violation]]
+class Check:
+    """A row of the table: the check's family, the Kubernetes version whose pkg/apis/core/validation it
+    follows, and the check."""
+
+    __slots__ = ("family", "follows", "run")
+
+    def __init__(self, family: str, follows: str, run: Callable[[Pod], Iterator[Violation]]) -> None:
+        self.family = family
+        self.follows = follows
+        self.run = run
 
 
 K8S = "1.37"

@@ -5,16 +5,29 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import NamedTuple
 
 Path = tuple[str | int, ...]
 
 
-class Violation(NamedTuple):
-    """One refusal: where (a path inside the object, as the server walks it), and the server's words."""
+class Violation:
+    """One refusal: where (a path inside the object, as the server walks it), and the server's words
+    (`Invalid value: "a_b": ...`, `Required value`, `Unsupported value: ...`). A plain slotted class:
+    a NamedTuple's creation would cost a fifth of a millisecond of every render's start-up."""
 
-    path: Path
-    body: str  # "Invalid value: \"a_b\": ...", "Required value", "Unsupported value: ..."
+    __slots__ = ("body", "path")
+
+    def __init__(self, path: Path, body: str) -> None:
+        self.path = path
+        self.body = body
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Violation) and (self.path, self.body) == (other.path, other.body)
+
+    def __hash__(self) -> int:
+        return hash((self.path, self.body))
+
+    def __repr__(self) -> str:
+        return f"Violation({self.path!r}, {self.body!r})"
 
 
 def server_path(path: Path) -> str:

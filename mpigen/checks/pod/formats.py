@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import re
-from fractions import Fraction
+from typing import Self
 
 _LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _DNS1123_LABEL = re.compile(f"{_LABEL}\\Z")
@@ -165,8 +165,38 @@ _GO_QUANTITY = re.compile(r"[+-]?[0-9]*(\.[0-9]*)?(?P<suffix>[eEinumkKMGTP]*[-+]
 QUANTITY_MSG = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 
 
-@functools.lru_cache(maxsize=1024)
-def parse_quantity(value: object) -> Fraction | None:
+class Exact(tuple[int, int]):
+    """A quantity's exact value as (numerator, denominator > 0): what `resource.Quantity` holds, with
+    integers only (fractions.Fraction would cost its import, and decimal's, on every render)."""
+
+    __slots__ = ()
+
+    def __new__(cls, numerator: int, denominator: int = 1) -> Self:
+        return super().__new__(cls, (numerator, denominator))
+
+    def __lt__(self, other: tuple[int, ...]) -> bool:
+        return self[0] * other[1] < other[0] * self[1]
+
+    def __gt__(self, other: tuple[int, ...]) -> bool:
+        return self[0] * other[1] > other[0] * self[1]
+
+    def same(self, other: Exact) -> bool:
+        return self[0] * other[1] == other[0] * self[1]
+
+    def ceil(self) -> int:
+        """Quantity.Value(): rounded up to a whole number."""
+        return -(-self[0] // self[1])
+
+    def milli_ceil(self) -> int:
+        """Quantity.MilliValue(): thousandths, rounded up."""
+        return -(-self[0] * 1000 // self[1])
+
+
+ZERO = Exact(0)
+
+
+@functools.lru_cache(maxsize=1024, typed=True)  # typed: True, 1 and 1.0 are different values here
+def parse_quantity(value: object) -> Exact | None:
     """The value the API server reads from a quantity (a JSON string or number), None where it refuses one."""
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         return None
@@ -176,20 +206,22 @@ def parse_quantity(value: object) -> Fraction | None:
         return None
     suffix = match["suffix"]
     number_text = text[: len(text) - len(suffix)]
-    digits = number_text.lstrip("+-")
-    number = Fraction(digits) if digits.strip(".") else Fraction(0)
-    number = -number if number_text.startswith("-") else number
+    whole, _, fraction = number_text.lstrip("+-").partition(".")
+    numerator, denominator = int(whole + fraction or "0"), 10 ** len(fraction)
+    numerator = -numerator if number_text.startswith("-") else numerator
+    if suffix in _BINARY:
+        return Exact(numerator * 2 ** _BINARY[suffix], denominator)
     if suffix in _DECIMAL:
         exponent = _DECIMAL[suffix]
-    elif suffix in _BINARY:
-        return number * Fraction(2 ** _BINARY[suffix])
     elif len(suffix) > 1 and suffix[0] in "eE" and re.fullmatch(r"[-+]?[0-9]+", suffix[1:]):
         exponent = int(suffix[1:])
         if abs(exponent) >= 1000:
             return None  # beyond what the server's int64-scaled quantities hold
     else:
         return None
-    return number * Fraction(10) ** exponent
+    if exponent >= 0:
+        return Exact(numerator * 10**exponent, denominator)
+    return Exact(numerator, denominator * 10**-exponent)
 
 
 def quantity_text(value: object) -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
-from fractions import Fraction
 from typing import Any
 
 from mpigen.checks.pod import formats
@@ -44,11 +43,11 @@ def name_problems(name: str) -> tuple[str, ...]:
     return () if native(name) or extended(name) else ("doesn't follow extended resource name standard",)
 
 
-def _page_size(name: str) -> Fraction | None:
+def _page_size(name: str) -> formats.Exact | None:
     return formats.parse_quantity(name[len(_HUGEPAGES):])
 
 
-def _values(section: dict[str, Any], where: Path) -> Iterator[tuple[str, Fraction | None, Violation | None]]:
+def _values(section: dict[str, Any], where: Path) -> Iterator[tuple[str, formats.Exact | None, Violation | None]]:
     for name, value in section.items():
         key = str(name)
         parsed = formats.parse_quantity(value)
@@ -68,7 +67,7 @@ def container_resources(pod: Pod) -> Iterator[Violation]:
 
 def _requirements(resources: dict[str, Any], where: Path) -> Iterator[Violation]:
     limits_at, requests_at = (*where, "limits"), (*where, "requests")
-    limits: dict[str, Fraction | None] = {}
+    limits: dict[str, formats.Exact | None] = {}
     qos = hugepages = False
     for section, at in ((mapping(resources.get("limits")), limits_at), (mapping(resources.get("requests")), requests_at)):
         for name, value, unreadable in _values(section, at):
@@ -87,26 +86,27 @@ def _requirements(resources: dict[str, Any], where: Path) -> Iterator[Violation]
         yield forbidden(where, "HugePages require cpu or memory")
 
 
-def _one(name: str, value: Fraction, raw: object, where: Path) -> Iterator[Violation]:
+def _one(name: str, value: formats.Exact, raw: object, where: Path) -> Iterator[Violation]:
     yield from (invalid(where, name, msg) for msg in name_problems(name))
     shown = formats.quantity_text(raw)
-    if value < 0:
+    if value < formats.ZERO:
         yield invalid(where, shown, "must be greater than or equal to 0")
-    if extended(name) and (value * 1000) % 1000 != 0:
+    if extended(name) and value.milli_ceil() % 1000:
         yield invalid(where, shown, "must be an integer")
     if name.startswith(_HUGEPAGES):
+        # IsHugePageResourceValueDivisible: whole page sizes, and Value() (rounded up) a multiple of one.
         page = _page_size(name)
-        if page is None or page <= 0 or page.denominator != 1 or value % page != 0:
+        if page is None or not page > formats.ZERO or page.milli_ceil() % 1000 or value.ceil() % page.ceil():
             yield invalid(where, shown, f"{shown} is not positive integer multiple of {name}")
 
 
-def _against_limit(name: str, value: Fraction, raw: object, limits: dict[str, Fraction | None], resources: dict[str, Any], where: Path) -> Iterator[Violation]:
+def _against_limit(name: str, value: formats.Exact, raw: object, limits: dict[str, formats.Exact | None], resources: dict[str, Any], where: Path) -> Iterator[Violation]:
     limit_raw = mapping(resources.get("limits")).get(name)
     if name in limits:
         limit = limits[name]
         assert limit is not None
         shown, limit_shown = formats.quantity_text(raw), formats.quantity_text(limit_raw)
-        if value != limit and not overcommit_allowed(name):
+        if not value.same(limit) and not overcommit_allowed(name):
             yield invalid((*where, "requests"), shown, f"must be equal to {name} limit of {limit_shown}")
         elif value > limit:
             yield invalid((*where, "requests"), shown, f"must be less than or equal to {name} limit of {limit_shown}")

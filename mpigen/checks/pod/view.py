@@ -4,18 +4,24 @@ object, and the Kubernetes version whose rules apply. Pure."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
 from mpigen.checks.pod.field import Path
 
 CONTAINER_LISTS = ("containers", "initContainers")
 
 
-class Pod(NamedTuple):
-    spec: dict[str, Any]
-    meta: dict[str, Any]
-    at: Path  # the template's path inside its object, e.g. ("spec", "template")
-    version: tuple[int, int]
+class Pod:
+    """One pod template: its spec and metadata, its path inside its object (e.g. ("spec", "template")),
+    and the Kubernetes version whose rules apply."""
+
+    __slots__ = ("at", "meta", "spec", "version")
+
+    def __init__(self, spec: dict[str, Any], meta: dict[str, Any], at: Path, version: tuple[int, int]) -> None:
+        self.spec = spec
+        self.meta = meta
+        self.at = at
+        self.version = version
 
     def path(self, *parts: str | int) -> Path:
         """A path under the pod spec: `pod.path("containers", 0)` -> ("spec", "template", "spec", "containers", 0)."""

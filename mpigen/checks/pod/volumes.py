@@ -59,7 +59,7 @@ def _empty_dir(source: dict[str, Any], where: Path) -> Iterator[Violation]:
     value = formats.parse_quantity(limit)
     if value is None:  # refused as the object is decoded
         yield invalid((*where, "sizeLimit"), formats.quantity_text(limit), formats.QUANTITY_MSG)
-    elif value < 0:
+    elif value < formats.ZERO:
         yield forbidden((*where, "sizeLimit"), "SizeLimit field must be a valid resource quantity")
 
 
