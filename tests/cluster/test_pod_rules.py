@@ -183,3 +183,24 @@ def _report(tally: dict[str, Counter[str]], objects: int) -> None:
     print(f"\npod rules against kube-apiserver ({objects} distinct objects dry-run):\n" + "\n".join(lines))
     if target := os.environ.get("MPIGEN_POD_RULES_REPORT"):
         Path(target).write_text(json.dumps({f: dict(c) for f, c in tally.items()}, indent=1, sort_keys=True))
+
+
+GOLDEN = Path(__file__).resolve().parents[2] / "golden"
+POD_GOLDEN = sorted(path.name for path in GOLDEN.glob("error-pod-*")
+                    if "the API server would refuse" in (path / "errors.txt").read_text())
+
+
+def test_pod_golden_cases_are_refused_by_the_api_server_too(cluster: Cluster, namespace: str) -> None:
+    """Each golden case of a pod rule (the issue's examples: dnsPolicy: Sometimes, `cpu: one`, ...): the
+    objects its job gives without mpigen's checks are refused by the server."""
+    assert len(POD_GOLDEN) >= 13
+    server = ApiServer(cluster.admin_kubeconfig, namespace)
+    try:
+        for name in POD_GOLDEN:
+            job = yaml.safe_load((GOLDEN / name / "input.yaml").read_text())
+            job["metadata"]["namespace"] = namespace
+            objects = compile_job(job, mpigen.Options(validate=False)).objects
+            verdicts = [server.dry_run(obj) for obj in objects if (obj["apiVersion"], obj["kind"]) in POD_KINDS]
+            assert any(v.refused for v in verdicts), f"{name}: the API server accepts what mpigen refuses"
+    finally:
+        server.close()
