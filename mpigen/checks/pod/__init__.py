@@ -10,6 +10,7 @@ empty (dnsPolicy, imagePullPolicy, a port's protocol, a probe's thresholds) is n
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -119,6 +120,7 @@ def _walk(node: Any, rest: Path, at: Path) -> Iterator[tuple[Path, dict[str, Any
         yield from _walk(node[head], tail, (*at, head))
 
 
+@functools.lru_cache(maxsize=16)
 def version_tuple(version: str) -> tuple[int, int]:
     major, minor = version.split(".")[:2]
     return int(major), int(minor)

@@ -114,11 +114,15 @@ def port_number(value: int) -> tuple[str, ...]:
     return () if 1 <= value <= 65535 else (range_error(1, 65535),)
 
 
+_NOT_RELAXED_ENV = re.compile(r"[^ -<>-~]")  # anything but printable ASCII other than "="
+
+
+@functools.lru_cache(maxsize=1024)
 def env_name(value: str, relaxed: bool) -> tuple[str, ...]:
     """IsRelaxedEnvVarName (RelaxedEnvironmentVariableValidation: on by default from Kubernetes 1.32),
     else IsEnvVarName."""
     if relaxed:
-        if any(not " " <= c <= "~" or c == "=" for c in value):
+        if _NOT_RELAXED_ENV.search(value):
             return ("a valid environment variable name must consist only of printable ASCII characters other than '='",)
         return ()
     return (() if _ENV_NAME.match(value) else (_ENV_MSG,)) + chdir_prefix(value)

@@ -22,20 +22,31 @@ RECURSIVE_READ_ONLY = ("Disabled", "Enabled", "IfPossible")
 _FILE_MODE = "must be a number between 0 and 0777 (octal), both inclusive"
 
 
+def _checked(pod: Pod) -> list[tuple[dict[str, Any], list[Violation]]]:
+    """Each volume with its source's violations, worked out once per template."""
+    if "volumes" not in pod.memo:
+        pod.memo["volumes"] = [
+            (volume, list(_source(volume, pod.path("volumes", index))))
+            for index, volume in enumerate(mappings(pod.spec.get("volumes")))
+            if volume is not None
+        ]
+    checked: list[tuple[dict[str, Any], list[Violation]]] = pod.memo["volumes"]
+    return checked
+
+
 def valid_volumes(pod: Pod) -> set[str]:
     """The names of the volumes the server accepts (a mount of any other is `Not found`)."""
     found: set[str] = set()
-    for volume in mappings(pod.spec.get("volumes")):
-        name = text((volume or {}).get("name"))
-        if volume is not None and name and not formats.dns1123_label(name) and name not in found and not list(_source(volume, ())):
+    for volume, problems in _checked(pod):
+        name = text(volume.get("name"))
+        if name and not problems and not formats.dns1123_label(name) and name not in found:
             found.add(name)
     return found
 
 
 def volume_sources(pod: Pod) -> Iterator[Violation]:
-    for index, volume in enumerate(mappings(pod.spec.get("volumes"))):
-        if volume is not None:
-            yield from _source(volume, pod.path("volumes", index))
+    for _, problems in _checked(pod):
+        yield from problems
 
 
 def _source(volume: dict[str, Any], where: Path) -> Iterator[Violation]:
