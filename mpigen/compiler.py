@@ -71,7 +71,19 @@ def compile_job(job: object, options: Options | None = None) -> Compilation:
     too_large = check_object_sizes(objects, plan, job)
     if too_large:
         raise CompileError(too_large, name=plan.name)
+    if options.validate:
+        refused = _refused_pods(objects, plan, job, options)
+        if refused:
+            raise CompileError(refused, name=plan.name)
     return Compilation(objects, warnings, plan.name, options)
+
+
+def _refused_pods(objects: list[dict[str, Any]], plan: JobPlan, job: object, options: Options) -> list[Issue]:
+    """The API server's pod validation on every emitted pod template (mpigen.checks.pod)."""
+    from mpigen.checks.output import pod_issues
+    from mpigen.checks.kube.versions import default_kube_version
+
+    return pod_issues(objects, plan, job, options.kube_version or default_kube_version())
 
 
 def compile(job: object, options: Options | None = None) -> list[dict[str, Any]]:

@@ -104,7 +104,8 @@ def _metadata_keys(meta: dict[str, Any], path: Path) -> list[Issue]:
     issues = []
     for field in ("labels", "annotations"):
         for key, value in (meta.get(field) or {}).items():
-            problem = qualified_name_problem(str(key))
+            # The API server reads annotation keys in lower case (apimachinery ValidateAnnotations).
+            problem = qualified_name_problem(str(key) if field == "labels" else str(key).lower())
             if problem:
                 issues.append(Issue(path + (field, key), f"invalid {field[:-1]} key: {problem}"))
             elif field == "labels":

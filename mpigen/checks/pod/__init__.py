@@ -1,0 +1,143 @@
+"""The API server's pod validation, offline: one table of small checks organised as Kubernetes'
+`pkg/apis/core/validation` (ValidatePodTemplateSpec and what it calls), run on every pod template of
+every emitted object. Each row names its family, the Kubernetes version whose rules it follows, and
+the check; a check yields each `Violation` with the field path and words the server would use.
+
+Pod templates are found by a table of paths per kind (`TEMPLATE_PATHS`): a new run target with pod
+templates adds a row. The rules follow the server's defaulting: a field the server fills in when it is
+empty (dnsPolicy, imagePullPolicy, a port's protocol, a probe's thresholds) is never refused empty.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from mpigen.checks.pod import (
+    containers,
+    env,
+    metadata,
+    names,
+    ports,
+    probes,
+    resources,
+    scheduling,
+    security,
+    spec,
+    volumes,
+)
+from mpigen.checks.pod.field import Path, Violation, server_path
+from mpigen.checks.pod.view import Pod
+from mpigen.checks.pod.workloads import WORKLOAD_RULES
+
+__all__ = ["CHECKS", "TEMPLATE_PATHS", "Check", "Pod", "Violation", "check_object", "check_template", "server_path"]
+
+
+class Check:
+    """A row of the table: the check's family, the Kubernetes version whose pkg/apis/core/validation it
+    follows, and the check."""
+
+    __slots__ = ("family", "follows", "run")
+
+    def __init__(self, family: str, follows: str, run: Callable[[Pod], Iterator[Violation]]) -> None:
+        self.family = family
+        self.follows = follows
+        self.run = run
+
+
+K8S = "1.37"
+CHECKS: tuple[Check, ...] = (
+    Check("metadata", K8S, metadata.template_labels),
+    Check("metadata", K8S, metadata.template_annotations),
+    Check("names", K8S, names.volume_names),
+    Check("volumes", K8S, volumes.volume_sources),
+    Check("names", K8S, names.container_names),
+    Check("containers", K8S, containers.images),
+    Check("enums", K8S, containers.policies),
+    Check("ports", K8S, ports.container_ports),
+    Check("env", K8S, env.env_vars),
+    Check("env", K8S, env.env_from),
+    Check("volumes", K8S, volumes.volume_mounts),
+    Check("resources", K8S, resources.container_resources),
+    Check("security", K8S, security.container_contexts),
+    Check("containers", K8S, containers.init_containers),
+    Check("containers", K8S, containers.regular_restart_policies),
+    Check("probes", K8S, probes.probes),
+    Check("probes", K8S, probes.lifecycles),
+    Check("containers", K8S, containers.ephemeral_containers),
+    Check("ports", K8S, ports.host_network_ports),
+    Check("enums", K8S, spec.enums),
+    Check("scheduling", K8S, scheduling.node_selector),
+    Check("security", K8S, security.pod_context),
+    Check("scheduling", K8S, scheduling.node_affinity),
+    Check("scheduling", K8S, scheduling.pod_affinity),
+    Check("dns", K8S, spec.dns_config),
+    Check("spec", K8S, spec.gates),
+    Check("scheduling", K8S, scheduling.topology_spread),
+    Check("spec", K8S, spec.names),
+    Check("scheduling", K8S, scheduling.tolerations),
+    Check("dns", K8S, spec.host_aliases),
+)
+
+# Where each kind keeps its pod templates ("*": every item of a list), by API group and kind.
+TEMPLATE_PATHS: dict[tuple[str, str], tuple[Path, ...]] = {
+    ("", "PodTemplate"): (("template",),),
+    ("", "ReplicationController"): (("spec", "template"),),
+    ("apps", "Deployment"): (("spec", "template"),),
+    ("apps", "ReplicaSet"): (("spec", "template"),),
+    ("apps", "StatefulSet"): (("spec", "template"),),
+    ("apps", "DaemonSet"): (("spec", "template"),),
+    ("batch", "Job"): (("spec", "template"),),
+    ("batch", "CronJob"): (("spec", "jobTemplate", "spec", "template"),),
+    ("jobset.x-k8s.io", "JobSet"): (("spec", "replicatedJobs", "*", "template", "spec", "template"),),
+    ("batch.volcano.sh", "Job"): (("spec", "tasks", "*", "template"),),
+}
+
+
+def _group_kind(obj: dict[str, Any]) -> tuple[str, str]:
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    group = api_version.rpartition("/")[0] if isinstance(api_version, str) else ""
+    return group, kind if isinstance(kind, str) else ""
+
+
+def pod_templates(obj: dict[str, Any]) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """Each pod template of `obj` with its path, as TEMPLATE_PATHS places them for its kind."""
+    for path in TEMPLATE_PATHS.get(_group_kind(obj), ()):
+        yield from _walk(obj, path, ())
+
+
+def _walk(node: Any, rest: Path, at: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
+    if not rest:
+        if isinstance(node, dict):
+            yield at, node
+        return
+    head, tail = rest[0], rest[1:]
+    if head == "*":
+        for index, item in enumerate(node if isinstance(node, list) else []):
+            yield from _walk(item, tail, (*at, index))
+    elif isinstance(node, dict) and head in node:
+        yield from _walk(node[head], tail, (*at, head))
+
+
+@functools.lru_cache(maxsize=16)
+def version_tuple(version: str) -> tuple[int, int]:
+    major, minor = version.split(".")[:2]
+    return int(major), int(minor)
+
+
+def check_template(template: dict[str, Any], at: Path, version: tuple[int, int],
+                   workload: Callable[[Pod], Iterator[Violation]] | None = None) -> list[Violation]:
+    """Every violation in one pod template that sits at `at` in its object, in the table's order, then
+    those of the workload that runs it (mpigen.checks.pod.workloads)."""
+    spec_ = template.get("spec")
+    meta = template.get("metadata")
+    pod = Pod(spec_ if isinstance(spec_, dict) else {}, meta if isinstance(meta, dict) else {}, at, version)
+    found = [violation for check in CHECKS for violation in check.run(pod)]
+    return found + list(workload(pod)) if workload is not None else found
+
+
+def check_object(obj: dict[str, Any], version: tuple[int, int]) -> list[Violation]:
+    """Every violation in every pod template of one object; paths are the object's."""
+    workload = WORKLOAD_RULES.get(_group_kind(obj))
+    return [v for at, template in pod_templates(obj) for v in check_template(template, at, version, workload)]

@@ -1,0 +1,176 @@
+"""Volume sources and volume mounts (Kubernetes 1.37 pkg/apis/core/validation: ValidateVolumes,
+validateVolumeSource and the common sources' own checks, ValidateVolumeMounts)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from mpigen.checks.pod import formats
+from mpigen.checks.pod.field import Path, Violation, forbidden, invalid, not_found, not_supported, required
+from mpigen.checks.pod.view import Pod, mapping, mappings, number, text
+
+SOURCES = (
+    "emptyDir", "hostPath", "gitRepo", "gcePersistentDisk", "awsElasticBlockStore", "secret", "nfs", "iscsi",
+    "glusterfs", "persistentVolumeClaim", "rbd", "quobyte", "flexVolume", "cinder", "cephfs", "flocker",
+    "downwardAPI", "fc", "azureFile", "configMap", "vsphereVolume", "azureDisk", "photonPersistentDisk",
+    "projected", "portworxVolume", "scaleIO", "storageos", "csi", "ephemeral", "image",
+)
+HOST_PATH_TYPES = ("", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket")
+PROPAGATIONS = ("Bidirectional", "HostToContainer", "None")
+RECURSIVE_READ_ONLY = ("Disabled", "Enabled", "IfPossible")
+_FILE_MODE = "must be a number between 0 and 0777 (octal), both inclusive"
+
+
+def _checked(pod: Pod) -> list[tuple[dict[str, Any], list[Violation]]]:
+    """Each volume with its source's violations, worked out once per template."""
+    if "volumes" not in pod.memo:
+        pod.memo["volumes"] = [
+            (volume, list(_source(volume, pod.path("volumes", index))))
+            for index, volume in enumerate(mappings(pod.spec.get("volumes")))
+            if volume is not None
+        ]
+    checked: list[tuple[dict[str, Any], list[Violation]]] = pod.memo["volumes"]
+    return checked
+
+
+def valid_volumes(pod: Pod) -> set[str]:
+    """The names of the volumes the server accepts (a mount of any other is `Not found`)."""
+    found: set[str] = set()
+    for volume, problems in _checked(pod):
+        name = text(volume.get("name"))
+        if name and not problems and not formats.dns1123_label(name) and name not in found:
+            found.add(name)
+    return found
+
+
+def volume_sources(pod: Pod) -> Iterator[Violation]:
+    for _, problems in _checked(pod):
+        yield from problems
+
+
+def _source(volume: dict[str, Any], where: Path) -> Iterator[Violation]:
+    # A volume without a source is defaulted to an emptyDir (k8s.io/kubernetes pkg/apis/core/v1
+    # SetDefaults_Volume) before validation, so "must specify a volume type" never reaches a template.
+    present = [name for name in SOURCES if volume.get(name) is not None]
+    for name in present[1:]:
+        yield forbidden((*where, name), "may not specify more than 1 volume type")
+    if present:
+        yield from _CHECKS.get(present[0], _none)(mapping(volume[present[0]]), (*where, present[0]))
+
+
+def _none(source: dict[str, Any], where: Path) -> Iterator[Violation]:
+    return iter(())
+
+
+def _empty_dir(source: dict[str, Any], where: Path) -> Iterator[Violation]:
+    limit = source.get("sizeLimit")
+    if limit is None:
+        return
+    value = formats.parse_quantity(limit)
+    if value is None:  # refused as the object is decoded
+        yield invalid((*where, "sizeLimit"), formats.quantity_text(limit), formats.QUANTITY_MSG)
+    elif value < formats.ZERO:
+        yield forbidden((*where, "sizeLimit"), "SizeLimit field must be a valid resource quantity")
+
+
+def _host_path(source: dict[str, Any], where: Path) -> Iterator[Violation]:
+    path = text(source.get("path"))
+    if not path:
+        yield required((*where, "path"))
+        return
+    if ".." in path.split("/"):
+        yield invalid((*where, "path"), path, "must not contain '..'")
+    kind = source.get("type")
+    if isinstance(kind, str) and kind not in HOST_PATH_TYPES:
+        yield not_supported((*where, "type"), kind, HOST_PATH_TYPES)
+
+
+def _named(field: str) -> Any:
+    def check(source: dict[str, Any], where: Path) -> Iterator[Violation]:
+        if not text(source.get(field)):
+            yield required((*where, field))
+        if field in ("name", "secretName"):
+            yield from _mode(source, where, "defaultMode")
+            for index, item in enumerate(mappings(source.get("items"))):
+                yield from _key_to_path(item or {}, (*where, "items", index))
+    return check
+
+
+def _mode(source: dict[str, Any], where: Path, field: str) -> Iterator[Violation]:
+    mode = number(source.get(field))
+    if mode is not None and not 0 <= mode <= 0o777:
+        yield invalid((*where, field), mode, _FILE_MODE)
+
+
+def _key_to_path(item: dict[str, Any], where: Path) -> Iterator[Violation]:
+    if not text(item.get("key")):
+        yield required((*where, "key"))
+    path = text(item.get("path"))
+    if not path:
+        yield required((*where, "path"))
+    if path.startswith("/"):
+        yield invalid((*where, "path"), path, "must be a relative path")
+    if ".." in path.split("/"):
+        yield invalid((*where, "path"), path, "must not contain '..'")
+    if path.startswith("..") and not path.startswith("../"):
+        yield invalid((*where, "path"), path, "must not start with '..'")
+    yield from _mode(item, where, "mode")
+
+
+_CHECKS = {
+    "emptyDir": _empty_dir,
+    "hostPath": _host_path,
+    "configMap": _named("name"),
+    "secret": _named("secretName"),
+    "persistentVolumeClaim": _named("claimName"),
+}
+
+
+def volume_mounts(pod: Pod) -> Iterator[Violation]:
+    volumes = valid_volumes(pod)
+    for at, container in pod.containers():
+        paths: set[str] = set()
+        for index, mount in enumerate(mappings(container.get("volumeMounts"))):
+            if mount is not None:
+                yield from _mount(mount, (*at, "volumeMounts", index), volumes, paths, container)
+
+
+def _mount(mount: dict[str, Any], where: Path, volumes: set[str], paths: set[str], container: dict[str, Any]) -> Iterator[Violation]:
+    name, target = text(mount.get("name")), text(mount.get("mountPath"))
+    if not name:
+        yield required((*where, "name"))
+    if name not in volumes:
+        yield not_found((*where, "name"), name)
+    if not target:
+        yield required((*where, "mountPath"))
+    if target in paths:
+        yield invalid((*where, "mountPath"), target, "must be unique")
+    paths.add(target)
+    listed = where[:-1]  # the server names subPath errors at volumeMounts.subPath
+    for field in ("subPath", "subPathExpr"):
+        sub = text(mount.get(field))
+        if sub.startswith("/"):
+            yield invalid((*listed, field), sub, "must be a relative path")
+        if ".." in sub.split("/"):
+            yield invalid((*listed, field), sub, "must not contain '..'")
+    if text(mount.get("subPath")) and text(mount.get("subPathExpr")):
+        yield invalid((*where, "subPathExpr"), mount["subPathExpr"], "subPathExpr and subPath are mutually exclusive")
+    yield from _propagation(mount, listed, container)
+
+
+def _propagation(mount: dict[str, Any], listed: Path, container: dict[str, Any]) -> Iterator[Violation]:
+    mode = mount.get("mountPropagation")
+    if isinstance(mode, str):
+        if mode not in PROPAGATIONS:
+            yield not_supported((*listed, "mountPropagation"), mode, PROPAGATIONS)
+        if mode == "Bidirectional" and mapping(container.get("securityContext")).get("privileged") is not True:
+            yield forbidden((*listed, "mountPropagation"), "Bidirectional mount propagation is available only to privileged containers")
+    rro = mount.get("recursiveReadOnly")
+    if isinstance(rro, str):
+        if rro not in RECURSIVE_READ_ONLY:
+            yield not_supported((*listed, "recursiveReadOnly"), rro, RECURSIVE_READ_ONLY)
+        elif rro != "Disabled" and mount.get("readOnly") is not True:
+            yield forbidden((*listed, "recursiveReadOnly"), "may only be specified when readOnly is true")
+        elif rro != "Disabled" and mode not in (None, "None"):
+            yield forbidden((*listed, "recursiveReadOnly"), "may only be specified when mountPropagation is None or not specified")
