@@ -6,7 +6,8 @@ options always give the same objects, in the same order.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from dataclasses import dataclass, field
+from typing import Any
 
 from mpigen import inputs as api
 from mpigen.checks.objectsize import check_object_sizes
@@ -18,14 +19,15 @@ from mpigen.plan import JobPlan
 from mpigen.targets import target
 
 
-class Compilation(NamedTuple):
+@dataclass
+class Compilation:
     """The objects of one job, and the warnings met on the way."""
 
     objects: list[dict[str, Any]]
-    warnings: list[Issue]
-    name: str
+    warnings: list[Issue] = field(default_factory=list)
+    name: str = ""
     # The options the job was compiled with: the caller's, with the job's `mpigen.dev/*` annotations.
-    options: Options
+    options: Options = field(default_factory=Options)
 
 
 def plan_job(job: object, options: Options) -> tuple[JobPlan, Options]:

@@ -45,7 +45,6 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "mpigen.names",
             "mpigen.plan",
             "mpigen.outcome",
-            "mpigen.records",
             "mpigen.reference",
             "mpigen.quantity",
             "mpigen.gitops",
