@@ -67,11 +67,11 @@ class Spawner:
     def __init__(self) -> None:
         self.process = subprocess.Popen([sys.executable, "-c", SPAWNER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
-    def run(self, command: list[str], stdin: Path | None = None) -> tuple[float, float, int]:
+    def run(self, command: list[str], stdin: Path | None = None, env: dict[str, str] | None = None) -> tuple[float, float, int]:
         """Seconds, CPU seconds and peak memory (KiB) of one process; its output is discarded, a failure
-        stops the run."""
+        stops the run. `env`: variables set for it besides ENV."""
         assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(json.dumps([command, str(stdin) if stdin else None, ENV]) + "\n")
+        self.process.stdin.write(json.dumps([command, str(stdin) if stdin else None, {**ENV, **(env or {})}]) + "\n")
         self.process.stdin.flush()
         seconds, cpu, peak, code = json.loads(self.process.stdout.readline())
         if code != 0:
@@ -88,7 +88,10 @@ class Result(NamedTuple):
     peak: int  # KiB, the largest of the runs
 
 
-def side_by_side(commands: dict[str, tuple[list[str], Path | None]], rounds: int) -> dict[str, Result]:
+Command = tuple[list[str], Path | None] | tuple[list[str], Path | None, dict[str, str]]
+
+
+def side_by_side(commands: dict[str, Command], rounds: int) -> dict[str, Result]:
     """Medians of each command, run in turn each round (the order rotates)."""
     runs: dict[str, list[tuple[float, float, int]]] = {name: [] for name in commands}
     names = list(commands)
@@ -136,9 +139,11 @@ def one_job(work: Path, rounds: int) -> None:
         items = [yaml.safe_load(Path(example).read_text())]
         resource_list = folder / "resource-list.yaml"
         resource_list.write_text(yaml.safe_dump({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items}))
-        commands: dict[str, tuple[list[str], Path | None]] = {
+        commands: dict[str, Command] = {
             "python -c pass": ([*PYTHON, "-c", "pass"], None),
             "mpigen render": ([*MPIGEN, "render", example], None),
+            # every stand-in declines (mpigen/reference.py): what they save together
+            "mpigen render, MPIGEN_REFERENCE=1": ([*MPIGEN, "render", example], None, {"MPIGEN_REFERENCE": "1"}),
             "mpigen render --no-validate": ([*MPIGEN, "render", "--no-validate", example], None),
             "mpigen krm (one-job ResourceList)": ([*MPIGEN, "krm"], resource_list),
             "mpigen validate": ([*MPIGEN, "validate", example], None),
@@ -175,7 +180,7 @@ def many_jobs(work: Path, jobs: int, rounds: int) -> None:
     source.write_text(yaml.dump_all(documents, Dumper=yaml.CSafeDumper, sort_keys=False))
     rendered.write_bytes(render_text([str(source)]))
     count = rendered.read_bytes().count(b"\n---\n") + 1
-    commands: dict[str, tuple[list[str], Path | None]] = {
+    commands: dict[str, Command] = {
         "render": ([*MPIGEN, "render", str(source)], None),
         "floor": ([sys.executable, "-c", FLOOR, str(rendered), str(floors)], None),
     }
@@ -192,7 +197,7 @@ def wide_job(work: Path, workers: int, rounds: int) -> None:
 
     job = yaml.safe_load((ROOT / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml").read_text())
     counts = sorted({1, workers // 10, workers // 4, workers // 2, workers})
-    commands: dict[str, tuple[list[str], Path | None]] = {}
+    commands: dict[str, Command] = {}
     for count in counts:
         job["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"] = count
         path = work / f"workers-{count}.yaml"

@@ -6,7 +6,8 @@ options always give the same objects, in the same order.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from dataclasses import dataclass, field
+from typing import Any
 
 from mpigen import inputs as api
 from mpigen.checks.objectsize import check_object_sizes
@@ -18,14 +19,15 @@ from mpigen.plan import JobPlan
 from mpigen.targets import target
 
 
-class Compilation(NamedTuple):
+@dataclass
+class Compilation:
     """The objects of one job, and the warnings met on the way."""
 
     objects: list[dict[str, Any]]
-    warnings: list[Issue]
-    name: str
+    warnings: list[Issue] = field(default_factory=list)
+    name: str = ""
     # The options the job was compiled with: the caller's, with the job's `mpigen.dev/*` annotations.
-    options: Options
+    options: Options = field(default_factory=Options)
 
 
 def plan_job(job: object, options: Options) -> tuple[JobPlan, Options]:
@@ -80,8 +82,8 @@ def compile_job(job: object, options: Options | None = None) -> Compilation:
 
 def _refused_pods(objects: list[dict[str, Any]], plan: JobPlan, job: object, options: Options) -> list[Issue]:
     """The API server's pod validation on every emitted pod template (mpigen.checks.pod)."""
-    from mpigen.checks.output import pod_issues
     from mpigen.checks.kube.versions import default_kube_version
+    from mpigen.checks.output import pod_issues
 
     return pod_issues(objects, plan, job, options.kube_version or default_kube_version())
 

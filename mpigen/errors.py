@@ -9,9 +9,8 @@ the shells (cli, krm); this module only holds the data and the path notation.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from typing import Literal
-
-from mpigen.records import record
 
 Path = tuple[str | int, ...]
 Severity = Literal["error", "warning"]
@@ -64,7 +63,7 @@ def format_path(path: Path) -> str:
     return out
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Issue:
     """One problem (or warning) at one place in one input document."""
 
@@ -84,31 +83,22 @@ class Issue:
 MAX_ISSUES_PER_JOB = 100
 
 
+@dataclass
 class CompileError(Exception):
     """An input job could not be compiled; `issues` holds every problem found (past MAX_ISSUES_PER_JOB,
-    the first ones and a line saying how many more), `warnings` what was found besides. Two are equal
-    when their issues, kind, name and warnings are."""
+    the first ones and a line saying how many more), `warnings` what was found besides."""
 
-    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
+    issues: list[Issue]
+    kind: str = "MPIJob"
+    name: str = ""
+    warnings: list[Issue] = field(default_factory=list)
 
-    def __init__(self, issues: list[Issue], kind: str = "MPIJob", name: str = "", warnings: list[Issue] | None = None) -> None:
-        if len(issues) > MAX_ISSUES_PER_JOB:  # 20,000 broken containers are not 20,000 lines
-            rest = len(issues) - MAX_ISSUES_PER_JOB
+    def __post_init__(self) -> None:
+        if len(self.issues) > MAX_ISSUES_PER_JOB:  # 20,000 broken containers are not 20,000 lines
+            rest = len(self.issues) - MAX_ISSUES_PER_JOB
             more = Issue((), f"and {rest:,} more problems (the first {MAX_ISSUES_PER_JOB} are shown)")
-            issues = [*issues[:MAX_ISSUES_PER_JOB], more]
-        self.issues = issues
-        self.kind = kind
-        self.name = name
-        self.warnings = [] if warnings is None else warnings
+            self.issues = [*self.issues[:MAX_ISSUES_PER_JOB], more]
         super().__init__(self.__str__())
-
-    def __repr__(self) -> str:
-        return f"{type(self).__qualname__}(issues={self.issues!r}, kind={self.kind!r}, name={self.name!r}, warnings={self.warnings!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CompileError) or other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.issues, self.kind, self.name, self.warnings) == (other.issues, other.kind, other.name, other.warnings)
 
     def __str__(self) -> str:
         who = f"{self.kind}/{self.name}" if self.name else self.kind

@@ -20,9 +20,9 @@ import json
 import os
 import re
 import shlex
+from dataclasses import dataclass, field
 from typing import Any
 
-from mpigen.records import field, record
 from mpigen.yaml.dump import FORMATS
 
 # What `--output-dir` writes: lower-case parts joined by "_", ending .yaml or .json.
@@ -77,7 +77,7 @@ def parse_manifest(text: str) -> set[str]:
 # Planning an update (pure) -----------------------------------------------------------------------------
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Entry:
     """What is in the directory under one name: "file", "directory", "symbolic link", ... and, for a
     regular file, its text (None when it is not UTF-8)."""
@@ -87,7 +87,7 @@ class Entry:
     problem: str = ""  # why a regular file has no text: too large, not UTF-8
 
 
-@record
+@dataclass
 class Update:
     write: dict[str, str] = field(default_factory=dict)  # name -> new text (new or changed)
     remove: list[str] = field(default_factory=list)  # mpigen's files no render needs any more

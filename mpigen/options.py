@@ -11,9 +11,9 @@ kubeflow.org/v1 jobs, which is the training-operator's.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import Any, Literal, NamedTuple
 
-from mpigen.records import record, replace
 from mpigen.targets import DEFAULT_TARGET, TARGETS
 
 GPU_RESOURCE = "nvidia.com/gpu"
@@ -39,7 +39,7 @@ GANG_SCHEDULERS = (VOLCANO, SCHEDULER_PLUGINS)
 DEFAULT_SCHEDULER_NAMES = {VOLCANO: "volcano", SCHEDULER_PLUGINS: "scheduler-plugins-scheduler"}
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Options:
     """How to compile. Fields set on a job's spec take precedence over the per-node defaults here."""
 

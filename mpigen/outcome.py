@@ -15,10 +15,10 @@ It also computes the exit code, once (`exit_code`), and words the internal-error
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from mpigen.errors import Issue, Path, format_path, one_line, plain_or_shown
-from mpigen.records import field, record
 
 EXIT_OK = 0
 EXIT_INVALID = 1  # invalid input: every problem reported on stderr, nothing on stdout
@@ -86,7 +86,7 @@ class Placement(NamedTuple):
         return self.source + (f" (document {self.document})" if self.document else "")
 
 
-@record
+@dataclass
 class Outcome:
     """The objects made from some inputs and every problem found in them."""
 

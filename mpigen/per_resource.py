@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -24,13 +25,12 @@ from mpigen import inputs as api
 from mpigen.options import Options
 from mpigen.outcome import PLEASE_REPORT, Finding, Placement, exit_code, json_errors
 from mpigen.pipeline import check_collisions, process
-from mpigen.records import field, record
 from mpigen.yaml.load import Document, ForeignInput
 
 VALID, INVALID, ERROR, SKIPPED = "statusValid", "statusInvalid", "statusError", "statusSkipped"
 
 
-@record
+@dataclass
 class Resource:
     filename: str
     kind: str
@@ -45,7 +45,7 @@ class Resource:
     namespace: str = ""  # named in the JUnit report only, as kubeconform's testcase names it
 
 
-@record
+@dataclass
 class Report:
     resources: list[Resource] = field(default_factory=list)
     placements: list[Placement] = field(default_factory=list)  # what each document would output

@@ -287,7 +287,7 @@ def line_breaks(rng: random.Random, text: str) -> str:
 
 def goyaml_stream(rng: random.Random) -> str:
     """A small stream of words in keys, values, block and flow collections, anchors and merge keys, for
-    the comparison with go-yaml (tests/test_goyaml.py)."""
+    the comparison with go-yaml (tests/unit/yaml/test_goyaml.py)."""
 
     def word() -> str:
         return rng.choice(GOYAML_WORDS)

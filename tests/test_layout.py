@@ -45,7 +45,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "mpigen.names",
             "mpigen.plan",
             "mpigen.outcome",
-            "mpigen.records",
+            "mpigen.reference",
             "mpigen.quantity",
             "mpigen.gitops",
             "mpigen.yaml",
@@ -193,6 +193,20 @@ def test_the_core_reads_no_file_and_prints_nothing() -> None:
             is_sys = isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "sys"
             if is_sys and node.attr in {"exit", "stdin", "stdout", "stderr", "argv"}:  # type: ignore[attr-defined]
                 offenders.append(f"{name}:{node.lineno} sys.{node.attr}")
+    assert not offenders, offenders
+
+
+def test_the_core_reads_its_environment_in_one_place() -> None:
+    """Outside the shells only mpigen.reference reads the environment (the MPIGEN_REFERENCE switch)."""
+    offenders = []
+    for name, path in MODULES.items():
+        if _is_shell(name) or name == "mpigen.reference":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr in {"environ", "getenv", "environb", "putenv"}:
+                offenders.append(f"{name}:{node.lineno} {node.attr}")
+            if isinstance(node, ast.ImportFrom) and node.module == "os" and {a.name for a in node.names} & {"environ", "getenv"}:
+                offenders.append(f"{name}:{node.lineno} from os import")
     assert not offenders, offenders
 
 

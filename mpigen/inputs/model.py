@@ -26,6 +26,8 @@ import typing
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from mpigen.reference import stand_in
+
 Convert = Callable[[Any], Any]
 
 
@@ -127,6 +129,7 @@ class _Unsupported(Exception):
     """An annotation the fast check does not implement: the model is always checked by pydantic."""
 
 
+@stand_in
 def parse_fast(model: type[Strict], document: Any) -> Any:
     """The instance of `model` for `document` if the fast check accepts it, else None."""
     convert = _model_converter(model)

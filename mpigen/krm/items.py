@@ -8,10 +8,10 @@ when it may be an MPIJob or when the list holds a job; any other list is read wh
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from mpigen.krm import MAX_LIST_BYTES, STDIN, NotAResourceList, layout
-from mpigen.records import field, record
 
 API_VERSION = "config.kubernetes.io/v1"
 # Earlier versions of the ResourceList, as older kustomize and kpt sent them; the shape is the same.
@@ -29,7 +29,7 @@ NO_INPUT = (
 _UNREAD = object()
 
 
-@record
+@dataclass
 class Listing:
     """One ResourceList as read. `header` is the list's data; read whole, its `items` are the items'
     data, else `cut` holds the items' texts, each read as data on demand (`item`)."""

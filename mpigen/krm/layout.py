@@ -20,9 +20,8 @@ in C and written back byte for byte.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
-
-from mpigen.records import record
 
 # The top-level `items:` key with a block value; an item's first line; the first line at column 0 that
 # can belong to no item (a key of the list after `items`, a document marker). Each is matched from the
@@ -46,7 +45,7 @@ class NotCut(Exception):
     """The text is not laid out as kyaml writes it (or a cut cannot be proved): read the list whole."""
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Cut:
     """The list's text in three parts: `before` (the header and `items:`), each item's text (its head
     comments, its `- ` line and what follows up to the next item's head comments), and `after` (the

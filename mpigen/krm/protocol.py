@@ -52,12 +52,12 @@ them (kpt as `<kind>_<name>.yaml`).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from mpigen.krm.items import Listing, read_resource_list
 from mpigen.krm.readback import refused_output
 from mpigen.outcome import Finding, Outcome, Placement, invalid_output_message, krm_result
-from mpigen.records import field, record
 
 LOCAL_CONFIG = "config.kubernetes.io/local-config"
 INTERNAL = "internal.config.kubernetes.io/"
@@ -67,7 +67,7 @@ _INDEX = re.compile("[0-9]{1,18}")
 NOT_CARRIED = {INTERNAL + "id", INTERNAL + "annotations-migration-resource-id", *INDEX_KEYS}
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class _Where:
     """Where messages name an item, as render names a document: its file (the path annotation) and, in
     a file of several documents, its 1-based position there (the index annotation); else `items[N]`."""
@@ -82,7 +82,7 @@ class _Where:
         return Document(self.document or 1, data, 2 if self.document else 1)
 
 
-@record
+@dataclass
 class _Job:
     """One MPIJob to compile: an item (position in `items`) or the functionConfig (position None)."""
 

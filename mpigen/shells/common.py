@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from mpigen.outcome import EXIT_INTERNAL, EXIT_INVALID, internal_error
+from mpigen.reference import stand_in
 from mpigen.shells.streams import OutputError, stdin_bytes, stdin_is_terminal, write_stderr
 
 if TYPE_CHECKING:
@@ -198,6 +199,7 @@ class PlainCall(NamedTuple):
     output: str | None
 
 
+@stand_in
 def plain_call(args: list[str], outputs: tuple[str, ...]) -> PlainCall | None:
     """`args` read as click reads them, where that is certain: paths, `-f/--filename PATH`, `-o/--output`
     (one of `outputs`), `--allow-empty` and the compile flags of mpigen.options.OPTION_TABLE, each at

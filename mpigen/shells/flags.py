@@ -8,12 +8,12 @@ mpigen.cli runs `mpigen render PATH...` that way without loading click.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import fields as dataclass_fields
 from typing import Any
 
 import click
 
 from mpigen.options import OPTION_TABLE, Options, OptionSpec, unmet_needs
-from mpigen.records import defaults
 
 
 def allow_empty_option(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -32,7 +32,7 @@ def _kube_version(ctx: click.Context, param: click.Parameter, value: str | None)
         raise click.BadParameter(str(exc)) from None
 
 
-_DEFAULTS = defaults(Options)
+_DEFAULTS = {spec.name: spec.default for spec in dataclass_fields(Options)}
 
 
 class _Checked(click.ParamType):  # type: ignore[type-arg]

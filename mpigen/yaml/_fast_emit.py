@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from mpigen.reference import stand_in
 from mpigen.yaml.scalars import TAG, resolve_plain, yaml11_tag
 
 # Strings that some YAML reader Kubernetes tooling uses (go-yaml, YAML 1.2 core) takes for a number,
@@ -62,6 +63,7 @@ class _Hard(Exception):
     """An object for PyYAML to write."""
 
 
+@stand_in
 def dump(value: Any) -> str | None:
     """`yaml.dump(value, Dumper=mpigen.yaml.dump's dumper, default_flow_style=False, sort_keys=False,
     allow_unicode=True, width=1 << 16)`, or None when this writer cannot tell."""

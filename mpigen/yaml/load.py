@@ -8,9 +8,8 @@ the bytes are bounded too (size, UTF-8), and every refusal names the input.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
-
-from mpigen.records import record
 
 MAX_INPUT_BYTES = 16 * 1024 * 1024
 # What one call of render or validate reads, over all its inputs together: the memory a call takes
@@ -46,7 +45,7 @@ def may_hold_mpijob(text: str) -> bool:
     return _MPIJOB_KIND.search(text) is not None
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Document:
     """One non-empty document of an input, with its 1-based position in the stream."""
 

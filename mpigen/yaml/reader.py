@@ -23,10 +23,10 @@ Every refusal is a `YamlProblem` with the position (line, column) and the field 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from mpigen.errors import shown
-from mpigen.records import record
 from mpigen.yaml import _fast_read as yamlfast
 from mpigen.yaml.scalars import CORE, construct, resolve_plain, tag_name
 
@@ -44,7 +44,7 @@ class YamlProblem(Exception):
     """Input that is not the YAML mpigen reads; `str()` is the one-line message, position first."""
 
 
-@record(frozen=True)
+@dataclass(frozen=True)
 class Position:
     line: int  # 1-based
     column: int  # 1-based

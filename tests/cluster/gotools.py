@@ -1,6 +1,6 @@
 """Go tools the test suite builds itself from the Go module proxy: the control plane, kwok, kubeconform,
-kustomize v5 and kpt, each at one pinned version, and goyaml (tests/goyaml/main.go, the suite's own small
-program over apimachinery's YAML reader, built against pinned modules).
+kustomize v5 and kpt, each at one pinned version, and the suite's own Go programs (LOCAL_TOOLS: goyaml,
+tests/goyaml, over apimachinery's YAML reader; the Trainer oracle, tests/oracles/trainer).
 
 None of them is on PyPI, npm or Debian at a usable version, so the suite builds them with the local `go`
 from their modules, once, into a cache keyed by tool and version:
@@ -11,8 +11,8 @@ directives (etcd, Kubernetes) builds as `go install` would refuse to. Kubernetes
 `k8s.io/kubernetes` with its staging modules replaced by local paths and required at v0.0.0; the wrapper
 maps every one of them to its published v0.x.y and stamps the version into the binaries with -ldflags.
 
-Test oracles kept in this repository as Go packages (LOCAL_TOOLS: a directory with go.mod, go.sum and
-main.go, e.g. tests/oracles/trainer) are built the same way into `<tool>-<hash>/bin`, keyed by a hash of
+Go programs kept in this repository (LOCAL_TOOLS: a directory with go.mod, go.sum and main.go, e.g.
+tests/goyaml, tests/oracles/trainer) are built the same way into `<tool>-<hash>/bin`, keyed by a hash of
 their sources (whose go.mod and go.sum pin every module) and the Go version, with `-mod=readonly`.
 
 Where `go` is missing, `require()` skips the test and says why; a build that fails is a test failure with
@@ -59,10 +59,6 @@ class Tool:
     copy_replaces: bool = False  # the module's go.mod pins dependencies by `replace`: copy those into the wrapper
     cgo: bool = False
     env: dict[str, str] = field(default_factory=dict)
-    # A main package of this repository (a directory under tests/), built in a module that requires
-    # `requires` (module@version); its cache directory is keyed by its source too.
-    source: str = ""
-    requires: tuple[str, ...] = ()
 
 
 def _kube_ldflags(version: str) -> tuple[str, ...]:
@@ -120,16 +116,6 @@ TOOLS: dict[str, Tool] = {
         # still comes from the proxy.
         env={"GONOSUMDB": "github.com/GoogleContainerTools/kpt"},
     ),
-    # How kubectl reads YAML: apimachinery's YAMLOrJSONDecoder over sigs.k8s.io/yaml and go-yaml v2, at the
-    # versions Kubernetes v1.37.2 pins.
-    "goyaml": Tool(
-        "k8s.io/apimachinery",
-        "v0.37.2",
-        (".",),
-        ("goyaml",),
-        source="goyaml",
-        requires=("k8s.io/apimachinery@v0.37.2", "sigs.k8s.io/yaml@v1.6.0", "go.yaml.in/yaml/v2@v2.4.4"),
-    ),
     # The JobSet controller (main package at the module root); its CRDs and webhook configurations are
     # read from the same module in the module cache (module_dir), never from a copy of our own.
     "jobset": Tool(
@@ -169,6 +155,10 @@ class LocalTool:
 
 REPO = Path(__file__).resolve().parents[2]
 LOCAL_TOOLS: dict[str, LocalTool] = {
+    # How kubectl reads YAML: apimachinery's YAMLOrJSONDecoder over sigs.k8s.io/yaml and go-yaml v2, at the
+    # versions Kubernetes v1.37.2 pins (its go.mod: apimachinery v0.37.2, sigs.k8s.io/yaml v1.6.0,
+    # go.yaml.in/yaml/v2 v2.4.4).
+    "goyaml": LocalTool(REPO / "tests" / "goyaml", "goyaml"),
     "trainer-oracle": LocalTool(REPO / "tests" / "oracles" / "trainer", "trainer-oracle"),
 }
 
@@ -193,20 +183,10 @@ def cache_root() -> Path:
     return Path(xdg) / "mpigen-tests" / "go"
 
 
-def _source_dir(tool: Tool) -> Path:
-    return Path(__file__).resolve().parent.parent / tool.source
-
-
 def tool_dir(name: str) -> Path:
     if name in LOCAL_TOOLS:
         return cache_root() / f"{name}-{_source_hash(LOCAL_TOOLS[name])}"
-    tool = TOOLS[name]
-    if tool.source:
-        digest = hashlib.sha256()
-        for path in sorted(_source_dir(tool).glob("*.go")):
-            digest.update(path.name.encode() + b"\0" + path.read_bytes())
-        return cache_root() / f"{name}-{tool.version}-{digest.hexdigest()[:12]}"
-    return cache_root() / f"{name}-{tool.version}"
+    return cache_root() / f"{name}-{TOOLS[name].version}"
 
 
 def _source_files(tool: LocalTool) -> list[Path]:
@@ -346,12 +326,7 @@ def _build(go: str, name: str, directory: Path) -> None:
     (src / "go.mod").write_text("\n".join(lines))
     what = f"building {name} {tool.version}"
     progress.info("%s from the Go module proxy (a cold build takes minutes; log: %s)", what, log)
-    if tool.source:
-        for path in _source_dir(tool).glob("*.go"):
-            shutil.copy(path, src / path.name)
-        _run([go, "get", *tool.requires], src, env, log, what)
-    else:
-        _run([go, "get", *(f"{package}@{tool.version}" for package in tool.packages)], src, env, log, what)
+    _run([go, "get", *(f"{package}@{tool.version}" for package in tool.packages)], src, env, log, what)
     staging_bin = directory / "bin.partial"
     staging_bin.mkdir()
     argv = [go, "build", "-v", "-p", "2", "-ldflags", " ".join(["-s", "-w", *tool.ldflags]), "-o", str(staging_bin) + "/"]

@@ -18,6 +18,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from mpigen.reference import stand_in
+
 Schema = dict[str, Any]
 Check = Callable[[Any], bool]
 
@@ -52,6 +54,7 @@ _NUMERIC_TYPES: dict[str, Check] = {"number": _is_number, "integer": _is_integer
 _LOCAL_REF = "#/$defs/"
 
 
+@stand_in
 def quick_check(schema: Schema, defs: Mapping[str, Schema] | None = None, lazy: bool = False) -> Check | None:
     """A fast valid/invalid test equivalent to `schema`, or None if (eagerly compiled) it uses keywords not
     implemented. `defs` resolves `#/$defs/<name>` (default: the schema's own `$defs`)."""

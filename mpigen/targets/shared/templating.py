@@ -12,6 +12,8 @@ import shlex
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from mpigen.reference import stand_in
+
 if TYPE_CHECKING:
     import jinja2
 
@@ -46,7 +48,13 @@ def jinja_environment() -> jinja2.Environment:
 
 
 def render(template: str, **values: Any) -> str:
-    """Render `templates/<template>` with exactly these values (a missing one is an error)."""
+    """Render `templates/<template>` with exactly these values (a missing one is an error): the template
+    compiled into Python, else (MPIGEN_REFERENCE=1) jinja2 itself."""
+    return _compiled(template, values) or jinja_environment().get_template(template).render(**values)
+
+
+@stand_in
+def _compiled(template: str, values: dict[str, Any]) -> str:
     from mpigen.targets.shared._compiled_templates import TEMPLATES
 
     return TEMPLATES[template](values)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 from typing import Any
 
 import pytest
@@ -109,6 +110,24 @@ def test_compile_error_carries_every_issue() -> None:
     paths = {issue.path for issue in info.value.issues}
     assert ("spec", "slotsPerWorker") in paths
     assert info.value.name == "pi"
+
+
+def test_the_public_types_are_dataclasses() -> None:
+    """Options and Issue are ordinary frozen dataclasses: replace, fields, asdict, hashing and equality by value."""
+    options = mpigen.Options(namespace="ml")
+    changed = dataclasses.replace(options, gpus_per_node=4)
+    assert changed == options.replace(gpus_per_node=4) != options
+    assert (changed.namespace, changed.gpus_per_node) == ("ml", 4)
+    assert [field.name for field in dataclasses.fields(mpigen.Options)][:2] == ["gpus_per_node", "processing_units_per_node"]
+    assert hash(options) == hash(mpigen.Options(namespace="ml"))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options.namespace = "other"  # type: ignore[misc]
+    issue = mpigen.Issue(("spec",), "bad")
+    assert dataclasses.asdict(issue) == {"path": ("spec",), "message": "bad", "severity": "error"}
+    assert dataclasses.replace(issue, severity="warning") == mpigen.Issue(("spec",), "bad", "warning")
+    error = mpigen.CompileError([issue], name="train")
+    assert dataclasses.fields(error) and error == mpigen.CompileError([issue], "MPIJob", "train", [])
+    assert dataclasses.is_dataclass(mpigen.compile_job(make_job(V2BETA1)))
 
 
 def test_compile_rejects_non_mapping() -> None:

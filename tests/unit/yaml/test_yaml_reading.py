@@ -185,7 +185,7 @@ def test_a_passed_through_object_no_cluster_could_store_is_refused() -> None:
     assert result.stderr.startswith("<stdin>: ConfigMap/big: too large: ") and "more than the 1.5 MiB etcd stores" in result.stderr
 
 
-# kubectl's reading (sigs.k8s.io/yaml, go-yaml v2); tests/test_goyaml.py holds it to the real thing.
+# kubectl's reading (sigs.k8s.io/yaml, go-yaml v2); tests/unit/yaml/test_goyaml.py holds it to the real thing.
 @pytest.mark.parametrize("fast", [True, False])
 def test_plain_scalars_mean_what_kubectl_sends(fast: bool) -> None:
     words = ["12:30", "0o17", "08", "y", "n", "Y", "N", "+.5", "0X1F", "1.e3", "1e3", "1_e3", ".5_0", "2.0", "0789", "yes", "1:5:3."]

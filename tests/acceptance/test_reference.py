@@ -1,0 +1,34 @@
+"""The golden corpus and the shells' tests again, with MPIGEN_REFERENCE=1 (mpigen.reference): every
+stand-in declines, the libraries (libyaml, PyYAML's dumper, pydantic, jsonschema, jinja2, click) do all
+the work, and every golden file, message and exit code must come out the same.
+
+One pytest process of its own, since the switch is read once per process; it runs whatever of those
+tests the outer run's `-m` selects (so `python -m pytest` runs them all both ways).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mpigen.reference import REFERENCE, VARIABLE
+
+ROOT = Path(__file__).resolve().parents[2]
+BOTH_WAYS = ["tests/acceptance/test_golden.py", "tests/unit/shells"]
+
+
+@pytest.mark.slow  # a second run of the golden corpus and the shells' tests: about as long as the first
+@pytest.mark.skipif(REFERENCE, reason=f"this run is already under {VARIABLE}=1")
+def test_the_libraries_alone_give_the_same_bytes(request: pytest.FixtureRequest) -> None:
+    if request.config.getoption("--update-golden"):
+        pytest.skip("--update-golden rewrites the golden files from the fast path only")
+    marks = request.config.getoption("markexpr")
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *BOTH_WAYS, *(["-m", marks] if marks else [])]
+    env = {**os.environ, VARIABLE: "1"}
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    assert result.returncode == 0, f"{VARIABLE}=1 {' '.join(command[1:])}\n{result.stdout[-8000:]}{result.stderr[-2000:]}"
+    assert " passed" in result.stdout.splitlines()[-1], result.stdout[-2000:]
