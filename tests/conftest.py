@@ -13,6 +13,7 @@ nothing. A tool that cannot be installed skips its tests, saying why.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import sys
@@ -51,6 +52,29 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="Rewrite golden/*/expected.yaml and errors.txt from the current output (the run then fails).",
     )
+
+
+class _LiveProgress(logging.Handler):
+    """Shows a Go tool's build progress (tests/cluster/gotools.py) on the terminal while a fixture waits
+    for it: a cold build takes minutes, and a silent one looks hung."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        super().__init__(logging.INFO)
+        self.config = config
+
+    def emit(self, record: logging.LogRecord) -> None:
+        capture = self.config.pluginmanager.getplugin("capturemanager")
+        reporter = self.config.pluginmanager.getplugin("terminalreporter")
+        if capture is None or reporter is None:
+            return
+        with capture.global_and_fixture_disabled():
+            reporter.write_line(self.format(record))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    progress = logging.getLogger("mpigen.tests.gotools")
+    progress.setLevel(logging.INFO)
+    progress.addHandler(_LiveProgress(config))
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker

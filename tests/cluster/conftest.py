@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ sys.path.insert(0, str(HERE.parent))
 import controlplane
 import crds
 import gotools
+import jobset
 
 from tools import find_kubectl
 
@@ -70,7 +72,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[controlplane.C
 
 
 def _own_control_plane(kubectl: str) -> controlplane.Cluster:
-    if not controlplane.shutil.which("openssl"):
+    if not shutil.which("openssl"):
         pytest.skip("the control plane's certificates are made with openssl, which is not on PATH")
     binaries = {name: gotools.require(name) for name in ("etcd", "kube-apiserver")}
     started = controlplane.start_control_plane(binaries, kubectl)
@@ -97,6 +99,45 @@ def workloads(cluster: controlplane.Cluster) -> Iterator[controlplane.Cluster]:
         yield started
     finally:
         started.stop()
+
+
+@pytest.fixture(scope="session")
+def jobset_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[controlplane.Cluster]:
+    """A control plane of its own with controllers, scheduler, kwok fake nodes and the JobSet controller
+    with its webhooks (tests/cluster/jobset.py); the processes' logs are copied under pytest's temporary
+    directory at the end (`jobset-cluster-logs*`) and their ends shown with a failing test's report."""
+    if _existing():
+        pytest.skip("JobSet tests need the suite's own control plane with kwok fake nodes "
+                    "(unset MPIGEN_CLUSTER=existing)")
+    if not shutil.which("openssl"):
+        pytest.skip("the control plane's certificates are made with openssl, which is not on PATH")
+    started = jobset.start(find_kubectl())
+    try:
+        yield started
+    finally:
+        logs = started.workdir / "logs"
+        if logs.is_dir():
+            shutil.copytree(logs, tmp_path_factory.mktemp("jobset-cluster-logs"), dirs_exist_ok=True)
+        started.stop()
+
+
+@pytest.fixture(scope="session")
+def kueue_cluster(jobset_cluster: controlplane.Cluster) -> controlplane.Cluster:
+    """`jobset_cluster` with Kueue too (batch/Job and JobSet integrations, a ResourceFlavor); each test
+    makes its own queues with `jobset.queue(cluster, namespace, cpu, memory)`. Stops with it."""
+    binaries = {name: gotools.require(name) for name in ("kueue", "kustomize")}
+    jobset.start_kueue(jobset_cluster, binaries["kueue"], gotools.require_module("kueue"), binaries["kustomize"])
+    return jobset_cluster
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    funcargs = getattr(item, "funcargs", {})
+    started = funcargs.get("jobset_cluster") or funcargs.get("kueue_cluster")
+    if report.failed and isinstance(started, controlplane.Cluster):
+        report.sections.append(("controllers' logs (last lines)", started.logs_tail(25)))
+    return report
 
 
 @pytest.fixture

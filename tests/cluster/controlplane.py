@@ -46,6 +46,8 @@ CONTROLLERS = (
 )
 
 FAKE_NODE_ANNOTATION = "kwok.x-k8s.io/node"
+# A pod with this annotation stays Pending on its fake node until a test removes the annotation.
+HOLD_ANNOTATION = "mpigen-test-hold"
 
 
 def free_port() -> int:
@@ -298,6 +300,7 @@ spec:
     matchExpressions:
     - {key: .metadata.deletionTimestamp, operator: DoesNotExist}
     - {key: .status.phase, operator: In, values: [Pending]}
+    - {key: '.metadata.annotations["mpigen-test-hold"]', operator: DoesNotExist}
   next:
     statusTemplate: |
       {{ $now := Now }}
@@ -374,3 +377,21 @@ def start_workloads(cluster: Cluster, binaries: dict[str, str], nodes: int = 3) 
         )
 
     _wait_ready(cluster, "kwok nodes", nodes_ready)
+
+
+def end_pod(cluster: Cluster, namespace: str, pod: str, phase: str) -> None:
+    """What the kubelet reports when the pod's only container exits (0 for Succeeded, 1 for Failed)."""
+    current = cluster.get("pod", pod, "-n", namespace)
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    code = 0 if phase == "Succeeded" else 1
+    reason = "Completed" if code == 0 else "Error"
+    statuses = [{
+        "name": container["name"], "image": container["image"], "imageID": "", "ready": False,
+        "restartCount": 0, "started": False,
+        "state": {"terminated": {"exitCode": code, "reason": reason, "startedAt": now, "finishedAt": now}},
+    } for container in current["spec"]["containers"]]
+    conditions = [{"type": kind, "status": "False", "reason": "PodCompleted" if code == 0 else "PodFailed",
+                   "lastTransitionTime": now} for kind in ("Ready", "ContainersReady")]
+    patch = {"status": {"phase": phase, "containerStatuses": statuses, "conditions": conditions}}
+    cluster.kubectl("patch", "pod", pod, "-n", namespace, "--subresource=status", "--type=strategic",
+                    "-p", json.dumps(patch))

@@ -26,6 +26,7 @@ import fcntl
 import functools
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
@@ -38,6 +39,11 @@ from pathlib import Path
 
 KUBERNETES_VERSION = "v1.37.2"
 BUILD_TIMEOUT = 3600
+
+# Build progress (a cold build takes minutes). `main` prints it; under pytest tests/conftest.py shows it
+# on the terminal as it happens. A logger, not a module global: this module is imported under two names
+# (`gotools` from tests/cluster, `cluster.gotools` from tests/tools.py).
+progress = logging.getLogger("mpigen.tests.gotools")
 
 
 @dataclass(frozen=True)
@@ -122,6 +128,22 @@ TOOLS: dict[str, Tool] = {
         ("goyaml",),
         source="goyaml",
         requires=("k8s.io/apimachinery@v0.37.2", "sigs.k8s.io/yaml@v1.6.0", "go.yaml.in/yaml/v2@v2.4.4"),
+    ),
+    # The JobSet controller (main package at the module root); its CRDs and webhook configurations are
+    # read from the same module in the module cache (module_dir), never from a copy of our own.
+    "jobset": Tool(
+        "sigs.k8s.io/jobset",
+        "v0.12.0",
+        ("sigs.k8s.io/jobset",),
+        ("jobset",),
+        ldflags=("-X sigs.k8s.io/jobset/pkg/version.GitVersion=v0.12.0",),
+    ),
+    "kueue": Tool(
+        "sigs.k8s.io/kueue",
+        "v0.17.0",
+        ("sigs.k8s.io/kueue/cmd/kueue",),
+        ("kueue",),
+        ldflags=("-X sigs.k8s.io/kueue/pkg/version.GitVersion=v0.17.0",),
     ),
 }
 
@@ -288,6 +310,8 @@ def _build(go: str, name: str, directory: Path) -> None:
     if tool.kubernetes_staging:
         lines += ["replace (", *_staging_replacements(go, tool, env, src), ")", ""]
     (src / "go.mod").write_text("\n".join(lines))
+    what = f"building {name} {tool.version}"
+    progress.info("%s from the Go module proxy (a cold build takes minutes; log: %s)", what, log)
     if tool.source:
         for path in _source_dir(tool).glob("*.go"):
             shutil.copy(path, src / path.name)
@@ -296,7 +320,7 @@ def _build(go: str, name: str, directory: Path) -> None:
         _run([go, "get", *(f"{package}@{tool.version}" for package in tool.packages)], src, env, log)
     staging_bin = directory / "bin.partial"
     staging_bin.mkdir()
-    argv = [go, "build", "-p", "2", "-ldflags", " ".join(["-s", "-w", *tool.ldflags]), "-o", str(staging_bin) + "/"]
+    argv = [go, "build", "-v", "-p", "2", "-ldflags", " ".join(["-s", "-w", *tool.ldflags]), "-o", str(staging_bin) + "/"]
     _run([*argv, *tool.packages], src, env, log)
     if len(tool.packages) == 1 and tool.binaries[0] not in os.listdir(staging_bin):
         # a module-root main package is named after the last element of its path (kpt, .../v3 -> v3)
@@ -305,6 +329,35 @@ def _build(go: str, name: str, directory: Path) -> None:
     staging_bin.rename(directory / "bin")
     seconds = time.monotonic() - started
     (directory / "done").write_text(f"{tool.module}@{tool.version} built in {seconds:.0f} s\n")
+    progress.info("%s: done in %.0f s", what, seconds)
+
+
+def module_dir(name: str) -> Path:
+    """The source of tool `name`'s pinned module in the Go module cache (`go mod download`: from the module
+    proxy, checked against go.sum's database; instant once there), for the files a test reads from it,
+    such as the JobSet and Kueue CRDs and webhook configurations."""
+    go = shutil.which("go")
+    if go is None:
+        raise Unavailable(f"cannot read {TOOLS[name].module}: `go` is not on PATH")
+    tool = TOOLS[name]
+    cache_root().mkdir(parents=True, exist_ok=True)
+    done = subprocess.run([go, "mod", "download", "-json", f"{tool.module}@{tool.version}"], cwd=cache_root(),
+                          env=_go_env(tool), capture_output=True, text=True, timeout=BUILD_TIMEOUT, check=False)
+    if done.returncode != 0:
+        raise BuildFailed(f"go mod download {tool.module}@{tool.version} failed: {done.stdout}{done.stderr}")
+    return Path(json.loads(done.stdout)["Dir"])
+
+
+def require_module(name: str) -> Path:
+    """For fixtures: module_dir, skipping where `go` is missing and failing where the download fails."""
+    import pytest
+
+    try:
+        return module_dir(name)
+    except Unavailable as why:
+        pytest.skip(str(why))
+    except BuildFailed as why:
+        pytest.fail(str(why), pytrace=False)
 
 
 def _build_local(go: str, name: str, directory: Path) -> None:
@@ -341,6 +394,7 @@ def require(binary_name: str) -> str:
 
 
 def main(argv: list[str]) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
     names = argv or [*TOOLS, *LOCAL_TOOLS]
     for name in names:
         started = time.monotonic()

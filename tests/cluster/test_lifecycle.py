@@ -13,14 +13,13 @@ scripts) runs on the host with that pod's ServiceAccount token.
 from __future__ import annotations
 
 import base64
-import json
 import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from controlplane import Cluster
+from controlplane import Cluster, end_pod
 from mpijobs import compiled, find, job, manifest, run_script, script
 
 CASES = [
@@ -35,24 +34,6 @@ CASES = [
     ("v1", "Running", "Succeeded"),
     ("v1", "None", "Failed"),
 ]
-
-
-def end_pod(cluster: Cluster, namespace: str, pod: str, phase: str) -> None:
-    """What the kubelet reports when the pod's only container exits (0 for Succeeded, 1 for Failed)."""
-    current = cluster.get("pod", pod, "-n", namespace)
-    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    code = 0 if phase == "Succeeded" else 1
-    reason = "Completed" if code == 0 else "Error"
-    statuses = [{
-        "name": container["name"], "image": container["image"], "imageID": "", "ready": False,
-        "restartCount": 0, "started": False,
-        "state": {"terminated": {"exitCode": code, "reason": reason, "startedAt": now, "finishedAt": now}},
-    } for container in current["spec"]["containers"]]
-    conditions = [{"type": kind, "status": "False", "reason": "PodCompleted" if code == 0 else "PodFailed",
-                   "lastTransitionTime": now} for kind in ("Ready", "ContainersReady")]
-    patch = {"status": {"phase": phase, "containerStatuses": statuses, "conditions": conditions}}
-    cluster.kubectl("patch", "pod", pod, "-n", namespace, "--subresource=status", "--type=strategic",
-                    "-p", json.dumps(patch))
 
 
 def job_pod(cluster: Cluster, namespace: str, job_name: str) -> str:
