@@ -140,10 +140,20 @@ def label_value_problem(value: object) -> str | None:
 
 def check_objects(objects: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], Issue]]:
     """Each (object, issue) where the emitted objects break an API-server rule the schemas miss."""
-    pods = [labels for obj in objects if (labels := _template_labels(obj)) is not None]
+    pods = [labels for obj in objects for labels in _pod_labels(obj)]
     for obj in objects:
         for issue in _object_issues(obj, pods):
             yield obj, issue
+
+
+def _pod_labels(obj: dict[str, Any]) -> list[dict[str, str]]:
+    """The labels of the pods an object's templates make: its own template's, or each of a JobSet's Jobs'."""
+    if obj.get("kind") == "JobSet":
+        jobs = (obj.get("spec") or {}).get("replicatedJobs") or []
+        found = (_template_labels(job.get("template") or {}) for job in jobs if isinstance(job, dict))
+        return [labels for labels in found if labels is not None]
+    labels = _template_labels(obj)
+    return [] if labels is None else [labels]
 
 
 def _template_labels(obj: dict[str, Any]) -> dict[str, str] | None:

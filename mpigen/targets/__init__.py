@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 # name -> the module that defines the target's TARGET. The first is the default (`--target`).
 TARGETS: dict[str, str] = {
     "operator": "mpigen.targets.operator",
+    "jobset": "mpigen.targets.jobset",
 }
 DEFAULT_TARGET = next(iter(TARGETS))
 

@@ -45,6 +45,7 @@ POD_TEMPLATE_SPEC = "io.k8s.api.core.v1.PodTemplateSpec"
 VENDORED_SCHEMAS: dict[tuple[str, str], str] = {
     ("scheduling.volcano.sh/v1beta1", "PodGroup"): "podgroup-volcano-v1beta1.json",
     ("scheduling.x-k8s.io/v1alpha1", "PodGroup"): "podgroup-scheduler-plugins-v1alpha1.json",
+    ("jobset.x-k8s.io/v1alpha2", "JobSet"): "jobset-v1alpha2.json",
 }
 
 _VERSION_DIR = re.compile(r"v(\d+)\.(\d+)\.0-local-strict")
