@@ -48,6 +48,15 @@ def _install_crds(cluster: controlplane.Cluster) -> None:
             continue  # an existing cluster's own Volcano or scheduler-plugins CRD: leave it alone
         cluster.kubectl("apply", "-f", "-", input=json.dumps(crd))
         cluster.kubectl("wait", "--for=condition=Established", f"crd/{name}", "--timeout=60s")
+    # The JobSet CRD of the pinned module, for the jobset target's golden cases (no controller here: the
+    # JobSet tests have one of their own). Server-side: too large for a client-side apply's annotation.
+    for crd in jobset.crds(gotools.require_module("jobset")):
+        name = crd["metadata"]["name"]
+        present = cluster.kubectl("get", "crd", name, "--ignore-not-found", "-o", "name").stdout.strip()
+        if present and not cluster.owned:
+            continue
+        cluster.kubectl("apply", "--server-side", "-f", "-", input=json.dumps(crd))
+        cluster.kubectl("wait", "--for=condition=Established", f"crd/{name}", "--timeout=60s")
 
 
 @pytest.fixture(scope="session")

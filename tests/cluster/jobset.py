@@ -137,9 +137,13 @@ def create_all(cluster: Cluster, objects: list[dict[str, Any]]) -> None:
     apply), then wait for every CRD among them to be Established."""
     listed = {"apiVersion": "v1", "kind": "List", "items": objects}
     cluster.kubectl("create", "-f", "-", input=json.dumps(listed))
-    names = [f"crd/{o['metadata']['name']}" for o in objects if o["kind"] == "CustomResourceDefinition"]
-    if names:
-        cluster.kubectl("wait", "--for=condition=Established", *names, "--timeout=60s")
+    for name in [o["metadata"]["name"] for o in objects if o["kind"] == "CustomResourceDefinition"]:
+        # Polled, not `kubectl wait`: that fails on a CRD whose status has no conditions yet.
+        def established(name: str = name) -> bool:
+            conds = cluster.get("crd", name).get("status", {}).get("conditions") or []
+            return any(c["type"] == "Established" and c["status"] == "True" for c in conds)
+
+        cluster.wait_for(f"crd/{name} Established", established, timeout=60)
 
 
 def _ready(port: int) -> bool:

@@ -108,6 +108,10 @@ def warnings(plan: JobPlan, options: Options) -> list[Issue]:
         for key in OWN_NAMING:
             if (template.get("spec") or {}).get(key):
                 found.append(Issue((*path, key), f"dropped on --target jobset: JobSet and the Job controller name the {role} pods (hostfile: {hosts(plan)[0] if hosts(plan) else launcher_host(plan)} ...)", "warning"))
+        if options.queue is not None and role == names.ROLE_LAUNCHER and plan.kubexec and plan.kubectl_delivery.resources:
+            wanted = sorted(set().union(*(set(v) for v in plan.kubectl_delivery.resources.values())) - {"cpu", "memory"})
+            if wanted:
+                found.append(Issue((), f"--queue: the launcher's kubectl-delivery init container requests {', '.join(wanted)}; Kueue admits the JobSet only from a ClusterQueue whose resource groups cover it", "warning"))
         if options.queue is not None:
             for container in _requests_missing(template):
                 found.append(Issue(plan.template_paths.get(role, ("spec",)) + ("spec", "containers"), f'container "{container}" requests no cpu or memory: Kueue counts it as 0 against the queue\'s quota', "warning"))

@@ -37,8 +37,18 @@ from mpigen.targets.shared.pods import (
 OWN_NAMING = ("hostname", "subdomain")
 
 
+def _without_nulls(value: Any) -> Any:
+    """A template's `null`s left out: a built-in object reads one as unset, a JobSet (a custom resource
+    with a structural schema) refuses it (`command: null`, as in mpi-operator's pi-intel example)."""
+    if isinstance(value, dict):
+        return {key: _without_nulls(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [_without_nulls(item) for item in value]
+    return value
+
+
 def _without_naming(template: dict[str, Any]) -> dict[str, Any]:
-    copied = copy.deepcopy(template)
+    copied: dict[str, Any] = _without_nulls(copy.deepcopy(template))
     for key in OWN_NAMING:
         copied.setdefault("spec", {}).pop(key, None)
     return copied

@@ -34,7 +34,7 @@ def _jobset(objects: list[dict[str, Any]]) -> dict[str, Any]:
 
 @pytest.mark.parametrize("case", sorted(JOBS))
 def test_one_jobset_runs_the_job_and_its_hosts_are_the_jobset_pods(case: str) -> None:
-    plan, options = plan_job(JOBS[case], JOBSET)
+    plan, _ = plan_job(JOBS[case], JOBSET)
     run = target("jobset")
     objects = mpigen.compile(JOBS[case], JOBSET)
     assert not {"StatefulSet", "Service", "Job"} & set(_kinds(objects)) - ({"Job"} if plan.ssh else set())
@@ -98,3 +98,9 @@ def test_a_gang_waits_for_the_workers_alone() -> None:
     assert group["spec"]["minMember"] == 4
     operator = mpigen.compile(JOBS["v2beta1"], Options(gang_scheduler="volcano", namespace="ml"))
     assert [obj["spec"]["minMember"] for obj in operator if obj["kind"] == "PodGroup"] == [5]
+
+
+def test_queue_warns_of_the_resources_kueue_counts_that_a_queue_may_not_cover() -> None:
+    warned = [w.message for w in mpigen.compile_job(JOBS["v1"], JOBSET.replace(queue="q")).warnings]
+    assert any("requests ephemeral-storage" in message for message in warned)
+    assert not any("ephemeral-storage" in w.message for w in mpigen.compile_job(JOBS["v1"], JOBSET).warnings)
