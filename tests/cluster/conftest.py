@@ -111,16 +111,20 @@ def workloads(cluster: controlplane.Cluster) -> Iterator[controlplane.Cluster]:
 
 
 @pytest.fixture(scope="session")
-def jobset_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[controlplane.Cluster]:
+def jobset_cluster(request: pytest.FixtureRequest,
+                   tmp_path_factory: pytest.TempPathFactory) -> Iterator[controlplane.Cluster]:
     """A control plane of its own with controllers, scheduler, kwok fake nodes and the JobSet controller
-    with its webhooks (tests/cluster/jobset.py); the processes' logs are copied under pytest's temporary
-    directory at the end (`jobset-cluster-logs*`) and their ends shown with a failing test's report."""
+    with its webhooks (tests/cluster/jobset.py), and Kueue too when a selected test asks for
+    `kueue_cluster` (started together; built only then). The processes' logs are copied under pytest's
+    temporary directory at the end (`jobset-cluster-logs*`) and their ends shown with a failing test's
+    report."""
     if _existing():
         pytest.skip("JobSet tests need the suite's own control plane with kwok fake nodes "
                     "(unset MPIGEN_CLUSTER=existing)")
     if not shutil.which("openssl"):
         pytest.skip("the control plane's certificates are made with openssl, which is not on PATH")
-    started = jobset.start(find_kubectl())
+    with_kueue = any("kueue_cluster" in getattr(item, "fixturenames", ()) for item in request.session.items)
+    started = jobset.start(find_kubectl(), kueue=with_kueue)
     try:
         yield started
     finally:
@@ -132,10 +136,10 @@ def jobset_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[control
 
 @pytest.fixture(scope="session")
 def kueue_cluster(jobset_cluster: controlplane.Cluster) -> controlplane.Cluster:
-    """`jobset_cluster` with Kueue too (batch/Job and JobSet integrations, a ResourceFlavor); each test
-    makes its own queues with `jobset.queue(cluster, namespace, cpu, memory)`. Stops with it."""
-    binaries = {name: gotools.require(name) for name in ("kueue", "kustomize")}
-    jobset.start_kueue(jobset_cluster, binaries["kueue"], gotools.require_module("kueue"), binaries["kustomize"])
+    """`jobset_cluster` with Kueue (batch/Job and JobSet integrations, a ResourceFlavor); each test makes
+    its own queues with `jobset.queue(cluster, namespace, cpu, memory)`. Stops with it."""
+    if "kueue" not in jobset_cluster.processes:
+        jobset.add_kueue(jobset_cluster)  # asked for at run time (getfixturevalue), not at collection
     return jobset_cluster
 
 

@@ -24,6 +24,7 @@ in every timeout message.
 from __future__ import annotations
 
 import base64
+import concurrent.futures
 import json
 import os
 import shutil
@@ -88,7 +89,9 @@ def serving_certificate(cluster: Cluster, name: str) -> Path:
 
 
 def _documents(path: Path) -> list[dict[str, Any]]:
-    return [doc for doc in yaml.safe_load_all(path.read_text()) if doc]
+    # libyaml's loader where PyYAML has it: the Kueue and JobSet CRDs are 1.5 MB of YAML
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return [doc for doc in yaml.load_all(path.read_text(), Loader=loader) if doc]
 
 
 def crds(module: Path) -> list[dict[str, Any]]:
@@ -137,13 +140,17 @@ def create_all(cluster: Cluster, objects: list[dict[str, Any]]) -> None:
     apply), then wait for every CRD among them to be Established."""
     listed = {"apiVersion": "v1", "kind": "List", "items": objects}
     cluster.kubectl("create", "-f", "-", input=json.dumps(listed))
-    for name in [o["metadata"]["name"] for o in objects if o["kind"] == "CustomResourceDefinition"]:
-        # Polled, not `kubectl wait`: that fails on a CRD whose status has no conditions yet.
-        def established(name: str = name) -> bool:
-            conds = cluster.get("crd", name).get("status", {}).get("conditions") or []
-            return any(c["type"] == "Established" and c["status"] == "True" for c in conds)
+    names = {o["metadata"]["name"] for o in objects if o["kind"] == "CustomResourceDefinition"}
+    if not names:
+        return
 
-        cluster.wait_for(f"crd/{name} Established", established, timeout=60)
+    def established() -> bool:
+        # not `kubectl wait`: it fails outright on a CRD that has no status.conditions yet
+        listed = cluster.get("crd")["items"]
+        return names <= {crd["metadata"]["name"] for crd in listed if any(
+            c["type"] == "Established" and c["status"] == "True" for c in (crd.get("status") or {}).get("conditions") or [])}
+
+    cluster.wait_for(f"CRDs {sorted(names)} Established", established, timeout=60, interval=0.2)
 
 
 def _ready(port: int) -> bool:
@@ -181,9 +188,8 @@ def _controller_config(server: Server) -> dict[str, Any]:
     }
 
 
-def start_jobset(cluster: Cluster, binary: str, module: Path) -> Server:
-    """Install the JobSet CRD and start the controller (not yet ready: `register_jobset_webhooks`)."""
-    create_all(cluster, crds(module))
+def start_jobset(cluster: Cluster, binary: str) -> Server:
+    """Start the JobSet controller (its CRD installed); `register_webhooks` waits for it."""
     server = _server(cluster, "jobset")
     config = cluster.workdir / "jobset-config.yaml"
     config.write_text(yaml.safe_dump({
@@ -201,16 +207,19 @@ def register_webhooks(cluster: Cluster, name: str, server: Server, module: Path,
     create_all(cluster, webhook_configurations(module, kustomize, f"{name}-", server, cluster.ca, keep))
 
 
-def start_kueue(cluster: Cluster, binary: str, module: Path, kustomize: str) -> None:
-    """Install Kueue's CRDs, start it with the batch/Job and JobSet integrations, register its webhooks
-    and make the one ResourceFlavor the tests' ClusterQueues use."""
+def kueue_objects(module: Path) -> list[dict[str, Any]]:
+    """What Kueue needs before it starts: its CRDs and its namespace."""
+    return [*crds(module), {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": KUEUE_NAMESPACE}}]
+
+
+def start_kueue(cluster: Cluster, binary: str) -> Server:
+    """Start Kueue (its CRDs installed) with the batch/Job and JobSet integrations; `finish_kueue` waits
+    for it."""
     if shutil.which("unshare") is None:
         import pytest
 
         pytest.skip("Kueue v0.17 reads /etc/kueue/metrics/certs; the suite gives it one in a private mount "
                     "namespace made with `unshare` (util-linux), which is not on PATH")
-    create_all(cluster, [*crds(module), {"apiVersion": "v1", "kind": "Namespace",
-                                         "metadata": {"name": KUEUE_NAMESPACE}}])
     server = _server(cluster, "kueue")
     config = cluster.workdir / "kueue-config.yaml"
     config.write_text(yaml.safe_dump({
@@ -228,9 +237,22 @@ def start_kueue(cluster: Cluster, binary: str, module: Path, kustomize: str) -> 
         "sh", "-c", KUEUE_MOUNT_SCRIPT, "kueue-mounts", str(layer), str(server.cert_dir),
         binary, f"--config={config}", "--zap-log-level=2",
     ], env={"KUBECONFIG": str(cluster.admin_kubeconfig)})
+    return server
+
+
+def finish_kueue(cluster: Cluster, server: Server, module: Path, kustomize: str) -> None:
+    """Register Kueue's webhooks once it serves them, and make the ResourceFlavor the tests' queues use."""
     register_webhooks(cluster, "kueue", server, module, kustomize, KUEUE_WEBHOOKS)
     create_all(cluster, [{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor",
                           "metadata": {"name": RESOURCE_FLAVOR}}])
+
+
+def add_kueue(cluster: Cluster) -> None:
+    """Kueue on a running `start(kubectl)` cluster that was started without it."""
+    binaries = {name: gotools.require(name) for name in ("kueue", "kustomize")}
+    module = gotools.require_module("kueue")
+    create_all(cluster, kueue_objects(module))
+    finish_kueue(cluster, start_kueue(cluster, binaries["kueue"]), module, binaries["kustomize"])
 
 
 def queue(cluster: Cluster, namespace: str, cpu: str, memory: str) -> str:
@@ -262,17 +284,25 @@ def queue(cluster: Cluster, namespace: str, cpu: str, memory: str) -> str:
     return "queue"
 
 
-def start(kubectl: str) -> Cluster:
-    """A control plane with controllers, scheduler, kwok nodes and the JobSet controller with its
-    webhooks; JobSet starts while kwok's nodes come up."""
-    binaries = {name: gotools.require(name) for name in (
-        "etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok", "jobset", "kustomize")}
-    module = gotools.require_module("jobset")
+def start(kubectl: str, kueue: bool = False) -> Cluster:
+    """A control plane with controllers, scheduler, kwok nodes and the JobSet controller with its webhooks,
+    and with `kueue` Kueue too (built only then). The CRDs go in while kwok's nodes come up, the
+    controllers start together."""
+    names = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok", "jobset", "kustomize"]
+    binaries = {name: gotools.require(name) for name in names + (["kueue"] if kueue else [])}
+    modules = {name: gotools.require_module(name) for name in ["jobset"] + (["kueue"] if kueue else [])}
+    definitions = crds(modules["jobset"]) + (kueue_objects(modules["kueue"]) if kueue else [])
     started = controlplane.start_control_plane(binaries, kubectl)
     try:
-        server = start_jobset(started, binaries["jobset"], module)
-        controlplane.start_workloads(started, binaries)
-        register_webhooks(started, "jobset", server, module, binaries["kustomize"])
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            installed = pool.submit(create_all, started, definitions)
+            controlplane.start_workloads(started, binaries)
+            installed.result()
+        jobset_server = start_jobset(started, binaries["jobset"])
+        kueue_server = start_kueue(started, binaries["kueue"]) if kueue else None
+        register_webhooks(started, "jobset", jobset_server, modules["jobset"], binaries["kustomize"])
+        if kueue_server is not None:
+            finish_kueue(started, kueue_server, modules["kueue"], binaries["kustomize"])
         return started
     except BaseException:
         started.stop()

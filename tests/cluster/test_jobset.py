@@ -165,9 +165,13 @@ def test_failing_launcher_restarts_the_jobset_up_to_max_restarts(jobset_cluster:
     status = cluster.get("jobset", name, "-n", namespace)["status"]
     assert status["restarts"] == 1
     assert "Completed" not in conditions(cluster, namespace, name)
-    # A failed JobSet ends its workers and starts no third attempt.
+    # A failed JobSet ends its workers and starts no third attempt: the one launcher pod left is the
+    # failed one of the last attempt (a finished Job is not deleted, its pod keeps the logs).
     cluster.wait_for("the workers deleted", lambda: not pods_of(cluster, namespace, name, "worker"), timeout=60)
-    never(cluster, "a launcher after the last restart", lambda: pods_of(cluster, namespace, name, "launcher"), 3)
+    never(cluster, "a launcher pod other than the last attempt's failed one", lambda: [
+        (p["metadata"]["labels"][RESTART_ATTEMPT], p["status"].get("phase"))
+        for p in pods_of(cluster, namespace, name, "launcher")
+        if (p["metadata"]["labels"][RESTART_ATTEMPT], p["status"].get("phase")) != ("1", "Failed")], 3)
 
 
 def workload_of(cluster: Cluster, namespace: str, name: str) -> dict[str, Any] | None:
