@@ -50,13 +50,9 @@ def _install_crds(cluster: controlplane.Cluster) -> None:
         cluster.kubectl("wait", "--for=condition=Established", f"crd/{name}", "--timeout=60s")
     # The JobSet CRD of the pinned module, for the jobset target's golden cases (no controller here: the
     # JobSet tests have one of their own). Server-side: too large for a client-side apply's annotation.
-    for crd in jobset.crds(gotools.require_module("jobset")):
-        name = crd["metadata"]["name"]
-        present = cluster.kubectl("get", "crd", name, "--ignore-not-found", "-o", "name").stdout.strip()
-        if present and not cluster.owned:
-            continue
-        cluster.kubectl("apply", "--server-side", "-f", "-", input=json.dumps(crd))
-        cluster.kubectl("wait", "--for=condition=Established", f"crd/{name}", "--timeout=60s")
+    missing = [crd for crd in jobset.crds(gotools.require_module("jobset"))
+               if not cluster.kubectl("get", "crd", crd["metadata"]["name"], "--ignore-not-found", "-o", "name").stdout.strip()]
+    jobset.create_all(cluster, missing)
 
 
 @pytest.fixture(scope="session")
