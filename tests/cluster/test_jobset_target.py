@@ -155,7 +155,7 @@ def test_kueue_admits_the_whole_jobset_only_when_its_quota_is_free(kueue_cluster
     queue = jobset.queue(cluster, namespace, cpu="3", memory="1Gi")
     options = Options(queue=queue)
     # v1alpha2: a kubeflow.org/v1 launcher's kubectl-delivery asks for ephemeral-storage, which this
-    # ClusterQueue does not cover (mpigen warns of it: test_jobset_target in tests/unit).
+    # ClusterQueue does not cover (mpigen warns of it: tests/unit/targets/test_jobset_objects.py).
     first = rendered(_with_cpu(make_job(V1ALPHA2, 2, name="first", namespace=namespace)), options)
     second = rendered(_with_cpu(make_job(V1ALPHA2, 2, name="second", namespace=namespace)), options)
     assert the_jobset(second)["spec"]["suspend"] is True
