@@ -70,6 +70,10 @@ class Options:
     ssh_secret: str | None = None
     # The run target: what the job becomes in the cluster (a key of mpigen.targets.TARGETS).
     target: str = DEFAULT_TARGET
+    # Kueue (jobset target): the LocalQueue (`kueue.x-k8s.io/queue-name`) and WorkloadPriorityClass
+    # (`kueue.x-k8s.io/priority-class`) labels of the JobSet; None: no label.
+    queue: str | None = None
+    priority_class: str | None = None
 
     @property
     def effective_scheduler_name(self) -> str | None:
@@ -85,7 +89,7 @@ class Options:
 
 # How an option's value is written and checked: on the command line (click type), in an annotation
 # (parser in mpigen.inputs.annotations) and in the input schema (tools/schemagen.py).
-ValueKind = Literal["count", "choice", "image", "namespace", "dns-subdomain", "kube-version", "switch"]
+ValueKind = Literal["count", "choice", "image", "namespace", "dns-label", "dns-subdomain", "kube-version", "switch"]
 
 
 class OptionSpec(NamedTuple):
@@ -102,7 +106,18 @@ class OptionSpec(NamedTuple):
     metavar: str | None = None
     short: str | None = None
     needs: str | None = None  # the flag of another option this one means nothing without
+    # The targets (keys of mpigen.targets.TARGETS) this option means something on (empty: all), and why
+    # it is refused on the others.
+    targets: tuple[str, ...] = ()
+    off_target: str = ""
 
+
+# Why Kueue's options are refused on the operator target.
+_TWO_WORKLOADS = (
+    "the operator target renders the launcher Job and the worker StatefulSet, which Kueue would admit as two"
+    " workloads (the launcher may be admitted while the workers wait, or the reverse); use --target jobset,"
+    " one JobSet that Kueue admits whole"
+)
 
 # In the order `--help` lists the flags.
 OPTION_TABLE: tuple[OptionSpec, ...] = (
@@ -118,7 +133,9 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
     OptionSpec("scheduler-name", "scheduler_name", "dns-subdomain", "schedulerName of the job's pods under gang scheduling, a DNS subdomain [default: volcano, or scheduler-plugins-scheduler].", "schedulerName of the job's pods under gang scheduling (a DNS subdomain).", metavar="NAME", needs="gang-scheduler"),
     OptionSpec("cluster-domain", "cluster_domain", "dns-subdomain", "v2beta1: the cluster's DNS domain, appended to the hostfile's host names (<pod>.<job>.<ns>.svc.DOMAIN) and the workers' DNS search entry [default: none; search cluster.local].", "v2beta1: the cluster's DNS domain for the hostfile's names (default: none).", metavar="DOMAIN"),
     OptionSpec("ssh-secret", "ssh_secret", "dns-subdomain", "v2beta1: use this existing Secret (keys ssh-privatekey, ssh-publickey) for SSH instead of rendering <job>-ssh and a key-generation Job.", "v2beta1: an existing Secret with the SSH key pair; no key-generation Job.", metavar="SECRET"),
-    OptionSpec("target", "target", "choice", "What the job becomes in the cluster: operator, the objects the mpi-operator would create plus what runs them without it; volcano, one Volcano batch.volcano.sh/v1alpha1 Job (Volcano v1.10).", "What the job becomes in the cluster (default: operator).", choices=tuple(TARGETS)),
+    OptionSpec("target", "target", "choice", "What the job becomes in the cluster: operator, the objects the mpi-operator would create plus what runs them without it; volcano, one Volcano batch.volcano.sh/v1alpha1 Job (Volcano v1.10); jobset, one JobSet (jobset.x-k8s.io/v1alpha2: the JobSet controller v0.12 or newer, installed with Kubeflow Trainer v2).", "What the job becomes in the cluster (default: operator).", choices=tuple(TARGETS)),
+    OptionSpec("queue", "queue", "dns-label", "jobset target: the Kueue LocalQueue that admits the job (label kueue.x-k8s.io/queue-name on the JobSet, rendered suspended for Kueue to start whole). A v2beta1 job's SSH key Job gets no queue: with manageJobsWithoutQueueName it would wait for admission forever, so pass --ssh-secret there.", "jobset target: the Kueue LocalQueue (label kueue.x-k8s.io/queue-name).", metavar="NAME", targets=("jobset",), off_target=_TWO_WORKLOADS),
+    OptionSpec("priority-class", "priority_class", "dns-label", "jobset target, with --queue: the Kueue WorkloadPriorityClass of the job (label kueue.x-k8s.io/priority-class).", "jobset target: the Kueue WorkloadPriorityClass (label kueue.x-k8s.io/priority-class).", metavar="NAME", needs="queue", targets=("jobset",), off_target=_TWO_WORKLOADS),
 )
 
 _FIELDS = {spec.flag: spec.field for spec in OPTION_TABLE}
@@ -132,3 +149,9 @@ def unmet_needs(values: dict[str, Any]) -> list[tuple[str, str]]:
         for spec in OPTION_TABLE
         if spec.needs is not None and values.get(spec.field) and not values.get(_FIELDS[spec.needs])
     ]
+
+
+def off_target(values: dict[str, Any]) -> list[OptionSpec]:
+    """The options set in `values` (by field) that mean nothing on the target `values` names."""
+    target = values.get("target") or DEFAULT_TARGET
+    return [spec for spec in OPTION_TABLE if spec.targets and values.get(spec.field) and target not in spec.targets]

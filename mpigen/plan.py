@@ -133,6 +133,8 @@ class JobPlan(NamedTuple):
     # (None) or the template's own, which the launcher Role is then bound to.
     launcher_service_account: str | None = None
     ttl_seconds_after_finished: int | None = None
+    # runPolicy.managedBy (v1, v2beta1): the operator's own value or Kueue's MultiKueue; None: unset.
+    managed_by: str | None = None
     suspend: bool = False
     # Job.spec.podReplacementPolicy: Failed (Kubernetes 1.29 and newer).
     pod_replacement_failed: bool = False

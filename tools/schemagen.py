@@ -177,6 +177,7 @@ _VALUE_SCHEMAS: dict[str, Schema] = {
     "image": _IMAGE,
     "dns-subdomain": {"type": "string", "pattern": _DNS1123_SUBDOMAIN, "maxLength": names.DNS1123_SUBDOMAIN_MAX},
     "namespace": {"type": "string", "pattern": _DNS1123_LABEL, "maxLength": names.DNS1123_LABEL_MAX},
+    "dns-label": {"type": "string", "pattern": _DNS1123_LABEL, "maxLength": names.DNS1123_LABEL_MAX},
     "kube-version": _KUBE_VERSION,
     "switch": {"enum": ["true", "false"]},
 }

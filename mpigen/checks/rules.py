@@ -148,10 +148,17 @@ def check_objects(objects: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any
 
 
 def _pod_templates(obj: dict[str, Any]) -> list[tuple[Path, dict[str, Any]]]:
-    """An object's pod templates with their paths: `spec.template`, or each of a Volcano Job's
-    `spec.tasks[i].template`."""
+    """An object's pod templates with their paths: `spec.template`, each of a Volcano Job's
+    `spec.tasks[i].template`, or each of a JobSet's `spec.replicatedJobs[i].template.spec.template`."""
     spec = obj.get("spec") or {}
     template = spec.get("template")
+    if obj.get("kind") == "JobSet":
+        jobs = spec.get("replicatedJobs")
+        return [
+            (("spec", "replicatedJobs", index, "template", "spec", "template"), job["template"]["spec"]["template"])
+            for index, job in enumerate(jobs if isinstance(jobs, list) else [])
+            if isinstance(((job.get("template") or {}).get("spec") or {}).get("template") if isinstance(job, dict) else None, dict)
+        ]
     if isinstance(template, dict):
         return [(("spec", "template"), template)]
     tasks = spec.get("tasks")

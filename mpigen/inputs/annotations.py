@@ -27,6 +27,7 @@ from mpigen.options import (
     OPTION_TABLE,
     Options,
     OptionSpec,
+    off_target,
     unmet_needs,
 )
 
@@ -80,6 +81,14 @@ def _dns_subdomain(value: str) -> str:
     return value
 
 
+def _dns_label(value: str) -> str:
+    from mpigen.names import DNS1123_LABEL_MAX, is_dns1123_label
+
+    if not is_dns1123_label(value):
+        raise ValueError(f"must be a DNS label (lower-case letters, digits and '-', at most {DNS1123_LABEL_MAX} characters), as a label value and the object it names require; got {_quoted(value)}")
+    return value
+
+
 def _namespace(value: str) -> str:
     from mpigen.names import is_dns1123_label
 
@@ -104,6 +113,7 @@ def _boolean(value: str) -> bool:
 PARSERS: dict[str, Callable[[str], Any]] = {
     "count": whole_number(MAX_COUNT),
     "image": _image,
+    "dns-label": _dns_label,
     "dns-subdomain": _dns_subdomain,
     "namespace": _namespace,
     "kube-version": _kube_version,
@@ -153,7 +163,7 @@ def options_for(job: dict[str, Any], options: Options) -> tuple[Options, list[Is
     the values `options` holds."""
     found = annotation_paths(job)
     if not found:
-        return options, given_option_issues(options)
+        return options, given_option_issues(options) + _off_target_issues(options)
     changes: dict[str, Any] = {}
     issues: list[Issue] = []
     for key in sorted(found):
@@ -178,4 +188,14 @@ def options_for(job: dict[str, Any], options: Options) -> tuple[Options, list[Is
     for flag, needed in unmet_needs({spec.field: getattr(merged, spec.field) for spec in OPTION_TABLE}):
         issues.append(Issue(("metadata", "annotations", PREFIX + flag), f"needs {PREFIX}{needed} (or --{needed})"))
     issues += given_option_issues(options.replace(**{field: getattr(Options(), field) for field in changes}))
-    return merged, issues
+    return merged, issues + _off_target_issues(merged)
+
+
+def _off_target_issues(options: Options) -> list[Issue]:
+    """An option the job's target has no use for: refused, saying why (the message names the flag and the
+    annotation: one problem, the same words whichever of them set it)."""
+    issues = []
+    for spec in off_target({field.field: getattr(options, field.field) for field in OPTION_TABLE}):
+        message = f"--{spec.flag} ({PREFIX}{spec.flag}) is refused on the {options.target} target: {spec.off_target}"
+        issues.append(Issue((), message))
+    return issues

@@ -154,6 +154,7 @@ def plan_job(job: V1Job, document: dict[str, Any]) -> JobPlan:
         blank_launcher_gpus=not gpu_launcher,
         launcher_service_account=own_account or None,
         ttl_seconds_after_finished=run.ttl_seconds_after_finished,
+        managed_by=run.managed_by,
         suspend=run.suspend,
         scheduling=_scheduling(job),
         discover_hosts="slots",

@@ -323,6 +323,7 @@ def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
         blank_launcher_gpus=not job.run_launcher_as_worker,
         launcher_service_account=own_account if (waits and own_account) else None,
         ttl_seconds_after_finished=run.ttl_seconds_after_finished,
+        managed_by=run.managed_by,
         suspend=run.suspend,
         pod_replacement_failed=_pod_replacement(options),
         scheduling=_scheduling(job),

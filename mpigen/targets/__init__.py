@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 TARGETS: dict[str, str] = {
     "operator": "mpigen.targets.operator",
     "volcano": "mpigen.targets.volcano",
+    "jobset": "mpigen.targets.jobset",
 }
 DEFAULT_TARGET = next(iter(TARGETS))
 

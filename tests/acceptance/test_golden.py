@@ -38,17 +38,29 @@ def test_golden(case: str, request: pytest.FixtureRequest) -> None:
 # Fields mpigen emits only for newer Kubernetes versions (--kube-version), by kind: (field path, first
 # version). A case rendered for the newest version is checked against 1.25 without them, which is
 # what `--kube-version 1.25` renders (pinned by golden/v2beta1-kube-version-1.28).
-NEWER_FIELDS = {"Job": [(("spec", "podReplacementPolicy"), "1.29")]}
+# "*": every item of a list.
+NEWER_FIELDS = {
+    "Job": [(("spec", "podReplacementPolicy"), "1.29")],
+    "JobSet": [(("spec", "replicatedJobs", "*", "template", "spec", "podReplacementPolicy"), "1.29")],
+}
+
+
+def _drop(node: Any, path: tuple[str, ...]) -> None:
+    if len(path) == 1:
+        if isinstance(node, dict):
+            node.pop(path[0], None)
+        return
+    children = node if path[0] == "*" and isinstance(node, list) else [node.get(path[0]) if isinstance(node, dict) else None]
+    for child in children:
+        if child is not None:
+            _drop(child, path[1:])
 
 
 def without_newer_fields(obj: dict[str, Any], version: str) -> dict[str, Any]:
     obj = copy.deepcopy(obj)
     for path, since in NEWER_FIELDS.get(obj["kind"], []):
         if tuple(map(int, version.split("."))) < tuple(map(int, since.split("."))):
-            parent = obj
-            for key in path[:-1]:
-                parent = parent.get(key) or {}
-            parent.pop(path[-1], None)
+            _drop(obj, path)
     return obj
 
 

@@ -48,7 +48,7 @@ def podgroup_crds() -> list[Schema]:
     crds = []
     for (api_version, kind), filename in sorted(kubeschema.VENDORED_SCHEMAS.items()):
         if kind != "PodGroup":
-            continue  # Volcano's Job: its own CRD, from the module (tests/cluster/volcano.py)
+            continue  # Volcano's Job and the JobSet: their own CRDs, from their modules (volcano.py, jobset.crds)
         group, version = api_version.split("/")
         text = importlib.resources.files("mpigen.schemas").joinpath(filename).read_text(encoding="utf-8")
         schema = structural(json.loads(text))

@@ -102,18 +102,23 @@ def numeric_quantities(obj: dict[str, Any]) -> bool:
     """Whether a pod template carries a resource quantity written as a YAML number (`nvidia.com/gpu: 4`,
     as the user wrote it): the API server stores the string "4", so kubectl's three-way patch is never
     empty and it prints `configured`, although nothing changes."""
-    template = obj.get("spec", {}).get("template", {}).get("spec", {})
-    containers = template.get("containers", []) + template.get("initContainers", [])
+    templates = [obj.get("spec", {}).get("template", {}).get("spec", {})]
+    if obj.get("kind") == "JobSet":  # a pod template in each replicated job's Job template
+        templates = [job["template"]["spec"]["template"].get("spec", {}) for job in obj["spec"]["replicatedJobs"]]
+    containers = [c for template in templates for c in template.get("containers", []) + template.get("initContainers", [])]
     return any(not isinstance(value, str) for c in containers for kind in ("limits", "requests")
                for value in c.get("resources", {}).get(kind, {}).values())
 
 
 def expected_reapply_statuses(text: str) -> list[str]:
     """`unchanged` for every object, except where kubectl itself always sends a patch: a
-    PodDisruptionBudget (its selector's patch strategy is `replace`, so the patch always carries it), and
-    objects with numeric quantities. The resourceVersions prove that nothing changes for those either."""
+    PodDisruptionBudget (its selector's patch strategy is `replace`, so the patch always carries it), a
+    JobSet (a custom resource gets a three-way JSON merge patch, in which a list the server defaulted
+    into, such as `replicatedJobs`, differs from the one sent and is sent again whole), and objects with
+    numeric quantities. The resourceVersions prove that nothing changes for those either."""
     objects = [obj for obj in yaml.safe_load_all(text) if obj]
-    return ["configured" if obj["kind"] == "PodDisruptionBudget" or numeric_quantities(obj) else "unchanged"
+    always_patched = ("PodDisruptionBudget", "JobSet")
+    return ["configured" if obj["kind"] in always_patched or numeric_quantities(obj) else "unchanged"
             for obj in objects]
 
 

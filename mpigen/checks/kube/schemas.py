@@ -47,6 +47,7 @@ VENDORED_SCHEMAS: dict[tuple[str, str], str] = {
     ("scheduling.x-k8s.io/v1alpha1", "PodGroup"): "podgroup-scheduler-plugins-v1alpha1.json",
     # Written by tools/volcanoschema.py from the CRD of volcano.sh/volcano v1.10.0.
     ("batch.volcano.sh/v1alpha1", "Job"): "job-volcano-v1alpha1.json",
+    ("jobset.x-k8s.io/v1alpha2", "JobSet"): "jobset-v1alpha2.json",
 }
 
 _VERSION_DIR = re.compile(r"v(\d+)\.(\d+)\.0-local-strict")

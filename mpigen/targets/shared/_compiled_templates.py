@@ -224,6 +224,59 @@ def render_hostfile(values: dict[str, Any]) -> str:
     return "".join(out)
 
 
+def render_kubexec_jobset_sh(values: dict[str, Any]) -> str:
+    out: list[str] = []
+    out.append(
+        '#!/bin/sh\n'
+        "# kubexec (rendered by mpigen, jobset target): Open MPI's rsh agent. The hostfile names each host as\n"
+        "# the Job controller names its pod's hostname, <job>-<replicated job>-0-<index>; the pod itself has a\n"
+        '# random suffix, so it is looked up by its labels: this JobSet, that replicated job and index, the\n'
+        "# launcher's own restart attempt (a pod of an earlier attempt may still be terminating), Running.\n"
+        'set -eu\n'
+        'host=$1\n'
+        'shift\n'
+        'case "$host" in\n'
+    )
+    out.append(str(values['launcher_host_prefix']))
+    out.append('*) replicated_job=')
+    out.append(str(quote(str(values['launcher_job']))))
+    out.append(
+        ' ;;\n'
+        '*) replicated_job='
+    )
+    out.append(str(quote(str(values['worker_job']))))
+    out.append(
+        ' ;;\n'
+        'esac\n'
+        'index=${host##*-}\n'
+        'pod=$('
+    )
+    out.append(str(quote(str(values['kubectl']))))
+    out.append(' get pods --selector=')
+    out.append(str(quote(str(values['selector']))))
+    out.append('",')
+    out.append(str(values['job_label']))
+    out.append('=$replicated_job,')
+    out.append(str(values['index_label']))
+    out.append('=$index,')
+    out.append(str(values['attempt_label']))
+    out.append(
+        '=${MPIGEN_RESTART_ATTEMPT}" --field-selector=status.phase=Running --output=name | head -n 1)\n'
+        'if [ -z "$pod" ]; then\n'
+        '  echo "kubexec.sh: no Running pod for host $host in restart attempt ${MPIGEN_RESTART_ATTEMPT}" >&2\n'
+        '  exit 1\n'
+        'fi\n'
+        'exec '
+    )
+    out.append(str(quote(str(values['kubectl']))))
+    out.append(' exec "$pod"')
+    if values['container']:
+        out.append(' --container ')
+        out.append(str(quote(str(values['container']))))
+    out.append(' -- /bin/sh -c "$*"\n')
+    return "".join(out)
+
+
 def render_kubexec_sh(values: dict[str, Any]) -> str:
     out: list[str] = []
     out.append(
@@ -587,6 +640,7 @@ TEMPLATES: dict[str, Callable[[dict[str, Any]], str]] = {
     'cleanup.sh.j2': render_cleanup_sh,
     'discover_hosts.sh.j2': render_discover_hosts_sh,
     'hostfile.j2': render_hostfile,
+    'kubexec-jobset.sh.j2': render_kubexec_jobset_sh,
     'kubexec.sh.j2': render_kubexec_sh,
     'ssh-keygen.sh.j2': render_ssh_keygen_sh,
     'wait-for-workers.sh.j2': render_wait_for_workers_sh,

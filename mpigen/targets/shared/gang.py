@@ -76,13 +76,12 @@ def min_resources(plan: JobPlan, members: int) -> dict[str, str] | None:
     return None if members == 0 else sum_min_resources(plan, members)
 
 
-def _pod_group_spec(plan: JobPlan, scheduler: str) -> dict[str, Any]:
+def _pod_group_spec(plan: JobPlan, scheduler: str, members: int, summed: int) -> dict[str, Any]:
     scheduling = plan.scheduling
-    members = min_member(plan)
     spec: dict[str, Any] = {"minMember": members}
     if not scheduling.operator_fields:
         return spec
-    resources = min_resources(plan, members)
+    resources = min_resources(plan, summed)
     if scheduler == VOLCANO:
         if scheduling.queue:
             spec["queue"] = scheduling.queue
@@ -98,15 +97,18 @@ def _pod_group_spec(plan: JobPlan, scheduler: str) -> dict[str, Any]:
     return spec
 
 
-def build_pod_group(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
+def build_pod_group(plan: JobPlan, options: Options, members: int | None = None) -> list[dict[str, Any]]:
+    """The PodGroup; `members`: its minMember when not the operator's (`min_member`), the resources
+    still summed over the operator's members (room for every pod reserved up front)."""
     if options.gang_scheduler is None:
         return []
+    operator_members = min_member(plan)
     return [
         {
             "apiVersion": POD_GROUP_API[options.gang_scheduler],
             "kind": "PodGroup",
             "metadata": object_meta(plan, names.pod_group(plan.name), names.COMPONENT_SCHEDULING),
-            "spec": _pod_group_spec(plan, options.gang_scheduler),
+            "spec": _pod_group_spec(plan, options.gang_scheduler, operator_members if members is None else members, operator_members),
         }
     ]
 

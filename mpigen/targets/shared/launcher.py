@@ -25,27 +25,15 @@ from mpigen.plan import JobPlan
 from mpigen.targets.shared import mpi_env
 from mpigen.targets.shared.gang import join_gang
 from mpigen.targets.shared.meta import kubectl_delivery_image, label_pod, object_meta
+from mpigen.targets.shared.pods import (
+    add_ssh,
+    build_kubectl_delivery,
+    config_mount,
+    config_volume,
+    host_network_dns,
+    kubectl_mount,
+)
 from mpigen.targets.shared.rbac import launcher_service_account
-from mpigen.targets.shared.workers import add_ssh, config_mount, config_volume, host_network_dns
-
-
-def kubectl_mount() -> dict[str, str]:
-    return {"name": names.KUBECTL_VOLUME, "mountPath": names.KUBECTL_MOUNT_PATH}
-
-
-def build_kubectl_delivery(plan: JobPlan, options: Options) -> dict[str, Any]:
-    delivery = plan.kubectl_delivery
-    container: dict[str, Any] = {
-        "name": names.KUBECTL_DELIVERY,
-        "image": kubectl_delivery_image(plan, options),
-        "env": [{"name": names.KUBECTL_TARGET_DIR_ENV, "value": names.KUBECTL_MOUNT_PATH}, *delivery.env],
-        "volumeMounts": [kubectl_mount(), *([config_mount()] if delivery.mount_config else [])],
-    }
-    if delivery.pull_policy:
-        container["imagePullPolicy"] = delivery.pull_policy
-    if delivery.resources:
-        container["resources"] = copy.deepcopy(delivery.resources)
-    return container
 
 
 def build_wait_for_workers(plan: JobPlan, options: Options) -> dict[str, Any]:

@@ -83,6 +83,7 @@ JOBS = [
     make_job(V2BETA1, workers=2, mpiImplementation="Intel", launcherCreationPolicy="WaitForWorkersReady"),
     make_job(V1, workers=2, mainContainer="worker"),
     make_job(V1, workers=2),
+    make_job(V1, workers=2, mainContainer="worker", annotations={"mpigen.dev/target": "jobset"}),
 ]
 
 

@@ -45,12 +45,12 @@ def test_the_operator_target_names_the_pods_hosts_and_role_it_builds(case: str) 
     assert run.launcher_role(plan) == _one(objects, "Role", f"{plan.name}-launcher")
 
 
-def test_the_default_target_is_the_first_row_and_the_only_value_the_option_takes() -> None:
+def test_the_default_target_is_the_first_row_and_the_option_takes_the_table_s_names() -> None:
     assert DEFAULT_TARGET == "operator" == Options().target
     job = make_job(V2BETA1, 2, annotations={"mpigen.dev/target": "operator"})
     assert mpigen.compile(job) == mpigen.compile(make_job(V2BETA1, 2))
     with pytest.raises(mpigen.CompileError) as caught:
-        mpigen.compile(make_job(V2BETA1, 2, annotations={"mpigen.dev/target": "jobset"}))
+        mpigen.compile(make_job(V2BETA1, 2, annotations={"mpigen.dev/target": "kueue"}))
     [issue] = caught.value.issues
     assert issue.path == ("metadata", "annotations", "mpigen.dev/target")
-    assert issue.message == f'must be one of {", ".join(TARGETS)}; got "jobset"'
+    assert issue.message == f'must be one of {", ".join(TARGETS)}; got "kueue"'
