@@ -28,7 +28,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "cluster"))
 
-import gotools
+import gotools  # type: ignore[import-not-found]  # tests/cluster, put on sys.path above
 
 TARGET = ROOT / "schemas" / "jobset-v1alpha2.json"
 CRD = "config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml"
