@@ -6,6 +6,7 @@ the launcher (or the test, by the harness's per-run timeout), never block the su
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -39,12 +40,13 @@ def test_missing_worker_times_out_the_wait_init_container(
 ) -> None:
     """With the launcher started before its workers, wait-for-workers gives up readably at its timeout."""
     objects = render(
-        jobs.v1alpha2("late", ["mpirun", "hostname"], workers=2, slots=1), wait_timeout_seconds=0
+        jobs.v1alpha2("late", ["mpirun", "hostname"], workers=2, slots=1), wait_timeout_seconds=1
     )
     cluster = start_cluster(objects, absent=frozenset({"late-worker-1"}))
     run = cluster.run_launcher(60, RUN_AS_ROOT_ENV)
     assert run.argv[:1] == ("/bin/sh",) and run.returncode == 1, run.describe()
-    assert "timed out after 0s; not Ready: 1/2 workers: late-worker-1" in run.stderr
+    # the smallest timeout (1 s) ends at the wait loop's next poll
+    assert re.search(r"timed out after \d+s; not Ready: 1/2 workers: late-worker-1\n", run.stderr), run.describe()
 
 
 def test_a_rank_exiting_non_zero_fails_the_launcher(
