@@ -39,17 +39,7 @@ def refused_output(listing: Listing, generated: list[list[dict[str, Any]]], outp
 
 
 def _values(data: Any) -> int:
-    """How many values reading `data` back counts, as mpigen.yaml.reader counts them: one per parser event,
-    so a mapping or a list counts its start and end, and a mapping each key as well as each value."""
-    count, stack = 0, [data]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, dict):
-            count += 2 + len(value)
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            count += 2
-            stack.extend(value)
-        else:
-            count += 1
-    return count
+    """How many values reading `data` back counts (mpigen.yaml.load.value_count)."""
+    from mpigen.yaml.load import value_count
+
+    return value_count(data)

@@ -81,10 +81,10 @@ def decode(data: bytes, source: str, limit: int = MAX_INPUT_BYTES) -> str:
         raise InputError(f"{source}: not valid UTF-8 (byte {exc.start})", may_hold_mpijob(data.decode("latin-1"))) from None
 
 
-def count_values(documents: list[Document]) -> int:
-    """How many values the documents hold, counted as mpigen.yamlread counts them as it reads (a
-    mapping or list its start and end, a mapping each key and value, a scalar one)."""
-    count, stack = 0, [doc.data for doc in documents]
+def value_count(data: Any) -> int:
+    """How many values reading `data` counts, as mpigen.yaml.reader counts them as it reads: one per parser
+    event, so a mapping or list its start and end, a mapping each key and value, a scalar one."""
+    count, stack = 0, [data]
     while stack:
         value = stack.pop()
         if isinstance(value, dict):
@@ -96,6 +96,11 @@ def count_values(documents: list[Document]) -> int:
         else:
             count += 1
     return count
+
+
+def count_values(documents: list[Document]) -> int:
+    """How many values the documents hold (value_count of each)."""
+    return sum(value_count(doc.data) for doc in documents)
 
 
 def past_call_bound(used: tuple[int, int, int]) -> str:
