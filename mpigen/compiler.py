@@ -38,7 +38,11 @@ def plan_job(job: object, options: Options) -> tuple[JobPlan, Options]:
     front = api.front_for(job)
     if front is None:
         kind = job.get("kind")
-        raise CompileError(api.near_miss_issues(job) or [_unsupported(job)], kind=kind if isinstance(kind, str) and kind else "MPIJob", name=name_of(job))
+        raise CompileError(
+            api.near_miss_issues(job) or [_unsupported(job)],
+            kind=kind if isinstance(kind, str) and kind else "MPIJob",
+            name=name_of(job),
+        )
     options, option_issues = options_for(job, options)
     try:
         plan = front(job, options)
@@ -57,7 +61,9 @@ def _unsupported(job: dict[str, Any]) -> Issue:
     wanted = ", ".join(api.supported())
     api_version, kind = job.get("apiVersion"), job.get("kind")
     if any(kind == k for _, k in api.FRONTS):
-        return Issue(("apiVersion",), f'unsupported apiVersion "{api_version}" for {kind}; supported: {wanted}')
+        return Issue(
+            ("apiVersion",), f'unsupported apiVersion "{api_version}" for {kind}; supported: {wanted}'
+        )
     return Issue(("kind",), f'unsupported kind "{kind}" in {api_version}; mpigen compiles: {wanted}')
 
 

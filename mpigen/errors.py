@@ -18,10 +18,7 @@ Severity = Literal["error", "warning"]
 
 # Characters that would break a message over lines or rewrite a terminal: C0 and C1 controls, DEL and
 # Unicode's line and paragraph separators. Written as JSON would escape them.
-_ESCAPES = {
-    code: json.dumps(chr(code))[1:-1]
-    for code in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)
-}
+_ESCAPES = {code: json.dumps(chr(code))[1:-1] for code in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)}
 SHOWN_MAX = 80
 
 
@@ -36,7 +33,10 @@ def shown(value: str, limit: int = SHOWN_MAX) -> str:
     (`"aaaa…" (200,000 characters)`)."""
     if len(value) <= limit:
         return json.dumps(value, ensure_ascii=False).translate(_ESCAPES)
-    return json.dumps(value[:limit], ensure_ascii=False).translate(_ESCAPES)[:-1] + f'…" ({len(value):,} characters)'
+    return (
+        json.dumps(value[:limit], ensure_ascii=False).translate(_ESCAPES)[:-1]
+        + f'…" ({len(value):,} characters)'
+    )
 
 
 def plain_or_shown(value: str, limit: int = 253) -> str:

@@ -53,9 +53,13 @@ def files_for(objects: list[dict[str, Any]], output: str) -> dict[str, str]:
     for obj in objects:
         name = file_name(obj, output)
         if not RENDERED_FILE.match(name):
-            raise RenderDirError(f'cannot name a file for {obj.get("kind")} "{(obj.get("metadata") or {}).get("name")}": it needs apiVersion, kind and metadata.name')
+            raise RenderDirError(
+                f'cannot name a file for {obj.get("kind")} "{(obj.get("metadata") or {}).get("name")}": it needs apiVersion, kind and metadata.name'
+            )
         if name in files:
-            raise RenderDirError(f"two objects would be written to {name}: the inputs hold the same object twice")
+            raise RenderDirError(
+                f"two objects would be written to {name}: the inputs hold the same object twice"
+            )
         text = FORMATS[output]([obj])
         files[name] = text if output == "yaml" else json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
     return dict(sorted(files.items()))
@@ -97,7 +101,9 @@ class Update:
     journal: str = ""  # the manifest while replacing: old and new names, so an interrupted pass is mine
 
 
-def plan_update(files: dict[str, str], owned: set[str], entries: dict[str, Entry], has_manifest: bool) -> Update:
+def plan_update(
+    files: dict[str, str], owned: set[str], entries: dict[str, Entry], has_manifest: bool
+) -> Update:
     """What to do to make a directory hold `files`: `owned` is what the manifest lists, `entries` what
     the directory holds under every name of `files` and `owned`."""
     update = Update()
@@ -106,7 +112,9 @@ def plan_update(files: dict[str, str], owned: set[str], entries: dict[str, Entry
         if entry is None:
             update.write[name] = text
         elif entry.kind != "file":
-            update.conflicts.append(f"{name}: is {entry.kind}; an object would be written there as a file; move it away")
+            update.conflicts.append(
+                f"{name}: is {entry.kind}; an object would be written there as a file; move it away"
+            )
         elif entry.text == text:
             update.unchanged.append(name)  # the same bytes: nothing is lost, whoever wrote them
         elif name in owned:
@@ -117,7 +125,9 @@ def plan_update(files: dict[str, str], owned: set[str], entries: dict[str, Entry
                 f"{name}: exists and mpigen did not write it (not listed in {MANIFEST}){hint}; an object would "
                 "overwrite it: move it away, then render again"
             )
-    update.remove = sorted(name for name in owned - files.keys() if name in entries and entries[name].kind == "file")
+    update.remove = sorted(
+        name for name in owned - files.keys() if name in entries and entries[name].kind == "file"
+    )
     update.manifest = manifest_text(list(files))
     update.journal = manifest_text(set(files) | owned)
     return update
@@ -141,9 +151,22 @@ def diff_files(committed: dict[str, str], rendered: dict[str, str], root: str) -
         if old == new:
             continue
         path = os.path.join(root, name) if root else name
-        fromfile, tofile = (path if old is not None else "/dev/null"), (path if new is not None else "/dev/null")
-        lines = list(difflib.unified_diff((old or "").splitlines(keepends=True), (new or "").splitlines(keepends=True), fromfile=fromfile, tofile=tofile))
-        out += lines or [f"--- {fromfile}\n", f"+++ {tofile}\n"]  # an empty file comes or goes: difflib says nothing
+        fromfile, tofile = (
+            (path if old is not None else "/dev/null"),
+            (path if new is not None else "/dev/null"),
+        )
+        lines = list(
+            difflib.unified_diff(
+                (old or "").splitlines(keepends=True),
+                (new or "").splitlines(keepends=True),
+                fromfile=fromfile,
+                tofile=tofile,
+            )
+        )
+        out += lines or [
+            f"--- {fromfile}\n",
+            f"+++ {tofile}\n",
+        ]  # an empty file comes or goes: difflib says nothing
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in out)
 
 

@@ -89,7 +89,9 @@ class Options:
 
 # How an option's value is written and checked: on the command line (click type), in an annotation
 # (parser in mpigen.inputs.annotations) and in the input schema (tools/schemagen.py).
-ValueKind = Literal["count", "choice", "image", "namespace", "dns-label", "dns-subdomain", "kube-version", "switch"]
+ValueKind = Literal[
+    "count", "choice", "image", "namespace", "dns-label", "dns-subdomain", "kube-version", "switch"
+]
 
 
 class OptionSpec(NamedTuple):
@@ -121,21 +123,130 @@ _TWO_WORKLOADS = (
 
 # In the order `--help` lists the flags.
 OPTION_TABLE: tuple[OptionSpec, ...] = (
-    OptionSpec("namespace", "namespace", "namespace", "Namespace for jobs that name none (default: none, so `kubectl apply -n` decides).", "Namespace of the generated objects when metadata.namespace is unset.", metavar="NS", short="-n"),
-    OptionSpec("gpus-per-node", "gpus_per_node", "count", "v1alpha1: GPUs per node when the job's spec.gpusPerNode is unset.", "v1alpha1: GPUs per node when spec.gpusPerNode is unset (default 8)."),
-    OptionSpec("processing-units-per-node", "processing_units_per_node", "count", "v1alpha1: processing units per node when spec.processingUnitsPerNode is unset.", "v1alpha1: units per node when spec.processingUnitsPerNode is unset."),
-    OptionSpec("processing-resource-type", "processing_resource_type", "choice", "v1alpha1: resource when spec.processingResourceType is unset.", "v1alpha1: the resource when spec.processingResourceType is unset.", choices=PROCESSING_RESOURCE_TYPES),
-    OptionSpec("kubectl-delivery-image", "kubectl_delivery_image", "image", "Image that delivers kubectl to the launcher (alpine with kubectl); also runs the wait-for-workers and clean-up scripts [default: mpioperator/kubectl-delivery:latest; for kubeflow.org/v1 kubeflow/kubectl-delivery:latest, the training-operator's].", "Image that delivers kubectl and runs the launcher's helper scripts.", metavar="IMAGE"),
-    OptionSpec("wait-timeout", "wait_timeout_seconds", "count", "How long the launcher waits for every worker pod to be Ready before it fails (and the Job retries); at most 999999999.", "Seconds the launcher waits for every worker pod to be Ready (default 600, at most 999999999).", metavar="SECONDS"),
-    OptionSpec("gang-scheduler", "gang_scheduler", "choice", "Gang-schedule the job's pods: emit a PodGroup (minMember = workers + 1) and a workers' PodDisruptionBudget. Default: off.", "Gang-schedule the job: a PodGroup and a workers' PDB.", choices=GANG_SCHEDULERS),
-    OptionSpec("kube-version", "kube_version", "kube-version", "Kubernetes version whose strict schemas and API-server pod rules check pod templates and output (1.25 to 1.37) [default: newest].", 'Kubernetes version of the schema checks, like "1.30" (default: newest).', metavar="VERSION"),
-    OptionSpec("validate", "validate", "switch", "Skip the schema checks and API-server pod rules of pod templates and output.", '"false" skips the schema checks of pod templates and output.'),
-    OptionSpec("scheduler-name", "scheduler_name", "dns-subdomain", "schedulerName of the job's pods under gang scheduling, a DNS subdomain [default: volcano, or scheduler-plugins-scheduler].", "schedulerName of the job's pods under gang scheduling (a DNS subdomain).", metavar="NAME", needs="gang-scheduler"),
-    OptionSpec("cluster-domain", "cluster_domain", "dns-subdomain", "v2beta1: the cluster's DNS domain, appended to the hostfile's host names (<pod>.<job>.<ns>.svc.DOMAIN) and the workers' DNS search entry [default: none; search cluster.local].", "v2beta1: the cluster's DNS domain for the hostfile's names (default: none).", metavar="DOMAIN"),
-    OptionSpec("ssh-secret", "ssh_secret", "dns-subdomain", "v2beta1: use this existing Secret (keys ssh-privatekey, ssh-publickey) for SSH instead of rendering <job>-ssh and a key-generation Job.", "v2beta1: an existing Secret with the SSH key pair; no key-generation Job.", metavar="SECRET"),
-    OptionSpec("target", "target", "choice", "What the job becomes in the cluster: operator, the objects the mpi-operator would create plus what runs them without it; volcano, one Volcano batch.volcano.sh/v1alpha1 Job (Volcano v1.10); jobset, one JobSet (jobset.x-k8s.io/v1alpha2: the JobSet controller v0.12 or newer, installed with Kubeflow Trainer v2).", "What the job becomes in the cluster (default: operator).", choices=tuple(TARGETS)),
-    OptionSpec("queue", "queue", "dns-label", "jobset target: the Kueue LocalQueue that admits the job (label kueue.x-k8s.io/queue-name on the JobSet, rendered suspended for Kueue to start whole). A v2beta1 job's SSH key Job gets no queue: with manageJobsWithoutQueueName it would wait for admission forever, so pass --ssh-secret there.", "jobset target: the Kueue LocalQueue (label kueue.x-k8s.io/queue-name).", metavar="NAME", targets=("jobset",), off_target=_TWO_WORKLOADS),
-    OptionSpec("priority-class", "priority_class", "dns-label", "jobset target, with --queue: the Kueue WorkloadPriorityClass of the job (label kueue.x-k8s.io/priority-class).", "jobset target: the Kueue WorkloadPriorityClass (label kueue.x-k8s.io/priority-class).", metavar="NAME", needs="queue", targets=("jobset",), off_target=_TWO_WORKLOADS),
+    OptionSpec(
+        "namespace",
+        "namespace",
+        "namespace",
+        "Namespace for jobs that name none (default: none, so `kubectl apply -n` decides).",
+        "Namespace of the generated objects when metadata.namespace is unset.",
+        metavar="NS",
+        short="-n",
+    ),
+    OptionSpec(
+        "gpus-per-node",
+        "gpus_per_node",
+        "count",
+        "v1alpha1: GPUs per node when the job's spec.gpusPerNode is unset.",
+        "v1alpha1: GPUs per node when spec.gpusPerNode is unset (default 8).",
+    ),
+    OptionSpec(
+        "processing-units-per-node",
+        "processing_units_per_node",
+        "count",
+        "v1alpha1: processing units per node when spec.processingUnitsPerNode is unset.",
+        "v1alpha1: units per node when spec.processingUnitsPerNode is unset.",
+    ),
+    OptionSpec(
+        "processing-resource-type",
+        "processing_resource_type",
+        "choice",
+        "v1alpha1: resource when spec.processingResourceType is unset.",
+        "v1alpha1: the resource when spec.processingResourceType is unset.",
+        choices=PROCESSING_RESOURCE_TYPES,
+    ),
+    OptionSpec(
+        "kubectl-delivery-image",
+        "kubectl_delivery_image",
+        "image",
+        "Image that delivers kubectl to the launcher (alpine with kubectl); also runs the wait-for-workers and clean-up scripts [default: mpioperator/kubectl-delivery:latest; for kubeflow.org/v1 kubeflow/kubectl-delivery:latest, the training-operator's].",
+        "Image that delivers kubectl and runs the launcher's helper scripts.",
+        metavar="IMAGE",
+    ),
+    OptionSpec(
+        "wait-timeout",
+        "wait_timeout_seconds",
+        "count",
+        "How long the launcher waits for every worker pod to be Ready before it fails (and the Job retries); at most 999999999.",
+        "Seconds the launcher waits for every worker pod to be Ready (default 600, at most 999999999).",
+        metavar="SECONDS",
+    ),
+    OptionSpec(
+        "gang-scheduler",
+        "gang_scheduler",
+        "choice",
+        "Gang-schedule the job's pods: emit a PodGroup (minMember = workers + 1) and a workers' PodDisruptionBudget. Default: off.",
+        "Gang-schedule the job: a PodGroup and a workers' PDB.",
+        choices=GANG_SCHEDULERS,
+    ),
+    OptionSpec(
+        "kube-version",
+        "kube_version",
+        "kube-version",
+        "Kubernetes version whose strict schemas and API-server pod rules check pod templates and output (1.25 to 1.37) [default: newest].",
+        'Kubernetes version of the schema checks, like "1.30" (default: newest).',
+        metavar="VERSION",
+    ),
+    OptionSpec(
+        "validate",
+        "validate",
+        "switch",
+        "Skip the schema checks and API-server pod rules of pod templates and output.",
+        '"false" skips the schema checks of pod templates and output.',
+    ),
+    OptionSpec(
+        "scheduler-name",
+        "scheduler_name",
+        "dns-subdomain",
+        "schedulerName of the job's pods under gang scheduling, a DNS subdomain [default: volcano, or scheduler-plugins-scheduler].",
+        "schedulerName of the job's pods under gang scheduling (a DNS subdomain).",
+        metavar="NAME",
+        needs="gang-scheduler",
+    ),
+    OptionSpec(
+        "cluster-domain",
+        "cluster_domain",
+        "dns-subdomain",
+        "v2beta1: the cluster's DNS domain, appended to the hostfile's host names (<pod>.<job>.<ns>.svc.DOMAIN) and the workers' DNS search entry [default: none; search cluster.local].",
+        "v2beta1: the cluster's DNS domain for the hostfile's names (default: none).",
+        metavar="DOMAIN",
+    ),
+    OptionSpec(
+        "ssh-secret",
+        "ssh_secret",
+        "dns-subdomain",
+        "v2beta1: use this existing Secret (keys ssh-privatekey, ssh-publickey) for SSH instead of rendering <job>-ssh and a key-generation Job.",
+        "v2beta1: an existing Secret with the SSH key pair; no key-generation Job.",
+        metavar="SECRET",
+    ),
+    OptionSpec(
+        "target",
+        "target",
+        "choice",
+        "What the job becomes in the cluster: operator, the objects the mpi-operator would create plus what runs them without it; volcano, one Volcano batch.volcano.sh/v1alpha1 Job (Volcano v1.10); jobset, one JobSet (jobset.x-k8s.io/v1alpha2: the JobSet controller v0.12 or newer, installed with Kubeflow Trainer v2).",
+        "What the job becomes in the cluster (default: operator).",
+        choices=tuple(TARGETS),
+    ),
+    OptionSpec(
+        "queue",
+        "queue",
+        "dns-label",
+        "jobset target: the Kueue LocalQueue that admits the job (label kueue.x-k8s.io/queue-name on the JobSet, rendered suspended for Kueue to start whole). A v2beta1 job's SSH key Job gets no queue: with manageJobsWithoutQueueName it would wait for admission forever, so pass --ssh-secret there.",
+        "jobset target: the Kueue LocalQueue (label kueue.x-k8s.io/queue-name).",
+        metavar="NAME",
+        targets=("jobset",),
+        off_target=_TWO_WORKLOADS,
+    ),
+    OptionSpec(
+        "priority-class",
+        "priority_class",
+        "dns-label",
+        "jobset target, with --queue: the Kueue WorkloadPriorityClass of the job (label kueue.x-k8s.io/priority-class).",
+        "jobset target: the Kueue WorkloadPriorityClass (label kueue.x-k8s.io/priority-class).",
+        metavar="NAME",
+        needs="queue",
+        targets=("jobset",),
+        off_target=_TWO_WORKLOADS,
+    ),
 )
 
 _FIELDS = {spec.flag: spec.field for spec in OPTION_TABLE}
@@ -154,4 +265,8 @@ def unmet_needs(values: dict[str, Any]) -> list[tuple[str, str]]:
 def off_target(values: dict[str, Any]) -> list[OptionSpec]:
     """The options set in `values` (by field) that mean nothing on the target `values` names."""
     target = values.get("target") or DEFAULT_TARGET
-    return [spec for spec in OPTION_TABLE if spec.targets and values.get(spec.field) and target not in spec.targets]
+    return [
+        spec
+        for spec in OPTION_TABLE
+        if spec.targets and values.get(spec.field) and target not in spec.targets
+    ]

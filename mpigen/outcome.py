@@ -63,7 +63,9 @@ class Finding(NamedTuple):
     def text(self) -> str:
         if not self.source and not self.kind and not self.name:
             return one_line(self.issue.text())  # a line already worded whole
-        where = (f"{plain_or_shown(self.source, 4096)}: " if self.source else "") + (f"document {self.document}: " if self.document else "")
+        where = (f"{plain_or_shown(self.source, 4096)}: " if self.source else "") + (
+            f"document {self.document}: " if self.document else ""
+        )
         kind, name = plain_or_shown(self.kind), plain_or_shown(self.name)
         who = f"{kind}/{name}: " if self.name else (f"{kind}: " if self.kind else "")
         label = "warning: " if self.issue.severity == "warning" else ""

@@ -80,7 +80,10 @@ def add_collisions(report: Report) -> None:
         position = finding.document if finding.document else None
         key = (finding.source, position, finding.kind, finding.name)
         row = next(r for r in report.resources if (r.filename, r.document, r.kind, r.name) == key)
-        row.status, row.msg = INVALID, "; ".join(filter(None, [row.msg if row.status == INVALID else "", finding.issue.text()]))
+        row.status, row.msg = (
+            INVALID,
+            "; ".join(filter(None, [row.msg if row.status == INVALID else "", finding.issue.text()])),
+        )
         row.findings.append(finding)
 
 
@@ -91,7 +94,11 @@ def _resources(report: Report, source: str, doc: Document, options: Options) -> 
     if isinstance(data, dict) and not api.claims(data):
         report.placements += process([(source, [doc])], options).placements
         msg = "not an MPIJob: passed through unchanged, not checked"
-        return [Resource(source, kind, name, version, SKIPPED, msg=msg, document=position, namespace=_namespace(data))]
+        return [
+            Resource(
+                source, kind, name, version, SKIPPED, msg=msg, document=position, namespace=_namespace(data)
+            )
+        ]
     if not isinstance(data, dict) and not _holds_mpijob(data):
         # some other tool's document (an Ansible playbook, a JSON array): no MPIJob to check, as the
         # pre-commit hook passes every YAML and JSON file here; one that holds an MPIJob is an error below
@@ -99,7 +106,16 @@ def _resources(report: Report, source: str, doc: Document, options: Options) -> 
         return [Resource(source, "", "", "", SKIPPED, msg=msg, document=position)]
     result = process([(source, [doc])], options)
     report.placements += result.placements
-    job = Resource(source, kind, name, version, INVALID if result.errors else VALID, result.errors, result.warnings, document=position)
+    job = Resource(
+        source,
+        kind,
+        name,
+        version,
+        INVALID if result.errors else VALID,
+        result.errors,
+        result.warnings,
+        document=position,
+    )
     job.namespace = _namespace(data)
     if result.errors:
         job.msg = "; ".join(finding.issue.text() for finding in result.errors)
@@ -109,10 +125,20 @@ def _resources(report: Report, source: str, doc: Document, options: Options) -> 
         meta = obj["metadata"]
         bugs = [f for f in result.invalid_output if (f.kind, f.name) == (obj["kind"], meta["name"])]
         status = INVALID if bugs else VALID
-        resource = Resource(source, obj["kind"], meta["name"], obj["apiVersion"], status, bugs, bug=bool(bugs), namespace=_namespace(obj))
+        resource = Resource(
+            source,
+            obj["kind"],
+            meta["name"],
+            obj["apiVersion"],
+            status,
+            bugs,
+            bug=bool(bugs),
+            namespace=_namespace(obj),
+        )
         if bugs:
-            resource.msg = f"mpigen produced an object that fails Kubernetes' schemas ({PLEASE_REPORT}): " + "; ".join(
-                finding.issue.text() for finding in bugs
+            resource.msg = (
+                f"mpigen produced an object that fails Kubernetes' schemas ({PLEASE_REPORT}): "
+                + "; ".join(finding.issue.text() for finding in bugs)
             )
         out.append(resource)
     return out
@@ -138,7 +164,10 @@ def _identity(data: Any) -> tuple[str, str, str]:
         return "", "", ""
     meta = data.get("metadata")
     name = meta.get("name") if isinstance(meta, dict) else None
-    return tuple(str(value) if isinstance(value, str) else "" for value in (data.get("kind"), name, data.get("apiVersion")))  # type: ignore[return-value]
+    return tuple(
+        str(value) if isinstance(value, str) else ""
+        for value in (data.get("kind"), name, data.get("apiVersion"))
+    )  # type: ignore[return-value]
 
 
 def _namespace(data: Any) -> str:
@@ -235,7 +264,9 @@ def to_junit(report: Report) -> str:
         suites.setdefault(resource.filename, []).append(resource)
     root = ElementTree.Element("testsuites", _counts("mpigen", report.resources))
     for number, (filename, resources) in enumerate(suites.items(), 1):
-        suite = ElementTree.SubElement(root, "testsuite", {"name": filename, "id": str(number), **_counts(None, resources)})
+        suite = ElementTree.SubElement(
+            root, "testsuite", {"name": filename, "id": str(number), **_counts(None, resources)}
+        )
         for resource in resources:
             _testcase(suite, resource)
     ElementTree.indent(root)
@@ -246,7 +277,12 @@ def _counts(name: str | None, resources: list[Resource]) -> dict[str, str]:
     def count(status: str) -> str:
         return str(sum(resource.status == status for resource in resources))
 
-    counts = {"tests": str(len(resources)), "failures": count(INVALID), "errors": count(ERROR), "skipped": count(SKIPPED)}
+    counts = {
+        "tests": str(len(resources)),
+        "failures": count(INVALID),
+        "errors": count(ERROR),
+        "skipped": count(SKIPPED),
+    }
     return {"name": name, **counts} if name else counts
 
 
@@ -258,7 +294,11 @@ def _testcase(suite: ElementTree.Element, resource: Resource) -> None:
     classname = f"{resource.kind}@{resource.version}" if resource.kind else ""
     case = ElementTree.SubElement(suite, "testcase", {"name": name, "classname": classname})
     if resource.status == INVALID:
-        failure = ElementTree.SubElement(case, "failure", {"message": _one_line(resource.msg), "type": "bug" if resource.bug else "invalid"})
+        failure = ElementTree.SubElement(
+            case,
+            "failure",
+            {"message": _one_line(resource.msg), "type": "bug" if resource.bug else "invalid"},
+        )
         failure.text = "\n".join(finding.text() for finding in resource.findings) or None
     elif resource.status == ERROR:
         ElementTree.SubElement(case, "error", {"message": _one_line(resource.msg), "type": "unreadable"})
@@ -267,4 +307,9 @@ def _testcase(suite: ElementTree.Element, resource: Resource) -> None:
 
 
 # The one table of report formats: `validate -o`'s choices are its keys.
-FORMATS: dict[str, Callable[[Report], str]] = {"text": to_text, "json": to_json, "junit": to_junit, "tap": to_tap}
+FORMATS: dict[str, Callable[[Report], str]] = {
+    "text": to_text,
+    "json": to_json,
+    "junit": to_junit,
+    "tap": to_tap,
+}

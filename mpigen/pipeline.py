@@ -28,7 +28,10 @@ def _too_large(data: dict[str, Any]) -> Issue | None:
     size = json_size(data)
     if size <= OBJECT_MAX_BYTES:
         return None
-    return Issue((), f"too large: {size:,} bytes as JSON, more than the 1.5 MiB etcd stores: no cluster can store this object")
+    return Issue(
+        (),
+        f"too large: {size:,} bytes as JSON, more than the 1.5 MiB etcd stores: no cluster can store this object",
+    )
 
 
 def process(inputs: Sequence[tuple[str, list[Document] | str]], options: Options) -> Outcome:
@@ -51,7 +54,9 @@ def process(inputs: Sequence[tuple[str, list[Document] | str]], options: Options
             if not api.claims(data):
                 if too_large := _too_large(data):
                     kind = data.get("kind")
-                    result.errors.append(_finding(source, doc, kind if isinstance(kind, str) else "", _name(data), too_large))
+                    result.errors.append(
+                        _finding(source, doc, kind if isinstance(kind, str) else "", _name(data), too_large)
+                    )
                     continue
                 result.objects.append(data)
                 result.placements.append(_placement(source, doc, data, (data,), generated=False))
@@ -64,7 +69,9 @@ def process(inputs: Sequence[tuple[str, list[Document] | str]], options: Options
                     result.errors.append(_finding(source, doc, exc.kind, exc.name, issue))
                 continue
             result.objects.extend(compilation.objects)
-            result.placements.append(_placement(source, doc, data, tuple(compilation.objects), generated=True))
+            result.placements.append(
+                _placement(source, doc, data, tuple(compilation.objects), generated=True)
+            )
             if compilation.options.validate:
                 result.invalid_output += _check_output(source, doc, compilation.objects, compilation.options)
             for issue in compilation.warnings:
@@ -73,9 +80,18 @@ def process(inputs: Sequence[tuple[str, list[Document] | str]], options: Options
     return result
 
 
-def _placement(source: str, doc: Document, data: dict[str, Any], objects: tuple[dict[str, Any], ...], generated: bool) -> Placement:
+def _placement(
+    source: str, doc: Document, data: dict[str, Any], objects: tuple[dict[str, Any], ...], generated: bool
+) -> Placement:
     kind, name = data.get("kind"), _name(data)
-    return Placement(source, doc.index if doc.total > 1 else None, kind if isinstance(kind, str) else "", name, objects, generated)
+    return Placement(
+        source,
+        doc.index if doc.total > 1 else None,
+        kind if isinstance(kind, str) else "",
+        name,
+        objects,
+        generated,
+    )
 
 
 def _name(obj: dict[str, Any]) -> str:
@@ -123,7 +139,15 @@ def check_collisions(placements: list[Placement]) -> list[Finding]:
                 f'{key[1]} "{key[3]}" {_in(key[2])} is also generated for {job.kind}/{job.name} at {job.where()}: '
                 "kubectl apply would merge the two; rename one"
             )
-            findings.append(Finding(placement.source, placement.document, placement.kind, placement.name, Issue(("metadata", "name"), message)))
+            findings.append(
+                Finding(
+                    placement.source,
+                    placement.document,
+                    placement.kind,
+                    placement.name,
+                    Issue(("metadata", "name"), message),
+                )
+            )
     return findings
 
 
@@ -133,10 +157,18 @@ def _job_clash(placement: Placement, other: Placement, key: Key) -> Finding:
         message = f'another {other.kind} "{other.name}" {_in(namespace)} is at {other.where()}: both would create the same objects; rename one'
     else:
         message = f'its {key[1]} "{key[3]}" {_in(namespace)} is also generated for {other.kind}/{other.name} at {other.where()}; rename one of the jobs'
-    return Finding(placement.source, placement.document, placement.kind, placement.name, Issue(("metadata", "name"), message))
+    return Finding(
+        placement.source,
+        placement.document,
+        placement.kind,
+        placement.name,
+        Issue(("metadata", "name"), message),
+    )
 
 
-def _check_output(source: str, doc: Document, objects: list[dict[str, Any]], options: Options) -> list[Finding]:
+def _check_output(
+    source: str, doc: Document, objects: list[dict[str, Any]], options: Options
+) -> list[Finding]:
     """The emitted objects against Kubernetes' strict schemas and the API-server rules they miss."""
     from mpigen.checks.kube.validator import validate_object
     from mpigen.checks.rules import check_objects

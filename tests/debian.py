@@ -34,7 +34,10 @@ def ensure(tools: dict[str, str]) -> str | None:
         if not packages:
             return None
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        for argv in (["apt-get", "update"], ["apt-get", "install", "-y", "--no-install-recommends", *packages]):
+        for argv in (
+            ["apt-get", "update"],
+            ["apt-get", "install", "-y", "--no-install-recommends", *packages],
+        ):
             done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=TIMEOUT, check=False)
             if done.returncode != 0:
                 return f"{' '.join(argv)} failed ({done.returncode}): {done.stderr.strip()[-500:]}"

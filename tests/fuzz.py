@@ -42,14 +42,65 @@ ROOT = Path(__file__).resolve().parent.parent
 ENTRIES = ("render", "render-json", "validate", "validate-json", "krm", "plugin")
 SOURCE = "input.yaml"
 TAGS = (
-    "!!map", "!!seq", "!!str", "!!int", "!!float", "!!bool", "!!null", "!!timestamp", "!!binary", "!!set",
-    "!!omap", "!!pairs", "!!merge", "!!value", "!!python/object:os.system", "!!python/name:os.system",
-    "!custom", "!", "!<tag:example.com,2000:x>",
+    "!!map",
+    "!!seq",
+    "!!str",
+    "!!int",
+    "!!float",
+    "!!bool",
+    "!!null",
+    "!!timestamp",
+    "!!binary",
+    "!!set",
+    "!!omap",
+    "!!pairs",
+    "!!merge",
+    "!!value",
+    "!!python/object:os.system",
+    "!!python/name:os.system",
+    "!custom",
+    "!",
+    "!<tag:example.com,2000:x>",
 )
 HOSTILE_STRINGS = (
-    "pi\nINJECTED: line", "pi\r\nforged", "\x1b[31mred", "a\x00b", "\u2028x", "", " ", "-", "~", "null", "yes",
-    "0123", "1e3", "é", "\ufeffbom", "a" * 300, "x" * 70_000, "int", "str", "bool", "none", "[0]", "a[b]",
-    "{}", "<<", "=", "*a", "&a", "%", "@", "`", "'", '"', "\\", "#", "0x1F", ".nan", "2001-12-14",
+    "pi\nINJECTED: line",
+    "pi\r\nforged",
+    "\x1b[31mred",
+    "a\x00b",
+    "\u2028x",
+    "",
+    " ",
+    "-",
+    "~",
+    "null",
+    "yes",
+    "0123",
+    "1e3",
+    "é",
+    "\ufeffbom",
+    "a" * 300,
+    "x" * 70_000,
+    "int",
+    "str",
+    "bool",
+    "none",
+    "[0]",
+    "a[b]",
+    "{}",
+    "<<",
+    "=",
+    "*a",
+    "&a",
+    "%",
+    "@",
+    "`",
+    "'",
+    '"',
+    "\\",
+    "#",
+    "0x1F",
+    ".nan",
+    "2001-12-14",
 )
 
 
@@ -117,7 +168,11 @@ def _dump(rng: random.Random, data: Any) -> str:
 
     if rng.random() < 0.25:
         return json.dumps(data, indent=rng.choice((None, 2)))  # nan and inf become NaN, Infinity
-    return str(yaml.dump(data, Dumper=yaml.CSafeDumper, sort_keys=False, allow_unicode=rng.random() < 0.5, width=1 << 20))
+    return str(
+        yaml.dump(
+            data, Dumper=yaml.CSafeDumper, sort_keys=False, allow_unicode=rng.random() < 0.5, width=1 << 20
+        )
+    )
 
 
 def _load(text: str) -> Any:
@@ -166,14 +221,52 @@ def huge_number(rng: random.Random, text: str) -> str:
     if not numbers:
         return text
     m = rng.choice(numbers)
-    new = rng.choice(("9" * 5000, "9" * 20, "-9223372036854775809", ".nan", ".inf", "-.inf", "1.0e999", "0x_", "0b2", "0o7", "1_000", "1:60:00", "0777", "+12", "1e3"))
+    new = rng.choice(
+        (
+            "9" * 5000,
+            "9" * 20,
+            "-9223372036854775809",
+            ".nan",
+            ".inf",
+            "-.inf",
+            "1.0e999",
+            "0x_",
+            "0b2",
+            "0o7",
+            "1_000",
+            "1:60:00",
+            "0777",
+            "+12",
+            "1e3",
+        )
+    )
     return text[: m.start()] + new + text[m.end() :]
 
 
 def control_chars(rng: random.Random, text: str) -> str:
     for _ in range(rng.randrange(1, 4)):
         at = rng.randrange(len(text) + 1)
-        text = text[:at] + rng.choice(("\x00", "\x07", "\x1b", "\x7f", "\x85", "\u2028", "\ufeff", "\t", "\r", "\n", "\\n", '"', "'")) + text[at:]
+        text = (
+            text[:at]
+            + rng.choice(
+                (
+                    "\x00",
+                    "\x07",
+                    "\x1b",
+                    "\x7f",
+                    "\x85",
+                    "\u2028",
+                    "\ufeff",
+                    "\t",
+                    "\r",
+                    "\n",
+                    "\\n",
+                    '"',
+                    "'",
+                )
+            )
+            + text[at:]
+        )
     return text
 
 
@@ -181,7 +274,11 @@ def deep_nesting(rng: random.Random, text: str) -> str:
     depth = rng.choice((63, 64, 65, 100, 1000, 30_000, _large(200_000)))
     opener = rng.choice(("[", "{a: ", "- ", "[{a: ", "? "))
     at = rng.choice(_value_spots(text))
-    nested = opener * depth if opener != "- " else "\n" + "".join(" " * (2 * i) + "- \n" for i in range(min(depth, 2000)))
+    nested = (
+        opener * depth
+        if opener != "- "
+        else "\n" + "".join(" " * (2 * i) + "- \n" for i in range(min(depth, 2000)))
+    )
     return text[:at] + nested + "x" + text[at:]
 
 
@@ -235,14 +332,87 @@ def merge_keys(rng: random.Random, text: str) -> str:
 
 # Plain scalars that go-yaml v2 (kubectl) and PyYAML's YAML 1.1 read differently, and their neighbours.
 GOYAML_WORDS = (
-    "12:30", "1:30:00", "190:20:30", "-1:30", "1:5:3.", "0o17", "0O17", "+0o17", "-0o17", "0o", "08", "09", "0789",
-    "y", "n", "Y", "N", "yes", "No", "oN", "+.5", "-.5", ".5", "+.5e3", "0X1F", "0x1F", "-0x1F", "+0x1F", "0x_1F",
-    "0B101", "0b101", "-0b101", "0b", "0b_", "1.e3", "1e3", "1E3", "1e+3", "1.0e+3", "1_e3", "1_000", "1__0",
-    "1_000.5_0", "._5", ".5_0", "1e400", "1.0e+999", "1e-400", "-0", "-0.0", "00", "0.", ".", "+", "9223372036854775807",
-    "9223372036854775808", "-9223372036854775809", "18446744073709551615", "18446744073709551616",
-    "99999999999999999999", "0x8000000000000000", "-0x8000000000000000", "+0x8000000000000000",
-    "09007199254740993", "2001-12-14", "2001-12-14 21:59:43.10 -5", "2001-12-14t21:59:43.10-05:00", ".nan",
-    ".NaN", "-.nan", ".inf", "+.inf", "-.Inf", ".iNf", "~", "null", "nULL", "<<", "=", "1e21", "1e20",
+    "12:30",
+    "1:30:00",
+    "190:20:30",
+    "-1:30",
+    "1:5:3.",
+    "0o17",
+    "0O17",
+    "+0o17",
+    "-0o17",
+    "0o",
+    "08",
+    "09",
+    "0789",
+    "y",
+    "n",
+    "Y",
+    "N",
+    "yes",
+    "No",
+    "oN",
+    "+.5",
+    "-.5",
+    ".5",
+    "+.5e3",
+    "0X1F",
+    "0x1F",
+    "-0x1F",
+    "+0x1F",
+    "0x_1F",
+    "0B101",
+    "0b101",
+    "-0b101",
+    "0b",
+    "0b_",
+    "1.e3",
+    "1e3",
+    "1E3",
+    "1e+3",
+    "1.0e+3",
+    "1_e3",
+    "1_000",
+    "1__0",
+    "1_000.5_0",
+    "._5",
+    ".5_0",
+    "1e400",
+    "1.0e+999",
+    "1e-400",
+    "-0",
+    "-0.0",
+    "00",
+    "0.",
+    ".",
+    "+",
+    "9223372036854775807",
+    "9223372036854775808",
+    "-9223372036854775809",
+    "18446744073709551615",
+    "18446744073709551616",
+    "99999999999999999999",
+    "0x8000000000000000",
+    "-0x8000000000000000",
+    "+0x8000000000000000",
+    "09007199254740993",
+    "2001-12-14",
+    "2001-12-14 21:59:43.10 -5",
+    "2001-12-14t21:59:43.10-05:00",
+    ".nan",
+    ".NaN",
+    "-.nan",
+    ".inf",
+    "+.inf",
+    "-.Inf",
+    ".iNf",
+    "~",
+    "null",
+    "nULL",
+    "<<",
+    "=",
+    "1e21",
+    "1e20",
 )
 _WORD_ALPHABET = "0189+-._:eExXoObBy~"
 
@@ -322,11 +492,42 @@ def documents(rng: random.Random, text: str) -> str:
 
 
 MUTATORS: tuple[Callable[[random.Random, str], str], ...] = (
-    swap_type, swap_type, swap_type, rename_key, insert_tag, insert_tag, huge_number, control_chars,
-    deep_nesting, truncate, flip_bytes, lines, anchors, merge_keys, documents, goyaml_words, line_breaks,
+    swap_type,
+    swap_type,
+    swap_type,
+    rename_key,
+    insert_tag,
+    insert_tag,
+    huge_number,
+    control_chars,
+    deep_nesting,
+    truncate,
+    flip_bytes,
+    lines,
+    anchors,
+    merge_keys,
+    documents,
+    goyaml_words,
+    line_breaks,
 )
 # `config.kubernetes.io/index` values a KRM orchestrator never writes but a ResourceList may hold.
-KRM_INDEXES = ("²", "٣", "0", "-1", "+1", " 1", "1 ", "01", "1_0", "9" * 4301, "9" * 20, "", "x", "1.0", "0x1")
+KRM_INDEXES = (
+    "²",
+    "٣",
+    "0",
+    "-1",
+    "+1",
+    " 1",
+    "1 ",
+    "01",
+    "1_0",
+    "9" * 4301,
+    "9" * 20,
+    "",
+    "x",
+    "1.0",
+    "0x1",
+)
 
 
 # ResourceLists ----------------------------------------------------------------------------------------
@@ -338,12 +539,17 @@ def resource_list(rng: random.Random, text: str) -> str:
     shape = rng.randrange(10)
     body: dict[str, Any] = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList"}
     if shape == 0:
-        body["items"] = rng.choice(({"a": 1}, "items", 5, None, [None], [[1]], ["x"], [1, {"kind": "MPIJob"}]))
+        body["items"] = rng.choice(
+            ({"a": 1}, "items", 5, None, [None], [[1]], ["x"], [1, {"kind": "MPIJob"}])
+        )
     elif shape == 1:
         body["items"] = docs
         body["functionConfig"] = rng.choice(([], "x", 5, {"kind": "MPIJob"}, *docs[:1], {"data": {"a": [1]}}))
     elif shape == 2:
-        body["items"] = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}"}} for i in range(rng.choice((1000, _large(30_000))))] + docs
+        body["items"] = [
+            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}"}}
+            for i in range(rng.choice((1000, _large(30_000))))
+        ] + docs
     elif shape == 3:
         body["items"] = docs
         body["results"] = rng.choice(("x", [1], [{"message": 5}], {}))
@@ -352,16 +558,46 @@ def resource_list(rng: random.Random, text: str) -> str:
         body["items"] = docs
     elif shape == 5 and rng.random() < 0.3:  # comments between every line, many of them
         every = "\n".join(["# a comment"] * rng.choice((1, 20, _large(2000))))
-        return "\n".join(["apiVersion: config.kubernetes.io/v1", "kind: ResourceList", "items:", *("- " + line if i == 0 else "  " + line for i, line in enumerate(text.split("\n")))]).replace("\n", "\n" + every + "\n")
+        return "\n".join(
+            [
+                "apiVersion: config.kubernetes.io/v1",
+                "kind: ResourceList",
+                "items:",
+                *("- " + line if i == 0 else "  " + line for i, line in enumerate(text.split("\n"))),
+            ]
+        ).replace("\n", "\n" + every + "\n")
     elif shape == 5:
-        return "\n".join(["apiVersion: config.kubernetes.io/v1", "kind: ResourceList", "items:", *("- " + line if i == 0 else "  " + line for i, line in enumerate(text.split("\n")))])
+        return "\n".join(
+            [
+                "apiVersion: config.kubernetes.io/v1",
+                "kind: ResourceList",
+                "items:",
+                *("- " + line if i == 0 else "  " + line for i, line in enumerate(text.split("\n"))),
+            ]
+        )
     else:
         for doc in docs:
             if isinstance(doc, dict) and rng.random() < 0.5:
                 meta = doc.setdefault("metadata", {}) if isinstance(doc.get("metadata", {}), dict) else {}
-                annotations = meta.setdefault("annotations", {}) if isinstance(meta.get("annotations", {}), dict) else {}
-                key = rng.choice(("internal.config.kubernetes.io/path", "internal.config.kubernetes.io/index", "config.kubernetes.io/index", "config.kubernetes.io/local-config", "mpigen.dev/gang-scheduler"))
-                annotations[key] = rng.choice(KRM_INDEXES) if key.endswith("index") and rng.random() < 0.7 else hostile_value(rng)
+                annotations = (
+                    meta.setdefault("annotations", {})
+                    if isinstance(meta.get("annotations", {}), dict)
+                    else {}
+                )
+                key = rng.choice(
+                    (
+                        "internal.config.kubernetes.io/path",
+                        "internal.config.kubernetes.io/index",
+                        "config.kubernetes.io/index",
+                        "config.kubernetes.io/local-config",
+                        "mpigen.dev/gang-scheduler",
+                    )
+                )
+                annotations[key] = (
+                    rng.choice(KRM_INDEXES)
+                    if key.endswith("index") and rng.random() < 0.7
+                    else hostile_value(rng)
+                )
         body["items"] = docs
     return _dump(rng, body)
 
@@ -444,7 +680,13 @@ def run_case(case: Case, workdir: Path) -> Result:
     cwd = os.getcwd()
     os.chdir(workdir)
     try:
-        result = CliRunner().invoke(cli, args, input=case.data if case.entry == "krm" else None, catch_exceptions=True, env={"KUSTOMIZE_PLUGIN_CONFIG_ROOT": str(workdir)})
+        result = CliRunner().invoke(
+            cli,
+            args,
+            input=case.data if case.entry == "krm" else None,
+            catch_exceptions=True,
+            env={"KUSTOMIZE_PLUGIN_CONFIG_ROOT": str(workdir)},
+        )
     finally:
         os.chdir(cwd)
     seconds = time.perf_counter() - start
@@ -464,12 +706,17 @@ def problems(case: Case, result: Result, timeout: float) -> list[str]:
         return [f"hang (stopped after {result.seconds:.0f} s)"]
     found = []
     if result.code not in (0, 1) or "internal error" in result.stderr:
-        line = next((x for x in result.stderr.splitlines() if "internal error" in x or "uncaught" in x), result.stderr[-200:])
+        line = next(
+            (x for x in result.stderr.splitlines() if "internal error" in x or "uncaught" in x),
+            result.stderr[-200:],
+        )
         found.append(f"internal error: {_normalised(line)}")
     said = result.stderr + (result.stdout if case.entry == "validate" else "")
     if case.entry == "validate-json" and result.stdout.startswith("{"):
         report = json.loads(result.stdout)
-        messages = [e.get("msg", "") for r in report.get("resources", []) for e in r.get("validationErrors") or []]
+        messages = [
+            e.get("msg", "") for r in report.get("resources", []) for e in r.get("validationErrors") or []
+        ]
         messages += [r.get("msg", "") for r in report.get("resources", [])]
         said += "".join(f"{SOURCE}: {m}\n" for m in messages if m)
     if result.code == 1 and not said.strip():
@@ -500,8 +747,11 @@ class _Timeout(BaseException):
     """A case past its time: a BaseException, so that mpigen's guard for bugs does not take it for one."""
 
 
-def run_range(numbers: list[int], seed: int, timeout: float, report: Callable[[dict[str, Any]], None]) -> None:
+def run_range(
+    numbers: list[int], seed: int, timeout: float, report: Callable[[dict[str, Any]], None]
+) -> None:
     """Run cases in this process; one JSON line per case through `report`."""
+
     def alarm(signum: int, frame: Any) -> None:
         raise _Timeout
 
@@ -517,7 +767,15 @@ def run_range(numbers: list[int], seed: int, timeout: float, report: Callable[[d
                 result = Result(_HANG, "", "", timeout * 3 + 1)
             finally:
                 signal.alarm(0)
-            report({"case": number, "entry": case.entry, "code": result.code, "seconds": round(result.seconds, 3), "problems": problems(case, result, timeout)})
+            report(
+                {
+                    "case": number,
+                    "entry": case.entry,
+                    "code": result.code,
+                    "seconds": round(result.seconds, 3),
+                    "problems": problems(case, result, timeout),
+                }
+            )
 
 
 def _worker(args: argparse.Namespace) -> None:
@@ -532,7 +790,19 @@ def _run_chunk(start: int, stop: int, args: argparse.Namespace) -> list[dict[str
     was running, and a new one goes on after it."""
     records: list[dict[str, Any]] = []
     while start < stop:
-        command = [sys.executable, __file__, "--worker", "--start", str(start), "--stop", str(stop), "--seed", str(args.seed), "--timeout", str(args.timeout)]
+        command = [
+            sys.executable,
+            __file__,
+            "--worker",
+            "--start",
+            str(start),
+            "--stop",
+            str(stop),
+            "--seed",
+            str(args.seed),
+            "--timeout",
+            str(args.timeout),
+        ]
         proc = subprocess.run(command, stdout=subprocess.PIPE, text=True, cwd=ROOT, check=False)
         last = start
         for line in proc.stdout.splitlines():
@@ -543,7 +813,15 @@ def _run_chunk(start: int, stop: int, args: argparse.Namespace) -> list[dict[str
                 records.append(record)
         if proc.returncode == 0:
             break
-        records.append({"case": last, "entry": "?", "code": proc.returncode, "seconds": 0.0, "problems": [f"crash (worker exit {proc.returncode})"]})
+        records.append(
+            {
+                "case": last,
+                "entry": "?",
+                "code": proc.returncode,
+                "seconds": 0.0,
+                "problems": [f"crash (worker exit {proc.returncode})"],
+            }
+        )
         start = last + 1
     return records
 
@@ -565,9 +843,13 @@ def _run_all(args: argparse.Namespace) -> int:
             entries.setdefault(problem, set()).add(record["entry"])
     refused = sum(1 for record in records if record["code"] == 1)
     slowest = max(records, key=lambda record: record["seconds"])
-    print(f"{len(records)} cases (seed {args.seed}) in {elapsed:.0f} s: {len(records) - refused} accepted, {refused} refused; slowest case {slowest['case']} ({slowest['seconds']:.1f} s)")
+    print(
+        f"{len(records)} cases (seed {args.seed}) in {elapsed:.0f} s: {len(records) - refused} accepted, {refused} refused; slowest case {slowest['case']} ({slowest['seconds']:.1f} s)"
+    )
     for problem, numbers in sorted(findings.items(), key=lambda item: -len(item[1])):
-        print(f"{len(numbers):6} x {problem}   in {', '.join(sorted(entries[problem]))}; cases {' '.join(map(str, numbers[:8]))}")
+        print(
+            f"{len(numbers):6} x {problem}   in {', '.join(sorted(entries[problem]))}; cases {' '.join(map(str, numbers[:8]))}"
+        )
     print(f"{len(findings)} distinct findings")
     return 1 if findings else 0
 
@@ -586,7 +868,9 @@ def _show(args: argparse.Namespace) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--cases", type=int, default=12_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=2)
@@ -595,7 +879,11 @@ def main() -> int:
     parser.add_argument("--case", type=int, help="run this case alone and say what happened")
     parser.add_argument("--show", action="store_true", help="with --case: print the input too")
     parser.add_argument("--write", help="with --case: write the input to this file")
-    parser.add_argument("--small", action="store_true", help="with --case: a case of the quick slice (tests/acceptance/test_fuzz.py)")
+    parser.add_argument(
+        "--small",
+        action="store_true",
+        help="with --case: a case of the quick slice (tests/acceptance/test_fuzz.py)",
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--start", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--stop", type=int, default=0, help=argparse.SUPPRESS)

@@ -46,22 +46,24 @@ CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir()) if GOLDEN.is_dir(
 UPDATE = "python -m pytest tests/acceptance/test_golden.py --update-golden"
 
 # Inputs no ResourceList can hold (see the module docstring); test_golden checks this list is exact.
-RENDER_ONLY = frozenset({
-    "error-duplicate-key",
-    "error-invalid-utf8",
-    "error-not-a-mapping",
-    "error-yaml-alias-bomb",
-    "error-yaml-control-character",
-    "error-yaml-deeply-nested",
-    "error-yaml-integer-outside-64-bits",
-    "error-yaml-merge-key-beside-a-duplicate-key",
-    "error-yaml-nested-30000-levels",
-    "error-yaml-not-a-number",
-    "error-yaml-python-tag",
-    "error-yaml-syntax",
-    "error-yaml-tag-on-the-wrong-node",
-    "error-yaml-timestamp-tag",
-})
+RENDER_ONLY = frozenset(
+    {
+        "error-duplicate-key",
+        "error-invalid-utf8",
+        "error-not-a-mapping",
+        "error-yaml-alias-bomb",
+        "error-yaml-control-character",
+        "error-yaml-deeply-nested",
+        "error-yaml-integer-outside-64-bits",
+        "error-yaml-merge-key-beside-a-duplicate-key",
+        "error-yaml-nested-30000-levels",
+        "error-yaml-not-a-number",
+        "error-yaml-python-tag",
+        "error-yaml-syntax",
+        "error-yaml-tag-on-the-wrong-node",
+        "error-yaml-timestamp-tag",
+    }
+)
 
 # Cases whose problems are about the stream, not one job: two documents that would write one object.
 # The Python API compiles one job at a time and raises nothing for them.
@@ -70,7 +72,11 @@ STREAM_PROBLEMS = frozenset({"error-passthrough-collides-with-generated", "error
 # What kustomize and kpt put on every item (kyaml kio: the reader's annotations); the KRM function
 # carries the path ones over to the objects it makes from an item. Not part of any object.
 PATH, INDEX = "internal.config.kubernetes.io/path", "internal.config.kubernetes.io/index"
-BOOKKEEPING_PREFIXES = ("internal.config.kubernetes.io/", "config.kubernetes.io/path", "config.kubernetes.io/index")
+BOOKKEEPING_PREFIXES = (
+    "internal.config.kubernetes.io/",
+    "config.kubernetes.io/path",
+    "config.kubernetes.io/index",
+)
 SOURCE = "input.yaml"
 
 
@@ -120,7 +126,9 @@ def assert_case(name: str, update: bool = False) -> None:
     case = Case(name)
     check_render(case, update)
     if update:
-        pytest.fail(f"golden files of {name} rewritten; review the diff and run again without --update-golden")
+        pytest.fail(
+            f"golden files of {name} rewritten; review the diff and run again without --update-golden"
+        )
     if case.documents is None:
         assert name in RENDER_ONLY, f"{name}: the input is not a stream of objects; list it in RENDER_ONLY"
         return
@@ -195,7 +203,9 @@ def option_annotations(args: list[str]) -> dict[str, str]:
     from mpigen.inputs.annotations import PREFIX
     from mpigen.options import OPTION_TABLE
 
-    by_flag = {f"--{spec.flag}": spec for spec in OPTION_TABLE} | {spec.short: spec for spec in OPTION_TABLE if spec.short}
+    by_flag = {f"--{spec.flag}": spec for spec in OPTION_TABLE} | {
+        spec.short: spec for spec in OPTION_TABLE if spec.short
+    }
     switches = {f"--no-{spec.flag}": spec for spec in OPTION_TABLE if spec.kind == "switch"}
     annotations: dict[str, str] = {}
     rest = iter(args)
@@ -271,7 +281,9 @@ def check_plugin(case: Case) -> None:
     from mpigen.yaml.load import Document
 
     assert case.documents is not None
-    documents = [Document(doc.index, data, doc.total) for doc, data in zip(case.documents, inputs(case), strict=True)]
+    documents = [
+        Document(doc.index, data, doc.total) for doc, data in zip(case.documents, inputs(case), strict=True)
+    ]
     text, outcome = generate(documents, SOURCE)
     if case.failing:
         assert (text, outcome.lines()) == ("", case.lines("errors.txt")), "plugin"
@@ -310,7 +322,12 @@ class Generator(Transformer):
 
     def resource_list(self) -> dict[str, Any]:
         [config] = self.items
-        return {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [], "functionConfig": config}
+        return {
+            "apiVersion": "config.kubernetes.io/v1",
+            "kind": "ResourceList",
+            "items": [],
+            "functionConfig": config,
+        }
 
 
 def without_bookkeeping(obj: Any) -> Any:
@@ -362,7 +379,9 @@ def check_krm(case: Case, mode: Transformer) -> None:
     results = output.get("results") or []
     assert {r["severity"] for r in results} <= {"error", "warning"}, mode.name
     # render writes the warnings first, then the errors, each in the order of the jobs
-    ordered = [r for r in results if r["severity"] == "warning"] + [r for r in results if r["severity"] == "error"]
+    ordered = [r for r in results if r["severity"] == "warning"] + [
+        r for r in results if r["severity"] == "error"
+    ]
     lines = [result_line(r, case.documents[0].total) for r in ordered]
     if case.failing:
         assert outcome.exit_code == 1, f"{mode.name}: exit code {outcome.exit_code}"
@@ -378,7 +397,10 @@ def check_krm(case: Case, mode: Transformer) -> None:
     assert "functionConfig" not in output, f"{mode.name}: a generator's config must not come back"
     if isinstance(mode, Generator):
         # the objects are written by render's own emitter: its very text, indented as items
-        items = "".join(as_item_text(doc) for doc in re.split(r"^---\n", case.read("expected.yaml") or "", flags=re.MULTILINE))
+        items = "".join(
+            as_item_text(doc)
+            for doc in re.split(r"^---\n", case.read("expected.yaml") or "", flags=re.MULTILINE)
+        )
         head = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n" + items
         assert output_text.startswith(head), f"{mode.name}: not render's text"
         rest = output_text[len(head) :]

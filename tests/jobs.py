@@ -63,7 +63,11 @@ def make_job(
         replicas: dict[str, Any] = {} if workers is None else {"replicas": workers}
         body = {
             "mpiReplicaSpecs": {
-                "Launcher": {"template": copy.deepcopy(launcher) if launcher is not None else pod("launcher", command=COMMAND)},
+                "Launcher": {
+                    "template": copy.deepcopy(launcher)
+                    if launcher is not None
+                    else pod("launcher", command=COMMAND)
+                },
                 "Worker": {**replicas, **copy.deepcopy(worker_fields or {}), "template": worker},
             }
         }

@@ -568,7 +568,15 @@ def v1_cases(draw: Draw) -> Case:
     job = {"apiVersion": "kubeflow.org/v1", "kind": "MPIJob", "metadata": meta, "spec": spec}
     policy = spec.get("runPolicy", {}).get("cleanPodPolicy") or spec.get("cleanPodPolicy")
     slots = spec.get("slotsPerWorker", 1)
-    return Case(job, base, worker["replicas"], slots, namespace, effective.gang_scheduler, policy in ("Running", "All"))
+    return Case(
+        job,
+        base,
+        worker["replicas"],
+        slots,
+        namespace,
+        effective.gang_scheduler,
+        policy in ("Running", "All"),
+    )
 
 
 # Each kind of job the properties are checked on: every v1alpha1 sizing style, v1alpha2 and v1.

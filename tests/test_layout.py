@@ -20,7 +20,13 @@ PACKAGE = Path(__file__).resolve().parent.parent / "mpigen"
 
 # The command modules: each imports the core and the shells' shared helpers, never another command.
 COMMANDS = {"render", "validate", "schema", "krm", "kustomize_plugin", "completion"}
-SHARED_SHELL_HELPERS = {"mpigen.shells.common", "mpigen.shells.flags", "mpigen.shells.bounded", "mpigen.shells.outdir", "mpigen.shells.streams"}
+SHARED_SHELL_HELPERS = {
+    "mpigen.shells.common",
+    "mpigen.shells.flags",
+    "mpigen.shells.bounded",
+    "mpigen.shells.outdir",
+    "mpigen.shells.streams",
+}
 # The root group as click parses it (mpigen.cli runs the calls that need no parsing without it).
 ROOT_GROUP = "mpigen.shells.group"
 # The only modules that may touch click, files, stdout or the process: the shells and the root group.
@@ -131,7 +137,9 @@ def _is_shell(name: str) -> bool:
 
 
 def test_the_module_list_is_read() -> None:
-    assert {"mpigen.compiler", "mpigen.shells.render", "mpigen.krm.protocol", "mpigen.inputs.v2beta1"} <= set(MODULES)
+    assert {"mpigen.compiler", "mpigen.shells.render", "mpigen.krm.protocol", "mpigen.inputs.v2beta1"} <= set(
+        MODULES
+    )
     assert "mpigen.plan" in GRAPH["mpigen.compiler"] or "mpigen.plan" in GRAPH["mpigen.inputs"]
 
 
@@ -171,7 +179,9 @@ def test_a_command_never_imports_another_command(command: str) -> None:
 
 def test_the_shared_shell_helpers_import_no_command() -> None:
     for name in SHARED_SHELL_HELPERS:
-        commands = {m for m in GRAPH[name] if m.rpartition(".")[2] in COMMANDS and m.startswith("mpigen.shells.")}
+        commands = {
+            m for m in GRAPH[name] if m.rpartition(".")[2] in COMMANDS and m.startswith("mpigen.shells.")
+        }
         assert not commands, f"{name} imports {sorted(commands)}"
 
 
@@ -188,9 +198,17 @@ def test_the_core_reads_no_file_and_prints_nothing() -> None:
         if _is_shell(name):
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in {"open", "print", "input"}:
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in {"open", "print", "input"}
+            ):
                 offenders.append(f"{name}:{node.lineno} {node.func.id}()")
-            is_sys = isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "sys"
+            is_sys = (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "sys"
+            )
             if is_sys and node.attr in {"exit", "stdin", "stdout", "stderr", "argv"}:  # type: ignore[attr-defined]
                 offenders.append(f"{name}:{node.lineno} sys.{node.attr}")
     assert not offenders, offenders
@@ -205,7 +223,11 @@ def test_the_core_reads_its_environment_in_one_place() -> None:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Attribute) and node.attr in {"environ", "getenv", "environb", "putenv"}:
                 offenders.append(f"{name}:{node.lineno} {node.attr}")
-            if isinstance(node, ast.ImportFrom) and node.module == "os" and {a.name for a in node.names} & {"environ", "getenv"}:
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module == "os"
+                and {a.name for a in node.names} & {"environ", "getenv"}
+            ):
                 offenders.append(f"{name}:{node.lineno} from os import")
     assert not offenders, offenders
 
@@ -229,9 +251,28 @@ def test_every_target_folder_is_a_row_of_the_table_and_back() -> None:
     """A new target is a new folder plus one row in mpigen.targets.TARGETS; the row names the folder."""
     from mpigen.targets import TARGETS, target
 
-    folders = {path.name for path in (PACKAGE / "targets").iterdir() if path.is_dir() and (path / "__init__.py").exists()}
+    folders = {
+        path.name
+        for path in (PACKAGE / "targets").iterdir()
+        if path.is_dir() and (path / "__init__.py").exists()
+    }
     folders.discard(SHARED_BY_TARGETS)
     assert {module.rpartition(".")[2] for module in TARGETS.values()} == folders
     assert all(module == f"mpigen.targets.{module.rpartition('.')[2]}" for module in TARGETS.values())
     for name in TARGETS:
         assert target(name).name == name
+
+
+def test_every_package_folder_ships_in_the_wheel() -> None:
+    """pyproject.toml lists the packages by hand (two of them are mapped from the top-level schemas/ and
+    templates/); a folder missing from that list works in an editable install and is absent from a wheel."""
+    import tomllib
+
+    listed = set(
+        tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    folders = {
+        ".".join(init.parent.relative_to(PACKAGE.parent).parts) for init in PACKAGE.rglob("__init__.py")
+    }
+    assert folders - listed == set(), "add these to [tool.setuptools] packages in pyproject.toml"
+    assert listed - folders == {"mpigen.schemas", "mpigen.templates"}

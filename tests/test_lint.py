@@ -1,5 +1,5 @@
-"""The code passes the linters the project is held to: `ruff check` and `mypy --strict` on the package
-and its developer tools (pyproject.toml configures both; the test extra installs them with the type
+"""The code passes the linters the project is held to: `ruff check`, `ruff format --check` and
+`mypy --strict` on the package and its developer tools (pyproject.toml configures both; the test extra installs them with the type
 stubs mypy needs, so `python -m pytest` runs them wherever the suite runs).
 """
 
@@ -19,12 +19,20 @@ CHECKED = ["mpigen", "tools"]
 def _run(tool: str, *args: str) -> subprocess.CompletedProcess[str]:
     if importlib.util.find_spec(tool) is None:
         pytest.skip(f"{tool} is not installed: pip install -e '.[test]' brings it")
-    return subprocess.run([sys.executable, "-m", tool, *args], cwd=ROOT, capture_output=True, text=True, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", tool, *args], cwd=ROOT, capture_output=True, text=True, check=False
+    )
 
 
 def test_ruff_check() -> None:
     done = _run("ruff", "check", "--no-cache", *CHECKED)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_ruff_format() -> None:
+    """One layout for all of the code, tests included: `ruff format` changes nothing."""
+    done = _run("ruff", "format", "--check", "--no-cache", *CHECKED, "tests")
+    assert done.returncode == 0, "run `ruff format mpigen tools tests`:\n" + done.stdout + done.stderr
 
 
 @pytest.mark.slow  # a cold mypy run reads the package and its libraries' stubs: tens of seconds

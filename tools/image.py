@@ -55,10 +55,30 @@ MIRRORS = (
 ARCHITECTURE = "amd64"
 # The wheels that fit bookworm's python3 (CPython 3.11) on x86_64 with glibc 2.36.
 WHEEL_TARGET = (
-    "--only-binary", ":all:", "--implementation", "cp", "--python-version", "3.11",
-    "--abi", "cp311", "--abi", "abi3", "--abi", "none",
-    *(arg for tag in ("manylinux_2_36_x86_64", "manylinux_2_28_x86_64", "manylinux_2_17_x86_64",
-                      "manylinux2014_x86_64", "linux_x86_64", "any") for arg in ("--platform", tag)),
+    "--only-binary",
+    ":all:",
+    "--implementation",
+    "cp",
+    "--python-version",
+    "3.11",
+    "--abi",
+    "cp311",
+    "--abi",
+    "abi3",
+    "--abi",
+    "none",
+    *(
+        arg
+        for tag in (
+            "manylinux_2_36_x86_64",
+            "manylinux_2_28_x86_64",
+            "manylinux_2_17_x86_64",
+            "manylinux2014_x86_64",
+            "linux_x86_64",
+            "any",
+        )
+        for arg in ("--platform", tag)
+    ),
 )
 # dpkg leaves these out of every package it unpacks (the copyright files stay: licences travel with code).
 DPKG_EXCLUDES = (
@@ -111,11 +131,25 @@ def version() -> str:
 def source_files() -> list[str]:
     """The checkout's files that go into mpigen's wheel: tracked or new, not ignored (no caches)."""
     done = subprocess.run(
-        ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *WHEEL_SOURCES],
-        capture_output=True, check=False,
+        [
+            "git",
+            "-C",
+            str(ROOT),
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+            "--",
+            *WHEEL_SOURCES,
+        ],
+        capture_output=True,
+        check=False,
     )
     if done.returncode != 0:
-        raise BuildError(f"git ls-files failed in {ROOT} (a git checkout is needed): {done.stderr.decode().strip()}")
+        raise BuildError(
+            f"git ls-files failed in {ROOT} (a git checkout is needed): {done.stderr.decode().strip()}"
+        )
     names = {name for name in done.stdout.decode().split("\0") if name}
     return sorted(name for name in names if (ROOT / name).is_file())
 
@@ -155,7 +189,13 @@ def _run(argv: Sequence[str], env: dict[str, str], log: Path, what: str) -> str:
 
 def _clean_env(epoch: int, **extra: str) -> dict[str, str]:
     """Nothing of the caller's environment but the proxies, so two machines build alike."""
-    env = {"PATH": CLEAN_PATH, "LC_ALL": "C.UTF-8", "TZ": "UTC", "SOURCE_DATE_EPOCH": str(epoch), "HOME": "/root"}
+    env = {
+        "PATH": CLEAN_PATH,
+        "LC_ALL": "C.UTF-8",
+        "TZ": "UTC",
+        "SOURCE_DATE_EPOCH": str(epoch),
+        "HOME": "/root",
+    }
     env.update({name: value for name, value in os.environ.items() if name.lower().endswith("_proxy")})
     env.update(extra)
     return env
@@ -165,28 +205,80 @@ def _wheels(work: Path, epoch: int, log: Path, say: Say) -> Path:
     """mpigen's wheel from the checkout and the pinned wheels from PyPI, hashes checked, in work/wheels."""
     wheels = work / "wheels"
     tools = work / "tools"
-    env = _clean_env(epoch, HOME=str(work), PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1",
-                     PIP_CACHE_DIR=str(Path.home() / ".cache" / "pip"))
+    env = _clean_env(
+        epoch,
+        HOME=str(work),
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+        PIP_NO_INPUT="1",
+        PIP_CACHE_DIR=str(Path.home() / ".cache" / "pip"),
+    )
     say("fetching the pinned build tools (setuptools, pip) from PyPI")
     pip = [sys.executable, "-m", "pip"]
-    _run([*pip, "download", "--no-deps", "--require-hashes", "--only-binary", ":all:", "-d", str(tools),
-          "-r", str(IMAGE / "build-requirements.txt")], env, log, "downloading the build tools")
+    _run(
+        [
+            *pip,
+            "download",
+            "--no-deps",
+            "--require-hashes",
+            "--only-binary",
+            ":all:",
+            "-d",
+            str(tools),
+            "-r",
+            str(IMAGE / "build-requirements.txt"),
+        ],
+        env,
+        log,
+        "downloading the build tools",
+    )
     builder = work / "builder"
     _run([sys.executable, "-m", "venv", "--without-pip", str(builder)], env, log, "making the build venv")
     (pip_wheel,) = tools.glob("pip-*.whl")
     bpip = [str(builder / "bin" / "python"), str(pip_wheel / "pip")]
-    _run([*bpip, "install", "--no-index", "--no-deps", "--find-links", str(tools), "--require-hashes",
-          "-r", str(IMAGE / "build-requirements.txt")], env, log, "installing the build tools")
+    _run(
+        [
+            *bpip,
+            "install",
+            "--no-index",
+            "--no-deps",
+            "--find-links",
+            str(tools),
+            "--require-hashes",
+            "-r",
+            str(IMAGE / "build-requirements.txt"),
+        ],
+        env,
+        log,
+        "installing the build tools",
+    )
     say(f"building mpigen's wheel from {len(source_files())} files of the checkout")
     src = work / "src"
     for name in source_files():
         (src / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, src / name)
-    _run([*bpip, "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", str(wheels), str(src)],
-         env, log, "building mpigen's wheel")
+    _run(
+        [*bpip, "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", str(wheels), str(src)],
+        env,
+        log,
+        "building mpigen's wheel",
+    )
     say("fetching the pinned dependencies' wheels from PyPI")
-    _run([*bpip, "download", "--no-deps", "--require-hashes", *WHEEL_TARGET, "-d", str(wheels),
-          "-r", str(IMAGE / "requirements.txt")], env, log, "downloading the dependencies")
+    _run(
+        [
+            *bpip,
+            "download",
+            "--no-deps",
+            "--require-hashes",
+            *WHEEL_TARGET,
+            "-d",
+            str(wheels),
+            "-r",
+            str(IMAGE / "requirements.txt"),
+        ],
+        env,
+        log,
+        "downloading the dependencies",
+    )
     shutil.copy2(pip_wheel, wheels / pip_wheel.name)
     shutil.copy2(IMAGE / "requirements.txt", wheels / "requirements.txt")
     return wheels
@@ -197,7 +289,9 @@ def customize(rootfs: Path, wheels: Path, contents: Path) -> None:
     env = {"PATH": CLEAN_PATH, "LC_ALL": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "HOME": "/nonexistent"}
 
     def chroot(*argv: str) -> str:
-        done = subprocess.run(["chroot", str(rootfs), *argv], env=env, capture_output=True, text=True, check=False)
+        done = subprocess.run(
+            ["chroot", str(rootfs), *argv], env=env, capture_output=True, text=True, check=False
+        )
         sys.stdout.write(done.stdout + done.stderr)
         if done.returncode != 0:
             raise SystemExit(f"customize: {' '.join(argv)} failed (exit {done.returncode})")
@@ -209,7 +303,16 @@ def customize(rootfs: Path, wheels: Path, contents: Path) -> None:
     (pip_wheel,) = (rootfs / inside.relative_to("/")).glob("pip-*.whl")
     pip = (f"{VENV}/bin/python", str(inside / pip_wheel.name / "pip"))
     quiet = ("--no-index", "--no-deps", "--no-compile", "--no-cache-dir", "--disable-pip-version-check")
-    chroot(*pip, "install", *quiet, "--find-links", str(inside), "--require-hashes", "-r", str(inside / "requirements.txt"))
+    chroot(
+        *pip,
+        "install",
+        *quiet,
+        "--find-links",
+        str(inside),
+        "--require-hashes",
+        "-r",
+        str(inside / "requirements.txt"),
+    )
     (mpigen_wheel,) = (rootfs / inside.relative_to("/")).glob("mpigen-*.whl")
     chroot(*pip, "install", *quiet, str(inside / mpigen_wheel.name))
     chroot(*pip, "check", "--disable-pip-version-check")
@@ -220,7 +323,9 @@ def customize(rootfs: Path, wheels: Path, contents: Path) -> None:
         if not KEPT_SCHEMAS.fullmatch(entry.name):
             shutil.rmtree(entry)
     (rootfs / "usr/share/info/dir").unlink(missing_ok=True)  # the index of the info pages left out
-    chroot(f"{VENV}/bin/python", "-m", "compileall", "-q", "--invalidation-mode", "unchecked-hash", SITE_PACKAGES)
+    chroot(
+        f"{VENV}/bin/python", "-m", "compileall", "-q", "--invalidation-mode", "unchecked-hash", SITE_PACKAGES
+    )
     uid, name = USER
     with (rootfs / "etc/passwd").open("a") as passwd:
         passwd.write(f"{name}:x:{uid}:{uid}:{name}:/nonexistent:/usr/sbin/nologin\n")
@@ -238,12 +343,17 @@ def _mmdebstrap(work: Path, wheels: Path, epoch: int, log: Path) -> tuple[Path, 
     contents = work / "contents.txt"
     hook = f'{sys.executable} {Path(__file__).resolve()} --customize "$1" {wheels} {contents}'
     argv = [
-        "mmdebstrap", "--variant=essential", "--include=python3", f"--architectures={ARCHITECTURE}",
+        "mmdebstrap",
+        "--variant=essential",
+        "--include=python3",
+        f"--architectures={ARCHITECTURE}",
         # merged /usr by the hook (usr-is-merged), not by the usrmerge package, which brings perl along
         f"--hook-dir={MERGED_USR_HOOKS}",
         *(f"--dpkgopt={option}" for option in DPKG_EXCLUDES),
         f"--customize-hook={hook}",
-        SUITE, str(layer), *MIRRORS,
+        SUITE,
+        str(layer),
+        *MIRRORS,
     ]
     _run(argv, _clean_env(epoch, TMPDIR=str(work)), log, "mmdebstrap")
     return layer, contents
@@ -255,9 +365,23 @@ def _umoci(layout: Path, tag: str, layer: Path, epoch: int, log: Path) -> None:
     image = f"{layout}:{tag}"
     _run(["umoci", "init", "--layout", str(layout)], env, log, "umoci init")
     _run(["umoci", "new", "--image", image], env, log, "umoci new")
-    _run(["umoci", "raw", "add-layer", "--image", image, "--history.created", created,
-          "--history.created_by", f"tools/image.py: Debian {SUITE} (essential, python3) and mpigen {tag}",
-          str(layer)], env, log, "umoci raw add-layer")
+    _run(
+        [
+            "umoci",
+            "raw",
+            "add-layer",
+            "--image",
+            image,
+            "--history.created",
+            created,
+            "--history.created_by",
+            f"tools/image.py: Debian {SUITE} (essential, python3) and mpigen {tag}",
+            str(layer),
+        ],
+        env,
+        log,
+        "umoci raw add-layer",
+    )
     labels = {
         "org.opencontainers.image.source": SOURCE,
         "org.opencontainers.image.version": tag,
@@ -267,9 +391,21 @@ def _umoci(layout: Path, tag: str, layer: Path, epoch: int, log: Path) -> None:
         "org.opencontainers.image.created": created,
     }
     argv = [
-        "umoci", "config", "--image", image, "--no-history", "--created", created,
-        "--architecture", ARCHITECTURE, "--os", "linux",
-        "--config.user", f"{USER[0]}:{USER[0]}", "--config.workingdir", "/",
+        "umoci",
+        "config",
+        "--image",
+        image,
+        "--no-history",
+        "--created",
+        created,
+        "--architecture",
+        ARCHITECTURE,
+        "--os",
+        "linux",
+        "--config.user",
+        f"{USER[0]}:{USER[0]}",
+        "--config.workingdir",
+        "/",
         *(arg for entry in ENTRYPOINT for arg in ("--config.entrypoint", entry)),
         *(arg for entry in ENV for arg in ("--config.env", entry)),
         *(arg for name, value in labels.items() for arg in ("--config.label", f"{name}={value}")),
@@ -282,7 +418,10 @@ def _umoci(layout: Path, tag: str, layer: Path, epoch: int, log: Path) -> None:
     index = json.loads((layout / "index.json").read_text())
     (manifest,) = index["manifests"]
     reference = f"{IMAGE_NAME}:{tag}"
-    manifest["annotations"] = {"io.containerd.image.name": reference, "org.opencontainers.image.ref.name": reference}
+    manifest["annotations"] = {
+        "io.containerd.image.name": reference,
+        "org.opencontainers.image.ref.name": reference,
+    }
     (layout / "index.json").write_text(json.dumps(index, separators=(",", ":"), sort_keys=True))
 
 
@@ -309,12 +448,18 @@ def digest(layout: Path) -> str:
 
 
 def check_tools() -> None:
-    missing = [tool for tool in ("mmdebstrap", "umoci", "chroot") if shutil.which(tool, path=CLEAN_PATH) is None]
+    missing = [
+        tool for tool in ("mmdebstrap", "umoci", "chroot") if shutil.which(tool, path=CLEAN_PATH) is None
+    ]
     if missing:
         raise BuildError(f"missing {' '.join(missing)}: apt-get install mmdebstrap umoci (Debian packages)")
-    arch = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True, check=False).stdout.strip()
+    arch = subprocess.run(
+        ["dpkg", "--print-architecture"], capture_output=True, text=True, check=False
+    ).stdout.strip()
     if arch != ARCHITECTURE:
-        raise BuildError(f"the image is built for {ARCHITECTURE} on an {ARCHITECTURE} machine, this one is {arch}")
+        raise BuildError(
+            f"the image is built for {ARCHITECTURE} on an {ARCHITECTURE} machine, this one is {arch}"
+        )
 
 
 def build(output: Path, say: Say = print) -> str:
@@ -332,7 +477,9 @@ def build(output: Path, say: Say = print) -> str:
     with tempfile.TemporaryDirectory(prefix="mpigen-image-") as tmp:
         work = Path(tmp)
         wheels = _wheels(work, epoch, log, say)
-        say(f"making the root file system: Debian {SUITE} (essential, python3) and mpigen's venv (mmdebstrap)")
+        say(
+            f"making the root file system: Debian {SUITE} (essential, python3) and mpigen's venv (mmdebstrap)"
+        )
         layer, contents = _mmdebstrap(work, wheels, epoch, log)
         say(f"packing the OCI image mpigen:{tag} (umoci)")
         _umoci(output / "oci", tag, layer, epoch, log)
@@ -341,8 +488,10 @@ def build(output: Path, say: Say = print) -> str:
     archive = output / f"mpigen-{tag}.oci.tar"
     _archive(output / "oci", archive, epoch)
     found = digest(output / "oci")
-    say(f"built mpigen:{tag} {found} in {time.monotonic() - started:.0f} s: {archive} "
-        f"({archive.stat().st_size / 1e6:.1f} MB compressed, {rootfs_size / 1e6:.1f} MB unpacked)")
+    say(
+        f"built mpigen:{tag} {found} in {time.monotonic() - started:.0f} s: {archive} "
+        f"({archive.stat().st_size / 1e6:.1f} MB compressed, {rootfs_size / 1e6:.1f} MB unpacked)"
+    )
     return found
 
 
@@ -350,10 +499,16 @@ def _lock(say: Say) -> None:
     """image/<name>.txt from image/<name>.in: each pinned wheel with its sha256, for the image's target."""
     for name, target in (("requirements", WHEEL_TARGET), ("build-requirements", ("--only-binary", ":all:"))):
         source = IMAGE / f"{name}.in"
-        pins = [line.strip() for line in source.read_text().splitlines() if line.strip() and not line.startswith("#")]
+        pins = [
+            line.strip()
+            for line in source.read_text().splitlines()
+            if line.strip() and not line.startswith("#")
+        ]
         with tempfile.TemporaryDirectory() as tmp:
-            subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", *target, "-d", tmp, *pins],
-                           check=True)
+            subprocess.run(
+                [sys.executable, "-m", "pip", "download", "-q", "--no-deps", *target, "-d", tmp, *pins],
+                check=True,
+            )
             hashes = {}
             for wheel in Path(tmp).iterdir():
                 project = re.sub(r"[-_.]+", "-", wheel.name.split("-")[0]).lower()
@@ -367,11 +522,17 @@ def _lock(say: Say) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Build mpigen's KRM function as an OCI image (see the module's text).")
-    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="directory to build into (build/image)")
+    parser = argparse.ArgumentParser(
+        description="Build mpigen's KRM function as an OCI image (see the module's text)."
+    )
+    parser.add_argument(
+        "--output", type=Path, default=DEFAULT_OUTPUT, help="directory to build into (build/image)"
+    )
     parser.add_argument("--lock", action="store_true", help="rewrite image/*.txt from image/*.in")
     parser.add_argument("--key", action="store_true", help="print the hash of the build's inputs")
-    parser.add_argument("--customize", nargs=3, metavar=("ROOTFS", "WHEELS", "CONTENTS"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--customize", nargs=3, metavar=("ROOTFS", "WHEELS", "CONTENTS"), help=argparse.SUPPRESS
+    )
     args = parser.parse_args(argv)
 
     def say(text: str) -> None:

@@ -40,8 +40,11 @@ def _strict(node: Any) -> Any:
         return [_strict(item) for item in node]
     if not isinstance(node, dict):
         return node
-    out = {key: _strict(value) if key not in ("enum", "required", "default") else value
-           for key, value in node.items() if key != "description" and not key.startswith("x-kubernetes-")}
+    out = {
+        key: _strict(value) if key not in ("enum", "required", "default") else value
+        for key, value in node.items()
+        if key != "description" and not key.startswith("x-kubernetes-")
+    }
     if "properties" in out:
         out["properties"] = {name: _strict(sub) for name, sub in node["properties"].items()}
         out["additionalProperties"] = False
@@ -55,19 +58,24 @@ def schema() -> dict[str, Any]:
     root = version["schema"]["openAPIV3Schema"]
     spec = _strict(root["properties"]["spec"])
     spec["properties"]["replicatedJobs"]["items"]["properties"]["template"] = {
-        "$ref": DEFINITIONS + "io.k8s.api.batch.v1.JobTemplateSpec"}
+        "$ref": DEFINITIONS + "io.k8s.api.batch.v1.JobTemplateSpec"
+    }
     version_pin = gotools.TOOLS["jobset"].version
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "JobSet (jobset.x-k8s.io/v1alpha2)",
         "description": f"Written by tools/jobsetschema.py from sigs.k8s.io/jobset {version_pin} {CRD}: strict (objects closed), "
-                       "without descriptions, status and CEL rules; templates are Kubernetes' JobTemplateSpec.",
+        "without descriptions, status and CEL rules; templates are Kubernetes' JobTemplateSpec.",
         "type": "object",
         "properties": {
             "apiVersion": {"type": "string", "enum": ["jobset.x-k8s.io/v1alpha2"]},
             "kind": {"type": "string", "enum": ["JobSet"]},
-            "metadata": {"allOf": [{"$ref": DEFINITIONS + "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
-                                   {"required": ["name"]}]},
+            "metadata": {
+                "allOf": [
+                    {"$ref": DEFINITIONS + "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+                    {"required": ["name"]},
+                ]
+            },
             "spec": spec,
         },
         "required": ["apiVersion", "kind", "metadata", "spec"],

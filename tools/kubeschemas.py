@@ -72,7 +72,9 @@ def _raw_schema(version: str, api_version: str, kind: str) -> dict[str, Any]:
     vendored = schemas.VENDORED_SCHEMAS.get((api_version, kind))
     found = schemas._vendored_file(vendored) if vendored else schemas._kube_file(version, api_version, kind)
     if found is None:
-        raise SystemExit(f"kubernetes-validate has no schema for {api_version} {kind} in Kubernetes {version}")
+        raise SystemExit(
+            f"kubernetes-validate has no schema for {api_version} {kind} in Kubernetes {version}"
+        )
     return found
 
 

@@ -175,7 +175,11 @@ _KUBE_VERSION = {"type": "string", "pattern": "^\\s*v?[0-9]+\\.[0-9]+(\\.[0-9]+)
 _VALUE_SCHEMAS: dict[str, Schema] = {
     "count": _POSITIVE,
     "image": _IMAGE,
-    "dns-subdomain": {"type": "string", "pattern": _DNS1123_SUBDOMAIN, "maxLength": names.DNS1123_SUBDOMAIN_MAX},
+    "dns-subdomain": {
+        "type": "string",
+        "pattern": _DNS1123_SUBDOMAIN,
+        "maxLength": names.DNS1123_SUBDOMAIN_MAX,
+    },
     "namespace": {"type": "string", "pattern": _DNS1123_LABEL, "maxLength": names.DNS1123_LABEL_MAX},
     "dns-label": {"type": "string", "pattern": _DNS1123_LABEL, "maxLength": names.DNS1123_LABEL_MAX},
     "kube-version": _KUBE_VERSION,
@@ -188,7 +192,9 @@ def value_schema(spec: OptionSpec) -> Schema:
 
 
 # Annotation key (after mpigen.dev/) -> (schema of its value, what it sets), from mpigen.options.OPTION_TABLE.
-OPTION_ANNOTATIONS: dict[str, tuple[Schema, str]] = {spec.flag: (value_schema(spec), spec.summary) for spec in OPTION_TABLE}
+OPTION_ANNOTATIONS: dict[str, tuple[Schema, str]] = {
+    spec.flag: (value_schema(spec), spec.summary) for spec in OPTION_TABLE
+}
 
 
 def add_metadata_rules(document: Schema) -> None:

@@ -55,10 +55,16 @@ class _Writer:
     def expr(self, node: nodes.Node) -> str:
         if isinstance(node, nodes.Name):
             return node.name if node.name in self.locals else f"values[{node.name!r}]"
-        if isinstance(node, nodes.Filter) and node.name == "q" and not (node.args or node.kwargs or node.dyn_args or node.dyn_kwargs):
+        if (
+            isinstance(node, nodes.Filter)
+            and node.name == "q"
+            and not (node.args or node.kwargs or node.dyn_args or node.dyn_kwargs)
+        ):
             assert node.node is not None
             return f"quote(str({self.expr(node.node)}))"  # mpigen.targets.shared.templating.shell_quote
-        raise SystemExit(f"templates/{self.name}: {type(node).__name__} is not translated (tools/templategen.py)")
+        raise SystemExit(
+            f"templates/{self.name}: {type(node).__name__} is not translated (tools/templategen.py)"
+        )
 
     def body(self, body: list[nodes.Node], indent: str) -> None:
         for node in body:
@@ -77,7 +83,9 @@ class _Writer:
             elif isinstance(node, nodes.If):
                 self.branch(node, indent, "if")
             else:
-                raise SystemExit(f"templates/{self.name}: {type(node).__name__} is not translated (tools/templategen.py)")
+                raise SystemExit(
+                    f"templates/{self.name}: {type(node).__name__} is not translated (tools/templategen.py)"
+                )
 
     def branch(self, node: nodes.If, indent: str, keyword: str) -> None:
         """`{% if %}`, `{% elif %}` and `{% else %}`: jinja2 tests a value's Python truth, as `if` does."""

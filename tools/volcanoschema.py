@@ -31,13 +31,25 @@ CRD = "config/crd/volcano/bases/batch.volcano.sh_jobs.yaml"
 OUT = Path(__file__).resolve().parent.parent / "schemas" / "job-volcano-v1alpha1.json"
 DEFINITIONS = "https://kubernetes.io/api/_definitions.json#/$defs/"
 # pkg/webhooks/admission/jobs/validate/util.go policyEventMap / policyActionMap (the allowed ones).
-EVENTS = ["*", "PodPending", "PodRunning", "PodFailed", "PodEvicted", "Unknown", "TaskCompleted", "TaskFailed", "JobUpdated"]
+EVENTS = [
+    "*",
+    "PodPending",
+    "PodRunning",
+    "PodFailed",
+    "PodEvicted",
+    "Unknown",
+    "TaskCompleted",
+    "TaskFailed",
+    "JobUpdated",
+]
 ACTIONS = ["AbortJob", "RestartJob", "RestartTask", "RestartPod", "TerminateJob", "CompleteJob", "ResumeJob"]
 DNS1123_LABEL = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 
 
 def module_dir() -> Path:
-    done = subprocess.run(["go", "mod", "download", "-json", MODULE], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        ["go", "mod", "download", "-json", MODULE], capture_output=True, text=True, check=True
+    )
     return Path(json.loads(done.stdout)["Dir"])
 
 
@@ -47,8 +59,11 @@ def closed(node: Any) -> Any:
         return [closed(item) for item in node]
     if not isinstance(node, dict):
         return node
-    out = {key: closed(value) if key != "properties" else {k: closed(v) for k, v in value.items()}
-           for key, value in node.items() if key != "description" and not key.startswith("x-kubernetes-")}
+    out = {
+        key: closed(value) if key != "properties" else {k: closed(v) for k, v in value.items()}
+        for key, value in node.items()
+        if key != "description" and not key.startswith("x-kubernetes-")
+    }
     if "properties" in out and "additionalProperties" not in out:
         out["additionalProperties"] = False
     return out
@@ -84,7 +99,12 @@ def schema(crd: dict[str, Any]) -> dict[str, Any]:
         "properties": {
             "apiVersion": {"type": "string", "enum": ["batch.volcano.sh/v1alpha1"]},
             "kind": {"type": "string", "enum": ["Job"]},
-            "metadata": {"allOf": [{"$ref": DEFINITIONS + "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}, {"required": ["name"]}]},
+            "metadata": {
+                "allOf": [
+                    {"$ref": DEFINITIONS + "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
+                    {"required": ["name"]},
+                ]
+            },
             "spec": spec,
         },
         "required": ["apiVersion", "kind", "metadata", "spec"],

@@ -48,7 +48,9 @@ def pod_issues(objects: list[dict[str, Any]], plan: JobPlan, job: Any, kube_vers
     bodies: set[str] = set()
     issues = []
     # The launcher and workers first: a field mpigen's own Jobs copy from them is reported there, once.
-    ordered = sorted(objects, key=lambda obj: (obj.get("kind"), (obj.get("metadata") or {}).get("name")) not in templates)
+    ordered = sorted(
+        objects, key=lambda obj: (obj.get("kind"), (obj.get("metadata") or {}).get("name")) not in templates
+    )
     for obj in ordered:
         kind, name = str(obj.get("kind")), str((obj.get("metadata") or {}).get("name"))
         template = templates.get((kind, name))
@@ -60,6 +62,8 @@ def pod_issues(objects: list[dict[str, Any]], plan: JobPlan, job: Any, kube_vers
                 continue  # one template serves both roles, or mpigen's own Job copies the field
             seen.add(key)
             bodies.add(violation.body)
-            message = f"the API server would refuse {kind} {name}: {server_path(violation.path)}: {violation.body}"
+            message = (
+                f"the API server would refuse {kind} {name}: {server_path(violation.path)}: {violation.body}"
+            )
             issues.append(Issue(where, message))
     return issues

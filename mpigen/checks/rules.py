@@ -52,14 +52,19 @@ def _images(pod: dict[str, Any], path: Path) -> list[Issue]:
     """Every container names an image: the API server refuses a pod template without one
     (k8s.io/kubernetes pkg/apis/core/validation: validateContainers, `image: Required value`)."""
     return [
-        Issue(path + (field, index, "image"), "required field is missing: the API server refuses a container without an image")
+        Issue(
+            path + (field, index, "image"),
+            "required field is missing: the API server refuses a container without an image",
+        )
         for field in ("initContainers", "containers")
         for index, container in enumerate(pod.get(field) or [])
         if isinstance(container, dict) and not container.get("image")
     ]
 
 
-def _collisions(roles: list[str], template: dict[str, Any], path: Path, adds: Added, kubexec: bool) -> list[Issue]:
+def _collisions(
+    roles: list[str], template: dict[str, Any], path: Path, adds: Added, kubexec: bool
+) -> list[Issue]:
     def reserving(index: int, value: object) -> str:
         """The roles whose pods get `value` from mpigen ("" for none), e.g. "launcher and worker"."""
         return " and ".join(role for role in roles if value in adds[role][index])
@@ -76,7 +81,9 @@ def _collisions(roles: list[str], template: dict[str, Any], path: Path, adds: Ad
         for index, container in enumerate(pod.get(field) or []):
             name = container.get("name") if isinstance(container, dict) else None
             if who := reserving(1, name):
-                message = _reserved(name, f"adds an init container of that name to the {who} pods", "rename yours")
+                message = _reserved(
+                    name, f"adds an init container of that name to the {who} pods", "rename yours"
+                )
                 issues.append(Issue(spec_path + (field, index, "name"), message))
     containers = pod.get("containers") or [{}]
     first = containers[0] if isinstance(containers[0], dict) else {}
@@ -84,14 +91,24 @@ def _collisions(roles: list[str], template: dict[str, Any], path: Path, adds: Ad
     for index, var in enumerate(first.get("env") or []):
         name = var.get("name") if isinstance(var, dict) else None
         if who := reserving(2, name):
-            why = "to point Open MPI at kubexec.sh and the hostfile" if kubexec and name in names.LAUNCHER_ENV else "for the MPI launch"
+            why = (
+                "to point Open MPI at kubexec.sh and the hostfile"
+                if kubexec and name in names.LAUNCHER_ENV
+                else "for the MPI launch"
+            )
             what = f"sets it in the first container of the {who} pods, {why}"
             issues.append(Issue(first_path + ("env", index, "name"), _reserved(name, what, "remove yours")))
     for index, mount in enumerate(first.get("volumeMounts") or []):
         target = str(mount.get("mountPath", "")).rstrip("/") if isinstance(mount, dict) else ""
         if who := reserving(3, target):
-            what = {names.KUBECTL_MOUNT_PATH: "kubectl", names.CONFIG_MOUNT_PATH: "the job's ConfigMap"}.get(target, "the SSH key")
-            message = _reserved(mount["mountPath"], f"mounts {what} there in the first container of the {who} pods", "mount yours elsewhere")
+            what = {names.KUBECTL_MOUNT_PATH: "kubectl", names.CONFIG_MOUNT_PATH: "the job's ConfigMap"}.get(
+                target, "the SSH key"
+            )
+            message = _reserved(
+                mount["mountPath"],
+                f"mounts {what} there in the first container of the {who} pods",
+                "mount yours elsewhere",
+            )
             issues.append(Issue(first_path + ("volumeMounts", index, "mountPath"), message))
     return issues
 
@@ -120,7 +137,7 @@ def qualified_name_problem(key: str) -> str | None:
     """Why `key` is not a valid label or annotation key (`[prefix/]name`), or None."""
     prefix, _, name = key.rpartition("/")
     if "/" in key and (not prefix or len(prefix) > PREFIX_MAX or not _DNS1123_SUBDOMAIN.match(prefix)):
-        return f'the prefix {shown(prefix)} must be a DNS subdomain of at most {PREFIX_MAX} characters'
+        return f"the prefix {shown(prefix)} must be a DNS subdomain of at most {PREFIX_MAX} characters"
     if len(name) > QUALIFIED_NAME_MAX or not _QUALIFIED_NAME.match(name):
         return (
             f'{shown(name)} must be at most {QUALIFIED_NAME_MAX} letters, digits, "-", "_" or ".", '
@@ -133,7 +150,7 @@ def label_value_problem(value: object) -> str | None:
     if not isinstance(value, str):
         return None  # the schema check reports the type
     if len(value) > QUALIFIED_NAME_MAX:
-        return f'{shown(value)} has {len(value)} characters, more than {QUALIFIED_NAME_MAX}'
+        return f"{shown(value)} has {len(value)} characters, more than {QUALIFIED_NAME_MAX}"
     if not _LABEL_VALUE.match(value):
         return f'{shown(value)} must be empty or letters, digits, "-", "_" or ".", starting and ending with a letter or digit'
     return None
@@ -141,7 +158,11 @@ def label_value_problem(value: object) -> str | None:
 
 def check_objects(objects: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], Issue]]:
     """Each (object, issue) where the emitted objects break an API-server rule the schemas miss."""
-    pods = [(template.get("metadata") or {}).get("labels") or {} for obj in objects for _, template in _pod_templates(obj)]
+    pods = [
+        (template.get("metadata") or {}).get("labels") or {}
+        for obj in objects
+        for _, template in _pod_templates(obj)
+    ]
     for obj in objects:
         for issue in _object_issues(obj, pods):
             yield obj, issue
@@ -155,9 +176,17 @@ def _pod_templates(obj: dict[str, Any]) -> list[tuple[Path, dict[str, Any]]]:
     if obj.get("kind") == "JobSet":
         jobs = spec.get("replicatedJobs")
         return [
-            (("spec", "replicatedJobs", index, "template", "spec", "template"), job["template"]["spec"]["template"])
+            (
+                ("spec", "replicatedJobs", index, "template", "spec", "template"),
+                job["template"]["spec"]["template"],
+            )
             for index, job in enumerate(jobs if isinstance(jobs, list) else [])
-            if isinstance(((job.get("template") or {}).get("spec") or {}).get("template") if isinstance(job, dict) else None, dict)
+            if isinstance(
+                ((job.get("template") or {}).get("spec") or {}).get("template")
+                if isinstance(job, dict)
+                else None,
+                dict,
+            )
         ]
     if isinstance(template, dict):
         return [(("spec", "template"), template)]
@@ -173,7 +202,9 @@ def _pod_templates(obj: dict[str, Any]) -> list[tuple[Path, dict[str, Any]]]:
 
 def _template_labels(obj: dict[str, Any]) -> dict[str, str] | None:
     template = (obj.get("spec") or {}).get("template")
-    return ((template or {}).get("metadata") or {}).get("labels") or {} if isinstance(template, dict) else None
+    return (
+        ((template or {}).get("metadata") or {}).get("labels") or {} if isinstance(template, dict) else None
+    )
 
 
 def _matches(selector: dict[str, str], labels: dict[str, str]) -> bool:
@@ -193,7 +224,11 @@ def _object_issues(obj: dict[str, Any], pods: list[dict[str, str]]) -> Iterator[
             yield Issue(("spec", "selector", "matchLabels"), "does not match the pod template's labels")
         if own is None and not any(_matches(match, labels) for labels in pods):
             yield Issue(("spec", "selector", "matchLabels"), "selects none of the job's pods")
-    elif obj.get("kind") == "Service" and isinstance(selector, dict) and not any(_matches(selector, labels) for labels in pods):
+    elif (
+        obj.get("kind") == "Service"
+        and isinstance(selector, dict)
+        and not any(_matches(selector, labels) for labels in pods)
+    ):
         yield Issue(("spec", "selector"), "selects none of the job's pods")
     if obj.get("kind") in ("RoleBinding", "ClusterRoleBinding"):
         yield from _subject_issues(obj)
@@ -210,4 +245,6 @@ def _subject_issues(binding: dict[str, Any]) -> Iterator[Issue]:
         if binding["kind"] == "ClusterRoleBinding" and not namespace:
             yield Issue(("subjects", index, "namespace"), "a ServiceAccount subject needs a namespace")
         elif binding["kind"] == "RoleBinding" and namespace is not None and namespace != own:
-            yield Issue(("subjects", index, "namespace"), f'"{namespace}" is not the binding\'s own namespace "{own}"')
+            yield Issue(
+                ("subjects", index, "namespace"), f'"{namespace}" is not the binding\'s own namespace "{own}"'
+            )

@@ -47,7 +47,9 @@ def claims(document: dict[str, Any]) -> bool:
     kind, api_version = document.get("kind"), document.get("apiVersion")
     if isinstance(kind, str) and kind.lower() == KIND.lower():
         return True
-    return isinstance(api_version, str) and _looks_like_kubeflow(api_version) and not _is_kubeflow(api_version)
+    return (
+        isinstance(api_version, str) and _looks_like_kubeflow(api_version) and not _is_kubeflow(api_version)
+    )
 
 
 def _is_kubeflow(api_version: str) -> bool:
@@ -70,12 +72,24 @@ def near_miss_issues(document: dict[str, Any]) -> list[Issue]:
         issues.append(Issue(("kind",), f'unknown kind {shown(str(kind))} (did you mean "{KIND}"?)'))
     if not isinstance(api_version, str) or not api_version:
         what = "missing" if api_version is None else f"expected a string, got {_what(api_version)}"
-        issues.append(Issue(("apiVersion",), f'{what} (did you mean "{_suggest_api_version("", is_mpijob)}"?)'))
+        issues.append(
+            Issue(("apiVersion",), f'{what} (did you mean "{_suggest_api_version("", is_mpijob)}"?)')
+        )
     elif not _is_kubeflow(api_version):
         suggestion = _suggest_api_version(api_version, is_mpijob)
-        issues.append(Issue(("apiVersion",), f'{shown(api_version)} is not a Kubeflow apiVersion (did you mean "{suggestion}"?)'))
+        issues.append(
+            Issue(
+                ("apiVersion",),
+                f'{shown(api_version)} is not a Kubeflow apiVersion (did you mean "{suggestion}"?)',
+            )
+        )
     elif is_mpijob and (api_version, KIND) not in FRONTS:
-        issues.append(Issue(("apiVersion",), f'unsupported apiVersion {shown(api_version)} for {KIND}; mpigen compiles {wanted}'))
+        issues.append(
+            Issue(
+                ("apiVersion",),
+                f"unsupported apiVersion {shown(api_version)} for {KIND}; mpigen compiles {wanted}",
+            )
+        )
     return issues
 
 
@@ -91,7 +105,13 @@ def _suggest_api_version(api_version: str, is_mpijob: bool) -> str:
 def _what(value: object) -> str:
     if isinstance(value, (dict, list)):
         return "a mapping" if isinstance(value, dict) else "a list"
-    return "a boolean" if isinstance(value, bool) else f"a {type(value).__name__}" if value is not None else "null"
+    return (
+        "a boolean"
+        if isinstance(value, bool)
+        else f"a {type(value).__name__}"
+        if value is not None
+        else "null"
+    )
 
 
 def front_for(document: dict[str, Any]) -> Front | None:

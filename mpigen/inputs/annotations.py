@@ -58,7 +58,7 @@ def whole_number(high: int) -> Callable[[str], int]:
 def _choice(*choices: str) -> Callable[[str], str]:
     def parse(value: str) -> str:
         if value not in choices:
-            raise ValueError(f'must be one of {", ".join(choices)}; got {_quoted(value)}')
+            raise ValueError(f"must be one of {', '.join(choices)}; got {_quoted(value)}")
         return value
 
     return parse
@@ -69,7 +69,9 @@ _IMAGE = re.compile(r"[!-~]+\Z")  # printable ASCII, no spaces: what an image re
 
 def _image(value: str) -> str:
     if not _IMAGE.match(value):
-        raise ValueError(f'must be a container image reference (no spaces, newlines or control characters), like "{DEFAULT_KUBECTL_DELIVERY_IMAGE}"; got {_quoted(value)}')
+        raise ValueError(
+            f'must be a container image reference (no spaces, newlines or control characters), like "{DEFAULT_KUBECTL_DELIVERY_IMAGE}"; got {_quoted(value)}'
+        )
     return value
 
 
@@ -77,7 +79,9 @@ def _dns_subdomain(value: str) -> str:
     from mpigen.names import DNS1123_SUBDOMAIN_MAX, is_dns1123_subdomain
 
     if not is_dns1123_subdomain(value):
-        raise ValueError(f"must be a DNS subdomain (lower-case letters, digits, '-' and '.', at most {DNS1123_SUBDOMAIN_MAX} characters), as the API server requires of such names; got {_quoted(value)}")
+        raise ValueError(
+            f"must be a DNS subdomain (lower-case letters, digits, '-' and '.', at most {DNS1123_SUBDOMAIN_MAX} characters), as the API server requires of such names; got {_quoted(value)}"
+        )
     return value
 
 
@@ -85,7 +89,9 @@ def _dns_label(value: str) -> str:
     from mpigen.names import DNS1123_LABEL_MAX, is_dns1123_label
 
     if not is_dns1123_label(value):
-        raise ValueError(f"must be a DNS label (lower-case letters, digits and '-', at most {DNS1123_LABEL_MAX} characters), as a label value and the object it names require; got {_quoted(value)}")
+        raise ValueError(
+            f"must be a DNS label (lower-case letters, digits and '-', at most {DNS1123_LABEL_MAX} characters), as a label value and the object it names require; got {_quoted(value)}"
+        )
     return value
 
 
@@ -93,7 +99,7 @@ def _namespace(value: str) -> str:
     from mpigen.names import is_dns1123_label
 
     if not is_dns1123_label(value):
-        raise ValueError(f'{_quoted(value)} is not a valid namespace (DNS-1123 label)')
+        raise ValueError(f"{_quoted(value)} is not a valid namespace (DNS-1123 label)")
     return value
 
 
@@ -128,7 +134,9 @@ def parser(spec: OptionSpec) -> Callable[[str], Any]:
 
 
 # annotation key (after the prefix) -> (Options field, parser), from mpigen.options.OPTION_TABLE.
-ANNOTATIONS: dict[str, tuple[str, Callable[[str], Any]]] = {spec.flag: (spec.field, parser(spec)) for spec in OPTION_TABLE}
+ANNOTATIONS: dict[str, tuple[str, Callable[[str], Any]]] = {
+    spec.flag: (spec.field, parser(spec)) for spec in OPTION_TABLE
+}
 
 
 def annotation_paths(job: dict[str, Any]) -> dict[str, Any]:
@@ -136,7 +144,9 @@ def annotation_paths(job: dict[str, Any]) -> dict[str, Any]:
     annotations = meta.get("annotations") if isinstance(meta, dict) else None
     if not isinstance(annotations, dict):
         return {}
-    return {key: value for key, value in annotations.items() if isinstance(key, str) and key.startswith(PREFIX)}
+    return {
+        key: value for key, value in annotations.items() if isinstance(key, str) and key.startswith(PREFIX)
+    }
 
 
 def given_option_issues(options: Options) -> list[Issue]:
@@ -171,6 +181,7 @@ def options_for(job: dict[str, Any], options: Options) -> tuple[Options, list[Is
         short = key[len(PREFIX) :]
         if short not in ANNOTATIONS:
             import difflib  # for the hint only: not on a valid document's path
+
             close = difflib.get_close_matches(short, list(ANNOTATIONS), n=1)
             hint = f' (did you mean "{PREFIX}{close[0]}"?)' if close else ""
             known = ", ".join(sorted(ANNOTATIONS))
@@ -186,7 +197,9 @@ def options_for(job: dict[str, Any], options: Options) -> tuple[Options, list[Is
             issues.append(Issue(path, str(exc)))
     merged = options.replace(**changes)
     for flag, needed in unmet_needs({spec.field: getattr(merged, spec.field) for spec in OPTION_TABLE}):
-        issues.append(Issue(("metadata", "annotations", PREFIX + flag), f"needs {PREFIX}{needed} (or --{needed})"))
+        issues.append(
+            Issue(("metadata", "annotations", PREFIX + flag), f"needs {PREFIX}{needed} (or --{needed})")
+        )
     issues += given_option_issues(options.replace(**{field: getattr(Options(), field) for field in changes}))
     return merged, issues + _off_target_issues(merged)
 

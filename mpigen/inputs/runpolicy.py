@@ -109,6 +109,7 @@ def _check_managed_by(value: str | None, path: Path, controller: str) -> list[Is
         return [Issue(path, message, "warning")]
     known = [controller, MULTIKUEUE]
     import difflib  # for the hint only: not on a valid document's path
+
     close = difflib.get_close_matches(value, known, n=1)
     hint = f' (did you mean "{close[0]}"?)' if close else ""
     message = (
@@ -149,7 +150,5 @@ def template_restart_policy_warnings(template: Any, path: Path, role: str, polic
     own = spec.get("restartPolicy") if isinstance(spec, dict) else None
     if not own or own == policy:
         return []
-    message = (
-        f'{shown(str(own))} is replaced by the {role} restartPolicy "{policy}" (set it on the replica spec instead)'
-    )
+    message = f'{shown(str(own))} is replaced by the {role} restartPolicy "{policy}" (set it on the replica spec instead)'
     return [Issue(path + ("spec", "restartPolicy"), message, "warning")]

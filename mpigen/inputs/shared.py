@@ -80,6 +80,7 @@ def _message(error: Any, model: type[BaseModel]) -> str:
             return f"unknown field {shown(str(loc[-1]))} (did you mean to put it under {where}, one level deeper?)"
         known = _known_fields(model, loc[:-1])
         import difflib  # for the hint only: not on a valid document's path
+
         close = difflib.get_close_matches(str(loc[-1]), known, n=1)
         hint = f' (did you mean "{close[0]}"?)' if close else ""
         return f"unknown field {shown(str(loc[-1]))}{hint}"
@@ -231,7 +232,12 @@ def check_metadata(meta: ObjectMeta | None) -> list[Issue]:
     """The job's own name: required, fixed (no generateName) and usable in every derived name."""
     if meta is None or meta.name is None:
         hint = " (generateName is not supported: derived object names need a fixed name)"
-        return [Issue(("metadata", "name"), "required field is missing" + (hint if meta and meta.generateName else ""))]
+        return [
+            Issue(
+                ("metadata", "name"),
+                "required field is missing" + (hint if meta and meta.generateName else ""),
+            )
+        ]
     if not names.has_dns1123_characters(meta.name):
         return [
             Issue(
@@ -252,7 +258,12 @@ def check_metadata(meta: ObjectMeta | None) -> list[Issue]:
             )
         ]
     if meta.namespace is not None and not names.is_dns1123_label(meta.namespace):
-        return [Issue(("metadata", "namespace"), f"{shown(meta.namespace)} is not a valid namespace (DNS-1123 label)")]
+        return [
+            Issue(
+                ("metadata", "namespace"),
+                f"{shown(meta.namespace)} is not a valid namespace (DNS-1123 label)",
+            )
+        ]
     return []
 
 
@@ -334,7 +345,9 @@ def check_replicas(
         if rule.missing is not None:
             issues.append(Issue(SPECS + ("Worker", "replicas"), rule.missing))
     elif worker.replicas < rule.least:
-        issues.append(Issue(SPECS + ("Worker", "replicas"), f"must be >= {rule.least}, got {worker.replicas}"))
+        issues.append(
+            Issue(SPECS + ("Worker", "replicas"), f"must be >= {rule.least}, got {worker.replicas}")
+        )
     for role, spec in (("Launcher", launcher), ("Worker", worker)):
         if spec is not None:
             path = SPECS + (role, "template")
@@ -388,7 +401,9 @@ def _expect_list(obj: dict[str, Any], path: Path, *keys: str) -> list[Issue]:
     ]
 
 
-def resolve_namespace(job_namespace: str | None, option_namespace: str | None) -> tuple[str | None, list[Issue]]:
+def resolve_namespace(
+    job_namespace: str | None, option_namespace: str | None
+) -> tuple[str | None, list[Issue]]:
     """(metadata namespace, issues), following kubectl's `-n` conventions: the job's namespace, else
     --namespace, else none (so `kubectl apply -n` decides); the two disagreeing is an error."""
     if job_namespace and option_namespace and job_namespace != option_namespace:

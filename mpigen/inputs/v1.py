@@ -121,7 +121,9 @@ _WORKER = WorkerRule(required=False, least=0, missing=None)
 
 
 def _check_replicas(specs: MPIReplicaSpecs, options: Options) -> list[Issue]:
-    return check_replicas(specs.Launcher, specs.Worker, options, _WORKER, always_restarts=True, containers=_check_containers)
+    return check_replicas(
+        specs.Launcher, specs.Worker, options, _WORKER, always_restarts=True, containers=_check_containers
+    )
 
 
 def _check_main_container(spec: MPIJobSpec) -> list[Issue]:
@@ -132,10 +134,17 @@ def _check_main_container(spec: MPIJobSpec) -> list[Issue]:
     pod = worker.template.get("spec")
     containers = pod.get("containers") if isinstance(pod, dict) else None
     # a template that is no pod template is reported by the template checks; only a list is read here
-    container_names = [c.get("name") for c in containers if isinstance(c, dict)] if isinstance(containers, list) else []
+    container_names = (
+        [c.get("name") for c in containers if isinstance(c, dict)] if isinstance(containers, list) else []
+    )
     if main not in container_names or not names.is_dns1123_label(main):
         listed = ", ".join(shown(str(n)) for n in container_names)
-        return [Issue(("spec", "mainContainer"), f"{shown(main)} names no container of the Worker template ({listed})")]
+        return [
+            Issue(
+                ("spec", "mainContainer"),
+                f"{shown(main)} names no container of the Worker template ({listed})",
+            )
+        ]
     if main != container_names[0]:
         message = (
             f"{shown(main)} is not the Worker's first container: the operator mounts /etc/mpi and sets the "
@@ -161,7 +170,9 @@ def _warnings(spec: MPIJobSpec, workers: int) -> list[Issue]:
         path = _SPECS + ("Launcher", "template")
         policy = launcher.restartPolicy or DEFAULT_RESTART_POLICY
         pod_policy = "Never" if policy == "ExitCode" else policy
-        warnings += runpolicy.template_restart_policy_warnings(launcher.template, path, "Launcher", pod_policy)
+        warnings += runpolicy.template_restart_policy_warnings(
+            launcher.template, path, "Launcher", pod_policy
+        )
     return warnings
 
 

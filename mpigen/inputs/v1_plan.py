@@ -80,7 +80,10 @@ def _delivery(job: V1Job) -> KubectlDelivery:
     if job.namespace is not None:
         namespace: dict[str, Any] = {"name": names.NAMESPACE_ENV, "value": job.namespace}
     else:
-        namespace = {"name": names.NAMESPACE_ENV, "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}}
+        namespace = {
+            "name": names.NAMESPACE_ENV,
+            "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}},
+        }
     resources = {"limits": dict(DELIVERY_RESOURCES), "requests": dict(DELIVERY_RESOURCES)}
     return KubectlDelivery(
         default_image=TRAINING_OPERATOR_KUBECTL_DELIVERY_IMAGE,
@@ -148,7 +151,10 @@ def plan_job(job: V1Job, document: dict[str, Any]) -> JobPlan:
         labels=labels,
         service=JobService(names.worker_set(job.name), {}, labels.worker_pod, True),
         warnings=tuple(job.warnings) + tuple(_worker_warnings(document)),
-        template_paths={"launcher": _SPECS + ("Launcher", "template"), "worker": _SPECS + ("Worker", "template")},
+        template_paths={
+            "launcher": _SPECS + ("Launcher", "template"),
+            "worker": _SPECS + ("Worker", "template"),
+        },
         workers_path=_SPECS + ("Worker", "replicas"),
         hostnames=Hostnames(launcher_first=gpu_launcher),
         blank_launcher_gpus=not gpu_launcher,

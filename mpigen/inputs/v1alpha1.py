@@ -106,7 +106,9 @@ def _total_rule(field: str, per_field: str, total: int, per_node: int) -> list[I
 
 def _nearest_fits(total: int, per_node: int, step: int) -> tuple[int, int]:
     """The largest total below `total` that fits (0 if none) and the smallest above it."""
-    one_worker = [t for t in (*CRD_SMALL_TOTALS, *range(CRD_TOTAL_STEP, per_node, CRD_TOTAL_STEP)) if t < per_node]
+    one_worker = [
+        t for t in (*CRD_SMALL_TOTALS, *range(CRD_TOTAL_STEP, per_node, CRD_TOTAL_STEP)) if t < per_node
+    ]
     below = max([t for t in one_worker if t < total] + [total // step * step], default=0)
     above = min([t for t in one_worker if t > total] + [(total // step + 1) * step])
     return below, above
@@ -144,9 +146,9 @@ def _first_container(template: dict[str, Any]) -> dict[str, Any]:
     return containers[0]
 
 
-def _worker_template(template: dict[str, Any], spec: MPIJobSpec, resource: str, units: int) -> tuple[
-    dict[str, Any], list[Issue]
-]:
+def _worker_template(
+    template: dict[str, Any], spec: MPIJobSpec, resource: str, units: int
+) -> tuple[dict[str, Any], list[Issue]]:
     worker = copy.deepcopy(template)
     if spec.replicas is not None:
         # Sized by replicas: the limit is where the units came from; leave it exactly as written
@@ -157,7 +159,9 @@ def _worker_template(template: dict[str, Any], spec: MPIJobSpec, resource: str, 
     warnings = []
     if resource in limits and whole_units(limits[resource]) != units:
         path = ("spec", "template", "spec", "containers", 0, "resources", "limits", resource)
-        warnings.append(Issue(path, f"{limits[resource]} is replaced by {units} from the job's sizing", "warning"))
+        warnings.append(
+            Issue(path, f"{limits[resource]} is replaced by {units} from the job's sizing", "warning")
+        )
     limits[resource] = str(units)
     return worker, warnings
 
@@ -190,7 +194,9 @@ def _launcher_template(template: dict[str, Any], spec: MPIJobSpec) -> tuple[dict
         ]
         expression = {"key": names.CONTROL_PLANE_ROLE_LABEL, "operator": "Exists"}
         terms = [{"matchExpressions": [expression]}]
-        pod["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
+        pod["affinity"] = {
+            "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}
+        }
     return launcher, warnings
 
 
@@ -235,7 +241,13 @@ def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
         # v0.2.0 scales the v1alpha1 worker StatefulSet to 0 once the launcher has finished.
         clean_pod_policy="All",
         template_paths={"launcher": ("spec", "template"), "worker": ("spec", "template")},
-        workers_path=("spec", next((k for k in ("gpus", "processingUnits", "replicas") if getattr(spec, k) is not None), "replicas")),
+        workers_path=(
+            "spec",
+            next(
+                (k for k in ("gpus", "processingUnits", "replicas") if getattr(spec, k) is not None),
+                "replicas",
+            ),
+        ),
         **v020_layout(meta.name or ""),
         warnings=tuple(issues + worker_warnings + launcher_warnings),
     )

@@ -133,7 +133,10 @@ def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
         backoff_limit=spec.backoffLimit if spec.backoffLimit is not None else DEFAULT_BACKOFF_LIMIT,
         active_deadline_seconds=spec.activeDeadlineSeconds,
         clean_pod_policy=spec.cleanPodPolicy or "None",
-        template_paths={"launcher": _SPECS + ("Launcher", "template"), "worker": _SPECS + ("Worker", "template")},
+        template_paths={
+            "launcher": _SPECS + ("Launcher", "template"),
+            "worker": _SPECS + ("Worker", "template"),
+        },
         workers_path=_SPECS + ("Worker", "replicas"),
         **v020_layout(meta.name or ""),
         warnings=tuple(issues + launcher_warnings + worker_warnings),

@@ -114,7 +114,11 @@ class V2Beta1Job(NamedTuple):
 _SPECS = ("spec", "mpiReplicaSpecs")
 
 
-_WORKER = WorkerRule(required=False, least=1, missing="required field is missing (the operator defaults it to 0 and then refuses the job)")
+_WORKER = WorkerRule(
+    required=False,
+    least=1,
+    missing="required field is missing (the operator defaults it to 0 and then refuses the job)",
+)
 
 
 def _check_replicas(specs: MPIReplicaSpecs, options: Options) -> list[Issue]:
@@ -271,7 +275,9 @@ def _namespace_warning(job: V2Beta1Job, waits: bool, options: Options) -> list[I
     out = []
     for issue in job.warnings:
         if issue.path == ("metadata", "namespace") and issue.severity == "warning":
-            bindings = [name for name, on in (("launcher", waits), ("ssh-keygen", options.ssh_secret is None)) if on]
+            bindings = [
+                name for name, on in (("launcher", waits), ("ssh-keygen", options.ssh_secret is None)) if on
+            ]
             message = (
                 f'no namespace set: the hostfile names hosts "<pod>.{job.name}" (the pods\' DNS search path '
                 "completes them)"
@@ -279,7 +285,11 @@ def _namespace_warning(job: V2Beta1Job, waits: bool, options: Options) -> list[I
             if bindings:
                 which = " and ".join(f"{name} RoleBinding" for name in bindings)
                 message += f'; the {which} name{"s" if len(bindings) == 1 else ""} its ServiceAccount in namespace "default"'
-            issue = Issue(issue.path, message + ": set metadata.namespace or --namespace if you apply elsewhere", "warning")
+            issue = Issue(
+                issue.path,
+                message + ": set metadata.namespace or --namespace if you apply elsewhere",
+                "warning",
+            )
         out.append(issue)
     return out
 
@@ -309,7 +319,10 @@ def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
             job.run_launcher_as_worker,
         ),
         warnings=tuple(_namespace_warning(job, waits, options) + _worker_warnings(document)),
-        template_paths={"launcher": _SPECS + ("Launcher", "template"), "worker": _SPECS + ("Worker", "template")},
+        template_paths={
+            "launcher": _SPECS + ("Launcher", "template"),
+            "worker": _SPECS + ("Worker", "template"),
+        },
         workers_path=_SPECS + ("Worker", "replicas"),
         implementation=job.mpi_implementation,  # type: ignore[arg-type]
         ssh=Ssh(job.ssh_auth_mount_path, secret, options.ssh_secret is None),

@@ -57,7 +57,9 @@ class Listing:
         if self._items[position] is _UNREAD:
             assert self.cut is not None
             try:
-                self._items[position] = layout.load_item(self.cut.as_document(position), STDIN, _fast(self.text))
+                self._items[position] = layout.load_item(
+                    self.cut.as_document(position), STDIN, _fast(self.text)
+                )
             except layout.NotCut:  # read the list whole: its reading words the problem
                 self._read_whole()
         return self._items[position]

@@ -102,7 +102,10 @@ def cut(text: str) -> Cut:
     if not dashes:
         raise NotCut("no block sequence of items")
     lines = tuple(dash - indent for dash in dashes)
-    bounds = (*(_head_comments(text, line, key.end(), indent) for line in lines), _head_comments(text, end, dashes[-1] + 1, indent))
+    bounds = (
+        *(_head_comments(text, line, key.end(), indent) for line in lines),
+        _head_comments(text, end, dashes[-1] + 1, indent),
+    )
     return Cut(text, bounds, dashes, indent)
 
 
@@ -159,7 +162,12 @@ def _head(get_event: Any, events: Any) -> tuple[Any, Any] | str | None:
         key = get_event()
         if isinstance(key, events.MappingEndEvent):
             break
-        if not isinstance(key, events.ScalarEvent) or key.tag is not None or key.value == "<<" or key.value in values:
+        if (
+            not isinstance(key, events.ScalarEvent)
+            or key.tag is not None
+            or key.value == "<<"
+            or key.value in values
+        ):
             return UNKNOWN
         value = get_event()
         if key.value in ("apiVersion", "kind"):

@@ -121,7 +121,10 @@ def failure_outcome(data: bytes, exc: BaseException) -> tuple[str, Outcome]:
     """An unexpected failure (a bug): the input written back with one error result, when it can be."""
     outcome = Outcome.crashed(exc)
     result = {"message": outcome.crash, "severity": "error"}
-    for echo in (_echo_cut, _echo_whole):  # the second, plainest (no text cut or spliced), if the bug is in the first
+    for echo in (
+        _echo_cut,
+        _echo_whole,
+    ):  # the second, plainest (no text cut or spliced), if the bug is in the first
         try:
             return echo(data, result), outcome
         except Exception:  # noqa: BLE001, S112 - the input cannot even be echoed so: try the next way, else stderr alone says it
@@ -160,12 +163,16 @@ def _identity(item: dict[str, Any]) -> tuple[Any, ...]:
     meta = meta if isinstance(meta, dict) else {}
     parts = (item.get("apiVersion"), item.get("kind"), meta.get("namespace"), meta.get("name"))
     # a list or a mapping where a string belongs (the job's own checks say so): hashable all the same
-    return tuple(part if part is None or isinstance(part, (str, int, float)) else repr(part) for part in parts)
+    return tuple(
+        part if part is None or isinstance(part, (str, int, float)) else repr(part) for part in parts
+    )
 
 
 def _file(item: Any) -> tuple[str | None, int | None]:
     annotations = _annotations(item)
-    path = next((annotations[k] for k in PATH_KEYS if isinstance(annotations.get(k), str) and annotations[k]), None)
+    path = next(
+        (annotations[k] for k in PATH_KEYS if isinstance(annotations.get(k), str) and annotations[k]), None
+    )
     index = next((annotations[k] for k in INDEX_KEYS if isinstance(annotations.get(k), str)), None)
     # kyaml reads the index with strconv.Atoi: ASCII digits, within int64 (not `²`, not 5,000 digits)
     return path, int(index) if index is not None and _INDEX.fullmatch(index) else None
@@ -232,7 +239,9 @@ def _compile(job: _Job) -> None:
     for finding in outcome.errors + outcome.warnings:
         job.results.append(_result(job, finding.issue.message, finding.issue.severity, finding.issue.path))
     for finding in outcome.invalid_output:
-        job.results.append(_result(job, invalid_output_message(finding.kind, finding.name, finding.issue), "error", ()))
+        job.results.append(
+            _result(job, invalid_output_message(finding.kind, finding.name, finding.issue), "error", ())
+        )
 
 
 def _collisions(items: list[Any], jobs: list[_Job]) -> list[tuple[Finding, dict[str, Any]]]:
@@ -250,8 +259,13 @@ def _collisions(items: list[Any], jobs: list[_Job]) -> list[tuple[Finding, dict[
             placements.append(Placement(where.source, where.document, kind, name, (item,), generated=False))
             by_place[(where.source, where.document, kind, name)] = item
     for job in jobs:
-        by_place[(job.where.source, job.where.document, str(job.data.get("kind")), str(_identity(job.data)[3]))] = job.data
-    return [(finding, by_place[(finding.source, finding.document, finding.kind, finding.name)]) for finding in check_collisions(placements)]
+        by_place[
+            (job.where.source, job.where.document, str(job.data.get("kind")), str(_identity(job.data)[3]))
+        ] = job.data
+    return [
+        (finding, by_place[(finding.source, finding.document, finding.kind, finding.name)])
+        for finding in check_collisions(placements)
+    ]
 
 
 def _item_result(item: dict[str, Any], message: str, path: tuple[str | int, ...]) -> dict[str, Any]:
@@ -269,7 +283,11 @@ def _result(job: _Job, message: str, severity: str, path: tuple[str | int, ...])
         if isinstance(value, str) and value
     }
     file_path, index = _file(job.data)
-    file = None if file_path is None else ({"path": file_path} if index is None else {"path": file_path, "index": index})
+    file = (
+        None
+        if file_path is None
+        else ({"path": file_path} if index is None else {"path": file_path, "index": index})
+    )
     return krm_result(message, severity, path, ref, file)
 
 

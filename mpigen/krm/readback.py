@@ -15,7 +15,9 @@ from mpigen.krm.items import Listing
 from mpigen.yaml.reader import MAX_VALUES
 
 
-def refused_output(listing: Listing, generated: list[list[dict[str, Any]]], output: str, results: list[dict[str, Any]]) -> str:
+def refused_output(
+    listing: Listing, generated: list[list[dict[str, Any]]], output: str, results: list[dict[str, Any]]
+) -> str:
     """Why the function could not read `output` back, if it could not: then it is not written, so that
     the function accepts every list it writes. `generated`: the objects of each job compiled."""
     ascii = output.isascii()  # then its length is its size, and no line break but \r and \n is in it
@@ -25,7 +27,9 @@ def refused_output(listing: Listing, generated: list[list[dict[str, Any]]], outp
             f"mpigen: {STDIN}: the output ResourceList would be {size / 2**20:,.1f} MiB, over the"
             f" {MAX_LIST_BYTES // 2**20} MiB the function reads; compile fewer jobs at once"
         )
-    read_whole = listing.cut is None or ("\r" in output if ascii else layout.OTHER_BREAKS.search(output) is not None)
+    read_whole = listing.cut is None or (
+        "\r" in output if ascii else layout.OTHER_BREAKS.search(output) is not None
+    )
     header = {key: value for key, value in listing.header.items() if key != "items"}
     values = _values([header, results])
     if read_whole:  # the items too (those of the jobs counted, which only overestimates)

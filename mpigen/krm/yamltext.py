@@ -41,13 +41,19 @@ def round_trip_load(text: str) -> Any:
 Replacements = dict[int | None, list[dict[str, Any]]]  # item position (None: appended) -> its objects
 
 
-def write_cut(cut: Cut, token: str, replacements: Replacements, results: list[dict[str, Any]], drop_config: bool) -> str:
+def write_cut(
+    cut: Cut, token: str, replacements: Replacements, results: list[dict[str, Any]], drop_config: bool
+) -> str:
     """A list cut into its items, with the items at the positions of `replacements` replaced by their
     objects (None: appended), `results` added and, with `drop_config`, the `functionConfig` dropped."""
     pieces: list[str] = []
     for position in range(len(cut)):
         objects = replacements.get(position)
-        pieces.append(_line_ended(cut.item(position)) if objects is None else _indented(_items_text(objects), cut.indent))
+        pieces.append(
+            _line_ended(cut.item(position))
+            if objects is None
+            else _indented(_items_text(objects), cut.indent)
+        )
     pieces.append(_indented(_items_text(replacements.get(None, [])), cut.indent))
     items = "".join(pieces)
     if not results and not drop_config:
@@ -59,7 +65,9 @@ def write_cut(cut: Cut, token: str, replacements: Replacements, results: list[di
     return _splice(dump(tree), token, {token + "0": items.removesuffix("\n")})
 
 
-def write_whole(text: str, token: str, replacements: Replacements, results: list[dict[str, Any]], drop_config: bool) -> str:
+def write_whole(
+    text: str, token: str, replacements: Replacements, results: list[dict[str, Any]], drop_config: bool
+) -> str:
     """A list in another layout, through ruamel.yaml's round trip whole; generated objects are spliced in
     as text. A list with no comment to keep (no `#` anywhere: JSON, most flow YAML) is written from its
     data by render's emitter instead: the round trip of a large list takes minutes."""
@@ -73,7 +81,9 @@ def write_whole(text: str, token: str, replacements: Replacements, results: list
     return _splice(dump(tree), token, texts)
 
 
-def _write_data(text: str, replacements: Replacements, results: list[dict[str, Any]], drop_config: bool) -> str:
+def _write_data(
+    text: str, replacements: Replacements, results: list[dict[str, Any]], drop_config: bool
+) -> str:
     from mpigen.yaml.dump import to_yaml
     from mpigen.yaml.load import load_documents
 
@@ -112,7 +122,9 @@ def _replace_items(tree: Any, replacements: Replacements, token: str) -> dict[st
 
     def generated(objects: list[dict[str, Any]]) -> list[str]:
         names = [f"{token}{next(numbers)}" for _ in objects]
-        texts.update((name, _items_text([obj]).removesuffix("\n")) for name, obj in zip(names, objects, strict=True))
+        texts.update(
+            (name, _items_text([obj]).removesuffix("\n")) for name, obj in zip(names, objects, strict=True)
+        )
         return names
 
     old = tree.get("items") or []

@@ -100,7 +100,9 @@ def read_file(path: str | os.PathLike[str], limit: int, *, regular_only: bool) -
         if stat.S_ISDIR(mode):
             raise ReadError(f"{shown(path)}: cannot read: is a directory")
         if regular_only and not stat.S_ISREG(mode):
-            raise ReadError(f"{shown(path)}: not a regular file but {file_kind(mode)}; mpigen reads only regular files here")
+            raise ReadError(
+                f"{shown(path)}: not a regular file but {file_kind(mode)}; mpigen reads only regular files here"
+            )
         try:
             return read_stream(handle, os.fspath(path), limit)
         except OSError as exc:

@@ -86,10 +86,16 @@ def _say_reading_stdin() -> None:
 
     ctx = click.get_current_context(silent=True)
     command = ctx.command_path if ctx else "mpigen render"
-    write_lines([f"{command}: reading from stdin (the terminal); end the input with Ctrl-D, or name a file: {command} job.yaml"])
+    write_lines(
+        [
+            f"{command}: reading from stdin (the terminal); end the input with Ctrl-D, or name a file: {command} job.yaml"
+        ]
+    )
 
 
-def read_inputs(paths: tuple[str, ...], skip_foreign_past_bound: bool = False) -> list[tuple[str, list[Any] | str]]:
+def read_inputs(
+    paths: tuple[str, ...], skip_foreign_past_bound: bool = False
+) -> list[tuple[str, list[Any] | str]]:
     """Every input as (source name, documents), or (source name, problem) when it cannot be read.
 
     The call reads at most mpigen.yaml.load' MAX_CALL_BYTES, MAX_CALL_DOCUMENTS and MAX_CALL_VALUES over
@@ -121,7 +127,14 @@ def read_inputs(paths: tuple[str, ...], skip_foreign_past_bound: bool = False) -
                 counted = (counted[0], counted[1] + len(documents), counted[2] + count_values(documents))
             if past := past_call_bound(counted):
                 if skip_foreign_past_bound and not may_hold_mpijob(data.decode("latin-1")):
-                    inputs.append((source, ForeignInput(f"{source}: not read: the inputs before it reach what one call reads")))
+                    inputs.append(
+                        (
+                            source,
+                            ForeignInput(
+                                f"{source}: not read: the inputs before it reach what one call reads"
+                            ),
+                        )
+                    )
                     continue
                 message = f"mpigen: {source}: the inputs up to this one hold {past}, more than one call reads; give mpigen fewer files at a time"
                 raise PastCallBound([message])
@@ -132,7 +145,9 @@ def read_inputs(paths: tuple[str, ...], skip_foreign_past_bound: bool = False) -
             raise
         except InvalidInput as exc:
             inputs.append((shown(path), exc.lines[0]))
-        except TooLarge as exc:  # a file too large for an MPIJob input may be some other tool's (a package-lock.json)
+        except (
+            TooLarge
+        ) as exc:  # a file too large for an MPIJob input may be some other tool's (a package-lock.json)
             foreign = path != STDIN and os.path.isfile(path) and not names_mpijob(path)
             inputs.append((shown(path), ForeignInput(str(exc)) if foreign else str(exc)))
         except InputError as exc:
@@ -148,9 +163,15 @@ def refuse_empty(paths: tuple[str, ...], inputs: list[tuple[str, list[Any] | str
         return
     if not inputs:
         where = ", ".join(paths)
-        raise InvalidInput([f"mpigen: {where}: holds no .yaml, .yml or .json files; nothing to {verb} (--allow-empty accepts that)"])
+        raise InvalidInput(
+            [
+                f"mpigen: {where}: holds no .yaml, .yml or .json files; nothing to {verb} (--allow-empty accepts that)"
+            ]
+        )
     where = ", ".join(source for source, _ in inputs)
-    raise InvalidInput([f"mpigen: {where}: no objects in the input; nothing to {verb} (--allow-empty accepts that)"])
+    raise InvalidInput(
+        [f"mpigen: {where}: no objects in the input; nothing to {verb} (--allow-empty accepts that)"]
+    )
 
 
 def write_lines(lines: list[str]) -> None:

@@ -18,7 +18,11 @@ from mpigen.options import OPTION_TABLE, Options, OptionSpec, unmet_needs
 
 def allow_empty_option(func: Callable[..., Any]) -> Callable[..., Any]:
     """`--allow-empty`: an input with no objects is accepted (mpigen.shells.common.refuse_empty)."""
-    return click.option("--allow-empty", is_flag=True, help="Accept an input with no objects (an empty file or stdin, a directory with no YAML) and do nothing; without it that is an error.")(func)
+    return click.option(
+        "--allow-empty",
+        is_flag=True,
+        help="Accept an input with no objects (an empty file or stdin, a directory with no YAML) and do nothing; without it that is an error.",
+    )(func)
 
 
 def _kube_version(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -61,7 +65,13 @@ def _flag(spec: OptionSpec) -> Callable[[Callable[..., Any]], Callable[..., Any]
     default = _DEFAULTS[spec.field]
     # every value is checked by its annotation's parser (the kube version by its callback, which also
     # takes the default)
-    kind: Any = click.Choice(spec.choices) if spec.kind == "choice" else None if spec.kind == "kube-version" else _Checked(spec)
+    kind: Any = (
+        click.Choice(spec.choices)
+        if spec.kind == "choice"
+        else None
+        if spec.kind == "kube-version"
+        else _Checked(spec)
+    )
     return click.option(
         *filter(None, (spec.short, f"--{spec.flag}")),
         spec.field,
@@ -76,7 +86,14 @@ def _flag(spec: OptionSpec) -> Callable[[Callable[..., Any]], Callable[..., Any]
 
 def filename_option(func: Callable[..., Any]) -> Callable[..., Any]:
     """`-f/--filename PATH`, repeatable, as kubectl takes it; the same as a PATH argument."""
-    return click.option("-f", "--filename", "filenames", multiple=True, metavar="PATH", help="An input file or directory, as with kubectl (repeatable; the same as a PATH argument).")(func)
+    return click.option(
+        "-f",
+        "--filename",
+        "filenames",
+        multiple=True,
+        metavar="PATH",
+        help="An input file or directory, as with kubectl (repeatable; the same as a PATH argument).",
+    )(func)
 
 
 def compile_options(func: Callable[..., Any]) -> Callable[..., Any]:

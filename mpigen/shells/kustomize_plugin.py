@@ -141,7 +141,9 @@ def locate_job(root: str, job: Any) -> tuple[str, Document] | None:
     key = (job.get("apiVersion"), job.get("kind"), job["metadata"].get("name"))
     for entry in _generator_files(Path(root)):
         try:
-            documents = load_documents(decode(read_file(entry, MAX_INPUT_BYTES, regular_only=True), str(entry)), str(entry))
+            documents = load_documents(
+                decode(read_file(entry, MAX_INPUT_BYTES, regular_only=True), str(entry)), str(entry)
+            )
         except (ReadError, InputError):
             continue
         for doc in documents:
@@ -163,7 +165,9 @@ def _generator_files(root: Path) -> list[Path]:
     else:
         return []
     try:
-        documents = load_documents(decode(read_file(kustomization, MAX_INPUT_BYTES, regular_only=True), name), name)
+        documents = load_documents(
+            decode(read_file(kustomization, MAX_INPUT_BYTES, regular_only=True), name), name
+        )
     except (ReadError, InputError):
         return []
     data = documents[0].data if documents else None
@@ -234,18 +238,26 @@ def command() -> click.Group:
     def install(plugin_home: Path | None) -> None:
         """Write the plugin executables (one per MPIJob apiVersion); running it again replaces them.
         A file there that `install` did not write (another generator's) is never replaced."""
+
         def action() -> None:
             home = _resolve_home(plugin_home)
             script = wrapper_script(sys.executable)
             paths = plugin_paths(home)
             foreign = [path for path in paths if os.path.lexists(path) and not is_installed(path)]
             if foreign:
-                raise InvalidInput([f"mpigen: {shown(path)}: exists and `mpigen kustomize-plugin install` did not write it; move it away to install mpigen there" for path in foreign])
+                raise InvalidInput(
+                    [
+                        f"mpigen: {shown(path)}: exists and `mpigen kustomize-plugin install` did not write it; move it away to install mpigen there"
+                        for path in foreign
+                    ]
+                )
             for path in paths:
                 try:
                     write_executable(path, script)
                 except OSError as exc:
-                    raise InvalidInput([f"mpigen: cannot write {shown(path)}: {exc.strerror or exc}"]) from None
+                    raise InvalidInput(
+                        [f"mpigen: cannot write {shown(path)}: {exc.strerror or exc}"]
+                    ) from None
                 write_stdout(f"installed {path}\n")
             if home != default_plugin_home(os.environ).absolute():
                 write_stdout(f"kustomize finds it with: export {PLUGIN_HOME_ENV}={shlex.quote(str(home))}\n")
@@ -257,6 +269,7 @@ def command() -> click.Group:
     @plugin_home_option
     def uninstall(plugin_home: Path | None) -> None:
         """Remove the plugin executables that `install` wrote."""
+
         def action() -> None:
             home = _resolve_home(plugin_home)
             for path in plugin_paths(home):
@@ -296,7 +309,9 @@ def _run(config: Path, root: str) -> None:
     # directory: never kustomize's temporary copy, a name that means nothing to the user.
     source = f"{root} (kustomize generator)"
     try:
-        documents = load_documents(decode(read_file(config, MAX_INPUT_BYTES, regular_only=False), source), source)
+        documents = load_documents(
+            decode(read_file(config, MAX_INPUT_BYTES, regular_only=False), source), source
+        )
     except ReadError as exc:
         raise InvalidInput([f"mpigen: {exc}"]) from None
     except InputError as exc:

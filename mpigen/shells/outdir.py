@@ -40,7 +40,7 @@ TEMP_PREFIX = ".mpigen-new-"
 
 
 def existing_kind(path: str) -> str | None:
-    """"directory", "file" or None (nothing there); RenderDirError for a dangling link, a loop or
+    """ "directory", "file" or None (nothing there); RenderDirError for a dangling link, a loop or
     anything that is neither a directory nor a regular file."""
     try:
         mode = os.stat(path).st_mode
@@ -236,7 +236,9 @@ def _read_manifest(fd: int, directory: str) -> tuple[set[str], bool]:
     if entry is None:
         return set(), False
     if entry.kind != "file":
-        raise RenderDirError(f"{shown(directory)}/{MANIFEST}: not a regular file but {entry.kind}; mpigen keeps its list of files there")
+        raise RenderDirError(
+            f"{shown(directory)}/{MANIFEST}: not a regular file but {entry.kind}; mpigen keeps its list of files there"
+        )
     return parse_manifest(entry.text or ""), True
 
 
@@ -259,7 +261,9 @@ def _update(fd: int, directory: str, files: dict[str, str]) -> Update:
             for name in update.remove:
                 os.unlink(name, dir_fd=fd)
         except OSError as exc:
-            raise RenderDirError(f"{shown(directory)}: cannot replace files: {describe(exc)} (the next render completes this one)") from None
+            raise RenderDirError(
+                f"{shown(directory)}: cannot replace files: {describe(exc)} (the next render completes this one)"
+            ) from None
     if update.journal != update.manifest:
         with _staged(fd, directory, {MANIFEST: update.manifest}) as staged:
             os.replace(staged[MANIFEST], MANIFEST, src_dir_fd=fd, dst_dir_fd=fd)
@@ -273,7 +277,9 @@ def _staged(fd: int, directory: str, texts: dict[str, str]) -> Iterator[dict[str
     temps: dict[str, str] = {}
     try:
         for name, text in texts.items():
-            temps[name] = TEMP_PREFIX + secrets.token_hex(8)  # named before it is made: an interruption removes it too
+            temps[name] = TEMP_PREFIX + secrets.token_hex(
+                8
+            )  # named before it is made: an interruption removes it too
             _write_new(fd, directory, temps[name], text.encode("utf-8"))
         yield dict(temps)
     finally:

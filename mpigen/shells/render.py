@@ -76,12 +76,37 @@ def command() -> click.Command:
     @click.pass_context
     @click.argument("paths", nargs=-1, metavar="[PATH]...")
     @filename_option
-    @click.option("-o", "--output", type=click.Choice(list(FORMATS)), default="yaml", show_default=True, help="YAML stream, or JSON v1 List (with --output-dir: one .yaml or .json file per object).")
-    @click.option("--output-dir", metavar="DIR", help="Write one file per object into DIR (named as `kustomize build -o` names them) and list them in DIR/.mpigen-manifest. Only files that manifest lists are replaced or removed; other files (kustomization.yaml, .gitkeep) are kept. Nothing is written on error.")
-    @click.option("--check", "check_path", metavar="PATH", help="Render, print nothing but a unified diff, and exit 1 if PATH (a file of rendered YAML/JSON, or an --output-dir directory) is not exactly what would be rendered.")
+    @click.option(
+        "-o",
+        "--output",
+        type=click.Choice(list(FORMATS)),
+        default="yaml",
+        show_default=True,
+        help="YAML stream, or JSON v1 List (with --output-dir: one .yaml or .json file per object).",
+    )
+    @click.option(
+        "--output-dir",
+        metavar="DIR",
+        help="Write one file per object into DIR (named as `kustomize build -o` names them) and list them in DIR/.mpigen-manifest. Only files that manifest lists are replaced or removed; other files (kustomization.yaml, .gitkeep) are kept. Nothing is written on error.",
+    )
+    @click.option(
+        "--check",
+        "check_path",
+        metavar="PATH",
+        help="Render, print nothing but a unified diff, and exit 1 if PATH (a file of rendered YAML/JSON, or an --output-dir directory) is not exactly what would be rendered.",
+    )
     @allow_empty_option
     @compile_options
-    def render(ctx: click.Context, paths: tuple[str, ...], filenames: tuple[str, ...], output: str, output_dir: str | None, check_path: str | None, allow_empty: bool, **values: Any) -> None:
+    def render(
+        ctx: click.Context,
+        paths: tuple[str, ...],
+        filenames: tuple[str, ...],
+        output: str,
+        output_dir: str | None,
+        check_path: str | None,
+        allow_empty: bool,
+        **values: Any,
+    ) -> None:
         """Print the Kubernetes objects for every MPIJob in PATH... (files, directories, or - for stdin).
 
         Directories are searched recursively for *.yaml, *.yml and *.json; with no PATH, stdin is read
@@ -100,7 +125,9 @@ def command() -> click.Command:
         if output_dir and check_path:
             raise click.UsageError("--output-dir and --check cannot be used together")
         if check_path and not paths and not filenames and stdin_is_terminal():
-            raise click.UsageError(f"--check needs the sources it renders, e.g. mpigen render --check {check_path} jobs/")
+            raise click.UsageError(
+                f"--check needs the sources it renders, e.g. mpigen render --check {check_path} jobs/"
+            )
         options = make_options(**values)
         paths = filenames + paths
         target = Target(output, output_dir, check_path, allow_empty, tuple(ctx.meta.get("mpigen.args", ())))
@@ -154,7 +181,10 @@ def _write(objects: list[dict[str, Any]], output: str, directory: str) -> None:
     except gitops.RenderDirError as exc:
         raise InvalidInput([f"mpigen: {line}" for line in str(exc).splitlines()]) from None
     written = len(update.write) + len(update.unchanged)
-    details = [f"{len(update.unchanged)} unchanged" if update.unchanged else "", f"{len(update.remove)} removed" if update.remove else ""]
+    details = [
+        f"{len(update.unchanged)} unchanged" if update.unchanged else "",
+        f"{len(update.remove)} removed" if update.remove else "",
+    ]
     detail = ", ".join(part for part in details if part)
     write_lines([f"mpigen: wrote {written} files to {shown(directory)}" + (f" ({detail})" if detail else "")])
 
@@ -179,7 +209,12 @@ def _check(objects: list[dict[str, Any]], target: Target) -> None:
             committed_text = outdir.read_committed_file(path, len(text.encode("utf-8", "surrogateescape")))
             if committed_text is None:
                 command = gitops.update_command(target.args, path, False)
-                fail([f"mpigen: {shown(path)}: too large to be this render (larger than it could be in any encoding); it is stale; update it with: {command}"], EXIT_INVALID)
+                fail(
+                    [
+                        f"mpigen: {shown(path)}: too large to be this render (larger than it could be in any encoding); it is stale; update it with: {command}"
+                    ],
+                    EXIT_INVALID,
+                )
             committed, rendered, root = {shown(path): committed_text}, {shown(path): text}, ""
     except gitops.RenderDirError as exc:
         raise InvalidInput([f"mpigen: --check: {line}" for line in str(exc).splitlines()]) from None

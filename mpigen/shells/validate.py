@@ -28,7 +28,9 @@ def plain(args: list[str]) -> Callable[[], int] | None:
         return None
 
     def run() -> int:
-        run_guarded(lambda: _validate(call.paths, call.output or "text", False, call.allow_empty, call.options))
+        run_guarded(
+            lambda: _validate(call.paths, call.output or "text", False, call.allow_empty, call.options)
+        )
         return 0
 
     return run
@@ -43,11 +45,25 @@ def command() -> click.Command:
     @click.command()
     @click.argument("paths", nargs=-1, metavar="[PATH]...")
     @filename_option
-    @click.option("-o", "--output", type=click.Choice(list(FORMATS)), default="text", show_default=True, help="One line per problem, or a report of every resource shaped as kubeconform's: JSON, JUnit XML or TAP.")
+    @click.option(
+        "-o",
+        "--output",
+        type=click.Choice(list(FORMATS)),
+        default="text",
+        show_default=True,
+        help="One line per problem, or a report of every resource shaped as kubeconform's: JSON, JUnit XML or TAP.",
+    )
     @click.option("--summary", is_flag=True, help="text: end with a summary line (counts per status).")
     @allow_empty_option
     @compile_options
-    def validate(paths: tuple[str, ...], filenames: tuple[str, ...], output: str, summary: bool, allow_empty: bool, **values: Any) -> None:
+    def validate(
+        paths: tuple[str, ...],
+        filenames: tuple[str, ...],
+        output: str,
+        summary: bool,
+        allow_empty: bool,
+        **values: Any,
+    ) -> None:
         """Check every MPIJob in PATH... and every object it would produce, without printing manifests.
 
         Inputs are checked against mpigen's input schemas and rules; the objects they would produce against
@@ -80,7 +96,9 @@ def command() -> click.Command:
     return validate
 
 
-def _validate(paths: tuple[str, ...], output: str, summary: bool, allow_empty: bool, options: Options) -> None:
+def _validate(
+    paths: tuple[str, ...], output: str, summary: bool, allow_empty: bool, options: Options
+) -> None:
     report = Report()
     inputs = read_inputs(paths, skip_foreign_past_bound=True)
     if not allow_empty:

@@ -199,7 +199,13 @@ def _plain_allowed(text: str) -> bool:
 
 def _literal(text: str, indent: int) -> str:
     """A string over lines as a literal block scalar (`|` or `|-`), its lines indented by `indent`."""
-    if text[0] in " \n" or text.endswith("\n\n") or " \n" in text or text[-1] == " " or not _printable(text.replace("\n", " ")):
+    if (
+        text[0] in " \n"
+        or text.endswith("\n\n")
+        or " \n" in text
+        or text[-1] == " "
+        or not _printable(text.replace("\n", " "))
+    ):
         raise _Hard  # an indentation hint, `|+`, or a style libyaml would not choose
     pad = " " * indent
     lines = text.split("\n")

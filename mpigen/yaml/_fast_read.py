@@ -19,7 +19,9 @@ from __future__ import annotations
 
 from mpigen.reference import stand_in
 
-MAX_CHARACTERS = 128 * 1024  # longer streams go to libyaml: past about this size, reading them here costs more than importing PyYAML
+MAX_CHARACTERS = (
+    128 * 1024
+)  # longer streams go to libyaml: past about this size, reading them here costs more than importing PyYAML
 
 
 class Mark:
@@ -35,7 +37,9 @@ class Event:
     tag = None
     anchor = None
 
-    def __init__(self, start_mark: Mark | None, value: str | None = None, implicit: tuple[bool, bool] = (True, False)) -> None:
+    def __init__(
+        self, start_mark: Mark | None, value: str | None = None, implicit: tuple[bool, bool] = (True, False)
+    ) -> None:
         self.start_mark = start_mark
         self.value = value
         self.implicit = implicit
@@ -142,7 +146,9 @@ class _Parser:
             indent = len(line) - len(content)
             if indent == 0 and (content[:3] in ("---", "...") or content[0] == "%"):
                 after = content[3:]
-                if content[:3] != "---" or (after and (after[0] != " " or after.lstrip(" ")[:1] not in ("", "#"))):
+                if content[:3] != "---" or (
+                    after and (after[0] != " " or after.lstrip(" ")[:1] not in ("", "#"))
+                ):
                     raise _Hard  # `...`, a directive, or content on the `---` line
                 if in_document:
                     self._end_document(Mark(number, 0), explicit)
@@ -181,7 +187,9 @@ class _Parser:
         if self.pending is not None:
             out.append(ScalarEvent(self.pending, "", _PLAIN))
             self.pending = None
-        while stack and (stack[-1].indent > indent or (stack[-1].indent == indent and not stack[-1].mapping and not entry)):
+        while stack and (
+            stack[-1].indent > indent or (stack[-1].indent == indent and not stack[-1].mapping and not entry)
+        ):
             out.append(MappingEndEvent(None) if stack.pop().mapping else SequenceEndEvent(None))
 
     # One line of block content: an entry of a sequence or of a mapping ---------------------------
@@ -386,7 +394,12 @@ class _Parser:
         while stop < len(text) and text[stop] not in ",:]}":
             stop += 1
         value = text[position:stop].rstrip(" ")
-        if not value or not self._plain_start(value) or any(c in value for c in "#[]{}") or text[stop : stop + 1] not in (",", end):
+        if (
+            not value
+            or not self._plain_start(value)
+            or any(c in value for c in "#[]{}")
+            or text[stop : stop + 1] not in (",", end)
+        ):
             raise _Hard
         self.out.append(ScalarEvent(mark, value, _PLAIN))
         return stop

@@ -40,7 +40,9 @@ def _dumper() -> Any:
             if kind is str:
                 return ScalarNode(_STR, value, style=_style(value))
             if kind is dict:
-                return MappingNode(_MAP, [(node(dumper, k), node(dumper, v)) for k, v in value.items()], flow_style=False)
+                return MappingNode(
+                    _MAP, [(node(dumper, k), node(dumper, v)) for k, v in value.items()], flow_style=False
+                )
             if kind is list:
                 return SequenceNode(_SEQ, [node(dumper, item) for item in value], flow_style=False)
             if kind is bool:
@@ -100,7 +102,9 @@ def _dump(value: Any) -> str:
     """PyYAML's emitter, for what mpigen.yaml._fast_emit cannot tell."""
     import yaml
 
-    text: str = yaml.dump(value, Dumper=_dumper(), default_flow_style=False, sort_keys=False, allow_unicode=True, width=1 << 16)
+    text: str = yaml.dump(
+        value, Dumper=_dumper(), default_flow_style=False, sort_keys=False, allow_unicode=True, width=1 << 16
+    )
     return text
 
 

@@ -57,7 +57,10 @@ class Document:
 # Byte-order marks kubectl does not read: it decodes a file's bytes as UTF-16 when they start with a
 # UTF-16 byte-order mark, else as UTF-8 (a UTF-8 mark dropped): kubectl pkg resource/visitor.go
 # FileVisitor.Visit, golang.org/x/text unicode.BOMOverride. Looked for before UTF-16's, which they start with.
-_UTF32_MARKS = ((b"\xff\xfe\x00\x00", "utf-32-le", "UTF-32 (little-endian)"), (b"\x00\x00\xfe\xff", "utf-32-be", "UTF-32 (big-endian)"))
+_UTF32_MARKS = (
+    (b"\xff\xfe\x00\x00", "utf-32-le", "UTF-32 (little-endian)"),
+    (b"\x00\x00\xfe\xff", "utf-32-be", "UTF-32 (big-endian)"),
+)
 
 
 def decode(data: bytes, source: str, limit: int = MAX_INPUT_BYTES) -> str:
@@ -68,17 +71,25 @@ def decode(data: bytes, source: str, limit: int = MAX_INPUT_BYTES) -> str:
     for mark, codec, name in _UTF32_MARKS:
         if data.startswith(mark):
             text = data[4:].decode(codec, "replace")
-            raise InputError(f"{source}: the file is {name}, which kubectl does not read; save it as UTF-8", may_hold_mpijob(text))
+            raise InputError(
+                f"{source}: the file is {name}, which kubectl does not read; save it as UTF-8",
+                may_hold_mpijob(text),
+            )
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
             return data.decode("utf-16")  # the mark gives the byte order and is dropped
         except UnicodeDecodeError as exc:
-            raise InputError(f"{source}: not valid UTF-16 (byte {exc.start})", may_hold_mpijob(data.decode("utf-16", "replace"))) from None
+            raise InputError(
+                f"{source}: not valid UTF-16 (byte {exc.start})",
+                may_hold_mpijob(data.decode("utf-16", "replace")),
+            ) from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         # the text is looked at as Latin-1 (every byte a character) to know whether it names an MPIJob
-        raise InputError(f"{source}: not valid UTF-8 (byte {exc.start})", may_hold_mpijob(data.decode("latin-1"))) from None
+        raise InputError(
+            f"{source}: not valid UTF-8 (byte {exc.start})", may_hold_mpijob(data.decode("latin-1"))
+        ) from None
 
 
 def value_count(data: Any) -> int:

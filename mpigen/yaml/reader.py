@@ -244,7 +244,10 @@ class _Reader:
                 self._fail(event, "mapping keys must be strings")
             raw = getattr(event, "value", None)
             literal = "null" if key is None else str(key).lower() if isinstance(key, bool) else str(key)
-            self._fail(event, f"mapping key {literal} is not a string (quote it: {shown(raw if isinstance(raw, str) else literal)})")
+            self._fail(
+                event,
+                f"mapping key {literal} is not a string (quote it: {shown(raw if isinstance(raw, str) else literal)})",
+            )
         if key in frame.value:
             self._fail(event, f"duplicate key {shown(key)}")
         frame.key = key
@@ -256,7 +259,10 @@ class _Reader:
         for key in frame.value:  # the keys written before `<<`
             if any(key in source for source in sources):
                 # YAML says the mapping's own key wins; go-yaml v2 (kubectl) lets a later merge replace it
-                self._fail(event, f"key {shown(key)} comes before the merge key (<<) that also sets it, which kubectl reads as the merged value and YAML as the key's own: write the key after <<")
+                self._fail(
+                    event,
+                    f"key {shown(key)} comes before the merge key (<<) that also sets it, which kubectl reads as the merged value and YAML as the key's own: write the key after <<",
+                )
         assert frame.merges is not None
         frame.merges.extend(sources)
         frame.key = _NO_KEY
@@ -274,7 +280,10 @@ class _Reader:
     def _open(self, event: Any, mapping: bool) -> None:
         expected = _TAG + ("map" if mapping else "seq")
         if event.tag not in (None, "!", expected):
-            self._fail(event, f"tag {tag_name(event.tag)} is not supported on a {'mapping' if mapping else 'sequence'}{CORE}")
+            self._fail(
+                event,
+                f"tag {tag_name(event.tag)} is not supported on a {'mapping' if mapping else 'sequence'}{CORE}",
+            )
         if len(self.stack) >= MAX_DEPTH:
             self._fail(event, f"nesting is deeper than {MAX_DEPTH} levels")
         if self.stack and self.stack[-1].key is _NO_KEY and type(self.stack[-1].value) is dict:
@@ -285,11 +294,17 @@ class _Reader:
         found = self.anchors.get(event.anchor)
         if found is None:
             open_anchor = any(frame.anchor == event.anchor for frame in self.stack)
-            self._fail(event, f"alias *{event.anchor} " + ("refers to a node that holds it" if open_anchor else "names no anchor before it"))
+            self._fail(
+                event,
+                f"alias *{event.anchor} "
+                + ("refers to a node that holds it" if open_anchor else "names no anchor before it"),
+            )
         value, size = found  # type: ignore[misc]
         self.aliased += size
         if self.aliased > MAX_ALIAS_VALUES:
-            self._fail(event, f"too large (more than {MAX_ALIAS_VALUES} values once YAML aliases are expanded)")
+            self._fail(
+                event, f"too large (more than {MAX_ALIAS_VALUES} values once YAML aliases are expanded)"
+            )
         self._add(value, size, event, anchored=True)
 
     def _scalar(self, event: Any) -> Any:
@@ -298,7 +313,11 @@ class _Reader:
         if tag is None or tag == "!":
             tag = resolve_plain(value) if tag is None and event.implicit[0] else _STR
         if tag == _MERGE:  # `<<` as a key merges; anywhere else it is the string
-            return _MERGE_KEY if self.stack and self.stack[-1].key is _NO_KEY and type(self.stack[-1].value) is dict else value
+            return (
+                _MERGE_KEY
+                if self.stack and self.stack[-1].key is _NO_KEY and type(self.stack[-1].value) is dict
+                else value
+            )
         try:
             return construct(tag, value, explicit=event.tag is not None)
         except ValueError as exc:

@@ -24,18 +24,24 @@ from mpigen.errors import shown
 TAG = "tag:yaml.org,2002:"
 CORE = " (Kubernetes reads the core tags only: !!str, !!int, !!float, !!bool, !!null, !!map, !!seq)"
 _INT64 = (-(2**63), 2**63 - 1)
-_STR, _INT, _FLOAT, _BOOL, _NULL, _MERGE = (TAG + name for name in ("str", "int", "float", "bool", "null", "merge"))
+_STR, _INT, _FLOAT, _BOOL, _NULL, _MERGE = (
+    TAG + name for name in ("str", "int", "float", "bool", "null", "merge")
+)
 
 # go-yaml v2 resolve.go: the words it looks up, for a plain scalar whose first character may start one.
 _WORDS: dict[str, tuple[str, object]] = {
     **dict.fromkeys(("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), (_BOOL, True)),
-    **dict.fromkeys(("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), (_BOOL, False)),
+    **dict.fromkeys(
+        ("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), (_BOOL, False)
+    ),
     **dict.fromkeys(("", "~", "null", "Null", "NULL"), (_NULL, None)),
     **dict.fromkeys((".nan", ".NaN", ".NAN"), (_FLOAT, math.nan)),
     **dict.fromkeys((".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"), (_FLOAT, math.inf)),
     **dict.fromkeys(("-.inf", "-.Inf", "-.INF"), (_FLOAT, -math.inf)),
 }
-_LOOKED_UP = frozenset("yYnNtTfFoO~+-.0123456789")  # go-yaml's resolveTable: no other first character resolves
+_LOOKED_UP = frozenset(
+    "yYnNtTfFoO~+-.0123456789"
+)  # go-yaml's resolveTable: no other first character resolves
 _NUMBER_START = frozenset("+-.0123456789")
 # Go's strconv.ParseInt(text, 0, 64) / ParseUint syntax once `_` is gone: a sign (ParseInt only), a base prefix.
 _GO_INT = re.compile(r"([-+]?)(0[bB][01]+|0[oO][0-7]+|0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)\Z")
@@ -88,7 +94,28 @@ def _float(text: str) -> tuple[str, object]:
 
 
 # YAML 1.1's implicit types of a plain scalar, as PyYAML's SafeLoader resolves them, but for timestamps.
-_BOOL_WORDS = frozenset(("yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF"))
+_BOOL_WORDS = frozenset(
+    (
+        "yes",
+        "Yes",
+        "YES",
+        "no",
+        "No",
+        "NO",
+        "true",
+        "True",
+        "TRUE",
+        "false",
+        "False",
+        "FALSE",
+        "on",
+        "On",
+        "ON",
+        "off",
+        "Off",
+        "OFF",
+    )
+)
 _NULL_WORDS = frozenset(("~", "null", "Null", "NULL"))
 _YAML11_FLOAT = re.compile(
     r"""[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?$
@@ -168,7 +195,9 @@ def _number(text: str, number: float) -> float | int:
             raise ValueError(f"{shown(text)} is outside the 64-bit integers Kubernetes reads")
         return exact
     if math.isinf(number):
-        raise ValueError(f"{shown(text)} is too large for a number (kubectl would send the string {shown(text)}; quote it if that is meant)")
+        raise ValueError(
+            f"{shown(text)} is too large for a number (kubectl would send the string {shown(text)}; quote it if that is meant)"
+        )
     if number.is_integer() and _INT64[0] <= number <= _INT64[1]:
         return int(number)  # what the API server reads of kubectl's JSON for it
     return number

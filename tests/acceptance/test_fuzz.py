@@ -22,5 +22,8 @@ def test_a_quick_slice_of_malformed_inputs_is_answered_with_messages(tmp_path: P
         result = fuzz.run_case(case, tmp_path)
         for problem in fuzz.problems(case, result, timeout=60.0):
             findings.setdefault(problem, []).append(number)
-    report = [f"{len(numbers)} x {problem} (python tests/fuzz.py --seed {SEED} --small --case {numbers[0]})" for problem, numbers in findings.items()]
+    report = [
+        f"{len(numbers)} x {problem} (python tests/fuzz.py --seed {SEED} --small --case {numbers[0]})"
+        for problem, numbers in findings.items()
+    ]
     assert not findings, "\n".join(report)

@@ -20,21 +20,30 @@ def documents(path: Path) -> list[dict[str, Any]]:
 def test_both_argo_cd_applications_leave_the_workers_replicas_alone() -> None:
     for name in ("application-plugin.yaml", "application-rendered.yaml"):
         [app] = documents(GITOPS / "argocd" / name)
-        assert {"group": "apps", "kind": "StatefulSet", "jsonPointers": ["/spec/replicas"]} in app["spec"]["ignoreDifferences"], name
+        assert {"group": "apps", "kind": "StatefulSet", "jsonPointers": ["/spec/replicas"]} in app["spec"][
+            "ignoreDifferences"
+        ], name
         assert "RespectIgnoreDifferences=true" in app["spec"]["syncPolicy"]["syncOptions"], name
 
 
 def test_flux_creates_every_rendered_object_once(tmp_path: Path, kubectl_binary: str) -> None:
     """Flux's `patches` are kustomize patches: apply the example's to the rendered directory with
     kustomize and check that every object, and only mpigen's, carries the IfNotPresent annotation."""
-    [kustomization] = [doc for doc in documents(GITOPS / "flux" / "mpijobs.yaml") if doc["kind"] == "Kustomization"]
+    [kustomization] = [
+        doc for doc in documents(GITOPS / "flux" / "mpijobs.yaml") if doc["kind"] == "Kustomization"
+    ]
     rendered = sorted((GITOPS / "rendered").glob("*.yaml"))
     for path in rendered:
         (tmp_path / path.name).write_text(path.read_text())
     (tmp_path / "other.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n")
-    build = {"resources": [path.name for path in rendered] + ["other.yaml"], "patches": kustomization["spec"]["patches"]}
+    build = {
+        "resources": [path.name for path in rendered] + ["other.yaml"],
+        "patches": kustomization["spec"]["patches"],
+    }
     (tmp_path / "kustomization.yaml").write_text(yaml.safe_dump(build))
-    done = subprocess.run([kubectl_binary, "kustomize", str(tmp_path)], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [kubectl_binary, "kustomize", str(tmp_path)], capture_output=True, text=True, check=False
+    )
     assert done.returncode == 0, done.stderr
     objects = list(yaml.safe_load_all(done.stdout))
     assert len(objects) == len(rendered) + 1

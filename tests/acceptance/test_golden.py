@@ -50,7 +50,11 @@ def _drop(node: Any, path: tuple[str, ...]) -> None:
         if isinstance(node, dict):
             node.pop(path[0], None)
         return
-    children = node if path[0] == "*" and isinstance(node, list) else [node.get(path[0]) if isinstance(node, dict) else None]
+    children = (
+        node
+        if path[0] == "*" and isinstance(node, list)
+        else [node.get(path[0]) if isinstance(node, dict) else None]
+    )
     for child in children:
         if child is not None:
             _drop(child, path[1:])
@@ -81,4 +85,3 @@ def test_golden_output_is_valid_kubernetes(case: str) -> None:
             for issue in validate_object(without_newer_fields(obj, version), version)
         ]
         assert problems == [], f"Kubernetes {version}"
-

@@ -42,7 +42,6 @@ from mpigen.yaml.dump import FORMATS
 Obj = dict[str, Any]
 
 
-
 GOLDEN = Path(__file__).resolve().parents[2] / "golden"
 EXPECTED = sorted(GOLDEN.glob("*/expected.yaml"))
 KUBE_VERSIONS = ("1.25", DEFAULT_KUBE_VERSION)
@@ -314,7 +313,9 @@ def verdicts(report: dict[str, Any]) -> dict[tuple[str, str], str]:
 
 
 @pytest.mark.parametrize("version", KUBE_VERSIONS)
-def test_kubeconform_accepts_every_golden_output(kubeconform_binary: str, version: str, tmp_path: Path) -> None:
+def test_kubeconform_accepts_every_golden_output(
+    kubeconform_binary: str, version: str, tmp_path: Path
+) -> None:
     objects = golden_objects(version)
     assert objects
     assert [obj for obj in objects if validate_object(obj, version)] == [], "mpigen rejects a golden object"
@@ -328,7 +329,9 @@ def test_kubeconform_accepts_every_golden_output(kubeconform_binary: str, versio
 
 
 @pytest.mark.parametrize("version", KUBE_VERSIONS)
-def test_kubeconform_and_mpigen_reject_the_same_broken_objects(kubeconform_binary: str, version: str, tmp_path: Path) -> None:
+def test_kubeconform_and_mpigen_reject_the_same_broken_objects(
+    kubeconform_binary: str, version: str, tmp_path: Path
+) -> None:
     """The cross-check can fail: objects broken on purpose are invalid for both validators."""
     objects = golden_objects(version)
     workers = next(obj for obj in objects if obj["kind"] == "StatefulSet")

@@ -60,7 +60,11 @@ def standalone(kustomize_binary: str) -> tuple[str, tuple[int, int]]:
 def environ(tmp_path_factory: pytest.TempPathFactory, mpigen_command: list[str]) -> dict[str, str]:
     """mpigen on PATH (for the exec function) and its legacy plugins installed (for the generators)."""
     home = tmp_path_factory.mktemp("plugins")
-    subprocess.run([*mpigen_command, "kustomize-plugin", "install", "--plugin-home", str(home)], check=True, capture_output=True)
+    subprocess.run(
+        [*mpigen_command, "kustomize-plugin", "install", "--plugin-home", str(home)],
+        check=True,
+        capture_output=True,
+    )
     path = os.pathsep.join([sysconfig.get_path("scripts"), os.environ.get("PATH", "")])
     return {**os.environ, "PATH": path, "KUSTOMIZE_PLUGIN_HOME": str(home)}
 
@@ -98,7 +102,10 @@ def test_the_plugin_examples_build_with_the_standalone_kustomize(
     expected = render(EXAMPLES / "base" / "mpijob.yaml")
     base = build([kustomize, "build", "--enable-alpha-plugins", *flags, str(examples / "base")], environ)
     assert base == expected
-    overlay = build([kustomize, "build", "--enable-alpha-plugins", *flags, str(examples / "overlays" / "production")], environ)
+    overlay = build(
+        [kustomize, "build", "--enable-alpha-plugins", *flags, str(examples / "overlays" / "production")],
+        environ,
+    )
     assert overlay == in_production(expected)
 
 
@@ -113,5 +120,7 @@ def test_the_examples_say_which_kustomize_they_need() -> None:
 
 def test_kubectls_own_kustomize_is_new_enough_for_the_examples(kubectl_binary: str) -> None:
     """The test extra's kubectl embeds kustomize v5 (kubectl 1.27 and later), which the README names."""
-    out = subprocess.run([kubectl_binary, "version", "--client", "-o", "json"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [kubectl_binary, "version", "--client", "-o", "json"], capture_output=True, text=True, check=True
+    )
     assert version_of(json.loads(out.stdout)["kustomizeVersion"]) >= (5, 0)

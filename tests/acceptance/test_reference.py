@@ -27,8 +27,19 @@ def test_the_libraries_alone_give_the_same_bytes(request: pytest.FixtureRequest)
     if request.config.getoption("--update-golden"):
         pytest.skip("--update-golden rewrites the golden files from the fast path only")
     marks = request.config.getoption("markexpr")
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *BOTH_WAYS, *(["-m", marks] if marks else [])]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        *BOTH_WAYS,
+        *(["-m", marks] if marks else []),
+    ]
     env = {**os.environ, VARIABLE: "1"}
     result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
-    assert result.returncode == 0, f"{VARIABLE}=1 {' '.join(command[1:])}\n{result.stdout[-8000:]}{result.stderr[-2000:]}"
+    assert result.returncode == 0, (
+        f"{VARIABLE}=1 {' '.join(command[1:])}\n{result.stdout[-8000:]}{result.stderr[-2000:]}"
+    )
     assert " passed" in result.stdout.splitlines()[-1], result.stdout[-2000:]

@@ -68,13 +68,20 @@ spec:
 }
 
 # Bookkeeping annotations kustomize and kpt put on items; they are not part of an object.
-BOOKKEEPING = ("config.kubernetes.io/", "internal.config.kubernetes.io/", "config.k8s.io/", "kustomize.config.k8s.io/")
+BOOKKEEPING = (
+    "config.kubernetes.io/",
+    "internal.config.kubernetes.io/",
+    "config.k8s.io/",
+    "kustomize.config.k8s.io/",
+)
 
 
 def strip(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for obj in objects:
         meta = obj.get("metadata", {})
-        annotations = {k: v for k, v in (meta.get("annotations") or {}).items() if not k.startswith(BOOKKEEPING)}
+        annotations = {
+            k: v for k, v in (meta.get("annotations") or {}).items() if not k.startswith(BOOKKEEPING)
+        }
         if annotations:
             meta["annotations"] = annotations
         else:
@@ -83,13 +90,19 @@ def strip(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def run(argv: list[str], stdin: str = "", env: dict[str, str] | None = None, cwd: Path | None = None) -> str:
-    done = subprocess.run(argv, input=stdin, capture_output=True, text=True, env=env, cwd=cwd, timeout=120, check=False)
+    done = subprocess.run(
+        argv, input=stdin, capture_output=True, text=True, env=env, cwd=cwd, timeout=120, check=False
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
 
 def resource_list(items: list[dict[str, Any]], function_config: dict[str, Any] | None = None) -> str:
-    document: dict[str, Any] = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items}
+    document: dict[str, Any] = {
+        "apiVersion": "config.kubernetes.io/v1",
+        "kind": "ResourceList",
+        "items": items,
+    }
     if function_config is not None:
         document["functionConfig"] = function_config
     return yaml.safe_dump(document)
@@ -104,7 +117,12 @@ def plugin_home(tmp_path_factory: pytest.TempPathFactory, mpigen_command: list[s
 
 @pytest.mark.parametrize("name", sorted(JOBS))
 def test_every_path_gives_the_same_objects(
-    name: str, tmp_path: Path, plugin_home: Path, mpigen_command: list[str], kubectl_binary: str, kustomize_binary: str
+    name: str,
+    tmp_path: Path,
+    plugin_home: Path,
+    mpigen_command: list[str],
+    kubectl_binary: str,
+    kustomize_binary: str,
 ) -> None:
     text = JOBS[name]
     job = yaml.safe_load(text)
@@ -130,13 +148,21 @@ def test_every_path_gives_the_same_objects(
     function_dir = tmp_path / "function"
     function_dir.mkdir()
     script = function_executable(tmp_path)
-    annotated = dict(job, metadata=dict(job["metadata"], annotations={
-        **job["metadata"]["annotations"],
-        "config.kubernetes.io/function": f"exec:\n  path: {script}\n",
-    }))
+    annotated = dict(
+        job,
+        metadata=dict(
+            job["metadata"],
+            annotations={
+                **job["metadata"]["annotations"],
+                "config.kubernetes.io/function": f"exec:\n  path: {script}\n",
+            },
+        ),
+    )
     (function_dir / "job.yaml").write_text(yaml.safe_dump(annotated))
     (function_dir / "kustomization.yaml").write_text("generators:\n- job.yaml\n")
-    built = run([kustomize_binary, "build", "--enable-alpha-plugins", "--enable-exec", str(function_dir)], env=env)
+    built = run(
+        [kustomize_binary, "build", "--enable-alpha-plugins", "--enable-exec", str(function_dir)], env=env
+    )
     # Standalone kustomize 4 sorts by kind (no sortOptions); compare as sets of objects.
     paths["kustomize exec function"] = strip(list(yaml.safe_load_all(built)))
 

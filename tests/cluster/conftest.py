@@ -53,8 +53,13 @@ def _install_crds(cluster: controlplane.Cluster) -> None:
         cluster.kubectl("wait", "--for=condition=Established", f"crd/{name}", "--timeout=60s")
     # The JobSet CRD of the pinned module, for the jobset target's golden cases (no controller here: the
     # JobSet tests have one of their own). Server-side: too large for a client-side apply's annotation.
-    missing = [crd for crd in jobset.crds(gotools.require_module("jobset"))
-               if not cluster.kubectl("get", "crd", crd["metadata"]["name"], "--ignore-not-found", "-o", "name").stdout.strip()]
+    missing = [
+        crd
+        for crd in jobset.crds(gotools.require_module("jobset"))
+        if not cluster.kubectl(
+            "get", "crd", crd["metadata"]["name"], "--ignore-not-found", "-o", "name"
+        ).stdout.strip()
+    ]
     jobset.create_all(cluster, missing)
 
 
@@ -63,10 +68,15 @@ def _install_volcano_job_crd(cluster: controlplane.Cluster) -> None:
     PodGroup CRDs; server-side, as its 210 kB would pass client-side apply's annotation limit."""
     gotools.require_module(volcano.TOOL)
     (crd,) = [crd for crd in volcano.crds() if crd["metadata"]["name"] == "jobs.batch.volcano.sh"]
-    present = cluster.kubectl("get", "crd", crd["metadata"]["name"], "--ignore-not-found", "-o", "name").stdout.strip()
+    present = cluster.kubectl(
+        "get", "crd", crd["metadata"]["name"], "--ignore-not-found", "-o", "name"
+    ).stdout.strip()
     if present and not cluster.owned:
         return  # an existing cluster's own Volcano
-    cluster.kubectl("apply", "--server-side", "--field-manager=mpigen-tests", "-f", "-", input=json.dumps(crd))
+    cluster.kubectl(
+        "apply", "--server-side", "--field-manager=mpigen-tests", "-f", "-", input=json.dumps(crd)
+    )
+
     # `kubectl wait` fails on a CRD whose status has no conditions yet (just after the apply).
     def established() -> bool:
         conditions = cluster.get("crd", crd["metadata"]["name"]).get("status", {}).get("conditions") or []
@@ -80,8 +90,12 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[controlplane.C
     kubectl = find_kubectl()
     if _existing():
         config = os.environ.get("KUBECONFIG") or str(Path.home() / ".kube" / "config")
-        existing = controlplane.Cluster(kubectl_path=kubectl, admin_kubeconfig=Path(config.split(os.pathsep)[0]),
-                                        workdir=tmp_path_factory.mktemp("cluster"), owned=False)
+        existing = controlplane.Cluster(
+            kubectl_path=kubectl,
+            admin_kubeconfig=Path(config.split(os.pathsep)[0]),
+            workdir=tmp_path_factory.mktemp("cluster"),
+            owned=False,
+        )
         _install_crds(existing)
         yield existing
         return
@@ -115,11 +129,15 @@ def workloads(cluster: controlplane.Cluster) -> Iterator[controlplane.Cluster]:
     runs its own control planes): `cluster` keeps every apply case's objects, which controllers started
     there would reconcile, or the namespace controller delete, for minutes."""
     if not cluster.owned:
-        pytest.skip("job lifecycle tests need the suite's own control plane with kwok fake nodes "
-                    "(unset MPIGEN_CLUSTER=existing)")
+        pytest.skip(
+            "job lifecycle tests need the suite's own control plane with kwok fake nodes "
+            "(unset MPIGEN_CLUSTER=existing)"
+        )
     started = _own_control_plane(cluster.kubectl_path)
     try:
-        binaries = {name: gotools.require(name) for name in ("kube-controller-manager", "kube-scheduler", "kwok")}
+        binaries = {
+            name: gotools.require(name) for name in ("kube-controller-manager", "kube-scheduler", "kwok")
+        }
         controlplane.start_workloads(started, binaries)
         yield started
     finally:
@@ -127,16 +145,19 @@ def workloads(cluster: controlplane.Cluster) -> Iterator[controlplane.Cluster]:
 
 
 @pytest.fixture(scope="session")
-def jobset_cluster(request: pytest.FixtureRequest,
-                   tmp_path_factory: pytest.TempPathFactory) -> Iterator[controlplane.Cluster]:
+def jobset_cluster(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[controlplane.Cluster]:
     """A control plane of its own with controllers, scheduler, kwok fake nodes and the JobSet controller
     with its webhooks (tests/cluster/jobset.py), and Kueue too when a selected test asks for
     `kueue_cluster` (started together; built only then). The processes' logs are copied under pytest's
     temporary directory at the end (`jobset-cluster-logs*`) and their ends shown with a failing test's
     report."""
     if _existing():
-        pytest.skip("JobSet tests need the suite's own control plane with kwok fake nodes "
-                    "(unset MPIGEN_CLUSTER=existing)")
+        pytest.skip(
+            "JobSet tests need the suite's own control plane with kwok fake nodes "
+            "(unset MPIGEN_CLUSTER=existing)"
+        )
     if not shutil.which("openssl"):
         pytest.skip("the control plane's certificates are made with openssl, which is not on PATH")
     with_kueue = any("kueue_cluster" in getattr(item, "fixturenames", ()) for item in request.session.items)
@@ -185,15 +206,19 @@ def volcano_cluster() -> Iterator[controlplane.Cluster]:
     kube-controller-manager's garbage collector and three kwok nodes, and the Open queues `default` and
     `test`; no kube-scheduler, so only Volcano binds pods."""
     if _existing():
-        pytest.skip("the Volcano tests need the suite's own control plane with kwok fake nodes "
-                    "(unset MPIGEN_CLUSTER=existing)")
+        pytest.skip(
+            "the Volcano tests need the suite's own control plane with kwok fake nodes "
+            "(unset MPIGEN_CLUSTER=existing)"
+        )
     kubectl = find_kubectl()
     if not controlplane.shutil.which("openssl"):
         pytest.skip("the control plane's certificates are made with openssl, which is not on PATH")
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
         signal.signal(signal.SIGTERM, signal.default_int_handler)  # as in `cluster`: teardown runs on TERM
-    binaries = {name: gotools.require(name) for name in (
-        "etcd", "kube-apiserver", "kube-controller-manager", "kwok", *volcano.BINARIES)}
+    binaries = {
+        name: gotools.require(name)
+        for name in ("etcd", "kube-apiserver", "kube-controller-manager", "kwok", *volcano.BINARIES)
+    }
     started = controlplane.start_control_plane(binaries, kubectl)
     try:
         volcano.start(started, binaries)

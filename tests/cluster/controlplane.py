@@ -71,19 +71,51 @@ def make_pki(pki: Path) -> None:
     """CA, API server certificate for 127.0.0.1, admin client certificate, service-account key pair."""
     pki.mkdir(parents=True)
     ec = ("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes")
-    openssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "3",
-            "-subj", "/CN=mpigen-test-ca", cwd=pki)
+    openssl(
+        "req",
+        "-x509",
+        *ec,
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.crt",
+        "-days",
+        "3",
+        "-subj",
+        "/CN=mpigen-test-ca",
+        cwd=pki,
+    )
     leaves = {
-        "apiserver": ("/CN=kube-apiserver", (
-            "subjectAltName=IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,"
-            "DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth")),
+        "apiserver": (
+            "/CN=kube-apiserver",
+            (
+                "subjectAltName=IP:127.0.0.1,IP:10.96.0.1,DNS:localhost,"
+                "DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth"
+            ),
+        ),
         "admin": ("/O=system:masters/CN=mpigen-test-admin", "extendedKeyUsage=clientAuth"),
     }
     for name, (subject, extensions) in leaves.items():
         (pki / f"{name}.ext").write_text(extensions + "\n")
         openssl("req", *ec, "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", subject, cwd=pki)
-        openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
-                "-out", f"{name}.crt", "-days", "3", "-extfile", f"{name}.ext", cwd=pki)
+        openssl(
+            "x509",
+            "-req",
+            "-in",
+            f"{name}.csr",
+            "-CA",
+            "ca.crt",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            f"{name}.crt",
+            "-days",
+            "3",
+            "-extfile",
+            f"{name}.ext",
+            cwd=pki,
+        )
     openssl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", "sa.key", cwd=pki)
     openssl("pkey", "-in", "sa.key", "-pubout", "-out", "sa.pub", cwd=pki)
 
@@ -118,13 +150,28 @@ class Cluster:
 
     # ---- kubectl ----------------------------------------------------------------------------------
 
-    def kubectl(self, *argv: str, input: str | None = None, kubeconfig: Path | None = None,
-                check: bool = True, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    def kubectl(
+        self,
+        *argv: str,
+        input: str | None = None,
+        kubeconfig: Path | None = None,
+        check: bool = True,
+        timeout: float = 120,
+    ) -> subprocess.CompletedProcess[str]:
         env = {**os.environ, "KUBECONFIG": str(kubeconfig or self.admin_kubeconfig)}
-        done = subprocess.run([self.kubectl_path, *argv], input=input, capture_output=True, text=True,
-                              env=env, timeout=timeout, check=False)
+        done = subprocess.run(
+            [self.kubectl_path, *argv],
+            input=input,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=timeout,
+            check=False,
+        )
         if check and done.returncode != 0:
-            raise AssertionError(f"kubectl {' '.join(argv)} failed ({done.returncode}):\n{done.stderr}{done.stdout}")
+            raise AssertionError(
+                f"kubectl {' '.join(argv)} failed ({done.returncode}):\n{done.stderr}{done.stdout}"
+            )
         return done
 
     def get(self, *argv: str, kubeconfig: Path | None = None) -> Any:
@@ -133,13 +180,23 @@ class Cluster:
     def create_namespace(self, prefix: str) -> str:
         """A fresh namespace (`prefix-<n>`), deleted with the cluster (or by `delete_namespaces`)."""
         prefix = re.sub(r"[^a-z0-9]+", "-", prefix.lower()).strip("-")[:50].strip("-") or "t"
-        done = self.kubectl("create", "-f", "-", "-o", "name", input=yaml.safe_dump(
-            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"generateName": f"{prefix}-"}}))
+        done = self.kubectl(
+            "create",
+            "-f",
+            "-",
+            "-o",
+            "name",
+            input=yaml.safe_dump(
+                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"generateName": f"{prefix}-"}}
+            ),
+        )
         return done.stdout.strip().split("/", 1)[1]
 
     def token_kubeconfig(self, namespace: str, service_account: str, directory: Path) -> Path:
         """A kubeconfig that acts as `service_account` with a token from TokenRequest."""
-        token = self.kubectl("create", "token", service_account, "-n", namespace, "--duration=1h").stdout.strip()
+        token = self.kubectl(
+            "create", "token", service_account, "-n", namespace, "--duration=1h"
+        ).stdout.strip()
         admin = yaml.safe_load(self.admin_kubeconfig.read_text())
         context = next(c for c in admin["contexts"] if c["name"] == admin["current-context"])["context"]
         cluster = next(c for c in admin["clusters"] if c["name"] == context["cluster"])
@@ -164,7 +221,9 @@ class Cluster:
             if last:
                 return last
             time.sleep(interval)
-        raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what} (last: {last!r})\n{self.logs_tail()}")
+        raise AssertionError(
+            f"timed out after {timeout:.0f}s waiting for {what} (last: {last!r})\n{self.logs_tail()}"
+        )
 
     def logs_tail(self, lines: int = 15) -> str:
         parts = []
@@ -181,9 +240,14 @@ class Cluster:
         log.parent.mkdir(exist_ok=True)
         with log.open("wb") as out:
             self.processes[name] = subprocess.Popen(
-                argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=self.workdir,
+                argv,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                cwd=self.workdir,
                 # The suite starts no threads; the child only calls prctl before exec.
-                start_new_session=True, preexec_fn=_die_with_parent,  # noqa: PLW1509
+                start_new_session=True,
+                preexec_fn=_die_with_parent,  # noqa: PLW1509
                 env={**os.environ, **(env or {})},
             )
         self.log_files[name] = log
@@ -244,28 +308,52 @@ def start_control_plane(binaries: dict[str, str], kubectl: str) -> Cluster:
         cluster.ca = pki / "ca.crt"
         client, peer, secure = free_port(), free_port(), free_port()
         etcd_url = f"http://127.0.0.1:{client}"
-        cluster.start("etcd", [
-            binaries["etcd"], "--name=test", f"--data-dir={workdir / 'etcd'}",
-            f"--listen-client-urls={etcd_url}", f"--advertise-client-urls={etcd_url}",
-            f"--listen-peer-urls=http://127.0.0.1:{peer}", f"--initial-advertise-peer-urls=http://127.0.0.1:{peer}",
-            f"--initial-cluster=test=http://127.0.0.1:{peer}", "--unsafe-no-fsync", "--log-level=warn",
-        ])
+        cluster.start(
+            "etcd",
+            [
+                binaries["etcd"],
+                "--name=test",
+                f"--data-dir={workdir / 'etcd'}",
+                f"--listen-client-urls={etcd_url}",
+                f"--advertise-client-urls={etcd_url}",
+                f"--listen-peer-urls=http://127.0.0.1:{peer}",
+                f"--initial-advertise-peer-urls=http://127.0.0.1:{peer}",
+                f"--initial-cluster=test=http://127.0.0.1:{peer}",
+                "--unsafe-no-fsync",
+                "--log-level=warn",
+            ],
+        )
         cluster.server = f"https://127.0.0.1:{secure}"
-        cluster.start("kube-apiserver", [
-            binaries["kube-apiserver"], f"--etcd-servers={etcd_url}",
-            "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", f"--secure-port={secure}",
-            "--endpoint-reconciler-type=none",  # 127.0.0.1 may not be a Service endpoint
-            f"--cert-dir={workdir / 'apiserver-certs'}",
-            f"--tls-cert-file={pki / 'apiserver.crt'}", f"--tls-private-key-file={pki / 'apiserver.key'}",
-            f"--client-ca-file={pki / 'ca.crt'}",
-            "--authorization-mode=Node,RBAC",
-            f"--service-account-issuer={cluster.server}", f"--service-account-key-file={pki / 'sa.pub'}",
-            f"--service-account-signing-key-file={pki / 'sa.key'}",
-            f"--service-cluster-ip-range={SERVICE_CIDR}", "--allow-privileged=true",
-            "--enable-admission-plugins=NodeRestriction", "--v=1",
-        ])
-        admin_kubeconfig.write_text(kubeconfig(cluster.server, pki / "ca.crt", {
-            "client-certificate": str(pki / "admin.crt"), "client-key": str(pki / "admin.key")}))
+        cluster.start(
+            "kube-apiserver",
+            [
+                binaries["kube-apiserver"],
+                f"--etcd-servers={etcd_url}",
+                "--bind-address=127.0.0.1",
+                "--advertise-address=127.0.0.1",
+                f"--secure-port={secure}",
+                "--endpoint-reconciler-type=none",  # 127.0.0.1 may not be a Service endpoint
+                f"--cert-dir={workdir / 'apiserver-certs'}",
+                f"--tls-cert-file={pki / 'apiserver.crt'}",
+                f"--tls-private-key-file={pki / 'apiserver.key'}",
+                f"--client-ca-file={pki / 'ca.crt'}",
+                "--authorization-mode=Node,RBAC",
+                f"--service-account-issuer={cluster.server}",
+                f"--service-account-key-file={pki / 'sa.pub'}",
+                f"--service-account-signing-key-file={pki / 'sa.key'}",
+                f"--service-cluster-ip-range={SERVICE_CIDR}",
+                "--allow-privileged=true",
+                "--enable-admission-plugins=NodeRestriction",
+                "--v=1",
+            ],
+        )
+        admin_kubeconfig.write_text(
+            kubeconfig(
+                cluster.server,
+                pki / "ca.crt",
+                {"client-certificate": str(pki / "admin.crt"), "client-key": str(pki / "admin.key")},
+            )
+        )
         _wait_ready(cluster, "kube-apiserver", lambda: _https_ok(f"{cluster.server}/readyz", pki))
         return cluster
     except BaseException:
@@ -329,52 +417,87 @@ spec:
 """
 
 
-def start_workloads(cluster: Cluster, binaries: dict[str, str], nodes: int = 3,
-                    controllers: tuple[str, ...] = CONTROLLERS) -> None:
+def start_workloads(
+    cluster: Cluster, binaries: dict[str, str], nodes: int = 3, controllers: tuple[str, ...] = CONTROLLERS
+) -> None:
     """kube-controller-manager (running `controllers`), kube-scheduler when `binaries` has it, and kwok with
     `nodes` fake nodes (no pod ever completes by itself: the tests decide how each launcher pod ends)."""
     assert cluster.ca is not None
     pki = cluster.ca.parent
     kubeconfig_flag = f"--kubeconfig={cluster.admin_kubeconfig}"
-    cluster.start("kube-controller-manager", [
-        binaries["kube-controller-manager"], kubeconfig_flag, "--leader-elect=false",
-        "--bind-address=127.0.0.1", f"--secure-port={free_port()}",
-        f"--authentication-kubeconfig={cluster.admin_kubeconfig}",
-        f"--authorization-kubeconfig={cluster.admin_kubeconfig}",
-        f"--controllers={','.join(controllers)}", f"--root-ca-file={pki / 'ca.crt'}",
-        f"--service-account-private-key-file={pki / 'sa.key'}", "--use-service-account-credentials=false",
-        f"--service-cluster-ip-range={SERVICE_CIDR}", "--v=1",
-    ])
-    if "kube-scheduler" in binaries:
-        cluster.start("kube-scheduler", [
-            binaries["kube-scheduler"], kubeconfig_flag, "--leader-elect=false",
-            "--bind-address=127.0.0.1", f"--secure-port={free_port()}",
+    cluster.start(
+        "kube-controller-manager",
+        [
+            binaries["kube-controller-manager"],
+            kubeconfig_flag,
+            "--leader-elect=false",
+            "--bind-address=127.0.0.1",
+            f"--secure-port={free_port()}",
             f"--authentication-kubeconfig={cluster.admin_kubeconfig}",
-            f"--authorization-kubeconfig={cluster.admin_kubeconfig}", "--v=1",
-        ])
+            f"--authorization-kubeconfig={cluster.admin_kubeconfig}",
+            f"--controllers={','.join(controllers)}",
+            f"--root-ca-file={pki / 'ca.crt'}",
+            f"--service-account-private-key-file={pki / 'sa.key'}",
+            "--use-service-account-credentials=false",
+            f"--service-cluster-ip-range={SERVICE_CIDR}",
+            "--v=1",
+        ],
+    )
+    if "kube-scheduler" in binaries:
+        cluster.start(
+            "kube-scheduler",
+            [
+                binaries["kube-scheduler"],
+                kubeconfig_flag,
+                "--leader-elect=false",
+                "--bind-address=127.0.0.1",
+                f"--secure-port={free_port()}",
+                f"--authentication-kubeconfig={cluster.admin_kubeconfig}",
+                f"--authorization-kubeconfig={cluster.admin_kubeconfig}",
+                "--v=1",
+            ],
+        )
     stages = cluster.workdir / "kwok-stages.yaml"
     stages.write_text(KWOK_STAGES)
-    cluster.start("kwok", [
-        binaries["kwok"], kubeconfig_flag, f"--config={stages}",
-        "--manage-all-nodes=false", f"--manage-nodes-with-annotation-selector={FAKE_NODE_ANNOTATION}=fake",
-        "--node-ip=10.244.0.1", "--cidr=10.244.0.0/16", "--server-address=127.0.0.1:" + str(free_port()),
-    ], env={"HOME": str(cluster.workdir)})  # no ~/.kwok/kwok.yaml of the user's
+    cluster.start(
+        "kwok",
+        [
+            binaries["kwok"],
+            kubeconfig_flag,
+            f"--config={stages}",
+            "--manage-all-nodes=false",
+            f"--manage-nodes-with-annotation-selector={FAKE_NODE_ANNOTATION}=fake",
+            "--node-ip=10.244.0.1",
+            "--cidr=10.244.0.0/16",
+            "--server-address=127.0.0.1:" + str(free_port()),
+        ],
+        env={"HOME": str(cluster.workdir)},
+    )  # no ~/.kwok/kwok.yaml of the user's
     for index in range(nodes):
         node = {
-            "apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": f"fake-{index}", "annotations": {FAKE_NODE_ANNOTATION: "fake"},
-                         "labels": {"kubernetes.io/hostname": f"fake-{index}", "type": "kwok"}},
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {
+                "name": f"fake-{index}",
+                "annotations": {FAKE_NODE_ANNOTATION: "fake"},
+                "labels": {"kubernetes.io/hostname": f"fake-{index}", "type": "kwok"},
+            },
         }
         cluster.kubectl("apply", "-f", "-", input=json.dumps(node))
         # Admission taints a new node not-ready; without the node lifecycle controller (not run here: it
         # would judge kwok's nodes by heartbeats) nobody lifts it.
-        cluster.kubectl("taint", "node", f"fake-{index}", "node.kubernetes.io/not-ready:NoSchedule-", check=False)
+        cluster.kubectl(
+            "taint", "node", f"fake-{index}", "node.kubernetes.io/not-ready:NoSchedule-", check=False
+        )
 
     def nodes_ready() -> bool:
         cluster.check_running()
         listed = cluster.get("nodes")["items"]
         return len(listed) >= nodes and all(
-            any(c["type"] == "Ready" and c["status"] == "True" for c in n.get("status", {}).get("conditions", []))
+            any(
+                c["type"] == "Ready" and c["status"] == "True"
+                for c in n.get("status", {}).get("conditions", [])
+            )
             for n in listed
         )
 
@@ -387,13 +510,38 @@ def end_pod(cluster: Cluster, namespace: str, pod: str, phase: str) -> None:
     now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     code = 0 if phase == "Succeeded" else 1
     reason = "Completed" if code == 0 else "Error"
-    statuses = [{
-        "name": container["name"], "image": container["image"], "imageID": "", "ready": False,
-        "restartCount": 0, "started": False,
-        "state": {"terminated": {"exitCode": code, "reason": reason, "startedAt": now, "finishedAt": now}},
-    } for container in current["spec"]["containers"]]
-    conditions = [{"type": kind, "status": "False", "reason": "PodCompleted" if code == 0 else "PodFailed",
-                   "lastTransitionTime": now} for kind in ("Ready", "ContainersReady")]
+    statuses = [
+        {
+            "name": container["name"],
+            "image": container["image"],
+            "imageID": "",
+            "ready": False,
+            "restartCount": 0,
+            "started": False,
+            "state": {
+                "terminated": {"exitCode": code, "reason": reason, "startedAt": now, "finishedAt": now}
+            },
+        }
+        for container in current["spec"]["containers"]
+    ]
+    conditions = [
+        {
+            "type": kind,
+            "status": "False",
+            "reason": "PodCompleted" if code == 0 else "PodFailed",
+            "lastTransitionTime": now,
+        }
+        for kind in ("Ready", "ContainersReady")
+    ]
     patch = {"status": {"phase": phase, "containerStatuses": statuses, "conditions": conditions}}
-    cluster.kubectl("patch", "pod", pod, "-n", namespace, "--subresource=status", "--type=strategic",
-                    "-p", json.dumps(patch))
+    cluster.kubectl(
+        "patch",
+        "pod",
+        pod,
+        "-n",
+        namespace,
+        "--subresource=status",
+        "--type=strategic",
+        "-p",
+        json.dumps(patch),
+    )

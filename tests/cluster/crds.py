@@ -53,40 +53,70 @@ def podgroup_crds() -> list[Schema]:
         text = importlib.resources.files("mpigen.schemas").joinpath(filename).read_text(encoding="utf-8")
         schema = structural(json.loads(text))
         plural = kind.lower() + "s"
-        crds.append({
-            "apiVersion": "apiextensions.k8s.io/v1",
-            "kind": "CustomResourceDefinition",
-            "metadata": {"name": f"{plural}.{group}"},
-            "spec": {
-                "group": group,
-                "scope": "Namespaced",
-                "names": {"kind": kind, "plural": plural, "singular": kind.lower(), "listKind": kind + "List"},
-                "versions": [{
-                    "name": version, "served": True, "storage": True,
-                    "subresources": {"status": {}},
-                    "schema": {"openAPIV3Schema": schema},
-                }],
-            },
-        })
+        crds.append(
+            {
+                "apiVersion": "apiextensions.k8s.io/v1",
+                "kind": "CustomResourceDefinition",
+                "metadata": {"name": f"{plural}.{group}"},
+                "spec": {
+                    "group": group,
+                    "scope": "Namespaced",
+                    "names": {
+                        "kind": kind,
+                        "plural": plural,
+                        "singular": kind.lower(),
+                        "listKind": kind + "List",
+                    },
+                    "versions": [
+                        {
+                            "name": version,
+                            "served": True,
+                            "storage": True,
+                            "subresources": {"status": {}},
+                            "schema": {"openAPIV3Schema": schema},
+                        }
+                    ],
+                },
+            }
+        )
     return crds
 
 
 # Kubeflow kinds that mpigen passes through unchanged (the golden corpus holds some): the cluster needs
 # their CRDs to take them, as a Kubeflow cluster has them. Their schemas are not mpigen's concern here,
 # so each takes any fields.
-PASSED_THROUGH = (("kubeflow.org", "v1", "TFJob"), ("kubeflow.org", "v1", "PyTorchJob"), ("kubeflow.org", "v1", "Notebook"))
+PASSED_THROUGH = (
+    ("kubeflow.org", "v1", "TFJob"),
+    ("kubeflow.org", "v1", "PyTorchJob"),
+    ("kubeflow.org", "v1", "Notebook"),
+)
 
 
 def passed_through_crds() -> list[Schema]:
     open_schema = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
-    return [{
-        "apiVersion": "apiextensions.k8s.io/v1",
-        "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"{kind.lower()}s.{group}"},
-        "spec": {
-            "group": group,
-            "scope": "Namespaced",
-            "names": {"kind": kind, "plural": kind.lower() + "s", "singular": kind.lower(), "listKind": kind + "List"},
-            "versions": [{"name": version, "served": True, "storage": True, "schema": {"openAPIV3Schema": open_schema}}],
-        },
-    } for group, version, kind in PASSED_THROUGH]
+    return [
+        {
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"{kind.lower()}s.{group}"},
+            "spec": {
+                "group": group,
+                "scope": "Namespaced",
+                "names": {
+                    "kind": kind,
+                    "plural": kind.lower() + "s",
+                    "singular": kind.lower(),
+                    "listKind": kind + "List",
+                },
+                "versions": [
+                    {
+                        "name": version,
+                        "served": True,
+                        "storage": True,
+                        "schema": {"openAPIV3Schema": open_schema},
+                    }
+                ],
+            },
+        }
+        for group, version, kind in PASSED_THROUGH
+    ]

@@ -56,7 +56,9 @@ class Tool:
     binaries: tuple[str, ...]
     ldflags: tuple[str, ...] = ()
     kubernetes_staging: bool = False  # k8s.io/kubernetes: map its staging modules to published versions
-    copy_replaces: bool = False  # the module's go.mod pins dependencies by `replace`: copy those into the wrapper
+    copy_replaces: bool = (
+        False  # the module's go.mod pins dependencies by `replace`: copy those into the wrapper
+    )
     cgo: bool = False
     env: dict[str, str] = field(default_factory=dict)
 
@@ -78,7 +80,10 @@ TOOLS: dict[str, Tool] = {
     "kubernetes": Tool(
         "k8s.io/kubernetes",
         KUBERNETES_VERSION,
-        tuple(f"k8s.io/kubernetes/cmd/{name}" for name in ("kube-apiserver", "kube-controller-manager", "kube-scheduler")),
+        tuple(
+            f"k8s.io/kubernetes/cmd/{name}"
+            for name in ("kube-apiserver", "kube-controller-manager", "kube-scheduler")
+        ),
         ("kube-apiserver", "kube-controller-manager", "kube-scheduler"),
         ldflags=_kube_ldflags(KUBERNETES_VERSION),
         kubernetes_staging=True,
@@ -190,13 +195,19 @@ def tool_dir(name: str) -> Path:
 
 
 def _source_files(tool: LocalTool) -> list[Path]:
-    return sorted(path for path in tool.source.iterdir() if path.suffix == ".go" or path.name in ("go.mod", "go.sum"))
+    return sorted(
+        path for path in tool.source.iterdir() if path.suffix == ".go" or path.name in ("go.mod", "go.sum")
+    )
 
 
 @functools.cache
 def _go_version() -> str:
     go = shutil.which("go")
-    return subprocess.run([go, "env", "GOVERSION"], capture_output=True, text=True, check=False).stdout if go else ""
+    return (
+        subprocess.run([go, "env", "GOVERSION"], capture_output=True, text=True, check=False).stdout
+        if go
+        else ""
+    )
 
 
 def _source_hash(tool: LocalTool) -> str:
@@ -210,7 +221,9 @@ def _source_hash(tool: LocalTool) -> str:
 def _built(name: str) -> bool:
     directory = tool_dir(name)
     binaries = (LOCAL_TOOLS[name].binary,) if name in LOCAL_TOOLS else TOOLS[name].binaries
-    return (directory / "done").is_file() and all((directory / "bin" / binary).is_file() for binary in binaries)
+    return (directory / "done").is_file() and all(
+        (directory / "bin" / binary).is_file() for binary in binaries
+    )
 
 
 def binary(binary_name: str) -> Path:
@@ -263,16 +276,26 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str], log: Path, what: str) 
                 except subprocess.TimeoutExpired:
                     elapsed = time.monotonic() - started
                     if elapsed > BUILD_TIMEOUT:
-                        raise BuildFailed(f"{' '.join(argv)} still running after {elapsed:.0f} s; {log}") from None
-                    progress.info("%s: %s, %.0f s, %d lines of output so far (%s)",
-                                  what, argv[1], elapsed, _lines(log) - start_lines, log)
+                        raise BuildFailed(
+                            f"{' '.join(argv)} still running after {elapsed:.0f} s; {log}"
+                        ) from None
+                    progress.info(
+                        "%s: %s, %.0f s, %d lines of output so far (%s)",
+                        what,
+                        argv[1],
+                        elapsed,
+                        _lines(log) - start_lines,
+                        log,
+                    )
         finally:
             if process.poll() is None:
                 process.kill()
                 process.wait()
     if process.returncode != 0:
         tail = log.read_text(errors="replace").splitlines()[-30:]
-        raise BuildFailed(f"{' '.join(argv)} failed ({process.returncode}) in {cwd}; {log}:\n" + "\n".join(tail))
+        raise BuildFailed(
+            f"{' '.join(argv)} failed ({process.returncode}) in {cwd}; {log}:\n" + "\n".join(tail)
+        )
 
 
 def _lines(log: Path) -> int:
@@ -286,8 +309,11 @@ def _copied_replacements(name: str) -> list[str]:
     gomod = (module_dir(name) / "go.mod").read_text()
     body = "\n".join(re.findall(r"^replace\s*\((.*?)^\)", gomod, flags=re.MULTILINE | re.DOTALL))
     body += "\n" + "\n".join(re.findall(r"^replace\s+([^(\s].*)$", gomod, flags=re.MULTILINE))
-    lines = [f"\t{line.strip()}" for line in body.splitlines()
-             if re.fullmatch(r"\s*\S+(\s+v\S+)?\s+=>\s+\S+\s+v\S+\s*", line)]
+    lines = [
+        f"\t{line.strip()}"
+        for line in body.splitlines()
+        if re.fullmatch(r"\s*\S+(\s+v\S+)?\s+=>\s+\S+\s+v\S+\s*", line)
+    ]
     if not lines:
         raise BuildFailed(f"no versioned replace directives found in {TOOLS[name].module}'s go.mod")
     return lines
@@ -298,7 +324,12 @@ def _staging_replacements(go: str, tool: Tool, env: dict[str, str], cwd: Path) -
     replaced by ./staging/src/...) to its published version: Kubernetes v1.N.P is staging v0.N.P."""
     done = subprocess.run(
         [go, "mod", "download", "-json", f"{tool.module}@{tool.version}"],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=BUILD_TIMEOUT, check=False,
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=BUILD_TIMEOUT,
+        check=False,
     )
     if done.returncode != 0:
         raise BuildFailed(f"go mod download {tool.module}@{tool.version} failed: {done.stdout}{done.stderr}")
@@ -329,7 +360,17 @@ def _build(go: str, name: str, directory: Path) -> None:
     _run([go, "get", *(f"{package}@{tool.version}" for package in tool.packages)], src, env, log, what)
     staging_bin = directory / "bin.partial"
     staging_bin.mkdir()
-    argv = [go, "build", "-v", "-p", "2", "-ldflags", " ".join(["-s", "-w", *tool.ldflags]), "-o", str(staging_bin) + "/"]
+    argv = [
+        go,
+        "build",
+        "-v",
+        "-p",
+        "2",
+        "-ldflags",
+        " ".join(["-s", "-w", *tool.ldflags]),
+        "-o",
+        str(staging_bin) + "/",
+    ]
     _run([*argv, *tool.packages], src, env, log, what)
     if len(tool.packages) > 1:
         for package, binary_name in zip(tool.packages, tool.binaries, strict=True):
@@ -355,8 +396,15 @@ def module_dir(name: str) -> Path:
         raise Unavailable(f"cannot read {TOOLS[name].module}: `go` is not on PATH")
     tool = TOOLS[name]
     cache_root().mkdir(parents=True, exist_ok=True)
-    done = subprocess.run([go, "mod", "download", "-json", f"{tool.module}@{tool.version}"], cwd=cache_root(),
-                          env=_go_env(tool), capture_output=True, text=True, timeout=BUILD_TIMEOUT, check=False)
+    done = subprocess.run(
+        [go, "mod", "download", "-json", f"{tool.module}@{tool.version}"],
+        cwd=cache_root(),
+        env=_go_env(tool),
+        capture_output=True,
+        text=True,
+        timeout=BUILD_TIMEOUT,
+        check=False,
+    )
     if done.returncode != 0:
         raise BuildFailed(f"go mod download {tool.module}@{tool.version} failed: {done.stdout}{done.stderr}")
     return Path(json.loads(done.stdout)["Dir"])
@@ -391,7 +439,13 @@ def _build_local(go: str, name: str, directory: Path) -> None:
     _run([go, "mod", "download"], src, env, log, what)
     staging_bin = directory / "bin.partial"
     staging_bin.mkdir()
-    _run([go, "build", "-v", "-p", "2", "-ldflags", "-s -w", "-o", str(staging_bin / tool.binary), "."], src, env, log, what)
+    _run(
+        [go, "build", "-v", "-p", "2", "-ldflags", "-s -w", "-o", str(staging_bin / tool.binary), "."],
+        src,
+        env,
+        log,
+        what,
+    )
     staging_bin.rename(directory / "bin")
     seconds = time.monotonic() - started
     (directory / "done").write_text(f"{tool.source.relative_to(REPO)} built in {seconds:.0f} s\n")
@@ -418,7 +472,9 @@ def main(argv: list[str]) -> int:
         was_built = _built(name)
         path = ensure(name)
         version = TOOLS[name].version if name in TOOLS else path.parent.name.rpartition("-")[2]
-        print(f"{name} {version}: {path} ({'cached' if was_built else 'built'}, {time.monotonic() - started:.1f} s)")
+        print(
+            f"{name} {version}: {path} ({'cached' if was_built else 'built'}, {time.monotonic() - started:.1f} s)"
+        )
     return 0
 
 

@@ -41,11 +41,21 @@ from controlplane import Cluster
 
 KUEUE_FRAMEWORKS = ("batch/job", "jobset.x-k8s.io/jobset")
 # Kueue's webhooks kept: its own objects, and the two integrations enabled above.
-KUEUE_WEBHOOKS = frozenset({
-    "mclusterqueue.kb.io", "mresourceflavor.kb.io", "mworkload.kb.io", "mjob.kb.io", "mjobset.kb.io",
-    "vclusterqueue.kb.io", "vcohort.kb.io", "vresourceflavor.kb.io", "vworkload.kb.io", "vjob.kb.io",
-    "vjobset.kb.io",
-})
+KUEUE_WEBHOOKS = frozenset(
+    {
+        "mclusterqueue.kb.io",
+        "mresourceflavor.kb.io",
+        "mworkload.kb.io",
+        "mjob.kb.io",
+        "mjobset.kb.io",
+        "vclusterqueue.kb.io",
+        "vcohort.kb.io",
+        "vresourceflavor.kb.io",
+        "vworkload.kb.io",
+        "vjob.kb.io",
+        "vjobset.kb.io",
+    }
+)
 KUEUE_NAMESPACE = "kueue-system"
 RESOURCE_FLAVOR = "default-flavor"
 
@@ -81,10 +91,39 @@ def serving_certificate(cluster: Cluster, name: str) -> Path:
     directory = cluster.workdir / f"{name}-certs"
     directory.mkdir()
     (directory / "ext").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n")
-    controlplane.openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                         "-keyout", "tls.key", "-out", "tls.csr", "-subj", f"/CN={name}", cwd=directory)
-    controlplane.openssl("x509", "-req", "-in", "tls.csr", "-CA", str(pki / "ca.crt"), "-CAkey", str(pki / "ca.key"),
-                         "-CAcreateserial", "-out", "tls.crt", "-days", "3", "-extfile", "ext", cwd=directory)
+    controlplane.openssl(
+        "req",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        "tls.key",
+        "-out",
+        "tls.csr",
+        "-subj",
+        f"/CN={name}",
+        cwd=directory,
+    )
+    controlplane.openssl(
+        "x509",
+        "-req",
+        "-in",
+        "tls.csr",
+        "-CA",
+        str(pki / "ca.crt"),
+        "-CAkey",
+        str(pki / "ca.key"),
+        "-CAcreateserial",
+        "-out",
+        "tls.crt",
+        "-days",
+        "3",
+        "-extfile",
+        "ext",
+        cwd=directory,
+    )
     return directory
 
 
@@ -104,13 +143,19 @@ def crds(module: Path) -> list[dict[str, Any]]:
     return found
 
 
-def webhook_configurations(module: Path, kustomize: str, prefix: str, server: Server, ca: Path,
-                           keep: frozenset[str] | None = None) -> list[dict[str, Any]]:
+def webhook_configurations(
+    module: Path, kustomize: str, prefix: str, server: Server, ca: Path, keep: frozenset[str] | None = None
+) -> list[dict[str, Any]]:
     """The module's mutating and validating webhook configurations as its kustomization builds them,
     each webhook sent to https://127.0.0.1:<port><its path> and trusted through `ca`; `keep`: the only
     webhooks to register (by name)."""
-    built = subprocess.run([kustomize, "build", str(module / "config/components/webhook")],
-                           capture_output=True, text=True, timeout=120, check=False)
+    built = subprocess.run(
+        [kustomize, "build", str(module / "config/components/webhook")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     if built.returncode != 0:
         raise AssertionError(f"kustomize build {module}/config/components/webhook failed:\n{built.stderr}")
     bundle = base64.b64encode(ca.read_bytes()).decode()
@@ -121,7 +166,10 @@ def webhook_configurations(module: Path, kustomize: str, prefix: str, server: Se
         webhooks = [hook for hook in doc["webhooks"] if keep is None or hook["name"] in keep]
         for hook in webhooks:
             path = hook["clientConfig"]["service"]["path"]
-            hook["clientConfig"] = {"url": f"https://127.0.0.1:{server.webhook_port}{path}", "caBundle": bundle}
+            hook["clientConfig"] = {
+                "url": f"https://127.0.0.1:{server.webhook_port}{path}",
+                "caBundle": bundle,
+            }
         doc["metadata"] = {"name": prefix + doc["metadata"]["name"]}
         doc["webhooks"] = webhooks
         configurations.append(doc)
@@ -147,8 +195,14 @@ def create_all(cluster: Cluster, objects: list[dict[str, Any]]) -> None:
     def established() -> bool:
         # not `kubectl wait`: it fails outright on a CRD that has no status.conditions yet
         listed = cluster.get("crd")["items"]
-        return names <= {crd["metadata"]["name"] for crd in listed if any(
-            c["type"] == "Established" and c["status"] == "True" for c in (crd.get("status") or {}).get("conditions") or [])}
+        return names <= {
+            crd["metadata"]["name"]
+            for crd in listed
+            if any(
+                c["type"] == "Established" and c["status"] == "True"
+                for c in (crd.get("status") or {}).get("conditions") or []
+            )
+        }
 
     cluster.wait_for(f"CRDs {sorted(names)} Established", established, timeout=60, interval=0.2)
 
@@ -163,7 +217,9 @@ def _ready(port: int) -> bool:
         return False
 
 
-def wait_ready(cluster: Cluster, name: str, server: Server, timeout: float = controlplane.START_TIMEOUT) -> None:
+def wait_ready(
+    cluster: Cluster, name: str, server: Server, timeout: float = controlplane.START_TIMEOUT
+) -> None:
     deadline = time.monotonic() + timeout
     while not _ready(server.health_port):
         cluster.check_running()
@@ -192,15 +248,31 @@ def start_jobset(cluster: Cluster, binary: str) -> Server:
     """Start the JobSet controller (its CRD installed); `register_webhooks` waits for it."""
     server = _server(cluster, "jobset")
     config = cluster.workdir / "jobset-config.yaml"
-    config.write_text(yaml.safe_dump({
-        "apiVersion": "config.jobset.x-k8s.io/v1alpha1", "kind": "Configuration", **_controller_config(server)}))
-    cluster.start("jobset", [binary, f"--config={config}", "--zap-log-level=2"],
-                  env={"KUBECONFIG": str(cluster.admin_kubeconfig)})
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "config.jobset.x-k8s.io/v1alpha1",
+                "kind": "Configuration",
+                **_controller_config(server),
+            }
+        )
+    )
+    cluster.start(
+        "jobset",
+        [binary, f"--config={config}", "--zap-log-level=2"],
+        env={"KUBECONFIG": str(cluster.admin_kubeconfig)},
+    )
     return server
 
 
-def register_webhooks(cluster: Cluster, name: str, server: Server, module: Path, kustomize: str,
-                      keep: frozenset[str] | None = None) -> None:
+def register_webhooks(
+    cluster: Cluster,
+    name: str,
+    server: Server,
+    module: Path,
+    kustomize: str,
+    keep: frozenset[str] | None = None,
+) -> None:
     """Wait for the controller's webhook server, then register its webhooks."""
     assert cluster.ca is not None
     wait_ready(cluster, name, server)
@@ -218,33 +290,65 @@ def start_kueue(cluster: Cluster, binary: str) -> Server:
     if shutil.which("unshare") is None:
         import pytest
 
-        pytest.skip("Kueue v0.17 reads /etc/kueue/metrics/certs; the suite gives it one in a private mount "
-                    "namespace made with `unshare` (util-linux), which is not on PATH")
+        pytest.skip(
+            "Kueue v0.17 reads /etc/kueue/metrics/certs; the suite gives it one in a private mount "
+            "namespace made with `unshare` (util-linux), which is not on PATH"
+        )
     server = _server(cluster, "kueue")
     config = cluster.workdir / "kueue-config.yaml"
-    config.write_text(yaml.safe_dump({
-        "apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration", "namespace": KUEUE_NAMESPACE,
-        **_controller_config(server),
-        "integrations": {"frameworks": list(KUEUE_FRAMEWORKS)},
-        # its on-demand visibility API server is an aggregated API server of its own: not wanted here
-        "featureGates": {"VisibilityOnDemand": False},
-    }))
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "config.kueue.x-k8s.io/v1beta2",
+                "kind": "Configuration",
+                "namespace": KUEUE_NAMESPACE,
+                **_controller_config(server),
+                "integrations": {"frameworks": list(KUEUE_FRAMEWORKS)},
+                # its on-demand visibility API server is an aggregated API server of its own: not wanted here
+                "featureGates": {"VisibilityOnDemand": False},
+            }
+        )
+    )
     layer = cluster.workdir / "kueue-etc"
     layer.mkdir()
     user_namespace = ["--user", "--map-root-user"] if os.geteuid() != 0 else []
-    cluster.start("kueue", [
-        "unshare", "--mount", "--propagation", "private", *user_namespace, "--",
-        "sh", "-c", KUEUE_MOUNT_SCRIPT, "kueue-mounts", str(layer), str(server.cert_dir),
-        binary, f"--config={config}", "--zap-log-level=2",
-    ], env={"KUBECONFIG": str(cluster.admin_kubeconfig)})
+    cluster.start(
+        "kueue",
+        [
+            "unshare",
+            "--mount",
+            "--propagation",
+            "private",
+            *user_namespace,
+            "--",
+            "sh",
+            "-c",
+            KUEUE_MOUNT_SCRIPT,
+            "kueue-mounts",
+            str(layer),
+            str(server.cert_dir),
+            binary,
+            f"--config={config}",
+            "--zap-log-level=2",
+        ],
+        env={"KUBECONFIG": str(cluster.admin_kubeconfig)},
+    )
     return server
 
 
 def finish_kueue(cluster: Cluster, server: Server, module: Path, kustomize: str) -> None:
     """Register Kueue's webhooks once it serves them, and make the ResourceFlavor the tests' queues use."""
     register_webhooks(cluster, "kueue", server, module, kustomize, KUEUE_WEBHOOKS)
-    create_all(cluster, [{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor",
-                          "metadata": {"name": RESOURCE_FLAVOR}}])
+    create_all(
+        cluster,
+        [
+            {
+                "apiVersion": "kueue.x-k8s.io/v1beta2",
+                "kind": "ResourceFlavor",
+                "metadata": {"name": RESOURCE_FLAVOR},
+            }
+        ],
+    )
 
 
 def add_kueue(cluster: Cluster) -> None:
@@ -260,19 +364,32 @@ def queue(cluster: Cluster, namespace: str, cpu: str, memory: str) -> str:
     `namespace`; returns the LocalQueue's name (the value of `kueue.x-k8s.io/queue-name`)."""
     name = f"{namespace}-cq"
     cluster_queue = {
-        "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": name},
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "ClusterQueue",
+        "metadata": {"name": name},
         "spec": {
             "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}},
-            "resourceGroups": [{
-                "coveredResources": ["cpu", "memory"],
-                "flavors": [{"name": RESOURCE_FLAVOR, "resources": [
-                    {"name": "cpu", "nominalQuota": cpu}, {"name": "memory", "nominalQuota": memory}]}],
-            }],
+            "resourceGroups": [
+                {
+                    "coveredResources": ["cpu", "memory"],
+                    "flavors": [
+                        {
+                            "name": RESOURCE_FLAVOR,
+                            "resources": [
+                                {"name": "cpu", "nominalQuota": cpu},
+                                {"name": "memory", "nominalQuota": memory},
+                            ],
+                        }
+                    ],
+                }
+            ],
         },
     }
     local_queue = {
-        "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
-        "metadata": {"name": "queue", "namespace": namespace}, "spec": {"clusterQueue": name},
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "LocalQueue",
+        "metadata": {"name": "queue", "namespace": namespace},
+        "spec": {"clusterQueue": name},
     }
     create_all(cluster, [cluster_queue, local_queue])
 
@@ -288,7 +405,15 @@ def start(kubectl: str, kueue: bool = False) -> Cluster:
     """A control plane with controllers, scheduler, kwok nodes and the JobSet controller with its webhooks,
     and with `kueue` Kueue too (built only then). The CRDs go in while kwok's nodes come up, the
     controllers start together."""
-    names = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok", "jobset", "kustomize"]
+    names = [
+        "etcd",
+        "kube-apiserver",
+        "kube-controller-manager",
+        "kube-scheduler",
+        "kwok",
+        "jobset",
+        "kustomize",
+    ]
     binaries = {name: gotools.require(name) for name in names + (["kueue"] if kueue else [])}
     modules = {name: gotools.require_module(name) for name in ["jobset"] + (["kueue"] if kueue else [])}
     definitions = crds(modules["jobset"]) + (kueue_objects(modules["kueue"]) if kueue else [])

@@ -22,13 +22,23 @@ def job(version: str, name: str, workers: int = 2, **spec: Any) -> Obj:
     if version == "v1alpha1":
         body: Obj = {"replicas": workers, "template": {"spec": {"containers": [container]}}}
     else:
-        body = {"mpiReplicaSpecs": {
-            "Launcher": {"replicas": 1, "template": {"spec": {"containers": [
-                {**container, "command": ["mpirun", "python", "train.py"]}]}}},
-            "Worker": {"replicas": workers, "template": {"spec": {"containers": [container]}}},
-        }}
-    return {"apiVersion": f"kubeflow.org/{version}", "kind": "MPIJob", "metadata": {"name": name},
-            "spec": {**body, **spec}}
+        body = {
+            "mpiReplicaSpecs": {
+                "Launcher": {
+                    "replicas": 1,
+                    "template": {
+                        "spec": {"containers": [{**container, "command": ["mpirun", "python", "train.py"]}]}
+                    },
+                },
+                "Worker": {"replicas": workers, "template": {"spec": {"containers": [container]}}},
+            }
+        }
+    return {
+        "apiVersion": f"kubeflow.org/{version}",
+        "kind": "MPIJob",
+        "metadata": {"name": name},
+        "spec": {**body, **spec},
+    }
 
 
 def compiled(mpijob: Obj, namespace: str | None) -> list[Obj]:
@@ -61,6 +71,11 @@ def run_script(text: str, kubeconfig: Path, timeout: float = 120) -> subprocess.
     """Run a POSIX script (dash when installed, as in the pod's busybox-like shells) as the identity of
     `kubeconfig`; the environment carries nothing else of the admin's."""
     shell = shutil.which("dash") or "/bin/sh"
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "KUBECONFIG": str(kubeconfig), "HOME": str(kubeconfig.parent)}
-    return subprocess.run([shell, "-c", text, "script"], capture_output=True, text=True, env=env, timeout=timeout,
-                          check=False)
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "KUBECONFIG": str(kubeconfig),
+        "HOME": str(kubeconfig.parent),
+    }
+    return subprocess.run(
+        [shell, "-c", text, "script"], capture_output=True, text=True, env=env, timeout=timeout, check=False
+    )

@@ -15,11 +15,51 @@ Obj = dict[str, Any]
 Mutation = Callable[[random.Random, Obj, Obj], None]  # (rng, pod spec, first container)
 
 NAMES = ["main", "a_b", "A", "a.b", "-a", "a-", "a" * 63, "a" * 64, "x1", "1abc", ""]
-QUANTITIES = ["1", "500m", "-1", "0", "1Gi", "1GB", "one", "1e3", "0.5", 0.25, 2, "1.5Gi", ".5", "1K", "1k",
-              "+1", "1E", "1e", "2Mi", "1.0001", "-0", "1Ki5", " 3 ", "1.G", "3e-3"]
-RESOURCES = ["cpu", "memory", "ephemeral-storage", "gpu", "nvidia.com/gpu", "example.com/foo", "hugepages-2Mi",
-             "hugepages-1Gi", "hugepages-3x", "kubernetes.io/foo", "storage", "pods", "Cpu", "a/b/c",
-             "requests.example.com/x", "example.com/"]
+QUANTITIES = [
+    "1",
+    "500m",
+    "-1",
+    "0",
+    "1Gi",
+    "1GB",
+    "one",
+    "1e3",
+    "0.5",
+    0.25,
+    2,
+    "1.5Gi",
+    ".5",
+    "1K",
+    "1k",
+    "+1",
+    "1E",
+    "1e",
+    "2Mi",
+    "1.0001",
+    "-0",
+    "1Ki5",
+    " 3 ",
+    "1.G",
+    "3e-3",
+]
+RESOURCES = [
+    "cpu",
+    "memory",
+    "ephemeral-storage",
+    "gpu",
+    "nvidia.com/gpu",
+    "example.com/foo",
+    "hugepages-2Mi",
+    "hugepages-1Gi",
+    "hugepages-3x",
+    "kubernetes.io/foo",
+    "storage",
+    "pods",
+    "Cpu",
+    "a/b/c",
+    "requests.example.com/x",
+    "example.com/",
+]
 ENV_NAMES = ["A", "a.b", "1A", "A=B", "MY VAR", "é", "..", ".", "-x", "", "A\tB", "..a", "x~", "PATH"]
 PORT_NAMES = ["http", "h_ttp", "a" * 15, "a" * 16, "1234", "-ab", "a--b", "HTTP", "ab-", "x1-y"]
 PORTS = [0, -1, 1, 65535, 65536, 70000, 8080]
@@ -50,7 +90,9 @@ def names(rng: random.Random, pod: Obj, ctr: Obj) -> None:
     elif choice == 1:
         pod["containers"].append({"name": pick(rng, [ctr["name"], *NAMES]), "image": "busybox:1.36"})
     elif choice == 2:
-        pod.setdefault("initContainers", []).append({"name": pick(rng, [ctr["name"], "init", *NAMES]), "image": "busybox:1.36"})
+        pod.setdefault("initContainers", []).append(
+            {"name": pick(rng, [ctr["name"], "init", *NAMES]), "image": "busybox:1.36"}
+        )
     else:
         vols = pod.setdefault("volumes", [])
         vols.append({"name": pick(rng, [*(v["name"] for v in vols), "data", *DNS_LABELS]), "emptyDir": {}})
@@ -58,9 +100,12 @@ def names(rng: random.Random, pod: Obj, ctr: Obj) -> None:
 
 def ports(rng: random.Random, pod: Obj, ctr: Obj) -> None:
     port: Obj = {"containerPort": pick(rng, PORTS)}
-    put(port, name=maybe(rng, PORT_NAMES + [p.get("name") for p in ctr.get("ports", []) if p.get("name")]),
+    put(
+        port,
+        name=maybe(rng, PORT_NAMES + [p.get("name") for p in ctr.get("ports", []) if p.get("name")]),
         hostPort=maybe(rng, [0, -5, 1, 65536, 80, port["containerPort"]]),
-        protocol=maybe(rng, ["TCP", "UDP", "SCTP", "tcp", "HTTP", ""]))
+        protocol=maybe(rng, ["TCP", "UDP", "SCTP", "tcp", "HTTP", ""]),
+    )
     ctr.setdefault("ports", []).append(port)
     if rng.random() < 0.15:
         pod["hostNetwork"] = True
@@ -72,18 +117,44 @@ def env(rng: random.Random, pod: Obj, ctr: Obj) -> None:
     if choice == 0:
         var["value"] = "x"
     elif choice == 1:
-        var["valueFrom"] = {"fieldRef": {"fieldPath": pick(rng, [
-            "metadata.name", "metadata.labels['app']", "status.podIP", "spec.foo", "metadata.annotations['a b']",
-            "metadata.labels", "spec.nodeName", "metadata.labels['A_b']"])}}
+        var["valueFrom"] = {
+            "fieldRef": {
+                "fieldPath": pick(
+                    rng,
+                    [
+                        "metadata.name",
+                        "metadata.labels['app']",
+                        "status.podIP",
+                        "spec.foo",
+                        "metadata.annotations['a b']",
+                        "metadata.labels",
+                        "spec.nodeName",
+                        "metadata.labels['A_b']",
+                    ],
+                )
+            }
+        }
     elif choice == 2:
         ref = pick(rng, ["secretKeyRef", "configMapKeyRef"])
-        var["valueFrom"] = {ref: {"name": pick(rng, SUBDOMAINS + [""]), "key": pick(rng, ["k", "a.b", "a b", "", "..", ".x", "a/b"])}}
+        var["valueFrom"] = {
+            ref: {
+                "name": pick(rng, SUBDOMAINS + [""]),
+                "key": pick(rng, ["k", "a.b", "a b", "", "..", ".x", "a/b"]),
+            }
+        }
     elif choice == 3:
-        var["valueFrom"] = pick(rng, [{}, {"fieldRef": {"fieldPath": "metadata.name"}, "secretKeyRef": {"name": "s", "key": "k"}}])
+        var["valueFrom"] = pick(
+            rng, [{}, {"fieldRef": {"fieldPath": "metadata.name"}, "secretKeyRef": {"name": "s", "key": "k"}}]
+        )
         put(var, value=maybe(rng, ["", "x"]))
     elif choice == 4:
-        var["valueFrom"] = {"resourceFieldRef": {"resource": pick(rng, ["limits.cpu", "requests.memory", "limits.gpu",
-                                                                       "requests.hugepages-2Mi", "", "cpu"])}}
+        var["valueFrom"] = {
+            "resourceFieldRef": {
+                "resource": pick(
+                    rng, ["limits.cpu", "requests.memory", "limits.gpu", "requests.hugepages-2Mi", "", "cpu"]
+                )
+            }
+        }
     else:
         source: Obj = {}
         for key in rng.sample(["configMapRef", "secretRef"], rng.randrange(3)):
@@ -98,9 +169,19 @@ def volumes(rng: random.Random, pod: Obj, ctr: Obj) -> None:
     name = pick(rng, ["data", "cfg", "scratch"])
     sources: list[Obj] = [
         {"emptyDir": {"sizeLimit": pick(rng, ["1Gi", "-1Gi", "x", 0, "1GB"])}},
-        {"hostPath": {"path": pick(rng, ["/data", "", "/a/../b", "rel"]), **({"type": t} if (t := maybe(rng, ["Directory", "File", "dir", ""])) is not None else {})}},
-        {"configMap": {"name": pick(rng, ["cfg", ""]), "defaultMode": pick(rng, [0o644, 0o777, 512, -1]),
-                       "items": [{"key": pick(rng, ["k", ""]), "path": pick(rng, ["a", "/abs", "../x", "..a", ""])}]}},
+        {
+            "hostPath": {
+                "path": pick(rng, ["/data", "", "/a/../b", "rel"]),
+                **({"type": t} if (t := maybe(rng, ["Directory", "File", "dir", ""])) is not None else {}),
+            }
+        },
+        {
+            "configMap": {
+                "name": pick(rng, ["cfg", ""]),
+                "defaultMode": pick(rng, [0o644, 0o777, 512, -1]),
+                "items": [{"key": pick(rng, ["k", ""]), "path": pick(rng, ["a", "/abs", "../x", "..a", ""])}],
+            }
+        },
         {"secret": {"secretName": pick(rng, ["s", ""])}},
         {"persistentVolumeClaim": {"claimName": pick(rng, ["c", ""])}},
         {},
@@ -108,10 +189,18 @@ def volumes(rng: random.Random, pod: Obj, ctr: Obj) -> None:
     ]
     if rng.random() < 0.7:
         pod.setdefault("volumes", []).append({"name": name, **pick(rng, sources)})
-    mount: Obj = {"name": pick(rng, [name, "missing"]), "mountPath": pick(rng, ["/mnt", "/mnt", "", "/other"])}
-    put(mount, subPath=maybe(rng, [None, "a", "/abs", "../x", "a/../b"]), subPathExpr=maybe(rng, [None, None, "$(X)"]),
+    mount: Obj = {
+        "name": pick(rng, [name, "missing"]),
+        "mountPath": pick(rng, ["/mnt", "/mnt", "", "/other"]),
+    }
+    put(
+        mount,
+        subPath=maybe(rng, [None, "a", "/abs", "../x", "a/../b"]),
+        subPathExpr=maybe(rng, [None, None, "$(X)"]),
         mountPropagation=maybe(rng, [None, None, "None", "HostToContainer", "Bidirectional", "bogus"]),
-        readOnly=maybe(rng, [True, False]), recursiveReadOnly=maybe(rng, [None, None, "Disabled", "Enabled", "IfPossible", "x"]))
+        readOnly=maybe(rng, [True, False]),
+        recursiveReadOnly=maybe(rng, [None, None, "Disabled", "Enabled", "IfPossible", "x"]),
+    )
     ctr.setdefault("volumeMounts", []).append(mount)
     if rng.random() < 0.2:
         ctr["securityContext"] = {"privileged": True}
@@ -128,14 +217,43 @@ def resources(rng: random.Random, pod: Obj, ctr: Obj) -> None:
 
 
 def enums(rng: random.Random, pod: Obj, ctr: Obj) -> None:
-    field, pool, where = pick(rng, [
-        ("dnsPolicy", ["ClusterFirst", "Default", "None", "ClusterFirstWithHostNet", "Sometimes", "clusterfirst", ""], pod),
-        ("imagePullPolicy", ["Always", "IfNotPresent", "Never", "Sometimes", "always", ""], ctr),
-        ("terminationMessagePolicy", ["File", "FallbackToLogsOnError", "Stdout", ""], ctr),
-        ("preemptionPolicy", ["PreemptLowerPriority", "Never", "Always", ""], pod),
-        ("tolerations", [[{"key": "k", "operator": op, "value": "v", "effect": "NoSchedule"}] for op in ("Equal", "Exists", "Equals", "In", "")], pod),
-        ("tolerations", [[{"key": "k", "operator": "Exists", "effect": ef}] for ef in ("NoSchedule", "PreferNoSchedule", "NoExecute", "Never", "")], pod),
-    ])
+    field, pool, where = pick(
+        rng,
+        [
+            (
+                "dnsPolicy",
+                [
+                    "ClusterFirst",
+                    "Default",
+                    "None",
+                    "ClusterFirstWithHostNet",
+                    "Sometimes",
+                    "clusterfirst",
+                    "",
+                ],
+                pod,
+            ),
+            ("imagePullPolicy", ["Always", "IfNotPresent", "Never", "Sometimes", "always", ""], ctr),
+            ("terminationMessagePolicy", ["File", "FallbackToLogsOnError", "Stdout", ""], ctr),
+            ("preemptionPolicy", ["PreemptLowerPriority", "Never", "Always", ""], pod),
+            (
+                "tolerations",
+                [
+                    [{"key": "k", "operator": op, "value": "v", "effect": "NoSchedule"}]
+                    for op in ("Equal", "Exists", "Equals", "In", "")
+                ],
+                pod,
+            ),
+            (
+                "tolerations",
+                [
+                    [{"key": "k", "operator": "Exists", "effect": ef}]
+                    for ef in ("NoSchedule", "PreferNoSchedule", "NoExecute", "Never", "")
+                ],
+                pod,
+            ),
+        ],
+    )
     where[field] = pick(rng, pool)
     if field == "dnsPolicy" and where[field] == "None" and rng.random() < 0.6:
         pod["dnsConfig"] = {"nameservers": ["10.0.0.10"]}
@@ -147,8 +265,12 @@ def _handler(rng: random.Random) -> Obj:
         return {"exec": {"command": pick(rng, [["true"], []])}}
     if kind == 1:
         get: Obj = {"port": pick(rng, [8080, 0, 70000, "http", "h_ttp", "a" * 16])}
-        put(get, path=maybe(rng, ["/", ""]), scheme=maybe(rng, ["HTTP", "HTTPS", "http", ""]),
-            httpHeaders=maybe(rng, [[{"name": "X-A", "value": "1"}], [{"name": "X A", "value": "1"}]]))
+        put(
+            get,
+            path=maybe(rng, ["/", ""]),
+            scheme=maybe(rng, ["HTTP", "HTTPS", "http", ""]),
+            httpHeaders=maybe(rng, [[{"name": "X-A", "value": "1"}], [{"name": "X A", "value": "1"}]]),
+        )
         return {"httpGet": get}
     if kind == 2:
         return {"tcpSocket": {"port": pick(rng, [22, 0, -1, 65536, "ssh", "S"])}}
@@ -172,8 +294,17 @@ def probes(rng: random.Random, pod: Obj, ctr: Obj) -> None:
         return
     kind = pick(rng, ["livenessProbe", "readinessProbe", "startupProbe"])
     probe = _handler(rng)
-    for field in rng.sample(["initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold",
-                             "failureThreshold", "terminationGracePeriodSeconds"], rng.randrange(3)):
+    for field in rng.sample(
+        [
+            "initialDelaySeconds",
+            "timeoutSeconds",
+            "periodSeconds",
+            "successThreshold",
+            "failureThreshold",
+            "terminationGracePeriodSeconds",
+        ],
+        rng.randrange(3),
+    ):
         probe[field] = pick(rng, [-1, 0, 1, 2, 10])
     target[kind] = probe
 
@@ -182,14 +313,24 @@ def security(rng: random.Random, pod: Obj, ctr: Obj) -> None:
     ids = [-1, 0, 1000, 2**31 - 1, 2**31]
     if rng.random() < 0.5:
         ctx: Obj = {}
-        put(ctx, runAsUser=maybe(rng, ids), runAsGroup=maybe(rng, ids), fsGroup=maybe(rng, ids),
-            supplementalGroups=maybe(rng, [[1, 2], [-1]]), fsGroupChangePolicy=maybe(rng, ["Always", "OnRootMismatch", "Never"]))
+        put(
+            ctx,
+            runAsUser=maybe(rng, ids),
+            runAsGroup=maybe(rng, ids),
+            fsGroup=maybe(rng, ids),
+            supplementalGroups=maybe(rng, [[1, 2], [-1]]),
+            fsGroupChangePolicy=maybe(rng, ["Always", "OnRootMismatch", "Never"]),
+        )
         pod["securityContext"] = ctx
     else:
         ctx = {}
-        put(ctx, runAsUser=maybe(rng, ids), privileged=maybe(rng, [True, False]),
+        put(
+            ctx,
+            runAsUser=maybe(rng, ids),
+            privileged=maybe(rng, [True, False]),
             allowPrivilegeEscalation=maybe(rng, [True, False]),
-            capabilities=maybe(rng, [{"add": ["CAP_SYS_ADMIN"]}, {"add": ["NET_ADMIN"]}]))
+            capabilities=maybe(rng, [{"add": ["CAP_SYS_ADMIN"]}, {"add": ["NET_ADMIN"]}]),
+        )
         ctr["securityContext"] = ctx
     if rng.random() < 0.4:
         profile: Obj = {"type": pick(rng, ["RuntimeDefault", "Unconfined", "Localhost", "Bogus", ""])}
@@ -201,32 +342,63 @@ def scheduling(rng: random.Random, pod: Obj, ctr: Obj) -> None:
     choice = rng.randrange(5)
     if choice == 0:
         toleration: Obj = {}
-        put(toleration, key=maybe(rng, LABEL_KEYS), operator=maybe(rng, ["Equal", "Exists", ""]),
-            value=maybe(rng, LABEL_VALUES), effect=maybe(rng, ["NoSchedule", "NoExecute", ""]),
-            tolerationSeconds=maybe(rng, [None, None, 30]))
+        put(
+            toleration,
+            key=maybe(rng, LABEL_KEYS),
+            operator=maybe(rng, ["Equal", "Exists", ""]),
+            value=maybe(rng, LABEL_VALUES),
+            effect=maybe(rng, ["NoSchedule", "NoExecute", ""]),
+            tolerationSeconds=maybe(rng, [None, None, 30]),
+        )
         pod["tolerations"] = [toleration]
     elif choice == 1:
         pod["nodeSelector"] = {pick(rng, LABEL_KEYS): pick(rng, LABEL_VALUES)}
     elif choice == 2:
-        requirement: Obj = {"key": pick(rng, LABEL_KEYS), "operator": pick(rng, ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Is"])}
+        requirement: Obj = {
+            "key": pick(rng, LABEL_KEYS),
+            "operator": pick(rng, ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Is"]),
+        }
         put(requirement, values=maybe(rng, [[], ["a"], ["1", "2"], ["5"]]))
         terms = pick(rng, [[{"matchExpressions": [requirement]}], [{"matchExpressions": [requirement]}], []])
         node: Obj = {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}
         if rng.random() < 0.4:
-            node = {"preferredDuringSchedulingIgnoredDuringExecution": [
-                {"weight": pick(rng, [0, 1, 100, 101]), "preference": {"matchExpressions": [requirement]}}]}
+            node = {
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": pick(rng, [0, 1, 100, 101]), "preference": {"matchExpressions": [requirement]}}
+                ]
+            }
         pod["affinity"] = {"nodeAffinity": node}
     elif choice == 3:
-        term = {"topologyKey": pick(rng, ["kubernetes.io/hostname", ""]), "labelSelector": {"matchLabels": {"app": "x"}}}
+        term = {
+            "topologyKey": pick(rng, ["kubernetes.io/hostname", ""]),
+            "labelSelector": {"matchLabels": {"app": "x"}},
+        }
         kind = pick(rng, ["podAffinity", "podAntiAffinity"])
-        pod["affinity"] = {kind: pick(rng, [
-            {"requiredDuringSchedulingIgnoredDuringExecution": [term]},
-            {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": pick(rng, [0, 1, 100, 101]), "podAffinityTerm": term}]}])}
+        pod["affinity"] = {
+            kind: pick(
+                rng,
+                [
+                    {"requiredDuringSchedulingIgnoredDuringExecution": [term]},
+                    {
+                        "preferredDuringSchedulingIgnoredDuringExecution": [
+                            {"weight": pick(rng, [0, 1, 100, 101]), "podAffinityTerm": term}
+                        ]
+                    },
+                ],
+            )
+        }
     else:
-        constraint: Obj = {"maxSkew": pick(rng, [1, 0, -1, 3]), "topologyKey": pick(rng, ["zone", ""]),
-                           "whenUnsatisfiable": pick(rng, ["DoNotSchedule", "ScheduleAnyway", "Never"]),
-                           "labelSelector": {"matchLabels": {"app": "x"}}}
-        put(constraint, minDomains=maybe(rng, [None, None, 1, 0, 2]), nodeAffinityPolicy=maybe(rng, [None, "Honor", "Ignore", "Maybe"]))
+        constraint: Obj = {
+            "maxSkew": pick(rng, [1, 0, -1, 3]),
+            "topologyKey": pick(rng, ["zone", ""]),
+            "whenUnsatisfiable": pick(rng, ["DoNotSchedule", "ScheduleAnyway", "Never"]),
+            "labelSelector": {"matchLabels": {"app": "x"}},
+        }
+        put(
+            constraint,
+            minDomains=maybe(rng, [None, None, 1, 0, 2]),
+            nodeAffinityPolicy=maybe(rng, [None, "Honor", "Ignore", "Maybe"]),
+        )
         pod["topologySpreadConstraints"] = [constraint] * pick(rng, [1, 1, 2])
 
 
@@ -235,15 +407,24 @@ def metadata(rng: random.Random, pod: Obj, ctr: Obj, template: Obj) -> None:
     if rng.random() < 0.5:
         meta["labels"] = {pick(rng, LABEL_KEYS): pick(rng, LABEL_VALUES)}
     else:
-        meta["annotations"] = {pick(rng, LABEL_KEYS + ["A.com/B"]): pick(rng, ["x", "y" * pick(rng, [10, 262_000, 262_144])])}
+        meta["annotations"] = {
+            pick(rng, LABEL_KEYS + ["A.com/B"]): pick(rng, ["x", "y" * pick(rng, [10, 262_000, 262_144])])
+        }
 
 
 def dns(rng: random.Random, pod: Obj, ctr: Obj) -> None:
     if rng.random() < 0.5:
         config: Obj = {}
-        put(config, nameservers=maybe(rng, [["10.0.0.10"], ["1.2.3"], ["::1", "10.0.0.1", "10.0.0.2", "10.0.0.3"], []]),
-            searches=maybe(rng, [["ns.svc.cluster.local"], ["a_b.example"], ["."], ["x."], ["A.b"], ["s"] * 33]),
-            options=maybe(rng, [[{"name": "ndots", "value": "2"}], [{"value": "2"}]]))
+        put(
+            config,
+            nameservers=maybe(
+                rng, [["10.0.0.10"], ["1.2.3"], ["::1", "10.0.0.1", "10.0.0.2", "10.0.0.3"], []]
+            ),
+            searches=maybe(
+                rng, [["ns.svc.cluster.local"], ["a_b.example"], ["."], ["x."], ["A.b"], ["s"] * 33]
+            ),
+            options=maybe(rng, [[{"name": "ndots", "value": "2"}], [{"value": "2"}]]),
+        )
         pod["dnsConfig"] = config
         put(pod, dnsPolicy=maybe(rng, ["None", "ClusterFirst"]))
     else:
@@ -271,15 +452,27 @@ def containers(rng: random.Random, pod: Obj, ctr: Obj) -> None:
     put(init, restartPolicy=maybe(rng, ["Always", "Never", "OnFailure", "Sometimes"]))
     if rng.random() < 0.5:
         init[pick(rng, ["livenessProbe", "readinessProbe", "startupProbe", "lifecycle"])] = (
-            {"preStop": {"exec": {"command": ["true"]}}} if rng.random() < 0.25 else {"exec": {"command": ["true"]}})
+            {"preStop": {"exec": {"command": ["true"]}}}
+            if rng.random() < 0.25
+            else {"exec": {"command": ["true"]}}
+        )
     pod.setdefault("initContainers", []).append(init)
     if rng.random() < 0.3:
         ctr["restartPolicy"] = pick(rng, ["Always", "Never", "OnFailure", "Sometimes"])
 
 
 FAMILIES: dict[str, Mutation] = {
-    "names": names, "ports": ports, "env": env, "volumes": volumes, "resources": resources, "enums": enums,
-    "probes": probes, "security": security, "scheduling": scheduling, "dns": dns, "spec": spec,
+    "names": names,
+    "ports": ports,
+    "env": env,
+    "volumes": volumes,
+    "resources": resources,
+    "enums": enums,
+    "probes": probes,
+    "security": security,
+    "scheduling": scheduling,
+    "dns": dns,
+    "spec": spec,
     "containers": containers,
 }
 ALL_FAMILIES = (*FAMILIES, "metadata")
@@ -294,10 +487,20 @@ class Case(NamedTuple):
 
 def _base(version: str) -> Obj:
     container = {"name": "train", "image": "example.com/train:1.0"}
-    return {"apiVersion": f"kubeflow.org/{version}", "kind": "MPIJob", "metadata": {"name": "pr", "namespace": "pod-rules"},
-            "spec": {"mpiReplicaSpecs": {
-                "Launcher": {"replicas": 1, "template": {"spec": {"containers": [{**container, "command": ["mpirun", "true"]}]}}},
-                "Worker": {"replicas": 1, "template": {"spec": {"containers": [dict(container)]}}}}}}
+    return {
+        "apiVersion": f"kubeflow.org/{version}",
+        "kind": "MPIJob",
+        "metadata": {"name": "pr", "namespace": "pod-rules"},
+        "spec": {
+            "mpiReplicaSpecs": {
+                "Launcher": {
+                    "replicas": 1,
+                    "template": {"spec": {"containers": [{**container, "command": ["mpirun", "true"]}]}},
+                },
+                "Worker": {"replicas": 1, "template": {"spec": {"containers": [dict(container)]}}},
+            }
+        },
+    }
 
 
 def case(seed: int, number: int) -> Case:

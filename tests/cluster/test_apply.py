@@ -20,7 +20,9 @@ from controlplane import Cluster
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = sorted(ROOT.glob("golden/*/expected.yaml"))
 EXAMPLES = sorted(
-    path for path in ROOT.glob("examples/**/*.yaml") if re.search(r"^kind: MPIJob$", path.read_text(), re.MULTILINE)
+    path
+    for path in ROOT.glob("examples/**/*.yaml")
+    if re.search(r"^kind: MPIJob$", path.read_text(), re.MULTILINE)
 )
 CASES = {f"golden/{path.parent.name}": path for path in GOLDEN} | {
     str(path.relative_to(ROOT)): path for path in EXAMPLES
@@ -31,8 +33,13 @@ NAMESPACE_LINE = re.compile(r"^(\s*(?:- )?namespace: )(['\"]?)([a-z0-9][a-z0-9-]
 
 
 def render(path: Path) -> str:
-    done = subprocess.run([sys.executable, "-m", "mpigen", "render", str(path)], capture_output=True, text=True,
-                          check=False, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "mpigen", "render", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -61,7 +68,14 @@ class Namespaces:
     def create(self, cluster: Cluster) -> None:
         items = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}} for name in self.names]
         if items:
-            cluster.kubectl("create", "-f", "-", "-o", "name", input=yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
+            cluster.kubectl(
+                "create",
+                "-f",
+                "-",
+                "-o",
+                "name",
+                input=yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}),
+            )
 
 
 def into_fresh_namespaces(namespaces: Namespaces, text: str, prefix: str) -> tuple[str, list[str]]:
@@ -76,7 +90,11 @@ def into_fresh_namespaces(namespaces: Namespaces, text: str, prefix: str) -> tup
         fresh.setdefault(match[3], namespaces.new(prefix))
     moved = NAMESPACE_LINE.sub(lambda m: m[1] + fresh[m[3]], text)
     moved = NAMESPACE_OBJECT.sub(lambda m: m[1] + fresh[m[2]], moved)
-    named = {doc["metadata"]["namespace"] for doc in yaml.safe_load_all(moved) if doc and "namespace" in doc["metadata"]}
+    named = {
+        doc["metadata"]["namespace"]
+        for doc in yaml.safe_load_all(moved)
+        if doc and "namespace" in doc["metadata"]
+    }
     assert len(named) <= 1, f"objects in several namespaces: {sorted(named)}"
     target = named.pop() if named else fresh.get("default") or namespaces.new(prefix)
     return moved, [target, *(ns for ns in fresh.values() if ns != target)]
@@ -104,10 +122,20 @@ def numeric_quantities(obj: dict[str, Any]) -> bool:
     empty and it prints `configured`, although nothing changes."""
     templates = [obj.get("spec", {}).get("template", {}).get("spec", {})]
     if obj.get("kind") == "JobSet":  # a pod template in each replicated job's Job template
-        templates = [job["template"]["spec"]["template"].get("spec", {}) for job in obj["spec"]["replicatedJobs"]]
-    containers = [c for template in templates for c in template.get("containers", []) + template.get("initContainers", [])]
-    return any(not isinstance(value, str) for c in containers for kind in ("limits", "requests")
-               for value in c.get("resources", {}).get(kind, {}).values())
+        templates = [
+            job["template"]["spec"]["template"].get("spec", {}) for job in obj["spec"]["replicatedJobs"]
+        ]
+    containers = [
+        c
+        for template in templates
+        for c in template.get("containers", []) + template.get("initContainers", [])
+    ]
+    return any(
+        not isinstance(value, str)
+        for c in containers
+        for kind in ("limits", "requests")
+        for value in c.get("resources", {}).get(kind, {}).values()
+    )
 
 
 def expected_reapply_statuses(text: str) -> list[str]:
@@ -118,8 +146,10 @@ def expected_reapply_statuses(text: str) -> list[str]:
     numeric quantities. The resourceVersions prove that nothing changes for those either."""
     objects = [obj for obj in yaml.safe_load_all(text) if obj]
     always_patched = ("PodDisruptionBudget", "JobSet")
-    return ["configured" if obj["kind"] in always_patched or numeric_quantities(obj) else "unchanged"
-            for obj in objects]
+    return [
+        "configured" if obj["kind"] in always_patched or numeric_quantities(obj) else "unchanged"
+        for obj in objects
+    ]
 
 
 @pytest.fixture(params=sorted(CASES))
@@ -162,11 +192,14 @@ def check_server_side_apply(cluster: Cluster, case: str, text: str, namespaces: 
     assert statuses(first.stdout) == ["serverside-applied"] * object_count(text), first.stdout
     versions = resource_versions(cluster, namespaces[0], text)
     cluster.kubectl(*argv, input=text)
-    assert resource_versions(cluster, namespaces[0], text) == versions, "a second server-side apply changed objects"
+    assert resource_versions(cluster, namespaces[0], text) == versions, (
+        "a second server-side apply changed objects"
+    )
 
 
 CHECKS: dict[str, Callable[[Cluster, str, str, list[str]], None]] = {
-    "client-side": check_client_side_apply, "server-side": check_server_side_apply,
+    "client-side": check_client_side_apply,
+    "server-side": check_server_side_apply,
 }
 
 
@@ -189,7 +222,11 @@ def applied(cluster: Cluster, request: pytest.FixtureRequest) -> dict[tuple[str,
             selected[mode].add(item.callspec.params["case"])  # type: ignore[attr-defined]
     namespaces = Namespaces()
     manifests = {case: manifest(case) for case in sorted(set().union(*selected.values()))}
-    prepared = {(mode, case): into_fresh_namespaces(namespaces, manifests[case], case) for mode, cases in selected.items() for case in sorted(cases)}
+    prepared = {
+        (mode, case): into_fresh_namespaces(namespaces, manifests[case], case)
+        for mode, cases in selected.items()
+        for case in sorted(cases)
+    }
     namespaces.create(cluster)
     with ThreadPoolExecutor(max_workers=CONCURRENT_CASES) as pool:
         futures = {key: pool.submit(run_check, key[0], cluster, key[1], *prepared[key]) for key in prepared}

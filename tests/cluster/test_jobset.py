@@ -22,28 +22,51 @@ REPLICATED_JOB = "jobset.sigs.k8s.io/replicatedjob-name"
 RESTART_ATTEMPT = "jobset.sigs.k8s.io/restart-attempt"
 
 
-def replicated_job(name: str, pods: int, *, hold: bool = False, depends_on: str | None = None,
-                   cpu: str = "100m") -> dict[str, Any]:
+def replicated_job(
+    name: str, pods: int, *, hold: bool = False, depends_on: str | None = None, cpu: str = "100m"
+) -> dict[str, Any]:
     metadata: dict[str, Any] = {"annotations": {HOLD_ANNOTATION: "true"}} if hold else {}
     job: dict[str, Any] = {
         "name": name,
         "replicas": 1,
-        "template": {"spec": {
-            "parallelism": pods, "completions": pods, "completionMode": "Indexed", "backoffLimit": 0,
-            "template": {"metadata": metadata, "spec": {
-                "restartPolicy": "Never",
-                "containers": [{"name": name, "image": "registry.invalid/mpi:1", "command": ["sleep", "infinity"],
-                                "resources": {"requests": {"cpu": cpu, "memory": "64Mi"}}}],
-            }},
-        }},
+        "template": {
+            "spec": {
+                "parallelism": pods,
+                "completions": pods,
+                "completionMode": "Indexed",
+                "backoffLimit": 0,
+                "template": {
+                    "metadata": metadata,
+                    "spec": {
+                        "restartPolicy": "Never",
+                        "containers": [
+                            {
+                                "name": name,
+                                "image": "registry.invalid/mpi:1",
+                                "command": ["sleep", "infinity"],
+                                "resources": {"requests": {"cpu": cpu, "memory": "64Mi"}},
+                            }
+                        ],
+                    },
+                },
+            }
+        },
     }
     if depends_on:
         job["dependsOn"] = [{"name": depends_on, "status": "Ready"}]
     return job
 
 
-def mpi_jobset(name: str, workers: int, *, max_restarts: int = 0, ttl: int | None = None, hold: bool = False,
-               queue: str | None = None, cpu: str = "100m") -> dict[str, Any]:
+def mpi_jobset(
+    name: str,
+    workers: int,
+    *,
+    max_restarts: int = 0,
+    ttl: int | None = None,
+    hold: bool = False,
+    queue: str | None = None,
+    cpu: str = "100m",
+) -> dict[str, Any]:
     """A JobSet as an MPI job would be one, every default that matters written out (not left to the
     webhook): DNS host names, the launcher's success decides, restarts bounded."""
     spec: dict[str, Any] = {
@@ -64,26 +87,37 @@ def mpi_jobset(name: str, workers: int, *, max_restarts: int = 0, ttl: int | Non
     return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": metadata, "spec": spec}
 
 
-def pods_of(cluster: Cluster, namespace: str, name: str, replicated: str | None = None) -> list[dict[str, Any]]:
+def pods_of(
+    cluster: Cluster, namespace: str, name: str, replicated: str | None = None
+) -> list[dict[str, Any]]:
     selector = f"{JOBSET_NAME}={name}" + (f",{REPLICATED_JOB}={replicated}" if replicated else "")
     items: list[dict[str, Any]] = cluster.get("pods", "-n", namespace, "-l", selector)["items"]
     return [pod for pod in items if not pod["metadata"].get("deletionTimestamp")]
 
 
 def ready(pod: dict[str, Any]) -> bool:
-    return any(c["type"] == "Ready" and c["status"] == "True" for c in pod.get("status", {}).get("conditions", []))
+    return any(
+        c["type"] == "Ready" and c["status"] == "True" for c in pod.get("status", {}).get("conditions", [])
+    )
 
 
 def conditions(cluster: Cluster, namespace: str, name: str) -> set[str]:
     found = cluster.kubectl("get", "jobset", name, "-n", namespace, "--ignore-not-found", "-o", "json").stdout
     if not found.strip():
         return set()
-    return {c["type"] for c in json.loads(found).get("status", {}).get("conditions", []) if c["status"] == "True"}
+    return {
+        c["type"] for c in json.loads(found).get("status", {}).get("conditions", []) if c["status"] == "True"
+    }
 
 
 def gone(cluster: Cluster, namespace: str, name: str) -> bool:
-    listed = cluster.kubectl("get", f"jobset/{name}", "-n", namespace, "--ignore-not-found", "-o", "name").stdout
-    return not listed.strip() and not cluster.get("pods,jobs", "-n", namespace, "-l", f"{JOBSET_NAME}={name}")["items"]
+    listed = cluster.kubectl(
+        "get", f"jobset/{name}", "-n", namespace, "--ignore-not-found", "-o", "name"
+    ).stdout
+    return (
+        not listed.strip()
+        and not cluster.get("pods,jobs", "-n", namespace, "-l", f"{JOBSET_NAME}={name}")["items"]
+    )
 
 
 def never(cluster: Cluster, what: str, happened: Callable[[], Any], seconds: float) -> None:
@@ -97,28 +131,54 @@ def never(cluster: Cluster, what: str, happened: Callable[[], Any], seconds: flo
 
 def running_launcher(cluster: Cluster, namespace: str, name: str, attempt: int = 0) -> str:
     def found() -> str | None:
-        live = [p for p in pods_of(cluster, namespace, name, "launcher")
-                if p["metadata"]["labels"].get(RESTART_ATTEMPT) == str(attempt) and ready(p)]
+        live = [
+            p
+            for p in pods_of(cluster, namespace, name, "launcher")
+            if p["metadata"]["labels"].get(RESTART_ATTEMPT) == str(attempt) and ready(p)
+        ]
         return live[0]["metadata"]["name"] if live else None
 
-    pod: str = cluster.wait_for(f"the launcher pod of jobset/{name} (attempt {attempt}) running", found, timeout=60)
+    pod: str = cluster.wait_for(
+        f"the launcher pod of jobset/{name} (attempt {attempt}) running", found, timeout=60
+    )
     return pod
 
 
 @pytest.fixture
 def namespace(jobset_cluster: Cluster, request: pytest.FixtureRequest) -> str:
-    return jobset_cluster.create_namespace("t-" + request.node.name.lower().replace("_", "-")[:40].strip("-[]"))
+    return jobset_cluster.create_namespace(
+        "t-" + request.node.name.lower().replace("_", "-")[:40].strip("-[]")
+    )
 
 
-def test_launcher_waits_for_ready_workers_then_completes_and_expires(jobset_cluster: Cluster, namespace: str) -> None:
+def test_launcher_waits_for_ready_workers_then_completes_and_expires(
+    jobset_cluster: Cluster, namespace: str
+) -> None:
     cluster, name = jobset_cluster, "mpi"
-    cluster.kubectl("apply", "--server-side", "-n", namespace, "-f", "-",
-                    input=json.dumps(mpi_jobset(name, workers=2, ttl=5, hold=True)))
+    cluster.kubectl(
+        "apply",
+        "--server-side",
+        "-n",
+        namespace,
+        "-f",
+        "-",
+        input=json.dumps(mpi_jobset(name, workers=2, ttl=5, hold=True)),
+    )
 
     # The workers' Indexed Job and pods, with the host names and headless Service that JobSet makes.
-    workers = cluster.wait_for("2 worker pods scheduled on fake nodes", lambda: [
-        p for p in pods_of(cluster, namespace, name, "worker") if p["spec"].get("nodeName", "").startswith("fake-")
-    ] if len(pods_of(cluster, namespace, name, "worker")) == 2 else None, timeout=60)
+    workers = cluster.wait_for(
+        "2 worker pods scheduled on fake nodes",
+        lambda: (
+            [
+                p
+                for p in pods_of(cluster, namespace, name, "worker")
+                if p["spec"].get("nodeName", "").startswith("fake-")
+            ]
+            if len(pods_of(cluster, namespace, name, "worker")) == 2
+            else None
+        ),
+        timeout=60,
+    )
     assert sorted(p["spec"]["hostname"] for p in workers) == [f"{name}-worker-0-0", f"{name}-worker-0-1"]
     assert {p["spec"]["subdomain"] for p in workers} == {name}
     service = cluster.get("service", name, "-n", namespace)
@@ -127,8 +187,12 @@ def test_launcher_waits_for_ready_workers_then_completes_and_expires(jobset_clus
 
     # No launcher while no worker is Ready, nor while one of two is.
     def launcher_exists() -> list[str]:
-        return [j["metadata"]["name"] for j in cluster.get("jobs", "-n", namespace, "-l",
-                                                           f"{JOBSET_NAME}={name},{REPLICATED_JOB}=launcher")["items"]]
+        return [
+            j["metadata"]["name"]
+            for j in cluster.get(
+                "jobs", "-n", namespace, "-l", f"{JOBSET_NAME}={name},{REPLICATED_JOB}=launcher"
+            )["items"]
+        ]
 
     never(cluster, "launcher Job created while no worker is Ready", launcher_exists, 3)
     first, second = sorted(p["metadata"]["name"] for p in workers)
@@ -142,16 +206,32 @@ def test_launcher_waits_for_ready_workers_then_completes_and_expires(jobset_clus
     # The launcher succeeds: the JobSet completes (its success policy names the launcher alone, the
     # workers still run), then its TTL deletes it with its Jobs and pods.
     end_pod(cluster, namespace, launcher, "Succeeded")
-    cluster.wait_for(f"jobset/{name} Completed", lambda: "Completed" in conditions(cluster, namespace, name),
-                     timeout=60, interval=0.2)
-    cluster.wait_for(f"jobset/{name}, its Jobs and pods deleted after its TTL",
-                     lambda: gone(cluster, namespace, name), timeout=60)
+    cluster.wait_for(
+        f"jobset/{name} Completed",
+        lambda: "Completed" in conditions(cluster, namespace, name),
+        timeout=60,
+        interval=0.2,
+    )
+    cluster.wait_for(
+        f"jobset/{name}, its Jobs and pods deleted after its TTL",
+        lambda: gone(cluster, namespace, name),
+        timeout=60,
+    )
 
 
-def test_failing_launcher_restarts_the_jobset_up_to_max_restarts(jobset_cluster: Cluster, namespace: str) -> None:
+def test_failing_launcher_restarts_the_jobset_up_to_max_restarts(
+    jobset_cluster: Cluster, namespace: str
+) -> None:
     cluster, name = jobset_cluster, "fails"
-    cluster.kubectl("apply", "--server-side", "-n", namespace, "-f", "-",
-                    input=json.dumps(mpi_jobset(name, workers=2, max_restarts=1)))
+    cluster.kubectl(
+        "apply",
+        "--server-side",
+        "-n",
+        namespace,
+        "-f",
+        "-",
+        input=json.dumps(mpi_jobset(name, workers=2, max_restarts=1)),
+    )
 
     for attempt in (0, 1):
         launcher = running_launcher(cluster, namespace, name, attempt)
@@ -161,17 +241,27 @@ def test_failing_launcher_restarts_the_jobset_up_to_max_restarts(jobset_cluster:
         assert "Failed" not in conditions(cluster, namespace, name)
         end_pod(cluster, namespace, launcher, "Failed")
 
-    cluster.wait_for(f"jobset/{name} Failed", lambda: "Failed" in conditions(cluster, namespace, name), timeout=60)
+    cluster.wait_for(
+        f"jobset/{name} Failed", lambda: "Failed" in conditions(cluster, namespace, name), timeout=60
+    )
     status = cluster.get("jobset", name, "-n", namespace)["status"]
     assert status["restarts"] == 1
     assert "Completed" not in conditions(cluster, namespace, name)
     # A failed JobSet ends its workers and starts no third attempt: the one launcher pod left is the
     # failed one of the last attempt (a finished Job is not deleted, its pod keeps the logs).
-    cluster.wait_for("the workers deleted", lambda: not pods_of(cluster, namespace, name, "worker"), timeout=60)
-    never(cluster, "a launcher pod other than the last attempt's failed one", lambda: [
-        (p["metadata"]["labels"][RESTART_ATTEMPT], p["status"].get("phase"))
-        for p in pods_of(cluster, namespace, name, "launcher")
-        if (p["metadata"]["labels"][RESTART_ATTEMPT], p["status"].get("phase")) != ("1", "Failed")], 3)
+    cluster.wait_for(
+        "the workers deleted", lambda: not pods_of(cluster, namespace, name, "worker"), timeout=60
+    )
+    never(
+        cluster,
+        "a launcher pod other than the last attempt's failed one",
+        lambda: [
+            (p["metadata"]["labels"][RESTART_ATTEMPT], p["status"].get("phase"))
+            for p in pods_of(cluster, namespace, name, "launcher")
+            if (p["metadata"]["labels"][RESTART_ATTEMPT], p["status"].get("phase")) != ("1", "Failed")
+        ],
+        3,
+    )
 
 
 def workload_of(cluster: Cluster, namespace: str, name: str) -> dict[str, Any] | None:
@@ -193,45 +283,79 @@ def test_kueue_admits_a_jobset_whole_when_quota_frees(kueue_cluster: Cluster, na
     # Room for one JobSet of 2 workers and a launcher at 1 cpu each: the launcher, held back by
     # dependsOn, counts at admission too.
     queue = jobset.queue(cluster, namespace, cpu="3", memory="1Gi")
-    cluster.kubectl("apply", "--server-side", "-n", namespace, "-f", "-",
-                    input=json.dumps(mpi_jobset("first", workers=2, queue=queue, cpu="1")))
+    cluster.kubectl(
+        "apply",
+        "--server-side",
+        "-n",
+        namespace,
+        "-f",
+        "-",
+        input=json.dumps(mpi_jobset("first", workers=2, queue=queue, cpu="1")),
+    )
     first = running_launcher(cluster, namespace, "first")
     workload = workload_of(cluster, namespace, "first")
     assert admitted(workload), workload
     assert workload is not None
     assert {p["name"]: p["count"] for p in workload["spec"]["podSets"]} == {"worker": 2, "launcher": 1}
 
-    cluster.kubectl("apply", "--server-side", "-n", namespace, "-f", "-",
-                    input=json.dumps(mpi_jobset("second", workers=2, queue=queue, cpu="1")))
-    cluster.wait_for("a Workload for jobset/second", lambda: workload_of(cluster, namespace, "second"), timeout=30)
+    cluster.kubectl(
+        "apply",
+        "--server-side",
+        "-n",
+        namespace,
+        "-f",
+        "-",
+        input=json.dumps(mpi_jobset("second", workers=2, queue=queue, cpu="1")),
+    )
+    cluster.wait_for(
+        "a Workload for jobset/second", lambda: workload_of(cluster, namespace, "second"), timeout=30
+    )
 
     def second_started() -> list[str] | bool:
         pods = [p["metadata"]["name"] for p in pods_of(cluster, namespace, "second")]
-        return pods or admitted(workload_of(cluster, namespace, "second")) \
+        return (
+            pods
+            or admitted(workload_of(cluster, namespace, "second"))
             or not cluster.get("jobset", "second", "-n", namespace)["spec"].get("suspend")
+        )
 
     never(cluster, "jobset/second started while jobset/first holds the quota", second_started, 5)
 
     end_pod(cluster, namespace, first, "Succeeded")
-    cluster.wait_for("jobset/first Completed", lambda: "Completed" in conditions(cluster, namespace, "first"),
-                     timeout=60)
-    cluster.wait_for("jobset/second admitted", lambda: admitted(workload_of(cluster, namespace, "second")), timeout=60)
+    cluster.wait_for(
+        "jobset/first Completed", lambda: "Completed" in conditions(cluster, namespace, "first"), timeout=60
+    )
+    cluster.wait_for(
+        "jobset/second admitted", lambda: admitted(workload_of(cluster, namespace, "second")), timeout=60
+    )
     assert cluster.get("jobset", "second", "-n", namespace)["spec"]["suspend"] is False
-    cluster.wait_for("both workers of jobset/second Ready", lambda: len(
-        [p for p in pods_of(cluster, namespace, "second", "worker") if ready(p)]) == 2, timeout=60)
+    cluster.wait_for(
+        "both workers of jobset/second Ready",
+        lambda: len([p for p in pods_of(cluster, namespace, "second", "worker") if ready(p)]) == 2,
+        timeout=60,
+    )
     running_launcher(cluster, namespace, "second")
 
 
 def test_kueue_never_starts_a_jobset_bigger_than_its_quota(kueue_cluster: Cluster, namespace: str) -> None:
     cluster = kueue_cluster
     queue = jobset.queue(cluster, namespace, cpu="2", memory="1Gi")
-    cluster.kubectl("apply", "--server-side", "-n", namespace, "-f", "-",
-                    input=json.dumps(mpi_jobset("big", workers=2, queue=queue, cpu="1")))
+    cluster.kubectl(
+        "apply",
+        "--server-side",
+        "-n",
+        namespace,
+        "-f",
+        "-",
+        input=json.dumps(mpi_jobset("big", workers=2, queue=queue, cpu="1")),
+    )
 
     def pending_message() -> str | None:
         workload = workload_of(cluster, namespace, "big")
         conds = (workload or {}).get("status", {}).get("conditions", [])
-        return next((c["message"] for c in conds if c["type"] == "QuotaReserved" and c["status"] == "False"), None)
+        return next(
+            (c["message"] for c in conds if c["type"] == "QuotaReserved" and c["status"] == "False"), None
+        )
 
     message = cluster.wait_for("jobset/big's Workload pending", pending_message, timeout=30)
     assert "cpu" in message, message

@@ -44,7 +44,9 @@ NAMESPACE_LINE = re.compile(r"^(\s*(?:- )?namespace: )(\S+)$", re.MULTILINE)
 
 @pytest.fixture
 def namespace(jobset_cluster: Cluster, request: pytest.FixtureRequest) -> str:
-    return jobset_cluster.create_namespace("js-" + re.sub(r"[^a-z0-9]+", "-", request.node.name.lower())[:40].strip("-"))
+    return jobset_cluster.create_namespace(
+        "js-" + re.sub(r"[^a-z0-9]+", "-", request.node.name.lower())[:40].strip("-")
+    )
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +59,15 @@ def rendered(job: dict[str, Any], options: Options) -> list[dict[str, Any]]:
 
 
 def apply(cluster: Cluster, namespace: str, objects: list[dict[str, Any]]) -> None:
-    cluster.kubectl("apply", "--server-side", "-n", namespace, "-f", "-",
-                    input=json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}))
+    cluster.kubectl(
+        "apply",
+        "--server-side",
+        "-n",
+        namespace,
+        "-f",
+        "-",
+        input=json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}),
+    )
 
 
 def the_jobset(objects: list[dict[str, Any]]) -> dict[str, Any]:
@@ -73,9 +82,12 @@ def hold_workers(objects: list[dict[str, Any]]) -> None:
 
 @pytest.mark.parametrize("golden", GOLDEN, ids=[p.parent.name for p in GOLDEN])
 def test_every_jobset_golden_is_admitted_by_the_jobset_webhooks(
-        jobset_cluster: Cluster, namespace: str, podgroup_crds: None, golden: Path) -> None:
+    jobset_cluster: Cluster, namespace: str, podgroup_crds: None, golden: Path
+) -> None:
     text = NAMESPACE_LINE.sub(lambda m: m[1] + namespace, golden.read_text())
-    done = jobset_cluster.kubectl("apply", "--server-side", "-n", namespace, "-f", "-", input=text, check=False)
+    done = jobset_cluster.kubectl(
+        "apply", "--server-side", "-n", namespace, "-f", "-", input=text, check=False
+    )
     assert done.returncode == 0 and done.stderr == "", done.stderr
     objects = [doc for doc in yaml.safe_load_all(text) if doc]
     assert len(done.stdout.splitlines()) == len(objects)
@@ -90,57 +102,101 @@ def test_every_jobset_golden_is_admitted_by_the_jobset_webhooks(
 
 @pytest.mark.parametrize("version", sorted(VERSIONS))
 def test_the_launcher_starts_after_every_worker_is_ready_and_the_jobset_completes(
-        jobset_cluster: Cluster, namespace: str, version: str) -> None:
+    jobset_cluster: Cluster, namespace: str, version: str
+) -> None:
     cluster, name = jobset_cluster, "run"
-    extra: dict[str, Any] = {"runPolicy": {"ttlSecondsAfterFinished": 3}} if version in ("v1", "v2beta1") else {}
+    extra: dict[str, Any] = (
+        {"runPolicy": {"ttlSecondsAfterFinished": 3}} if version in ("v1", "v2beta1") else {}
+    )
     job = make_job(VERSIONS[version], 2, name=name, namespace=namespace, **extra)
     objects = rendered(job, Options(ssh_secret="keys") if version == "v2beta1" else Options())
     hold_workers(objects)
     apply(cluster, namespace, objects)
 
-    workers = cluster.wait_for("2 worker pods", lambda: pods_of(cluster, namespace, name, "worker")
-                               if len(pods_of(cluster, namespace, name, "worker")) == 2 else None, timeout=60)
+    workers = cluster.wait_for(
+        "2 worker pods",
+        lambda: (
+            pods_of(cluster, namespace, name, "worker")
+            if len(pods_of(cluster, namespace, name, "worker")) == 2
+            else None
+        ),
+        timeout=60,
+    )
     assert sorted(p["spec"]["hostname"] for p in workers) == [f"{name}-worker-0-0", f"{name}-worker-0-1"]
     assert {p["spec"]["subdomain"] for p in workers} == {name}
-    never(cluster, "a launcher pod while no worker is Ready", lambda: pods_of(cluster, namespace, name, "launcher"), 3)
+    never(
+        cluster,
+        "a launcher pod while no worker is Ready",
+        lambda: pods_of(cluster, namespace, name, "launcher"),
+        3,
+    )
     first, second = sorted(p["metadata"]["name"] for p in workers)
     cluster.kubectl("annotate", "pod", first, "-n", namespace, f"{HOLD_ANNOTATION}-")
     cluster.wait_for(f"{first} Ready", lambda: ready(cluster.get("pod", first, "-n", namespace)), timeout=30)
-    never(cluster, "a launcher pod while 1 of 2 workers is Ready", lambda: pods_of(cluster, namespace, name, "launcher"), 3)
+    never(
+        cluster,
+        "a launcher pod while 1 of 2 workers is Ready",
+        lambda: pods_of(cluster, namespace, name, "launcher"),
+        3,
+    )
     cluster.kubectl("annotate", "pod", second, "-n", namespace, f"{HOLD_ANNOTATION}-")
     launcher = running_launcher(cluster, namespace, name)
     pod = cluster.get("pod", launcher, "-n", namespace)
     assert pod["spec"]["hostname"] == f"{name}-launcher-0-0"
     if version != "v2beta1":  # kubexec.sh reads its restart attempt from the downward API
         env = {e["name"]: e for e in pod["spec"]["containers"][0]["env"]}
-        assert env["MPIGEN_RESTART_ATTEMPT"]["valueFrom"]["fieldRef"]["fieldPath"].endswith(f"['{RESTART_ATTEMPT}']")
+        assert env["MPIGEN_RESTART_ATTEMPT"]["valueFrom"]["fieldRef"]["fieldPath"].endswith(
+            f"['{RESTART_ATTEMPT}']"
+        )
 
     end_pod(cluster, namespace, launcher, "Succeeded")
-    cluster.wait_for(f"jobset/{name} Completed", lambda: "Completed" in conditions(cluster, namespace, name), timeout=60)
+    cluster.wait_for(
+        f"jobset/{name} Completed", lambda: "Completed" in conditions(cluster, namespace, name), timeout=60
+    )
     if extra:
-        cluster.wait_for(f"jobset/{name} removed by its TTL", lambda: gone(cluster, namespace, name), timeout=60)
+        cluster.wait_for(
+            f"jobset/{name} removed by its TTL", lambda: gone(cluster, namespace, name), timeout=60
+        )
     else:
-        cluster.wait_for("the workers ended", lambda: not pods_of(cluster, namespace, name, "worker"), timeout=60)
+        cluster.wait_for(
+            "the workers ended", lambda: not pods_of(cluster, namespace, name, "worker"), timeout=60
+        )
 
 
 @pytest.mark.parametrize("version", ["v1alpha2", "v2beta1"])
 def test_a_failing_launcher_restarts_the_whole_jobset_up_to_the_backoff_limit(
-        jobset_cluster: Cluster, namespace: str, version: str) -> None:
+    jobset_cluster: Cluster, namespace: str, version: str
+) -> None:
     cluster, name = jobset_cluster, "fails"
     limit = {"backoffLimit": 1}
     extra: dict[str, Any] = {"runPolicy": limit} if version == "v2beta1" else limit
-    objects = rendered(make_job(VERSIONS[version], 2, name=name, namespace=namespace, **extra), Options(ssh_secret="keys") if version == "v2beta1" else Options())
+    objects = rendered(
+        make_job(VERSIONS[version], 2, name=name, namespace=namespace, **extra),
+        Options(ssh_secret="keys") if version == "v2beta1" else Options(),
+    )
     assert the_jobset(objects)["spec"]["failurePolicy"]["maxRestarts"] == 1
     apply(cluster, namespace, objects)
     for attempt in (0, 1):
         launcher = running_launcher(cluster, namespace, name, attempt)
-        assert {p["metadata"]["labels"][RESTART_ATTEMPT] for p in pods_of(cluster, namespace, name, "worker")} == {str(attempt)}
+        assert {
+            p["metadata"]["labels"][RESTART_ATTEMPT] for p in pods_of(cluster, namespace, name, "worker")
+        } == {str(attempt)}
         end_pod(cluster, namespace, launcher, "Failed")
-    cluster.wait_for(f"jobset/{name} Failed", lambda: "Failed" in conditions(cluster, namespace, name), timeout=60)
+    cluster.wait_for(
+        f"jobset/{name} Failed", lambda: "Failed" in conditions(cluster, namespace, name), timeout=60
+    )
     assert cluster.get("jobset", name, "-n", namespace)["status"]["restarts"] == 1
-    cluster.wait_for("the workers deleted", lambda: not pods_of(cluster, namespace, name, "worker"), timeout=60)
-    never(cluster, "a third attempt", lambda: [p for p in pods_of(cluster, namespace, name)
-                                               if p["metadata"]["labels"][RESTART_ATTEMPT] == "2"], 3)
+    cluster.wait_for(
+        "the workers deleted", lambda: not pods_of(cluster, namespace, name, "worker"), timeout=60
+    )
+    never(
+        cluster,
+        "a third attempt",
+        lambda: [
+            p for p in pods_of(cluster, namespace, name) if p["metadata"]["labels"][RESTART_ATTEMPT] == "2"
+        ],
+        3,
+    )
 
 
 def _with_cpu(job: dict[str, Any]) -> dict[str, Any]:
@@ -150,7 +206,9 @@ def _with_cpu(job: dict[str, Any]) -> dict[str, Any]:
     return job
 
 
-def test_kueue_admits_the_whole_jobset_only_when_its_quota_is_free(kueue_cluster: Cluster, namespace: str) -> None:
+def test_kueue_admits_the_whole_jobset_only_when_its_quota_is_free(
+    kueue_cluster: Cluster, namespace: str
+) -> None:
     cluster = kueue_cluster
     queue = jobset.queue(cluster, namespace, cpu="3", memory="1Gi")
     options = Options(queue=queue)
@@ -166,13 +224,25 @@ def test_kueue_admits_the_whole_jobset_only_when_its_quota_is_free(kueue_cluster
     assert {p["name"]: p["count"] for p in workload["spec"]["podSets"]} == {"worker": 2, "launcher": 1}
 
     apply(cluster, namespace, second)
-    cluster.wait_for("a Workload for jobset/second", lambda: workload_of(cluster, namespace, "second"), timeout=30)
-    never(cluster, "a pod of jobset/second while jobset/first holds the quota",
-          lambda: pods_of(cluster, namespace, "second"), 5)
+    cluster.wait_for(
+        "a Workload for jobset/second", lambda: workload_of(cluster, namespace, "second"), timeout=30
+    )
+    never(
+        cluster,
+        "a pod of jobset/second while jobset/first holds the quota",
+        lambda: pods_of(cluster, namespace, "second"),
+        5,
+    )
     assert cluster.get("jobset", "second", "-n", namespace)["spec"]["suspend"] is True
 
     end_pod(cluster, namespace, launcher, "Succeeded")
-    cluster.wait_for("jobset/second started whole", lambda: len(
-        [p for p in pods_of(cluster, namespace, "second", "worker") if ready(p)]) == 2, timeout=90)
+    cluster.wait_for(
+        "jobset/second started whole",
+        lambda: len([p for p in pods_of(cluster, namespace, "second", "worker") if ready(p)]) == 2,
+        timeout=90,
+    )
     running_launcher(cluster, namespace, "second")
-    assert {p["metadata"]["labels"][REPLICATED_JOB] for p in pods_of(cluster, namespace, "second")} == {"worker", "launcher"}
+    assert {p["metadata"]["labels"][REPLICATED_JOB] for p in pods_of(cluster, namespace, "second")} == {
+        "worker",
+        "launcher",
+    }

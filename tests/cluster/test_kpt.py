@@ -27,8 +27,9 @@ data:
 def kpt(*argv: str, cwd: Path, timeout: int = 120) -> subprocess.CompletedProcess[str]:
     binary = gotools.require("kpt")
     env = {"HOME": str(cwd), "PATH": "/usr/bin:/bin"}
-    return subprocess.run([binary, *argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
-                          check=False)
+    return subprocess.run(
+        [binary, *argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
 
 
 def package(root: Path) -> Path:
@@ -78,7 +79,7 @@ def commented_settings(index: int) -> str:
     return (
         f"# settings of train-{index}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings-{index} # for the job\n"
         "  annotations:\n    team: ml # who to ask\ndata:\n  # quoted: YAML 1.1 would read a boolean\n  enabled: 'yes'\n"
-        "  script: |\n    echo \"hello\"\n"
+        '  script: |\n    echo "hello"\n'
     )
 
 

@@ -76,24 +76,33 @@ def namespace(workloads: Cluster, request: pytest.FixtureRequest) -> str:
     return workloads.create_namespace("t-" + request.node.name.lower().replace("_", "-")[:40].strip("-[]"))
 
 
-@pytest.mark.parametrize(("version", "policy", "outcome"), CASES,
-                         ids=[f"{v}-{p or 'default'}-{o.lower()}" for v, p, o in CASES])
-def test_job_lifecycle(workloads: Cluster, namespace: str, tmp_path: Path,
-                       version: str, policy: str | None, outcome: str) -> None:
+@pytest.mark.parametrize(
+    ("version", "policy", "outcome"), CASES, ids=[f"{v}-{p or 'default'}-{o.lower()}" for v, p, o in CASES]
+)
+def test_job_lifecycle(
+    workloads: Cluster, namespace: str, tmp_path: Path, version: str, policy: str | None, outcome: str
+) -> None:
     cluster = workloads
     name = "life"
     objects = compiled(job(version, name, workers=2, **spec_of(version, policy, outcome)), namespace)
     cleanup_job = [o for o in objects if o["kind"] == "Job" and o["metadata"]["name"] == f"{name}-cleanup"]
-    assert bool(cleanup_job) == (policy not in ("None", None) or version == "v1alpha1"), \
+    assert bool(cleanup_job) == (policy not in ("None", None) or version == "v1alpha1"), (
         "a clean-up Job exactly when cleanPodPolicy is not None"
+    )
     cluster.kubectl("apply", "-f", "-", input=manifest(objects))
     if version == "v2beta1":
         ssh_keys_are_made_once(cluster, namespace, tmp_path, objects, name)
 
     # Workers scheduled onto fake nodes and Ready.
     statefulset = f"{name}-worker"
-    cluster.wait_for("2 ready workers", lambda: cluster.get("statefulset", statefulset, "-n", namespace)
-                     .get("status", {}).get("readyReplicas") == 2, timeout=90)
+    cluster.wait_for(
+        "2 ready workers",
+        lambda: (
+            cluster.get("statefulset", statefulset, "-n", namespace).get("status", {}).get("readyReplicas")
+            == 2
+        ),
+        timeout=90,
+    )
     nodes = {cluster.get("pod", f"{statefulset}-{i}", "-n", namespace)["spec"]["nodeName"] for i in range(2)}
     assert all(node.startswith("fake-") for node in nodes)
 
@@ -107,8 +116,11 @@ def test_job_lifecycle(workloads: Cluster, namespace: str, tmp_path: Path,
     launcher_pod = job_pod(cluster, namespace, f"{name}-launcher")
     end_pod(cluster, namespace, launcher_pod, outcome)
     final = "Complete" if outcome == "Succeeded" else "Failed"
-    cluster.wait_for(f"job/{name}-launcher {final}",
-                     lambda: final in conditions(cluster, namespace, "job", f"{name}-launcher"), timeout=60)
+    cluster.wait_for(
+        f"job/{name}-launcher {final}",
+        lambda: final in conditions(cluster, namespace, "job", f"{name}-launcher"),
+        timeout=60,
+    )
 
     if not cleanup_job:
         # Nothing scales the workers down: they stay, as with the operator's cleanPodPolicy None.
@@ -118,19 +130,26 @@ def test_job_lifecycle(workloads: Cluster, namespace: str, tmp_path: Path,
     workers_are_cleaned_up(cluster, namespace, tmp_path, objects, name, final)
 
 
-def ssh_keys_are_made_once(cluster: Cluster, namespace: str, tmp_path: Path, objects: list[dict[str, Any]],
-                           name: str) -> None:
+def ssh_keys_are_made_once(
+    cluster: Cluster, namespace: str, tmp_path: Path, objects: list[dict[str, Any]], name: str
+) -> None:
     """The key Job's pod stores the pair its init container made (here: ssh-keygen on the host) with the
     key Job's own token; the Secret then holds it, a second run and a re-apply keep it, and nothing of
     the key reaches the output."""
     keys = tmp_path / "keys"
     keys.mkdir()
-    made = subprocess.run(["ssh-keygen", "-q", "-t", "ecdsa", "-N", "", "-f", str(keys / "id")],
-                          capture_output=True, text=True, check=False)
+    made = subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ecdsa", "-N", "", "-f", str(keys / "id")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert made.returncode == 0, made.stderr
     job_pod(cluster, namespace, f"{name}-ssh-keygen")  # kwok has started the key Job's pod
     keygen = cluster.token_kubeconfig(namespace, f"{name}-ssh-keygen", tmp_path)
-    stored = run_script(script(objects, "ssh-keygen.sh", cluster.kubectl_path, interval=1, keys=str(keys)), keygen)
+    stored = run_script(
+        script(objects, "ssh-keygen.sh", cluster.kubectl_path, interval=1, keys=str(keys)), keygen
+    )
     assert stored.returncode == 0, stored.stdout + stored.stderr
     assert f"stored a new key pair in secret/{name}-ssh" in stored.stdout, stored.stdout
     assert "PRIVATE KEY" not in stored.stdout + stored.stderr
@@ -138,16 +157,21 @@ def ssh_keys_are_made_once(cluster: Cluster, namespace: str, tmp_path: Path, obj
     private = base64.b64decode(secret["data"]["ssh-privatekey"])
     assert private == (keys / "id").read_bytes()
 
-    again = run_script(script(objects, "ssh-keygen.sh", cluster.kubectl_path, interval=1, keys=str(keys)), keygen)
-    assert again.returncode == 0 and f"secret/{name}-ssh already holds a key pair: kept" in again.stdout, again.stdout
+    again = run_script(
+        script(objects, "ssh-keygen.sh", cluster.kubectl_path, interval=1, keys=str(keys)), keygen
+    )
+    assert again.returncode == 0 and f"secret/{name}-ssh already holds a key pair: kept" in again.stdout, (
+        again.stdout
+    )
     cluster.kubectl("apply", "-f", "-", input=manifest(objects))
     cluster.kubectl("apply", "--server-side", "-f", "-", input=manifest(objects))
     kept = cluster.get("secret", f"{name}-ssh", "-n", namespace)
     assert kept["data"] == secret["data"], "re-applying the job must keep its keys"
 
 
-def workers_are_cleaned_up(cluster: Cluster, namespace: str, tmp_path: Path, objects: list[dict[str, Any]],
-                           name: str, final: str) -> None:
+def workers_are_cleaned_up(
+    cluster: Cluster, namespace: str, tmp_path: Path, objects: list[dict[str, Any]], name: str, final: str
+) -> None:
     """The clean-up Job's pod runs cleanup.sh with its own token: the workers go, then the Job expires
     and takes its RBAC with it; the launcher's side stays."""
     statefulset = f"{name}-worker"
@@ -162,23 +186,47 @@ def workers_are_cleaned_up(cluster: Cluster, namespace: str, tmp_path: Path, obj
     assert cluster.get("statefulset", statefulset, "-n", namespace)["spec"]["replicas"] == 0
     selector = find(objects, "StatefulSet")["spec"]["selector"]["matchLabels"]
     labels = ",".join(f"{key}={value}" for key, value in sorted(selector.items()))
-    cluster.wait_for("worker pods gone", lambda: not cluster.get("pods", "-n", namespace, "-l", labels)["items"],
-                     timeout=60)
+    cluster.wait_for(
+        "worker pods gone",
+        lambda: not cluster.get("pods", "-n", namespace, "-l", labels)["items"],
+        timeout=60,
+    )
 
     # The clean-up container exits 0; its Job completes, and (ttlSecondsAfterFinished shortened on the
     # live object, a mutable field) the TTL controller deletes it and the garbage collector its RBAC.
     assert find(objects, "Job", "-cleanup")["spec"]["ttlSecondsAfterFinished"] > 0
     end_pod(cluster, namespace, cleanup_pod, "Succeeded")
-    cluster.wait_for(f"job/{name}-cleanup Complete",
-                     lambda: "Complete" in conditions(cluster, namespace, "job", f"{name}-cleanup"), timeout=60)
-    cluster.kubectl("patch", "job", f"{name}-cleanup", "-n", namespace, "--type=merge",
-                    "-p", '{"spec":{"ttlSecondsAfterFinished":1}}')
-    cluster.wait_for(f"job/{name}-cleanup deleted after its TTL",
-                     lambda: not exists(cluster, namespace, "job", f"{name}-cleanup"), timeout=60)
+    cluster.wait_for(
+        f"job/{name}-cleanup Complete",
+        lambda: "Complete" in conditions(cluster, namespace, "job", f"{name}-cleanup"),
+        timeout=60,
+    )
+    cluster.kubectl(
+        "patch",
+        "job",
+        f"{name}-cleanup",
+        "-n",
+        namespace,
+        "--type=merge",
+        "-p",
+        '{"spec":{"ttlSecondsAfterFinished":1}}',
+    )
+    cluster.wait_for(
+        f"job/{name}-cleanup deleted after its TTL",
+        lambda: not exists(cluster, namespace, "job", f"{name}-cleanup"),
+        timeout=60,
+    )
     for kind in ("serviceaccount", "role", "rolebinding"):
-        cluster.wait_for(f"{kind}/{name}-cleanup collected",
-                         lambda kind=kind: not exists(cluster, namespace, kind, f"{name}-cleanup"), timeout=60)
+        cluster.wait_for(
+            f"{kind}/{name}-cleanup collected",
+            lambda kind=kind: not exists(cluster, namespace, kind, f"{name}-cleanup"),
+            timeout=60,
+        )
     # The launcher's side is untouched: its Job (with its record of the run) and its RBAC stay.
-    for kind, obj_name in (("job", f"{name}-launcher"), ("serviceaccount", f"{name}-launcher"),
-                           ("statefulset", statefulset), ("configmap", f"{name}-config")):
+    for kind, obj_name in (
+        ("job", f"{name}-launcher"),
+        ("serviceaccount", f"{name}-launcher"),
+        ("statefulset", statefulset),
+        ("configmap", f"{name}-config"),
+    ):
         assert exists(cluster, namespace, kind, obj_name), f"{kind}/{obj_name}"

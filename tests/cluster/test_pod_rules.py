@@ -36,9 +36,11 @@ from mpigen.checks.pod import check_object, server_path, version_tuple
 from mpigen.compiler import compile_job
 
 Obj = dict[str, Any]
-POD_KINDS = {("apps/v1", "StatefulSet"): "apis/apps/v1/namespaces/{ns}/statefulsets",
-             ("batch/v1", "Job"): "apis/batch/v1/namespaces/{ns}/jobs",
-             ("v1", "PodTemplate"): "api/v1/namespaces/{ns}/podtemplates"}
+POD_KINDS = {
+    ("apps/v1", "StatefulSet"): "apis/apps/v1/namespaces/{ns}/statefulsets",
+    ("batch/v1", "Job"): "apis/batch/v1/namespaces/{ns}/jobs",
+    ("v1", "PodTemplate"): "api/v1/namespaces/{ns}/podtemplates",
+}
 ATTEMPTS = 5  # per object, on a dropped connection or a 429/5xx
 # mpigen's deliberately stricter rules (docs/departures.md): a refusal whose every message holds one of these.
 DEPARTURES: tuple[str, ...] = ()
@@ -84,8 +86,12 @@ class ApiServer:
         for attempt in range(ATTEMPTS):
             try:
                 connection = self._connection()
-                connection.request("POST", f"/{path}?dryRun=All&fieldValidation=Strict", body,
-                                   {"Content-Type": "application/json", "Accept": "application/json"})
+                connection.request(
+                    "POST",
+                    f"/{path}?dryRun=All&fieldValidation=Strict",
+                    body,
+                    {"Content-Type": "application/json", "Accept": "application/json"},
+                )
                 response = connection.getresponse()
                 status = json.loads(response.read() or b"{}")
             except (OSError, http.client.HTTPException):
@@ -99,10 +105,14 @@ class ApiServer:
                 return Verdict(False, ())
             if response.status in (400, 422):
                 causes = (status.get("details") or {}).get("causes") or []
-                return Verdict(True, (status.get("message", ""),), frozenset(c.get("field", "") for c in causes))
+                return Verdict(
+                    True, (status.get("message", ""),), frozenset(c.get("field", "") for c in causes)
+                )
             if attempt == ATTEMPTS - 1 or response.status < 429:
                 template = json.dumps(obj.get("spec", obj).get("template"))[:800]
-                raise AssertionError(f"dry run of {obj['kind']}: HTTP {response.status}: {status}\ntemplate: {template}")
+                raise AssertionError(
+                    f"dry run of {obj['kind']}: HTTP {response.status}: {status}\ntemplate: {template}"
+                )
             time.sleep(attempt + 1)  # 429, or 5xx from an overloaded machine: the verdict is still to come
         raise AssertionError("unreachable")
 
@@ -121,7 +131,14 @@ def _pod_objects(case: podmutations.Case, namespace: str) -> tuple[list[Obj], Ve
             objects = compile_job(job, mpigen.Options(validate=False)).objects
         except mpigen.CompileError:  # refused while planning: the server judges the template itself
             template = case.job["spec"]["mpiReplicaSpecs"][case.role]["template"]
-            objects = [{"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": f"case-{case.number}"}, "template": template}]
+            objects = [
+                {
+                    "apiVersion": "v1",
+                    "kind": "PodTemplate",
+                    "metadata": {"name": f"case-{case.number}"},
+                    "template": template,
+                }
+            ]
     return [obj for obj in objects if (obj.get("apiVersion"), obj.get("kind")) in POD_KINDS], mine
 
 
@@ -135,8 +152,10 @@ def _key(obj: Obj) -> str:
 
 
 def test_pod_rules_agree_with_the_api_server(cluster: Cluster, namespace: str) -> None:
-    cases = [podmutations.case(int(os.environ.get("MPIGEN_POD_RULES_SEED", "1")), n)
-             for n in range(int(os.environ.get("MPIGEN_POD_RULES_CASES", "3000")))]
+    cases = [
+        podmutations.case(int(os.environ.get("MPIGEN_POD_RULES_SEED", "1")), n)
+        for n in range(int(os.environ.get("MPIGEN_POD_RULES_CASES", "3000")))
+    ]
     server = ApiServer(cluster.admin_kubeconfig, namespace)
     started = time.perf_counter()
     prepared = [(case, *_pod_objects(case, namespace)) for case in cases]
@@ -156,7 +175,9 @@ def test_pod_rules_agree_with_the_api_server(cluster: Cluster, namespace: str) -
         count = tally[case.family]
         count["cases"] += 1
         count["server refused"] += refused
-        stricter = mine.refused and not refused and all(any(d in m for d in DEPARTURES) for m in mine.messages)
+        stricter = (
+            mine.refused and not refused and all(any(d in m for d in DEPARTURES) for m in mine.messages)
+        )
         if mine.refused == refused or stricter:
             count["agree"] += 1
             server_fields = frozenset().union(*(v.fields for v in theirs))
@@ -166,28 +187,39 @@ def test_pod_rules_agree_with_the_api_server(cluster: Cluster, namespace: str) -
         else:
             disagreements.append((case, mine, [v for v in theirs if v.refused]))
     _report(tally, len(unique))
-    print(f"mpigen: {compiled - started:.1f} s for {len(cases)} cases; the server: {judged - compiled:.1f} s for {len(unique)} dry runs")
-    assert not disagreements, "\n".join(
-        f"case {case.number} ({case.family}, {case.role}): mpigen {'refuses' if mine.refused else 'accepts'}, the server "
-        f"{'refuses' if theirs else 'accepts'}\n  template: {json.dumps(case.job['spec']['mpiReplicaSpecs'][case.role]['template'])[:400]}\n"
-        f"  mpigen: {[m[:300] for m in mine.messages[:2]]}\n  server: {[v.messages[0][:300] for v in theirs][:2]}"
-        for case, mine, theirs in disagreements[:40]) + f"\n{len(disagreements)} disagreements"
+    print(
+        f"mpigen: {compiled - started:.1f} s for {len(cases)} cases; the server: {judged - compiled:.1f} s for {len(unique)} dry runs"
+    )
+    assert not disagreements, (
+        "\n".join(
+            f"case {case.number} ({case.family}, {case.role}): mpigen {'refuses' if mine.refused else 'accepts'}, the server "
+            f"{'refuses' if theirs else 'accepts'}\n  template: {json.dumps(case.job['spec']['mpiReplicaSpecs'][case.role]['template'])[:400]}\n"
+            f"  mpigen: {[m[:300] for m in mine.messages[:2]]}\n  server: {[v.messages[0][:300] for v in theirs][:2]}"
+            for case, mine, theirs in disagreements[:40]
+        )
+        + f"\n{len(disagreements)} disagreements"
+    )
 
 
 def _report(tally: dict[str, Counter[str]], objects: int) -> None:
     lines = [f"{'family':<12} {'cases':>6} {'accepted':>9} {'refused':>8} {'agree':>6} {'same field':>11}"]
     for family, count in tally.items():
         accepted = count["cases"] - count["server refused"]
-        lines.append(f"{family:<12} {count['cases']:>6} {accepted:>9} {count['server refused']:>8} {count['agree']:>6} "
-                     f"{count['same field']:>5}/{count['field compared']:<5}")
+        lines.append(
+            f"{family:<12} {count['cases']:>6} {accepted:>9} {count['server refused']:>8} {count['agree']:>6} "
+            f"{count['same field']:>5}/{count['field compared']:<5}"
+        )
     print(f"\npod rules against kube-apiserver ({objects} distinct objects dry-run):\n" + "\n".join(lines))
     if target := os.environ.get("MPIGEN_POD_RULES_REPORT"):
         Path(target).write_text(json.dumps({f: dict(c) for f, c in tally.items()}, indent=1, sort_keys=True))
 
 
 GOLDEN = Path(__file__).resolve().parents[2] / "golden"
-POD_GOLDEN = sorted(path.name for path in GOLDEN.glob("error-pod-*")
-                    if "the API server would refuse" in (path / "errors.txt").read_text())
+POD_GOLDEN = sorted(
+    path.name
+    for path in GOLDEN.glob("error-pod-*")
+    if "the API server would refuse" in (path / "errors.txt").read_text()
+)
 
 
 def test_pod_golden_cases_are_refused_by_the_api_server_too(cluster: Cluster, namespace: str) -> None:
@@ -200,7 +232,9 @@ def test_pod_golden_cases_are_refused_by_the_api_server_too(cluster: Cluster, na
             job = yaml.safe_load((GOLDEN / name / "input.yaml").read_text())
             job["metadata"]["namespace"] = namespace
             objects = compile_job(job, mpigen.Options(validate=False)).objects
-            verdicts = [server.dry_run(obj) for obj in objects if (obj["apiVersion"], obj["kind"]) in POD_KINDS]
+            verdicts = [
+                server.dry_run(obj) for obj in objects if (obj["apiVersion"], obj["kind"]) in POD_KINDS
+            ]
             assert any(v.refused for v in verdicts), f"{name}: the API server accepts what mpigen refuses"
     finally:
         server.close()

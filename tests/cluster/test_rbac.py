@@ -25,8 +25,10 @@ EVERYONE = {
 def two_jobs(cluster: Cluster, namespace: str, tmp_path: Path) -> dict[str, Any]:
     """Jobs `alpha` and `beta` (v1alpha2, cleanPodPolicy Running) in one namespace, with a Secret and a
     foreign StatefulSet name beside them, and a kubeconfig per ServiceAccount."""
-    objects = {name: compiled(job("v1alpha2", name, workers=2, cleanPodPolicy="Running"), namespace)
-               for name in ("alpha", "beta")}
+    objects = {
+        name: compiled(job("v1alpha2", name, workers=2, cleanPodPolicy="Running"), namespace)
+        for name in ("alpha", "beta")
+    }
     # No worker pod ever exists here, even where kwok nodes run: the Roles still name worker-0 and -1.
     applied = copy.deepcopy(objects["alpha"] + objects["beta"])
     for obj in applied:
@@ -35,13 +37,17 @@ def two_jobs(cluster: Cluster, namespace: str, tmp_path: Path) -> dict[str, Any]
     text = manifest(applied)
     cluster.kubectl("apply", "-f", "-", input=text)
     cluster.kubectl("create", "secret", "generic", "credentials", "-n", namespace, "--from-literal=k=v")
-    identities = {f"{name}-{role}": cluster.token_kubeconfig(namespace, f"{name}-{role}", tmp_path)
-                  for name in ("alpha", "beta") for role in ("launcher", "cleanup")}
+    identities = {
+        f"{name}-{role}": cluster.token_kubeconfig(namespace, f"{name}-{role}", tmp_path)
+        for name in ("alpha", "beta")
+        for role in ("launcher", "cleanup")
+    }
     return {"namespace": namespace, "objects": objects, "identities": identities}
 
 
-def can(cluster: Cluster, kubeconfig: Path, namespace: str, verb: str, resource: str,
-        subresource: str = "") -> bool:
+def can(
+    cluster: Cluster, kubeconfig: Path, namespace: str, verb: str, resource: str, subresource: str = ""
+) -> bool:
     argv = ["auth", "can-i", verb, resource, "-n", namespace]
     if subresource:
         argv.append(f"--subresource={subresource}")
@@ -52,10 +58,14 @@ def can(cluster: Cluster, kubeconfig: Path, namespace: str, verb: str, resource:
 
 def granted_rules(cluster: Cluster, kubeconfig: Path, namespace: str) -> set[tuple[str, str, str, str]]:
     """(group, resource, name, verb) the authoriser grants in `namespace`, from a SelfSubjectRulesReview."""
-    review = {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectRulesReview",
-              "spec": {"namespace": namespace}}
-    done = cluster.kubectl("create", "--validate=false", "-f", "-", "-o", "json", input=json.dumps(review),
-                           kubeconfig=kubeconfig)
+    review = {
+        "apiVersion": "authorization.k8s.io/v1",
+        "kind": "SelfSubjectRulesReview",
+        "spec": {"namespace": namespace},
+    }
+    done = cluster.kubectl(
+        "create", "--validate=false", "-f", "-", "-o", "json", input=json.dumps(review), kubeconfig=kubeconfig
+    )
     status = json.loads(done.stdout)["status"]
     assert not status.get("incomplete"), status
     granted = set()
@@ -79,8 +89,15 @@ def needs(job_name: str, identity: str) -> set[tuple[str, str, str, str]]:
         {("batch", "jobs", f"{job_name}-{j}", "get") for j in ("launcher", "cleanup")}
         | {("apps", "statefulsets", f"{job_name}-worker", "get")}
         | {("apps", "statefulsets/scale", f"{job_name}-worker", v) for v in ("get", "patch", "update")}
-        | {(g, r, own, v) for g, r in (("", "serviceaccounts"), ("rbac.authorization.k8s.io", "roles"),
-                                        ("rbac.authorization.k8s.io", "rolebindings")) for v in ("get", "patch")}
+        | {
+            (g, r, own, v)
+            for g, r in (
+                ("", "serviceaccounts"),
+                ("rbac.authorization.k8s.io", "roles"),
+                ("rbac.authorization.k8s.io", "rolebindings"),
+            )
+            for v in ("get", "patch")
+        }
     )
 
 
@@ -148,8 +165,10 @@ MATRIX = {
 def test_can_i_matrix(cluster: Cluster, two_jobs: dict[str, Any], identity: str) -> None:
     namespace = two_jobs["namespace"]
     kubeconfig = two_jobs["identities"][f"alpha-{identity}"]
-    answers = {(verb, resource, sub): can(cluster, kubeconfig, namespace, verb, resource, sub)
-               for verb, resource, sub, _ in MATRIX[identity]}
+    answers = {
+        (verb, resource, sub): can(cluster, kubeconfig, namespace, verb, resource, sub)
+        for verb, resource, sub, _ in MATRIX[identity]
+    }
     assert answers == {(verb, resource, sub): allowed for verb, resource, sub, allowed in MATRIX[identity]}
 
 
@@ -176,14 +195,16 @@ def test_wait_script_reads_its_own_workers_and_is_refused_the_others(
 ) -> None:
     """The real wait-for-workers.sh with the launcher's token: its pods do not exist here, so it times out
     without a single authorisation error; with the other job's launcher token every read is Forbidden."""
-    text = script(two_jobs["objects"]["alpha"], "wait-for-workers.sh", cluster.kubectl_path, timeout=2, interval=1)
+    text = script(
+        two_jobs["objects"]["alpha"], "wait-for-workers.sh", cluster.kubectl_path, timeout=2, interval=1
+    )
     own = run_script(text, two_jobs["identities"]["alpha-launcher"])
     assert own.returncode == 1, own.stdout + own.stderr
     assert "timed out after" in own.stderr and "2/2 workers: alpha-worker-0 alpha-worker-1" in own.stderr
     assert "Forbidden" not in own.stderr, own.stderr
     foreign = run_script(text, two_jobs["identities"]["beta-launcher"])
     assert foreign.returncode == 1
-    assert "(Forbidden)" in foreign.stderr and "cannot get resource \"pods\"" in foreign.stderr, foreign.stderr
+    assert "(Forbidden)" in foreign.stderr and 'cannot get resource "pods"' in foreign.stderr, foreign.stderr
 
 
 def test_role_binding_subject_without_namespace_binds_the_bindings_namespace(

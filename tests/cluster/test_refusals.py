@@ -25,16 +25,20 @@ def base() -> list[Obj]:
 
 def renamed(name: str) -> Callable[[list[Obj]], list[Obj]]:
     """The job's objects as they would be named for a job called `name` (only the names matter here)."""
+
     def mutate(objects: list[Obj]) -> list[Obj]:
         text = manifest(objects).replace("base-", f"{name}-")
         import yaml
 
         return [obj for obj in yaml.safe_load_all(text) if obj]
+
     return mutate
 
 
 def pod_spec(objects: list[Obj], suffix: str) -> Obj:
-    spec: Obj = find(objects, "StatefulSet" if suffix == "-worker" else "Job", suffix)["spec"]["template"]["spec"]
+    spec: Obj = find(objects, "StatefulSet" if suffix == "-worker" else "Job", suffix)["spec"]["template"][
+        "spec"
+    ]
     return spec
 
 
@@ -43,6 +47,7 @@ def in_launcher(change: Callable[[Obj], None]) -> Callable[[list[Obj]], list[Obj
         objects = copy.deepcopy(objects)
         change(pod_spec(objects, "-launcher"))
         return objects
+
     return mutate
 
 
@@ -60,7 +65,9 @@ def big_config_map(objects: list[Obj]) -> list[Obj]:
 def long_label(objects: list[Obj]) -> list[Obj]:
     objects = copy.deepcopy(objects)
     template = find(objects, "Job", "-launcher")["spec"]["template"]
-    template["metadata"]["labels"]["experiment"] = "resnet50-imagenet-batch-256-lr-0.1-momentum-0.9-warmup-5-epochs-90"
+    template["metadata"]["labels"]["experiment"] = (
+        "resnet50-imagenet-batch-256-lr-0.1-momentum-0.9-warmup-5-epochs-90"
+    )
     return objects
 
 
@@ -82,12 +89,23 @@ CASES: dict[str, tuple[Callable[[list[Obj]], list[Obj]], bool]] = {
     "error-config-map-over-1mib": (big_config_map, True),
     "error-template-label-value-too-long": (long_label, True),
     "error-v1alpha2-no-containers": (no_containers, True),
-    "error-reserved-container-names": (in_launcher(lambda s: s["initContainers"].append(
-        {**s["initContainers"][0]})), True),
-    "error-reserved-volume-name": (in_launcher(lambda s: s["volumes"].append(
-        {"name": "mpi-job-config", "emptyDir": {}})), True),
-    "error-reserved-mount-paths": (in_launcher(lambda s: first_container(s)["volumeMounts"].append(
-        {"name": "data", "mountPath": "/opt/kube"}) or s["volumes"].append({"name": "data", "emptyDir": {}})), True),
+    "error-reserved-container-names": (
+        in_launcher(lambda s: s["initContainers"].append({**s["initContainers"][0]})),
+        True,
+    ),
+    "error-reserved-volume-name": (
+        in_launcher(lambda s: s["volumes"].append({"name": "mpi-job-config", "emptyDir": {}})),
+        True,
+    ),
+    "error-reserved-mount-paths": (
+        in_launcher(
+            lambda s: (
+                first_container(s)["volumeMounts"].append({"name": "data", "mountPath": "/opt/kube"})
+                or s["volumes"].append({"name": "data", "emptyDir": {}})
+            )
+        ),
+        True,
+    ),
     # The launcher Job's pods get its name as a label (job-name), at most 63 characters.
     "error-name-too-long": (renamed("a-very-long-job-name-that-is-fine-alone-but-not-derived"), True),
     # Stricter than the API server: it takes these objects.
@@ -95,8 +113,16 @@ CASES: dict[str, tuple[Callable[[list[Obj]], list[Obj]], bool]] = {
     # DNS-1035 labels refuse it, and mpigen supports those versions too.
     "error-name-starts-with-digit": (renamed("1job"), False),
     # A second OMPI_MCA_orte_default_hostfile silently wins over mpigen's (the server only warns).
-    "error-reserved-ompi-env": (in_launcher(lambda s: first_container(s).setdefault("env", []).append(
-        {"name": "OMPI_MCA_orte_default_hostfile", "value": "/tmp/hosts"})), False),
+    "error-reserved-ompi-env": (
+        in_launcher(
+            lambda s: (
+                first_container(s)
+                .setdefault("env", [])
+                .append({"name": "OMPI_MCA_orte_default_hostfile", "value": "/tmp/hosts"})
+            )
+        ),
+        False,
+    ),
     # A StatefulSet of 0 replicas is valid; the operator refuses an MPIJob without workers.
     "error-v1alpha2-worker-replicas-zero": (zero_workers, False),
 }
@@ -111,13 +137,15 @@ def test_every_case_names_a_golden_error_case() -> None:
 def test_server_dry_run_of_what_a_refused_job_would_give(cluster: Cluster, namespace: str, case: str) -> None:
     mutate, refused = CASES[case]
     objects = mutate(base())
-    done = cluster.kubectl("apply", "--dry-run=server", "-n", namespace, "-f", "-", input=manifest(objects),
-                           check=False)
+    done = cluster.kubectl(
+        "apply", "--dry-run=server", "-n", namespace, "-f", "-", input=manifest(objects), check=False
+    )
     if refused:
         assert done.returncode != 0, f"the API server accepted what mpigen refuses in {case}:\n{done.stdout}"
         assert "Invalid" in done.stderr or "invalid" in done.stderr, done.stderr
     else:
         assert done.returncode == 0, f"{case}: the API server refuses it too, move it up:\n{done.stderr}"
-    control = cluster.kubectl("apply", "--dry-run=server", "-n", namespace, "-f", "-", input=manifest(base()),
-                              check=False)
+    control = cluster.kubectl(
+        "apply", "--dry-run=server", "-n", namespace, "-f", "-", input=manifest(base()), check=False
+    )
     assert control.returncode == 0, control.stderr

@@ -24,17 +24,35 @@ Obj = dict[str, Any]
 IMAGE = "example.com/mpi:1.0"
 
 
-def mpi_job(name: str, workers: int, *, max_retry: int = 1, ttl: int = 3, cpu: str = "100m",
-            queue: str = "test", master_restart: str = "Never", master_max_retry: int = 1) -> Obj:
+def mpi_job(
+    name: str,
+    workers: int,
+    *,
+    max_retry: int = 1,
+    ttl: int = 3,
+    cpu: str = "100m",
+    queue: str = "test",
+    master_restart: str = "Never",
+    master_max_retry: int = 1,
+) -> Obj:
     """An MPI-shaped Volcano Job that spells out every field Volcano's mutating webhook would default.
     The workers' task never fails for restarts (`maxRetry: -1`: sshd restarts in place)."""
 
     def task(task_name: str, replicas: int, command: list[str], restart: str, policies: list[Obj]) -> Obj:
-        container = {"name": task_name, "image": IMAGE, "command": command,
-                     "resources": {"requests": {"cpu": cpu}}}
+        container = {
+            "name": task_name,
+            "image": IMAGE,
+            "command": command,
+            "resources": {"requests": {"cpu": cpu}},
+        }
         retries = master_max_retry if task_name == "master" else -1
-        spec: Obj = {"name": task_name, "replicas": replicas, "minAvailable": replicas, "maxRetry": retries,
-                     "template": {"spec": {"restartPolicy": restart, "containers": [container]}}}
+        spec: Obj = {
+            "name": task_name,
+            "replicas": replicas,
+            "minAvailable": replicas,
+            "maxRetry": retries,
+            "template": {"spec": {"restartPolicy": restart, "containers": [container]}},
+        }
         if policies:
             spec["policies"] = policies
         return spec
@@ -52,11 +70,17 @@ def mpi_job(name: str, workers: int, *, max_retry: int = 1, ttl: int = 3, cpu: s
             "plugins": {"ssh": [], "svc": [], "env": []},
             "policies": [{"event": "PodEvicted", "action": "RestartJob"}],
             "tasks": [
-                task("master", 1, ["mpirun", "hostname"], master_restart, [
-                    {"event": "TaskCompleted", "action": "CompleteJob"},
-                    {"event": "PodFailed", "action": "RestartJob"},
-                    {"event": "TaskFailed", "action": "RestartJob"},
-                ]),
+                task(
+                    "master",
+                    1,
+                    ["mpirun", "hostname"],
+                    master_restart,
+                    [
+                        {"event": "TaskCompleted", "action": "CompleteJob"},
+                        {"event": "PodFailed", "action": "RestartJob"},
+                        {"event": "TaskFailed", "action": "RestartJob"},
+                    ],
+                ),
                 task("worker", workers, ["/usr/sbin/sshd", "-De"], "Always", []),
             ],
         },
@@ -68,9 +92,15 @@ def namespace(volcano_cluster: Cluster, request: pytest.FixtureRequest) -> Itera
     """A fresh namespace with its `default` ServiceAccount (a pod cannot be created before it exists).
     When the test fails, its report shows Volcano's objects, the events and the processes' log ends
     (printed at teardown, which pytest shows with a failed test)."""
-    name = volcano_cluster.create_namespace("v-" + request.node.name.lower().replace("_", "-")[:40].strip("-[]"))
-    volcano_cluster.wait_for(f"serviceaccount default in {name}", lambda: volcano_cluster.kubectl(
-        "get", "serviceaccount", "default", "-n", name, "--ignore-not-found", "-o", "name").stdout.strip())
+    name = volcano_cluster.create_namespace(
+        "v-" + request.node.name.lower().replace("_", "-")[:40].strip("-[]")
+    )
+    volcano_cluster.wait_for(
+        f"serviceaccount default in {name}",
+        lambda: volcano_cluster.kubectl(
+            "get", "serviceaccount", "default", "-n", name, "--ignore-not-found", "-o", "name"
+        ).stdout.strip(),
+    )
     failed_before = request.session.testsfailed
     yield name
     if request.session.testsfailed > failed_before:
@@ -90,7 +120,9 @@ def phase(cluster: Cluster, namespace: str, job: str) -> str | None:
 
 
 def exists(cluster: Cluster, namespace: str, kind: str, name: str) -> bool:
-    return bool(cluster.kubectl("get", kind, name, "-n", namespace, "--ignore-not-found", "-o", "name").stdout.strip())
+    return bool(
+        cluster.kubectl("get", kind, name, "-n", namespace, "--ignore-not-found", "-o", "name").stdout.strip()
+    )
 
 
 def pods(cluster: Cluster, namespace: str, job: str) -> list[Obj]:
@@ -106,8 +138,11 @@ def running_pods(cluster: Cluster, namespace: str, job: str, count: int) -> dict
     """Wait until `count` pods of the job run (bound and started); return them by name."""
 
     def all_running() -> dict[str, Obj] | None:
-        found = {p["metadata"]["name"]: p for p in live(pods(cluster, namespace, job))
-                 if p.get("status", {}).get("phase") == "Running"}
+        found = {
+            p["metadata"]["name"]: p
+            for p in live(pods(cluster, namespace, job))
+            if p.get("status", {}).get("phase") == "Running"
+        }
         return found if len(found) == count else None
 
     found: dict[str, Obj] = cluster.wait_for(f"{count} running pods of vcjob/{job}", all_running, timeout=90)
@@ -153,15 +188,21 @@ def test_gang_runs_completes_and_expires(volcano_cluster: Cluster, namespace: st
         secret = volumes[f"{job}-ssh"]["secret"]
         assert secret["secretName"] == f"{job}-ssh" and secret["defaultMode"] == 0o600
         assert {i["path"] for i in secret["items"]} == {
-            ".ssh/id_rsa", ".ssh/id_rsa.pub", ".ssh/authorized_keys", ".ssh/config"}
+            ".ssh/id_rsa",
+            ".ssh/id_rsa.pub",
+            ".ssh/authorized_keys",
+            ".ssh/config",
+        }
         assert volumes[mounts["/etc/volcano"]["name"]]["configMap"]["name"] == f"{job}-svc"
 
     # One PodGroup <job>-<uid>, every pod in the gang, in the Job's queue.
     group = podgroup(cluster, namespace, job)
     assert group["spec"]["minMember"] == 1 + workers and group["spec"]["queue"] == "test"
     assert group["spec"]["minTaskMember"] == {"master": 1, "worker": workers}
-    cluster.wait_for("podgroup Running", lambda: podgroup(cluster, namespace, job).get("status", {}).get("phase")
-                     == "Running")
+    cluster.wait_for(
+        "podgroup Running",
+        lambda: podgroup(cluster, namespace, job).get("status", {}).get("phase") == "Running",
+    )
 
     # svc plugin: the headless Service <job> over every pod of the job, the ConfigMap <job>-svc, a
     # NetworkPolicy <job> letting in only the job's own pods.
@@ -171,9 +212,12 @@ def test_gang_runs_completes_and_expires(volcano_cluster: Cluster, namespace: st
     assert not service["spec"].get("publishNotReadyAddresses")
     hosts = cluster.get("configmap", f"{job}-svc", "-n", namespace)["data"]
     assert hosts == {
-        "master.host": "pi-master-0.pi", "worker.host": "pi-worker-0.pi\npi-worker-1.pi",
-        "VC_MASTER_HOSTS": "pi-master-0.pi", "VC_WORKER_HOSTS": "pi-worker-0.pi,pi-worker-1.pi",
-        "VC_MASTER_NUM": "1", "VC_WORKER_NUM": "2",
+        "master.host": "pi-master-0.pi",
+        "worker.host": "pi-worker-0.pi\npi-worker-1.pi",
+        "VC_MASTER_HOSTS": "pi-master-0.pi",
+        "VC_WORKER_HOSTS": "pi-worker-0.pi,pi-worker-1.pi",
+        "VC_MASTER_NUM": "1",
+        "VC_WORKER_NUM": "2",
     }
     policy = cluster.get("networkpolicy", job, "-n", namespace)["spec"]
     assert policy["policyTypes"] == ["Ingress"]
@@ -184,10 +228,18 @@ def test_gang_runs_completes_and_expires(volcano_cluster: Cluster, namespace: st
     assert set(keys) == {"id_rsa", "id_rsa.pub", "authorized_keys", "config"}
     assert keys["id_rsa"].startswith("-----BEGIN RSA PRIVATE KEY-----")
     assert keys["authorized_keys"] == keys["id_rsa.pub"] and keys["id_rsa.pub"].startswith("ssh-rsa ")
-    assert keys["config"] == ("StrictHostKeyChecking no\nUserKnownHostsFile /dev/null\n" + "".join(
-        f"Host {pod}\n  HostName {pod}.{job}\n" for pod in ("pi-master-0", "pi-worker-0", "pi-worker-1")))
-    for kind, name in (("service", job), ("configmap", f"{job}-svc"), ("secret", f"{job}-ssh"),
-                       ("networkpolicy", job)):
+    assert keys["config"] == (
+        "StrictHostKeyChecking no\nUserKnownHostsFile /dev/null\n"
+        + "".join(
+            f"Host {pod}\n  HostName {pod}.{job}\n" for pod in ("pi-master-0", "pi-worker-0", "pi-worker-1")
+        )
+    )
+    for kind, name in (
+        ("service", job),
+        ("configmap", f"{job}-svc"),
+        ("secret", f"{job}-ssh"),
+        ("networkpolicy", job),
+    ):
         owners = cluster.get(kind, name, "-n", namespace)["metadata"]["ownerReferences"]
         assert [(o["kind"], o["name"], o.get("controller")) for o in owners] == [("Job", job, True)], kind
     assert cluster.wait_for("vcjob Running", lambda: phase(cluster, namespace, job) == "Running")
@@ -196,18 +248,37 @@ def test_gang_runs_completes_and_expires(volcano_cluster: Cluster, namespace: st
     # them (OnJobDelete of each plugin) the Service, ConfigMap, Secret and NetworkPolicy.
     end_pod(cluster, namespace, "pi-master-0", "Succeeded")
     cluster.wait_for("vcjob Completed", lambda: phase(cluster, namespace, job) == "Completed", timeout=60)
-    cluster.wait_for("workers gone", lambda: not any(
-        p["metadata"]["name"].startswith("pi-worker-") for p in live(pods(cluster, namespace, job))), timeout=60)
-    for kind, name in (("service", job), ("configmap", f"{job}-svc"), ("secret", f"{job}-ssh"),
-                       ("networkpolicy", job)):
-        cluster.wait_for(f"{kind}/{name} deleted with the job's end", lambda kind=kind, name=name: not exists(
-            cluster, namespace, kind, name), timeout=30)
+    cluster.wait_for(
+        "workers gone",
+        lambda: (
+            not any(
+                p["metadata"]["name"].startswith("pi-worker-") for p in live(pods(cluster, namespace, job))
+            )
+        ),
+        timeout=60,
+    )
+    for kind, name in (
+        ("service", job),
+        ("configmap", f"{job}-svc"),
+        ("secret", f"{job}-ssh"),
+        ("networkpolicy", job),
+    ):
+        cluster.wait_for(
+            f"{kind}/{name} deleted with the job's end",
+            lambda kind=kind, name=name: not exists(cluster, namespace, kind, name),
+            timeout=30,
+        )
 
     # ttlSecondsAfterFinished: vc-controller-manager's gc-controller deletes the Job (foreground), and
     # with it the master pod and the PodGroup.
-    cluster.wait_for("vcjob deleted after its TTL", lambda: phase(cluster, namespace, job) is None, timeout=60)
-    cluster.wait_for("pods and podgroup collected", lambda: not pods(cluster, namespace, job) and not cluster.get(
-        "podgroups", "-n", namespace)["items"], timeout=60)
+    cluster.wait_for(
+        "vcjob deleted after its TTL", lambda: phase(cluster, namespace, job) is None, timeout=60
+    )
+    cluster.wait_for(
+        "pods and podgroup collected",
+        lambda: not pods(cluster, namespace, job) and not cluster.get("podgroups", "-n", namespace)["items"],
+        timeout=60,
+    )
 
 
 def test_gang_binds_no_pod_until_all_fit(volcano_cluster: Cluster, namespace: str) -> None:
@@ -218,16 +289,27 @@ def test_gang_binds_no_pod_until_all_fit(volcano_cluster: Cluster, namespace: st
     assert len(cluster.get("nodes")["items"]) == 3
     apply(cluster, namespace, mpi_job(job, 3, cpu="600"))
     cluster.wait_for("4 pods created", lambda: len(pods(cluster, namespace, job)) == 4, timeout=60)
-    cluster.wait_for("podgroup Inqueue and unschedulable", lambda: (
-        (group := podgroup(cluster, namespace, job).get("status", {})).get("phase") == "Inqueue"
-        and any(c["type"] == "Unschedulable" for c in group.get("conditions", []))), timeout=60)
+    cluster.wait_for(
+        "podgroup Inqueue and unschedulable",
+        lambda: (
+            (group := podgroup(cluster, namespace, job).get("status", {})).get("phase") == "Inqueue"
+            and any(c["type"] == "Unschedulable" for c in group.get("conditions", []))
+        ),
+        timeout=60,
+    )
     time.sleep(5)  # ten scheduling periods
     assert [p["spec"].get("nodeName") for p in pods(cluster, namespace, job)] == [None] * 4
     assert phase(cluster, namespace, job) == "Pending"
 
-    node = {"apiVersion": "v1", "kind": "Node",
-            "metadata": {"name": "fake-gang", "annotations": {FAKE_NODE_ANNOTATION: "fake"},
-                         "labels": {"kubernetes.io/hostname": "fake-gang", "type": "kwok"}}}
+    node = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": "fake-gang",
+            "annotations": {FAKE_NODE_ANNOTATION: "fake"},
+            "labels": {"kubernetes.io/hostname": "fake-gang", "type": "kwok"},
+        },
+    }
     cluster.kubectl("apply", "-f", "-", input=json.dumps(node))
     try:
         cluster.kubectl("taint", "node", "fake-gang", "node.kubernetes.io/not-ready:NoSchedule-", check=False)
@@ -256,8 +338,9 @@ def cleanup(volcano_cluster: Cluster, namespace: str) -> Iterator[None]:
     volcano_cluster.kubectl("delete", "vcjob", "--all", "-n", namespace, "--wait=false", check=False)
 
 
-def test_failing_master_is_retried_up_to_max_retry(volcano_cluster: Cluster, namespace: str,
-                                                   cleanup: None) -> None:
+def test_failing_master_is_retried_up_to_max_retry(
+    volcano_cluster: Cluster, namespace: str, cleanup: None
+) -> None:
     """maxRetry counts runs, not retries: with maxRetry 2 the gang runs twice. Each master failure
     (PodFailed -> RestartJob) deletes every pod of the job and makes them again (annotated with the retry
     count, with a new SSH key pair); the second failure fails the Job, which no TTL here removes."""
@@ -272,8 +355,11 @@ def test_failing_master_is_retried_up_to_max_retry(volcano_cluster: Cluster, nam
         cluster.wait_for("vcjob Running", lambda: phase(cluster, namespace, job) == "Running")
         end_pod(cluster, namespace, f"{job}-master-0", "Failed")
         if attempt == 0:
-            cluster.wait_for("the job restarted", lambda: cluster.get("vcjob", job, "-n", namespace)
-                             .get("status", {}).get("retryCount") == 1, timeout=60)
+            cluster.wait_for(
+                "the job restarted",
+                lambda: cluster.get("vcjob", job, "-n", namespace).get("status", {}).get("retryCount") == 1,
+                timeout=60,
+            )
     cluster.wait_for("vcjob Failed", lambda: phase(cluster, namespace, job) == "Failed", timeout=60)
     status = cluster.get("vcjob", job, "-n", namespace)["status"]
     assert status["retryCount"] == 2
@@ -294,7 +380,10 @@ def test_depends_on_with_a_whole_gang_never_starts(volcano_cluster: Cluster, nam
     apply(cluster, namespace, spec)
     cluster.wait_for("2 worker pods created", lambda: len(pods(cluster, namespace, job)) == 2, timeout=60)
     time.sleep(5)
-    assert sorted(p["metadata"]["name"] for p in pods(cluster, namespace, job)) == ["dep-worker-0", "dep-worker-1"]
+    assert sorted(p["metadata"]["name"] for p in pods(cluster, namespace, job)) == [
+        "dep-worker-0",
+        "dep-worker-1",
+    ]
     assert [p["spec"].get("nodeName") for p in pods(cluster, namespace, job)] == [None, None]
     assert phase(cluster, namespace, job) == "Pending"
 
@@ -304,17 +393,31 @@ def restart_container(cluster: Cluster, namespace: str, pod: str, restarts: int)
     been restarted in place `restarts` times in all."""
     current = cluster.get("pod", pod, "-n", namespace)
     statuses = [{**status, "restartCount": restarts} for status in current["status"]["containerStatuses"]]
-    cluster.kubectl("patch", "pod", pod, "-n", namespace, "--subresource=status", "--type=strategic",
-                    "-p", json.dumps({"status": {"containerStatuses": statuses}}))
+    cluster.kubectl(
+        "patch",
+        "pod",
+        pod,
+        "-n",
+        namespace,
+        "--subresource=status",
+        "--type=strategic",
+        "-p",
+        json.dumps({"status": {"containerStatuses": statuses}}),
+    )
 
 
-def test_launcher_restarting_in_place_fails_the_job_at_its_task_max_retry(volcano_cluster: Cluster, namespace: str,
-                                                                         cleanup: None) -> None:
+def test_launcher_restarting_in_place_fails_the_job_at_its_task_max_retry(
+    volcano_cluster: Cluster, namespace: str, cleanup: None
+) -> None:
     """A master with `restartPolicy: OnFailure` restarts in place; once its restarts reach the task's
     `maxRetry` (2) Volcano raises TaskFailed, and `TaskFailed -> RestartJob` with the Job's `maxRetry: 1`
     (one run) fails the Job: no new pod is made."""
     cluster, job = volcano_cluster, "inplace"
-    apply(cluster, namespace, mpi_job(job, 1, max_retry=1, ttl=600, master_restart="OnFailure", master_max_retry=2))
+    apply(
+        cluster,
+        namespace,
+        mpi_job(job, 1, max_retry=1, ttl=600, master_restart="OnFailure", master_max_retry=2),
+    )
     running_pods(cluster, namespace, job, 2)
     cluster.wait_for("vcjob Running", lambda: phase(cluster, namespace, job) == "Running")
     restart_container(cluster, namespace, f"{job}-master-0", 1)

@@ -30,10 +30,17 @@ VERSIONS = ("v1alpha1", "v1alpha2", "v1", "v2beta1")
 WITH_TTL = ("v1", "v2beta1")
 
 
-def mpijob(version: str, name: str, workers: int, *, cpu: str = "100m", backoff: int = 0, ttl: int = 3) -> Obj:
+def mpijob(
+    version: str, name: str, workers: int, *, cpu: str = "100m", backoff: int = 0, ttl: int = 3
+) -> Obj:
     """A small MPIJob of `version`: a launcher that restarts Never, `workers` workers asking for `cpu`."""
+
     def container(role: str, command: list[str] | None = None) -> Obj:
-        found: Obj = {"name": role, "image": IMAGE, "resources": {"requests": {"cpu": cpu}, "limits": {"cpu": cpu}}}
+        found: Obj = {
+            "name": role,
+            "image": IMAGE,
+            "resources": {"requests": {"cpu": cpu}, "limits": {"cpu": cpu}},
+        }
         if command:
             found["command"] = command
         return found
@@ -43,33 +50,58 @@ def mpijob(version: str, name: str, workers: int, *, cpu: str = "100m", backoff:
             "replicas": workers,
             "processingResourceType": "cpu",
             "backoffLimit": backoff,
-            "template": {"spec": {"restartPolicy": "Never", "containers": [container("train", ["mpirun", "hostname"])]}},
+            "template": {
+                "spec": {"restartPolicy": "Never", "containers": [container("train", ["mpirun", "hostname"])]}
+            },
         }
     else:
-        launcher = {"replicas": 1, "restartPolicy": "Never",
-                    "template": {"spec": {"containers": [container("launcher", ["mpirun", "hostname"])]}}}
+        launcher = {
+            "replicas": 1,
+            "restartPolicy": "Never",
+            "template": {"spec": {"containers": [container("launcher", ["mpirun", "hostname"])]}},
+        }
         worker = {"replicas": workers, "template": {"spec": {"containers": [container("worker")]}}}
         spec = {"mpiReplicaSpecs": {"Launcher": launcher, "Worker": worker}}
         if version == "v1alpha2":
             spec["backoffLimit"] = backoff
         else:
-            spec["runPolicy"] = {"backoffLimit": backoff, "ttlSecondsAfterFinished": ttl,
-                                 "schedulingPolicy": {"queue": "test"}}
-    return {"apiVersion": f"kubeflow.org/{version}", "kind": "MPIJob", "metadata": {"name": name}, "spec": spec}
+            spec["runPolicy"] = {
+                "backoffLimit": backoff,
+                "ttlSecondsAfterFinished": ttl,
+                "schedulingPolicy": {"queue": "test"},
+            }
+    return {
+        "apiVersion": f"kubeflow.org/{version}",
+        "kind": "MPIJob",
+        "metadata": {"name": name},
+        "spec": spec,
+    }
 
 
 def render(job: Obj, namespace: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "mpigen", "render", "--target", "volcano", "-n", namespace, "-"],
-                          input=json.dumps(job), capture_output=True, text=True, check=False, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "mpigen", "render", "--target", "volcano", "-n", namespace, "-"],
+        input=json.dumps(job),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
 
 @pytest.fixture
 def namespace(volcano_cluster: Cluster, request: pytest.FixtureRequest) -> Iterator[str]:
-    name = volcano_cluster.create_namespace("vt-" + request.node.name.lower().replace("_", "-")[-40:].strip("-[]"))
-    volcano_cluster.wait_for(f"serviceaccount default in {name}", lambda: volcano_cluster.kubectl(
-        "get", "serviceaccount", "default", "-n", name, "--ignore-not-found", "-o", "name").stdout.strip())
+    name = volcano_cluster.create_namespace(
+        "vt-" + request.node.name.lower().replace("_", "-")[-40:].strip("-[]")
+    )
+    volcano_cluster.wait_for(
+        f"serviceaccount default in {name}",
+        lambda: volcano_cluster.kubectl(
+            "get", "serviceaccount", "default", "-n", name, "--ignore-not-found", "-o", "name"
+        ).stdout.strip(),
+    )
     failed_before = request.session.testsfailed
     yield name
     volcano_cluster.kubectl("delete", "vcjob", "--all", "-n", name, "--wait=false", check=False)
@@ -99,8 +131,11 @@ def live_pods(cluster: Cluster, namespace: str, job: str) -> list[Obj]:
 
 def running(cluster: Cluster, namespace: str, job: str, count: int) -> dict[str, Obj]:
     def all_running() -> dict[str, Obj] | None:
-        found = {p["metadata"]["name"]: p for p in live_pods(cluster, namespace, job)
-                 if p.get("status", {}).get("phase") == "Running"}
+        found = {
+            p["metadata"]["name"]: p
+            for p in live_pods(cluster, namespace, job)
+            if p.get("status", {}).get("phase") == "Running"
+        }
         return found if len(found) == count else None
 
     found: dict[str, Obj] = cluster.wait_for(f"{count} running pods of vcjob/{job}", all_running, timeout=90)
@@ -151,10 +186,15 @@ def test_gang_runs_completes_and_expires(volcano_cluster: Cluster, namespace: st
     cluster.wait_for("vcjob Running", lambda: phase(cluster, namespace, job) == "Running")
     end_pod(cluster, namespace, f"{job}-launcher-0", "Succeeded")
     cluster.wait_for("vcjob Completed", lambda: phase(cluster, namespace, job) == "Completed", timeout=60)
-    cluster.wait_for("workers gone", lambda: not any(
-        "-worker-" in p["metadata"]["name"] for p in live_pods(cluster, namespace, job)), timeout=60)
+    cluster.wait_for(
+        "workers gone",
+        lambda: not any("-worker-" in p["metadata"]["name"] for p in live_pods(cluster, namespace, job)),
+        timeout=60,
+    )
     if version in WITH_TTL:
-        cluster.wait_for("vcjob deleted after its TTL", lambda: phase(cluster, namespace, job) is None, timeout=60)
+        cluster.wait_for(
+            "vcjob deleted after its TTL", lambda: phase(cluster, namespace, job) is None, timeout=60
+        )
         cluster.wait_for("pods collected", lambda: not live_pods(cluster, namespace, job), timeout=60)
     else:
         time.sleep(5)
@@ -162,7 +202,9 @@ def test_gang_runs_completes_and_expires(volcano_cluster: Cluster, namespace: st
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_too_large_for_the_cluster_starts_no_pod(volcano_cluster: Cluster, namespace: str, version: str) -> None:
+def test_too_large_for_the_cluster_starts_no_pod(
+    volcano_cluster: Cluster, namespace: str, version: str
+) -> None:
     """5 pods of 1000 CPUs (v1alpha1: the launcher asks for none) on 3 nodes of 1000: never enqueued, no pod."""
     cluster, job = volcano_cluster, "huge"
     apply(cluster, namespace, mpijob(version, job, 4, cpu="1000"))
@@ -177,7 +219,9 @@ def test_too_large_for_the_cluster_starts_no_pod(volcano_cluster: Cluster, names
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_failing_launcher_is_retried_up_to_max_retry(volcano_cluster: Cluster, namespace: str, version: str) -> None:
+def test_failing_launcher_is_retried_up_to_max_retry(
+    volcano_cluster: Cluster, namespace: str, version: str
+) -> None:
     """backoffLimit 1 renders maxRetry 2: the gang runs twice (the second run's pods annotated retry 1),
     then the Job fails."""
     cluster, job = volcano_cluster, "flaky"
@@ -186,11 +230,16 @@ def test_failing_launcher_is_retried_up_to_max_retry(volcano_cluster: Cluster, n
     assert vcjob["spec"]["maxRetry"] == 2
     for attempt in range(2):
         started = running(cluster, namespace, job, 2)
-        assert {p["metadata"]["annotations"]["volcano.sh/job-retry-count"] for p in started.values()} == {str(attempt)}
+        assert {p["metadata"]["annotations"]["volcano.sh/job-retry-count"] for p in started.values()} == {
+            str(attempt)
+        }
         cluster.wait_for("vcjob Running", lambda: phase(cluster, namespace, job) == "Running")
         end_pod(cluster, namespace, f"{job}-launcher-0", "Failed")
         if attempt == 0:
-            cluster.wait_for("the job restarted", lambda: cluster.get("vcjob", job, "-n", namespace)
-                             .get("status", {}).get("retryCount") == 1, timeout=60)
+            cluster.wait_for(
+                "the job restarted",
+                lambda: cluster.get("vcjob", job, "-n", namespace).get("status", {}).get("retryCount") == 1,
+                timeout=60,
+            )
     cluster.wait_for("vcjob Failed", lambda: phase(cluster, namespace, job) == "Failed", timeout=60)
     assert cluster.get("vcjob", job, "-n", namespace)["status"]["retryCount"] == 2

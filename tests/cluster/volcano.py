@@ -87,17 +87,30 @@ def crds() -> list[dict[str, Any]]:
 def install_crds(cluster: controlplane.Cluster) -> None:
     # Server-side: the Job CRD (210 kB) with its last-applied annotation would pass kubectl's 256 KiB limit.
     documents = crds()
-    cluster.kubectl("apply", "--server-side", "--field-manager=mpigen-tests", "-f", "-",
-                    input="\n---\n".join(json.dumps(crd) for crd in documents))
+    cluster.kubectl(
+        "apply",
+        "--server-side",
+        "--field-manager=mpigen-tests",
+        "-f",
+        "-",
+        input="\n---\n".join(json.dumps(crd) for crd in documents),
+    )
     for crd in documents:
-        cluster.kubectl("wait", "--for=condition=Established", f"crd/{crd['metadata']['name']}", "--timeout=60s")
+        cluster.kubectl(
+            "wait", "--for=condition=Established", f"crd/{crd['metadata']['name']}", "--timeout=60s"
+        )
 
 
 def queue(name: str, weight: int = 1, capability: dict[str, str] | None = None) -> dict[str, Any]:
     spec: dict[str, Any] = {"weight": weight, "reclaimable": True}
     if capability:
         spec["capability"] = capability
-    return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": name}, "spec": spec}
+    return {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "Queue",
+        "metadata": {"name": name},
+        "spec": spec,
+    }
 
 
 def queue_open(cluster: controlplane.Cluster, name: str) -> bool:
@@ -107,41 +120,68 @@ def queue_open(cluster: controlplane.Cluster, name: str) -> bool:
     return bool(json.loads(done.stdout).get("status", {}).get("state") == "Open")
 
 
-def start(cluster: controlplane.Cluster, binaries: dict[str, str], nodes: int = 3,
-          queues: tuple[str, ...] = ("default", "test")) -> None:
+def start(
+    cluster: controlplane.Cluster,
+    binaries: dict[str, str],
+    nodes: int = 3,
+    queues: tuple[str, ...] = ("default", "test"),
+) -> None:
     """On a fresh control plane: Volcano's CRDs, kube-controller-manager and kwok (`nodes` fake nodes, no
     kube-scheduler), vc-controller-manager, vc-scheduler, and the `queues` (Open before this returns)."""
     install_crds(cluster)
-    controlplane.start_workloads(cluster, {name: binaries[name] for name in ("kube-controller-manager", "kwok")},
-                                 nodes=nodes, controllers=KUBE_CONTROLLERS)
+    controlplane.start_workloads(
+        cluster,
+        {name: binaries[name] for name in ("kube-controller-manager", "kwok")},
+        nodes=nodes,
+        controllers=KUBE_CONTROLLERS,
+    )
     kubeconfig = f"--kubeconfig={cluster.admin_kubeconfig}"
     conf = cluster.workdir / "volcano-scheduler.conf"
     conf.write_text(SCHEDULER_CONF)
-    cluster.start("vc-controller-manager", [
-        binaries["vc-controller-manager"], kubeconfig, "--leader-elect=false",
-        f"--controllers={','.join(VC_CONTROLLERS)}", f"--scheduler-name={SCHEDULER_NAME}",
-        f"--healthz-address=127.0.0.1:{controlplane.free_port()}", "--logtostderr", "-v=3",
-    ])
-    cluster.start("vc-scheduler", [
-        binaries["vc-scheduler"], kubeconfig, "--leader-elect=false", f"--scheduler-conf={conf}",
-        f"--scheduler-name={SCHEDULER_NAME}", "--default-queue=default", "--schedule-period=500ms",
-        f"--listen-address=127.0.0.1:{controlplane.free_port()}",
-        f"--healthz-address=127.0.0.1:{controlplane.free_port()}", "--logtostderr", "-v=3",
-    ])
+    cluster.start(
+        "vc-controller-manager",
+        [
+            binaries["vc-controller-manager"],
+            kubeconfig,
+            "--leader-elect=false",
+            f"--controllers={','.join(VC_CONTROLLERS)}",
+            f"--scheduler-name={SCHEDULER_NAME}",
+            f"--healthz-address=127.0.0.1:{controlplane.free_port()}",
+            "--logtostderr",
+            "-v=3",
+        ],
+    )
+    cluster.start(
+        "vc-scheduler",
+        [
+            binaries["vc-scheduler"],
+            kubeconfig,
+            "--leader-elect=false",
+            f"--scheduler-conf={conf}",
+            f"--scheduler-name={SCHEDULER_NAME}",
+            "--default-queue=default",
+            "--schedule-period=500ms",
+            f"--listen-address=127.0.0.1:{controlplane.free_port()}",
+            f"--healthz-address=127.0.0.1:{controlplane.free_port()}",
+            "--logtostderr",
+            "-v=3",
+        ],
+    )
     # vc-scheduler creates the default queue; the queue controller opens every queue.
     for name in queues:
         if name != "default":
             cluster.kubectl("apply", "-f", "-", input=json.dumps(queue(name)))
     for name in queues:
-        cluster.wait_for(f"queue {name} Open", lambda name=name: cluster.check_running() or queue_open(cluster, name))
+        cluster.wait_for(
+            f"queue {name} Open", lambda name=name: cluster.check_running() or queue_open(cluster, name)
+        )
 
 
 def diagnostics(cluster: controlplane.Cluster) -> str:
     """What a failing test shows: Volcano's objects and pods in every namespace, recent events, log tails."""
     parts = []
     kinds = "queues,jobs.batch.volcano.sh,podgroups,pods,services,configmaps,secrets,networkpolicies"
-    for argv in (("get", kinds, "-A", "-o", "wide"),
-                 ("get", "events", "-A", "--sort-by=.lastTimestamp")):
+    for argv in (("get", kinds, "-A", "-o", "wide"), ("get", "events", "-A", "--sort-by=.lastTimestamp")):
         try:
             done = cluster.kubectl(*argv, check=False, timeout=20)
         except subprocess.TimeoutExpired:

@@ -46,7 +46,9 @@ def test_missing_worker_times_out_the_wait_init_container(
     run = cluster.run_launcher(60, RUN_AS_ROOT_ENV)
     assert run.argv[:1] == ("/bin/sh",) and run.returncode == 1, run.describe()
     # the smallest timeout (1 s) ends at the wait loop's next poll
-    assert re.search(r"timed out after \d+s; not Ready: 1/2 workers: late-worker-1\n", run.stderr), run.describe()
+    assert re.search(r"timed out after \d+s; not Ready: 1/2 workers: late-worker-1\n", run.stderr), (
+        run.describe()
+    )
 
 
 def test_a_rank_exiting_non_zero_fails_the_launcher(

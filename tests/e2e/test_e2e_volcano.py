@@ -47,8 +47,13 @@ def test_mpirun_hostname_runs_once_per_slot_on_every_volcano_worker(
 
 
 @pytest.mark.parametrize("case", sorted(JOBS))
-def test_allreduce_over_volcano_pod_names(case: str, program: Path, render: Render, start_cluster: StartCluster) -> None:
+def test_allreduce_over_volcano_pod_names(
+    case: str, program: Path, render: Render, start_cluster: StartCluster
+) -> None:
     make, _ = JOBS[case]
     objects = volcano_objects(render, make(f"vc-{case}", ["mpirun", str(program)]))
     cluster = start_cluster(objects)
-    check_allreduce(cluster.run_launcher(TIMEOUT, RUN_AS_ROOT_ENV), parse_hostfile(one(objects, "ConfigMap")["data"]["hostfile"]))
+    check_allreduce(
+        cluster.run_launcher(TIMEOUT, RUN_AS_ROOT_ENV),
+        parse_hostfile(one(objects, "ConfigMap")["data"]["hostfile"]),
+    )

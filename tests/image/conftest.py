@@ -65,7 +65,9 @@ def podman(built_image: Built, tmp_path_factory: pytest.TempPathFactory) -> Iter
     problems = []
     for driver in ("overlay", "vfs"):
         env = containers_conf(directory, driver)
-        done = subprocess.run(["podman", "info"], env=env, capture_output=True, text=True, timeout=120, check=False)
+        done = subprocess.run(
+            ["podman", "info"], env=env, capture_output=True, text=True, timeout=120, check=False
+        )
         if done.returncode == 0:
             break
         problems.append(f"{driver}: {done.stderr.strip()[-300:]}")

@@ -109,18 +109,25 @@ class Podman:
         self.env = env
         self.image = image
 
-    def __call__(self, *argv: str, stdin: bytes | None = None, timeout: int = 300) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run(["podman", *argv], input=stdin, env=self.env, capture_output=True, timeout=timeout,
-                              check=False)
+    def __call__(
+        self, *argv: str, stdin: bytes | None = None, timeout: int = 300
+    ) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            ["podman", *argv], input=stdin, env=self.env, capture_output=True, timeout=timeout, check=False
+        )
 
-    def run(self, *options: str, stdin: bytes, args: tuple[str, ...] = ()) -> subprocess.CompletedProcess[bytes]:
+    def run(
+        self, *options: str, stdin: bytes, args: tuple[str, ...] = ()
+    ) -> subprocess.CompletedProcess[bytes]:
         return self("run", "--rm", "-i", *options, self.image, *args, stdin=stdin)
 
 
 def containers_conf(directory: Path, driver: str) -> dict[str, str]:
     nofile = resource.getrlimit(resource.RLIMIT_NOFILE)
     nproc = resource.getrlimit(resource.RLIMIT_NPROC)
-    limit = lambda pair: ":".join(str(min(value, 4096) if value != resource.RLIM_INFINITY else 4096) for value in pair)
+    limit = lambda pair: ":".join(
+        str(min(value, 4096) if value != resource.RLIM_INFINITY else 4096) for value in pair
+    )
     (directory / "containers.conf").write_text(
         "[containers]\n"
         f'default_ulimits = ["nofile={limit(nofile)}", "nproc={limit(nproc)}"]\n'
@@ -136,5 +143,3 @@ def containers_conf(directory: Path, driver: str) -> dict[str, str]:
         "CONTAINERS_CONF": str(directory / "containers.conf"),
         "CONTAINERS_STORAGE_CONF": str(directory / "storage.conf"),
     }
-
-

@@ -74,8 +74,9 @@ def resource_list(*documents: dict[str, Any], path: str = "jobs/job.yaml") -> by
             {"config.kubernetes.io/path": path, "config.kubernetes.io/index": str(index)}
         )
         items.append(item)
-    return yaml.safe_dump({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items},
-                          sort_keys=False).encode()
+    return yaml.safe_dump(
+        {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items}, sort_keys=False
+    ).encode()
 
 
 def in_process(data: bytes) -> tuple[int, bytes, str]:
@@ -95,7 +96,9 @@ def in_image(podman: Podman, data: bytes, *options: str) -> tuple[int, bytes, st
 def test_the_image_runs_mpigen_krm_as_a_non_root_user_with_its_labels(built_image: Built) -> None:
     index = json.loads((built_image.layout / "index.json").read_text())
     (entry,) = index["manifests"]
-    assert entry["annotations"]["org.opencontainers.image.ref.name"] == f"localhost/mpigen:{mpigen.__version__}"
+    assert (
+        entry["annotations"]["org.opencontainers.image.ref.name"] == f"localhost/mpigen:{mpigen.__version__}"
+    )
     image = config(built_image)
     assert image["architecture"] == "amd64" and image["os"] == "linux"
     run = image["config"]
@@ -119,7 +122,9 @@ def test_the_image_holds_no_docs_no_compilers_no_pip_and_only_the_strict_schemas
     docs = [name for name in regular if name.startswith("usr/share/doc/") and not name.endswith("/copyright")]
     assert docs == []
     assert any(name.startswith("usr/share/doc/") for name in regular)
-    assert [name for name in files if name.startswith(("usr/share/man/", "usr/share/info/", "usr/share/locale/"))] == []
+    assert [
+        name for name in files if name.startswith(("usr/share/man/", "usr/share/info/", "usr/share/locale/"))
+    ] == []
     programs = [name for name in files if Path(name).parent.name in ("bin", "sbin")]
     assert len(programs) > 50
     assert [name for name in programs if COMPILERS.search(name.rsplit("/", 1)[-1])] == []
@@ -134,10 +139,15 @@ def test_the_image_holds_no_docs_no_compilers_no_pip_and_only_the_strict_schemas
     assert sources and missing == []
     # Of kubernetes-validate's schemas, exactly the strict ones its wheel shipped (RECORD lists them).
     schemas = f"{site}kubernetes_validate/kubernetes-json-schema/"
-    (record,) = [name for name in files if re.fullmatch(rf"{site}kubernetes_validate-[^/]+\.dist-info/RECORD", name)]
-    shipped = {line.split(",")[0].split("/")[2] for line in layer_file(built_image, record).decode().splitlines()
-               if line.startswith("kubernetes_validate/kubernetes-json-schema/")}
-    kept = {name[len(schemas):].split("/")[0] for name in files if name.startswith(schemas)}
+    (record,) = [
+        name for name in files if re.fullmatch(rf"{site}kubernetes_validate-[^/]+\.dist-info/RECORD", name)
+    ]
+    shipped = {
+        line.split(",")[0].split("/")[2]
+        for line in layer_file(built_image, record).decode().splitlines()
+        if line.startswith("kubernetes_validate/kubernetes-json-schema/")
+    }
+    kept = {name[len(schemas) :].split("/")[0] for name in files if name.startswith(schemas)}
     assert kept == {name for name in shipped if name.endswith("-local-strict")}
     assert len(kept) >= 2 and len(shipped) > len(kept)
 
@@ -148,8 +158,11 @@ def test_the_build_records_the_packages_it_put_in(built_image: Built) -> None:
     assert f"\nmpigen=={mpigen.__version__}\n" in contents
     pinned = (ROOT / "image" / "requirements.in").read_text()
     for name, version in re.findall(r"^([A-Za-z0-9_.-]+)==(\S+)$", pinned, flags=re.MULTILINE):
-        assert re.search(rf"^{name.replace('-', '[-_.]')}=={re.escape(version)}$", contents,
-                         flags=re.MULTILINE | re.IGNORECASE), name
+        assert re.search(
+            rf"^{name.replace('-', '[-_.]')}=={re.escape(version)}$",
+            contents,
+            flags=re.MULTILINE | re.IGNORECASE,
+        ), name
 
 
 # It answers as the in-process function ---------------------------------------------------------------
@@ -171,9 +184,11 @@ def test_the_image_reports_an_invalid_job_as_the_in_process_function(podman: Pod
     assert code == 1
     assert BROKEN_MESSAGE in stderr
     results = yaml.safe_load(stdout)["results"]
-    assert {"message": "must be >= 1, got 0", "severity": "error",
-            "field": {"path": "spec.mpiReplicaSpecs.Worker.replicas"}}.items() <= {
-        **results[0], "field": results[0]["field"]}.items()
+    assert {
+        "message": "must be >= 1, got 0",
+        "severity": "error",
+        "field": {"path": "spec.mpiReplicaSpecs.Worker.replicas"},
+    }.items() <= {**results[0], "field": results[0]["field"]}.items()
 
 
 def test_the_image_refuses_what_is_not_a_resource_list_as_the_in_process_function(podman: Podman) -> None:
@@ -185,8 +200,17 @@ def test_the_image_refuses_what_is_not_a_resource_list_as_the_in_process_functio
 
 def test_the_image_runs_without_network_on_a_read_only_root_as_a_non_root_user(podman: Podman) -> None:
     data = resource_list(job("v2beta1", "locked"))
-    locked = ("--network", "none", "--read-only", "--user", "65532:65532", "--cap-drop", "all",
-              "--security-opt", "no-new-privileges")
+    locked = (
+        "--network",
+        "none",
+        "--read-only",
+        "--user",
+        "65532:65532",
+        "--cap-drop",
+        "all",
+        "--security-opt",
+        "no-new-privileges",
+    )
     assert in_image(podman, data, *locked) == in_process(data)
     # kpt and kustomize run functions as `nobody`.
     assert in_image(podman, data, "--network", "none", "--read-only", "--user", "nobody") == in_process(data)
@@ -207,8 +231,18 @@ def test_the_pruned_schemas_still_serve_every_kube_version_the_image_names(podma
         "    kv.validate(obj, version, strict=True)\n"
         "print(' '.join(v()))\n"
     )
-    done = podman("run", "--rm", "--network", "none", "--read-only", "--entrypoint", "/opt/mpigen/bin/python",
-                  podman.image, "-c", script)
+    done = podman(
+        "run",
+        "--rm",
+        "--network",
+        "none",
+        "--read-only",
+        "--entrypoint",
+        "/opt/mpigen/bin/python",
+        podman.image,
+        "-c",
+        script,
+    )
     assert done.returncode == 0, done.stderr.decode()
     versions = done.stdout.decode().split()
     assert versions[0] == "1.25" and len(versions) >= 13
@@ -228,28 +262,36 @@ def package(directory: Path) -> Path:
 
 
 def files(directory: Path) -> dict[str, str]:
-    return {str(path.relative_to(directory)): path.read_text() for path in sorted(directory.rglob("*")) if path.is_file()}
+    return {
+        str(path.relative_to(directory)): path.read_text()
+        for path in sorted(directory.rglob("*"))
+        if path.is_file()
+    }
 
 
 def run(argv: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=600, check=False)
 
 
-def test_kpt_fn_eval_image_writes_what_the_exec_function_writes(podman: Podman, tool_env: dict[str, str],
-                                                                tmp_path: Path) -> None:
+def test_kpt_fn_eval_image_writes_what_the_exec_function_writes(
+    podman: Podman, tool_env: dict[str, str], tmp_path: Path
+) -> None:
     kpt = gotools.require("kpt")
     by_image, by_exec = package(tmp_path / "image" / "jobs"), package(tmp_path / "exec" / "jobs")
     done = run([kpt, "fn", "eval", str(by_image), "--image", podman.image], tool_env, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    plain = run([kpt, "fn", "eval", str(by_exec), "--exec", str(function_executable(tmp_path))], tool_env, tmp_path)
+    plain = run(
+        [kpt, "fn", "eval", str(by_exec), "--exec", str(function_executable(tmp_path))], tool_env, tmp_path
+    )
     assert plain.returncode == 0, plain.stdout + plain.stderr
     assert files(by_image) == files(by_exec)
     assert "kind: StatefulSet" in (by_image / "train.yaml").read_text()
     assert (by_image / "other.yaml").read_text() == OTHER
 
 
-def test_kpt_fn_eval_image_reports_an_invalid_job_and_changes_nothing(podman: Podman, tool_env: dict[str, str],
-                                                                     tmp_path: Path) -> None:
+def test_kpt_fn_eval_image_reports_an_invalid_job_and_changes_nothing(
+    podman: Podman, tool_env: dict[str, str], tmp_path: Path
+) -> None:
     jobs = package(tmp_path / "jobs")
     (jobs / "broken.yaml").write_text(yaml.safe_dump(BROKEN))
     before = files(jobs)
@@ -293,21 +335,34 @@ def test_kpt_fn_render_runs_the_image_from_a_kptfile_pipeline_twice_without_a_ch
     assert files(by_image) == rendered
 
 
-def test_kustomize_fn_run_image_writes_what_the_exec_function_writes(podman: Podman, tool_env: dict[str, str],
-                                                                    tmp_path: Path) -> None:
+def test_kustomize_fn_run_image_writes_what_the_exec_function_writes(
+    podman: Podman, tool_env: dict[str, str], tmp_path: Path
+) -> None:
     kustomize = gotools.require("kustomize")
     by_image, by_exec = package(tmp_path / "image" / "jobs"), package(tmp_path / "exec" / "jobs")
     done = run([kustomize, "fn", "run", str(by_image), "--image", podman.image], tool_env, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    plain = run([kustomize, "fn", "run", str(by_exec), "--enable-exec", "--exec-path",
-                 str(function_executable(tmp_path))], tool_env, tmp_path)
+    plain = run(
+        [
+            kustomize,
+            "fn",
+            "run",
+            str(by_exec),
+            "--enable-exec",
+            "--exec-path",
+            str(function_executable(tmp_path)),
+        ],
+        tool_env,
+        tmp_path,
+    )
     assert plain.returncode == 0, plain.stdout + plain.stderr
     assert files(by_image) == files(by_exec)
     assert "kind: StatefulSet" in (by_image / "train.yaml").read_text()
 
 
-def test_a_kustomization_runs_the_image_as_a_containerised_transformer(podman: Podman, tool_env: dict[str, str],
-                                                                      tmp_path: Path) -> None:
+def test_a_kustomization_runs_the_image_as_a_containerised_transformer(
+    podman: Podman, tool_env: dict[str, str], tmp_path: Path
+) -> None:
     kustomize = gotools.require("kustomize")
     example = ROOT / "examples" / "kustomize" / "function"
     by_image, by_exec = tmp_path / "image", tmp_path / "exec"
@@ -315,12 +370,17 @@ def test_a_kustomization_runs_the_image_as_a_containerised_transformer(podman: P
     shutil.copytree(example, by_exec)
     function = (by_image / "mpigen.yaml").read_text()
     assert "exec:\n        path: mpigen" in function
-    (by_image / "mpigen.yaml").write_text(function.replace("exec:\n        path: mpigen",
-                                                            f"container:\n        image: {podman.image}"))
-    (by_exec / "mpigen.yaml").write_text(function.replace("path: mpigen", f"path: {function_executable(tmp_path)}"))
+    (by_image / "mpigen.yaml").write_text(
+        function.replace("exec:\n        path: mpigen", f"container:\n        image: {podman.image}")
+    )
+    (by_exec / "mpigen.yaml").write_text(
+        function.replace("path: mpigen", f"path: {function_executable(tmp_path)}")
+    )
     done = run([kustomize, "build", "--enable-alpha-plugins", str(by_image)], tool_env, tmp_path)
     assert done.returncode == 0, done.stderr
-    plain = run([kustomize, "build", "--enable-alpha-plugins", "--enable-exec", str(by_exec)], tool_env, tmp_path)
+    plain = run(
+        [kustomize, "build", "--enable-alpha-plugins", "--enable-exec", str(by_exec)], tool_env, tmp_path
+    )
     assert plain.returncode == 0, plain.stderr
     assert done.stdout == plain.stdout
     assert "kind: StatefulSet" in done.stdout and "kind: MPIJob" not in done.stdout
@@ -329,8 +389,9 @@ def test_a_kustomization_runs_the_image_as_a_containerised_transformer(podman: P
 # Reproducible ----------------------------------------------------------------------------------------
 
 
-def test_two_builds_give_the_same_digest(built_image: Built, request: pytest.FixtureRequest,
-                                         tmp_path: Path) -> None:
+def test_two_builds_give_the_same_digest(
+    built_image: Built, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
     """A second, independent build of the same inputs (cached beside the first, so only a cold run
     builds twice) gives the same digest and the same archive bytes."""
     say = say_past_capture(request)

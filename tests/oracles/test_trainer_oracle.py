@@ -75,10 +75,18 @@ def test_mpi_runtime_with_a_trainjob(mpi_runtime: Obj) -> None:
     )
     objects = trainer_oracle.run([mpi_runtime, job])
     assert [(o["kind"], o["metadata"]["name"]) for o in objects] == [
-        ("ConfigMap", "pi-mpi-hostfile"), ("JobSet", "pi"), ("Secret", "pi-mpi-ssh-auth"),
+        ("ConfigMap", "pi-mpi-hostfile"),
+        ("JobSet", "pi"),
+        ("Secret", "pi-mpi-ssh-auth"),
     ]
-    owner = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "name": "pi", "uid": "",
-             "controller": True, "blockOwnerDeletion": True}
+    owner = {
+        "apiVersion": "trainer.kubeflow.org/v1alpha1",
+        "kind": "TrainJob",
+        "name": "pi",
+        "uid": "",
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
     for obj in objects:
         assert obj["metadata"]["namespace"] == "team"
         assert obj["metadata"]["ownerReferences"] == [owner]
@@ -99,8 +107,10 @@ def test_mpi_runtime_with_a_trainjob(mpi_runtime: Obj) -> None:
     assert jobset["spec"]["network"] == {"publishNotReadyAddresses": True}
     jobs = replicated_jobs(jobset)
     assert list(jobs) == ["launcher", "node"]
-    assert [(j["replicas"], j["template"]["spec"]["parallelism"], j["template"]["spec"]["completions"])
-            for j in jobs.values()] == [(1, 1, 1), (1, 2, 2)]
+    assert [
+        (j["replicas"], j["template"]["spec"]["parallelism"], j["template"]["spec"]["completions"])
+        for j in jobs.values()
+    ] == [(1, 1, 1), (1, 2, 2)]
 
     launcher, node = container(jobs["launcher"]), container(jobs["node"])
     assert launcher["image"] == "registry.example/pi:1"
@@ -123,14 +133,26 @@ def test_mpi_runtime_with_a_trainjob(mpi_runtime: Obj) -> None:
     assert node["command"] == ["/usr/sbin/sshd"] and node["resources"] == {} and env(node) == {}
     assert node["volumeMounts"] == [{"name": "mpi-ssh-auth", "mountPath": "/home/mpiuser/.ssh"}]
 
-    ssh_volume = {"name": "mpi-ssh-auth", "secret": {"secretName": "pi-mpi-ssh-auth", "items": [
-        {"key": "ssh-privatekey", "path": "id_rsa"},
-        {"key": "ssh-publickey", "path": "id_rsa.pub"},
-        {"key": "ssh-publickey", "path": "authorized_keys"},
-    ]}}
-    hostfile_volume = {"name": "mpi-hostfile", "configMap": {"name": "pi-mpi-hostfile", "items": [
-        {"key": "hostfile", "path": "hostfile", "mode": 0o444},
-    ]}}
+    ssh_volume = {
+        "name": "mpi-ssh-auth",
+        "secret": {
+            "secretName": "pi-mpi-ssh-auth",
+            "items": [
+                {"key": "ssh-privatekey", "path": "id_rsa"},
+                {"key": "ssh-publickey", "path": "id_rsa.pub"},
+                {"key": "ssh-publickey", "path": "authorized_keys"},
+            ],
+        },
+    }
+    hostfile_volume = {
+        "name": "mpi-hostfile",
+        "configMap": {
+            "name": "pi-mpi-hostfile",
+            "items": [
+                {"key": "hostfile", "path": "hostfile", "mode": 0o444},
+            ],
+        },
+    }
     assert pod_spec(jobs["launcher"])["volumes"] == [ssh_volume, hostfile_volume]
     assert pod_spec(jobs["node"])["volumes"] == [ssh_volume]
 
@@ -138,7 +160,10 @@ def test_mpi_runtime_with_a_trainjob(mpi_runtime: Obj) -> None:
 def test_runtime_defaults_without_trainer_fields(mpi_runtime: Obj) -> None:
     """No numNodes: the node job keeps its template's parallelism (none: 1), so two hosts, one slot each."""
     found = by_kind(trainer_oracle.run([mpi_runtime, train_job("bare")]))
-    assert found["ConfigMap"]["data"]["hostfile"] == "bare-launcher-0-0.bare slots=1\nbare-node-0-0.bare slots=1\n"
+    assert (
+        found["ConfigMap"]["data"]["hostfile"]
+        == "bare-launcher-0-0.bare slots=1\nbare-node-0-0.bare slots=1\n"
+    )
     launcher = container(replicated_jobs(found["JobSet"])["launcher"])
     assert launcher["image"] == "mpioperator/mpi-pi:openmpi"
     assert env(launcher)["OMPI_MCA_orte_set_default_slots"] == "1"

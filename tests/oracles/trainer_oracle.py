@@ -36,7 +36,9 @@ class OracleRefused(Exception):
 
 def version() -> str:
     """The Trainer version the oracle's go.mod pins."""
-    found = re.search(rf"^\s*(?:require\s+)?{re.escape(MODULE)}\s+(v\S+)", (SOURCE / "go.mod").read_text(), re.MULTILINE)
+    found = re.search(
+        rf"^\s*(?:require\s+)?{re.escape(MODULE)}\s+(v\S+)", (SOURCE / "go.mod").read_text(), re.MULTILINE
+    )
     assert found, f"{MODULE} is not required in {SOURCE / 'go.mod'}"
     return found.group(1)
 
@@ -51,7 +53,9 @@ def module_dir() -> Path:
     """The pinned Trainer module in the Go module cache (the oracle's build downloads it)."""
     go = shutil.which("go")
     assert go is not None, "`go` is not on PATH"
-    cache = subprocess.run([go, "env", "GOMODCACHE"], capture_output=True, text=True, check=True).stdout.strip()
+    cache = subprocess.run(
+        [go, "env", "GOMODCACHE"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     # The module cache escapes capitals as "!" + lower case; Trainer's path has none.
     directory = Path(cache) / f"{MODULE}@{version()}"
     assert directory.is_dir(), f"{directory} is missing: build the oracle first (binary())"
@@ -69,7 +73,11 @@ def run(documents: Iterable[Obj]) -> list[Obj]:
     stream = "".join("---\n" + json.dumps(doc) + "\n" for doc in documents)
     done = subprocess.run(
         [oracle, "--crds", str(module_dir() / "manifests" / "base" / "crds")],
-        input=stream, capture_output=True, text=True, timeout=120, check=False,
+        input=stream,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     if done.returncode == 1:
         raise OracleRefused(done.stderr.strip())

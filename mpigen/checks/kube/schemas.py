@@ -188,8 +188,6 @@ def definition_schema(version: str, name: str) -> Schema:
     return _Inliner(_definitions(version)).root({"$ref": f"#/$defs/{name}"})
 
 
-
-
 def shipped_file(version: str) -> str:
     """Where the schemas shipped for `version` would be (the file exists for one version, or none)."""
     return os.path.join(os.path.dirname(__file__), f"strict-{version}.json")

@@ -98,7 +98,10 @@ def _object_schema(version: str, api_version: str, kind: str) -> _Compiled | Non
         return found
 
     key = kubeschema.shipped_key(api_version, kind)
-    if kubeschema.shipped_schema(version, key) is None and kubeschema.object_schema(version, api_version, kind) is None:
+    if (
+        kubeschema.shipped_schema(version, key) is None
+        and kubeschema.object_schema(version, api_version, kind) is None
+    ):
         return None
     return _compiled(version, key, schema)
 
@@ -125,6 +128,7 @@ def _issues(error: ValidationError) -> Iterator[Issue]:
         known = sorted(schema.get("properties", {}))
         for name in _unknown_fields(schema, found):
             import difflib  # for the hint only: not on a valid document's path
+
             close = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
             hint = f' (did you mean "{close[0]}"?)' if close else ""
             yield Issue((*path, name), f"unknown field {shown(name)}{hint}")

@@ -31,7 +31,16 @@ from mpigen.checks.pod.field import Path, Violation, server_path
 from mpigen.checks.pod.view import Pod
 from mpigen.checks.pod.workloads import WORKLOAD_RULES
 
-__all__ = ["CHECKS", "TEMPLATE_PATHS", "Check", "Pod", "Violation", "check_object", "check_template", "server_path"]
+__all__ = [
+    "CHECKS",
+    "TEMPLATE_PATHS",
+    "Check",
+    "Pod",
+    "Violation",
+    "check_object",
+    "check_template",
+    "server_path",
+]
 
 
 class Check:
@@ -126,8 +135,12 @@ def version_tuple(version: str) -> tuple[int, int]:
     return int(major), int(minor)
 
 
-def check_template(template: dict[str, Any], at: Path, version: tuple[int, int],
-                   workload: Callable[[Pod], Iterator[Violation]] | None = None) -> list[Violation]:
+def check_template(
+    template: dict[str, Any],
+    at: Path,
+    version: tuple[int, int],
+    workload: Callable[[Pod], Iterator[Violation]] | None = None,
+) -> list[Violation]:
     """Every violation in one pod template that sits at `at` in its object, in the table's order, then
     those of the workload that runs it (mpigen.checks.pod.workloads)."""
     spec_ = template.get("spec")

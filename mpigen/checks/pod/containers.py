@@ -62,7 +62,9 @@ def regular_restart_policies(pod: Pod) -> Iterator[Violation]:
     for index, container in enumerate(mappings(pod.spec.get("containers"))):
         policy = (container or {}).get("restartPolicy")
         if isinstance(policy, str) and policy not in CONTAINER_RESTART_POLICIES:
-            yield not_supported(pod.path("containers", index, "restartPolicy"), policy, CONTAINER_RESTART_POLICIES)
+            yield not_supported(
+                pod.path("containers", index, "restartPolicy"), policy, CONTAINER_RESTART_POLICIES
+            )
 
 
 def ephemeral_containers(pod: Pod) -> Iterator[Violation]:

@@ -10,10 +10,25 @@ from mpigen.checks.pod import formats
 from mpigen.checks.pod.field import Path, Violation, invalid, not_supported, required
 from mpigen.checks.pod.view import Pod, mapping, mappings, text
 
-FIELD_PATHS = ("metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName",
-               "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs")
-RESOURCE_FIELDS = ("limits.cpu", "limits.ephemeral-storage", "limits.memory", "requests.cpu",
-                   "requests.ephemeral-storage", "requests.memory")
+FIELD_PATHS = (
+    "metadata.name",
+    "metadata.namespace",
+    "metadata.uid",
+    "spec.nodeName",
+    "spec.serviceAccountName",
+    "status.hostIP",
+    "status.hostIPs",
+    "status.podIP",
+    "status.podIPs",
+)
+RESOURCE_FIELDS = (
+    "limits.cpu",
+    "limits.ephemeral-storage",
+    "limits.memory",
+    "requests.cpu",
+    "requests.ephemeral-storage",
+    "requests.memory",
+)
 _SOURCES = ("fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef", "fileKeyRef")
 
 
@@ -42,8 +57,12 @@ def _value_from(var: dict[str, Any], where: Path) -> Iterator[Violation]:
     source = var["valueFrom"]
     present = [name for name in _SOURCES if isinstance(source.get(name), dict)]
     if not present:
-        yield invalid(where, "", "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, "
-                                 "`secretKeyRef` or `fileKeyRef`")
+        yield invalid(
+            where,
+            "",
+            "must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef`, "
+            "`secretKeyRef` or `fileKeyRef`",
+        )
     elif text(var.get("value")):
         yield invalid(where, "", "may not be specified when `value` is not empty")
     elif len(present) > 1:
@@ -55,7 +74,9 @@ def _value_from(var: dict[str, Any], where: Path) -> Iterator[Violation]:
         resource = text(ref.get("resource"))
         if not resource:
             yield required((*where, "resourceFieldRef", "resource"))
-        elif resource not in RESOURCE_FIELDS and not resource.startswith(("requests.hugepages-", "limits.hugepages-")):
+        elif resource not in RESOURCE_FIELDS and not resource.startswith(
+            ("requests.hugepages-", "limits.hugepages-")
+        ):
             yield not_supported((*where, "resourceFieldRef", "resource"), resource, RESOURCE_FIELDS)
     for name in ("configMapKeyRef", "secretKeyRef"):
         if name in present:
@@ -69,7 +90,11 @@ def _field_ref(ref: dict[str, Any], where: Path) -> Iterator[Violation]:
         return
     base, bracket, rest = path.partition("[")
     if bracket:
-        if base not in ("metadata.annotations", "metadata.labels") or not rest.endswith("']") or not rest.startswith("'"):
+        if (
+            base not in ("metadata.annotations", "metadata.labels")
+            or not rest.endswith("']")
+            or not rest.startswith("'")
+        ):
             return  # the server's conversion decides these; mpigen does not guess
         key = rest[1:-2]
         key = key.lower() if base == "metadata.annotations" else key
@@ -96,7 +121,9 @@ def env_from(pod: Pod) -> Iterator[Violation]:
             where = (*at, "envFrom", index)
             prefix = text(source.get("prefix"))
             if prefix:
-                yield from (invalid((*where, "prefix"), prefix, msg) for msg in formats.env_name(prefix, relaxed))
+                yield from (
+                    invalid((*where, "prefix"), prefix, msg) for msg in formats.env_name(prefix, relaxed)
+                )
             present = [name for name in ("configMapRef", "secretRef") if isinstance(source.get(name), dict)]
             if not present:
                 yield invalid((*at, "envFrom"), "", "must specify one of: `configMapRef` or `secretRef`")
@@ -107,4 +134,6 @@ def env_from(pod: Pod) -> Iterator[Violation]:
                 if not ref:
                     yield required((*where, name, "name"))
                 else:
-                    yield from (invalid((*where, name, "name"), ref, msg) for msg in formats.dns1123_subdomain(ref))
+                    yield from (
+                        invalid((*where, name, "name"), ref, msg) for msg in formats.dns1123_subdomain(ref)
+                    )

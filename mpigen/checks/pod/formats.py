@@ -20,10 +20,14 @@ _HAS_LETTER = re.compile(r".*[a-z]")
 _ENV_NAME = re.compile(r"[-._a-zA-Z][-._a-zA-Z0-9]*\Z")
 _HTTP_HEADER = re.compile(r"[-A-Za-z0-9]+\Z")
 
-LABEL_MSG = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
-             "and end with an alphanumeric character")
-SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
-                 "start and end with an alphanumeric character")
+LABEL_MSG = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
+    "and end with an alphanumeric character"
+)
+SUBDOMAIN_MSG = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+    "start and end with an alphanumeric character"
+)
 INT32_MAX = 2**31 - 1
 
 
@@ -54,15 +58,21 @@ def dns1123_subdomain(value: str) -> tuple[str, ...]:
 def dns1123_subdomain_underscore(value: str) -> tuple[str, ...]:
     errs = [max_len(253)] if len(value) > 253 else []
     if not _DNS1123_SUBDOMAIN_US.match(value):
-        errs.append("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', "
-                    "and must start and end with an alphanumeric character")
+        errs.append(
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', "
+            "and must start and end with an alphanumeric character"
+        )
     return tuple(errs)
 
 
-_QUALIFIED_MSG = ("a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
-                  "with an alphanumeric character with an optional DNS subdomain prefix and '/'")
-_ENV_MSG = ("a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must "
-            "not start with a digit")
+_QUALIFIED_MSG = (
+    "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
+    "with an alphanumeric character with an optional DNS subdomain prefix and '/'"
+)
+_ENV_MSG = (
+    "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must "
+    "not start with a digit"
+)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -83,8 +93,10 @@ def qualified_name(value: str) -> tuple[str, ...]:
     elif len(name) > 63:
         errs.append("name part " + max_len(63))
     if name and not _QUALIFIED.match(name):
-        errs.append("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with "
-                    "an alphanumeric character")
+        errs.append(
+            "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with "
+            "an alphanumeric character"
+        )
     return tuple(errs)
 
 
@@ -92,8 +104,10 @@ def qualified_name(value: str) -> tuple[str, ...]:
 def label_value(value: str) -> tuple[str, ...]:
     errs = [max_len(63)] if len(value) > 63 else []
     if not _LABEL_VALUE.match(value):
-        errs.append("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and "
-                    "must start and end with an alphanumeric character")
+        errs.append(
+            "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and "
+            "must start and end with an alphanumeric character"
+        )
     return tuple(errs)
 
 
@@ -123,7 +137,9 @@ def env_name(value: str, relaxed: bool) -> tuple[str, ...]:
     else IsEnvVarName."""
     if relaxed:
         if _NOT_RELAXED_ENV.search(value):
-            return ("a valid environment variable name must consist only of printable ASCII characters other than '='",)
+            return (
+                "a valid environment variable name must consist only of printable ASCII characters other than '='",
+            )
         return ()
     return (() if _ENV_NAME.match(value) else (_ENV_MSG,)) + chdir_prefix(value)
 
@@ -145,8 +161,11 @@ def chdir_prefix(value: str) -> tuple[str, ...]:
 
 
 def http_header_name(value: str) -> tuple[str, ...]:
-    return () if _HTTP_HEADER.match(value) else (
-        "a valid HTTP header must consist of alphanumeric characters or '-'",)
+    return (
+        ()
+        if _HTTP_HEADER.match(value)
+        else ("a valid HTTP header must consist of alphanumeric characters or '-'",)
+    )
 
 
 def ip_address(value: str) -> tuple[str, ...]:

@@ -33,7 +33,9 @@ def container_ports(pod: Pod) -> Iterator[Violation]:
                 yield not_supported((*where, "protocol"), protocol, PROTOCOLS)
 
 
-def _number(port: dict[str, object], where: tuple[str | int, ...], field: str, required_: bool) -> Iterator[Violation]:
+def _number(
+    port: dict[str, object], where: tuple[str | int, ...], field: str, required_: bool
+) -> Iterator[Violation]:
     value = number(port.get(field))
     if not value:
         if required_:
@@ -48,7 +50,10 @@ def host_network_ports(pod: Pod) -> Iterator[Violation]:
         return
     for index, container in enumerate(mappings(pod.spec.get("containers"))):
         for j, port in enumerate(mappings((container or {}).get("ports"))):
-            host, own = number((port or {}).get("hostPort")) or 0, number((port or {}).get("containerPort")) or 0
+            host, own = (
+                number((port or {}).get("hostPort")) or 0,
+                number((port or {}).get("containerPort")) or 0,
+            )
             if host and host != own:
                 where = pod.path("containers", index, "ports", j, "hostPort")
                 yield invalid(where, host, "must match `containerPort` when `hostNetwork` is true")

@@ -40,7 +40,11 @@ def _probe(kind: str, probe: dict[str, Any], where: Path) -> Iterator[Violation]
     if kind != "readinessProbe" and success != 1:
         yield invalid((*where, "successThreshold"), success, "must be 1")
     if kind == "readinessProbe" and probe.get("terminationGracePeriodSeconds") is not None:
-        yield invalid((*where, "terminationGracePeriodSeconds"), probe["terminationGracePeriodSeconds"], "must not be set for readinessProbes")
+        yield invalid(
+            (*where, "terminationGracePeriodSeconds"),
+            probe["terminationGracePeriodSeconds"],
+            "must not be set for readinessProbes",
+        )
 
 
 def lifecycles(pod: Pod) -> Iterator[Violation]:

@@ -25,7 +25,11 @@ def native(name: str) -> bool:
 
 @functools.lru_cache(maxsize=256)
 def extended(name: str) -> bool:
-    return not native(name) and not name.startswith("requests.") and not formats.qualified_name("requests." + name)
+    return (
+        not native(name)
+        and not name.startswith("requests.")
+        and not formats.qualified_name("requests." + name)
+    )
 
 
 def overcommit_allowed(name: str) -> bool:
@@ -38,16 +42,21 @@ def name_problems(name: str) -> tuple[str, ...]:
     if problems:
         return problems
     if "/" not in name:
-        return () if name in CONTAINER_RESOURCES or name.startswith(_HUGEPAGES) else (
-            "must be a standard resource for containers",)
+        return (
+            ()
+            if name in CONTAINER_RESOURCES or name.startswith(_HUGEPAGES)
+            else ("must be a standard resource for containers",)
+        )
     return () if native(name) or extended(name) else ("doesn't follow extended resource name standard",)
 
 
 def _page_size(name: str) -> formats.Exact | None:
-    return formats.parse_quantity(name[len(_HUGEPAGES):])
+    return formats.parse_quantity(name[len(_HUGEPAGES) :])
 
 
-def _values(section: dict[str, Any], where: Path) -> Iterator[tuple[str, formats.Exact | None, Violation | None]]:
+def _values(
+    section: dict[str, Any], where: Path
+) -> Iterator[tuple[str, formats.Exact | None, Violation | None]]:
     for name, value in section.items():
         key = str(name)
         parsed = formats.parse_quantity(value)
@@ -69,7 +78,10 @@ def _requirements(resources: dict[str, Any], where: Path) -> Iterator[Violation]
     limits_at, requests_at = (*where, "limits"), (*where, "requests")
     limits: dict[str, formats.Exact | None] = {}
     qos = hugepages = False
-    for section, at in ((mapping(resources.get("limits")), limits_at), (mapping(resources.get("requests")), requests_at)):
+    for section, at in (
+        (mapping(resources.get("limits")), limits_at),
+        (mapping(resources.get("requests")), requests_at),
+    ):
         for name, value, unreadable in _values(section, at):
             if unreadable:
                 yield unreadable
@@ -100,7 +112,14 @@ def _one(name: str, value: formats.Exact, raw: object, where: Path) -> Iterator[
             yield invalid(where, shown, f"{shown} is not positive integer multiple of {name}")
 
 
-def _against_limit(name: str, value: formats.Exact, raw: object, limits: dict[str, formats.Exact | None], resources: dict[str, Any], where: Path) -> Iterator[Violation]:
+def _against_limit(
+    name: str,
+    value: formats.Exact,
+    raw: object,
+    limits: dict[str, formats.Exact | None],
+    resources: dict[str, Any],
+    where: Path,
+) -> Iterator[Violation]:
     limit_raw = mapping(resources.get("limits")).get(name)
     if name in limits:
         limit = limits[name]
@@ -109,6 +128,8 @@ def _against_limit(name: str, value: formats.Exact, raw: object, limits: dict[st
         if not value.same(limit) and not overcommit_allowed(name):
             yield invalid((*where, "requests"), shown, f"must be equal to {name} limit of {limit_shown}")
         elif value > limit:
-            yield invalid((*where, "requests"), shown, f"must be less than or equal to {name} limit of {limit_shown}")
+            yield invalid(
+                (*where, "requests"), shown, f"must be less than or equal to {name} limit of {limit_shown}"
+            )
     elif limit_raw is None and not overcommit_allowed(name):
         yield required((*where, "limits"), "Limit must be set for non overcommitable resources")

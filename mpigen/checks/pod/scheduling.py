@@ -25,12 +25,20 @@ def tolerations(pod: Pod) -> Iterator[Violation]:
 
 
 def _toleration(toleration: dict[str, Any], at: Path) -> Iterator[Violation]:
-    key, operator, value = text(toleration.get("key")), text(toleration.get("operator")), text(toleration.get("value"))
+    key, operator, value = (
+        text(toleration.get("key")),
+        text(toleration.get("operator")),
+        text(toleration.get("value")),
+    )
     effect = text(toleration.get("effect"))
     if key:
         yield from (invalid((*at, "key"), key, msg) for msg in formats.qualified_name(key))
     elif operator != "Exists":
-        yield invalid((*at, "operator"), operator, 'operator must be Exists when `key` is empty, which means "match all values and all keys"')
+        yield invalid(
+            (*at, "operator"),
+            operator,
+            'operator must be Exists when `key` is empty, which means "match all values and all keys"',
+        )
     if toleration.get("tolerationSeconds") is not None and effect != "NoExecute":
         yield invalid((*at, "effect"), effect, "effect must be 'NoExecute' when `tolerationSeconds` is set")
     if operator in ("Equal", ""):
@@ -87,12 +95,16 @@ def node_affinity(pod: Pod) -> Iterator[Violation]:
         for index, term in enumerate(terms):
             for j, rq in enumerate(mappings((term or {}).get("matchExpressions"))):
                 yield from _requirement(rq or {}, (*where, "nodeSelectorTerms", index, "matchExpressions", j))
-    for index, preferred in enumerate(mappings(affinity.get("preferredDuringSchedulingIgnoredDuringExecution"))):
+    for index, preferred in enumerate(
+        mappings(affinity.get("preferredDuringSchedulingIgnoredDuringExecution"))
+    ):
         where = (*at, "preferredDuringSchedulingIgnoredDuringExecution", index)
         weight = number((preferred or {}).get("weight")) or 0
         if not 1 <= weight <= 100:
             yield invalid((*where, "weight"), weight, "must be in the range 1-100")
-        for j, rq in enumerate(mappings(mapping((preferred or {}).get("preference")).get("matchExpressions"))):
+        for j, rq in enumerate(
+            mappings(mapping((preferred or {}).get("preference")).get("matchExpressions"))
+        ):
             yield from _requirement(rq or {}, (*where, "preference", "matchExpressions", j))
 
 
@@ -102,13 +114,19 @@ def pod_affinity(pod: Pod) -> Iterator[Violation]:
         at = pod.path("affinity", kind)
         rules = mapping(affinity.get(kind))
         for index, term in enumerate(mappings(rules.get("requiredDuringSchedulingIgnoredDuringExecution"))):
-            yield from _topology_key(term or {}, (*at, "requiredDuringSchedulingIgnoredDuringExecution", index))
-        for index, weighted in enumerate(mappings(rules.get("preferredDuringSchedulingIgnoredDuringExecution"))):
+            yield from _topology_key(
+                term or {}, (*at, "requiredDuringSchedulingIgnoredDuringExecution", index)
+            )
+        for index, weighted in enumerate(
+            mappings(rules.get("preferredDuringSchedulingIgnoredDuringExecution"))
+        ):
             where = (*at, "preferredDuringSchedulingIgnoredDuringExecution", index)
             weight = number((weighted or {}).get("weight")) or 0
             if not 1 <= weight <= 100:
                 yield invalid((*where, "weight"), weight, "must be in the range 1-100")
-            yield from _topology_key(mapping((weighted or {}).get("podAffinityTerm")), (*where, "podAffinityTerm"))
+            yield from _topology_key(
+                mapping((weighted or {}).get("podAffinityTerm")), (*where, "podAffinityTerm")
+            )
 
 
 def _topology_key(term: dict[str, Any], at: Path) -> Iterator[Violation]:
@@ -130,13 +148,20 @@ def topology_spread(pod: Pod) -> Iterator[Violation]:
             yield required((*at, "topologyKey"), "can not be empty")
         if when not in WHEN_UNSATISFIABLE:
             yield not_supported((*at, "whenUnsatisfiable"), when, WHEN_UNSATISFIABLE)
-        if any((text(c.get("topologyKey")), text(c.get("whenUnsatisfiable"))) == (key, when) for c in constraints[index + 1:]):
+        if any(
+            (text(c.get("topologyKey")), text(c.get("whenUnsatisfiable"))) == (key, when)
+            for c in constraints[index + 1 :]
+        ):
             yield duplicate((*at, "{topologyKey, whenUnsatisfiable}"), f"{{{key}, {when}}}")
         domains = number(constraint.get("minDomains"))
         if domains is not None and domains <= 0:
             yield invalid((*at, "minDomains"), domains, "must be greater than zero")
         if domains is not None and when != "DoNotSchedule":
-            yield invalid((*at, "minDomains"), domains, f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {when}")
+            yield invalid(
+                (*at, "minDomains"),
+                domains,
+                f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {when}",
+            )
         for field in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
             policy = constraint.get(field)
             if isinstance(policy, str) and policy not in INCLUSION_POLICIES:

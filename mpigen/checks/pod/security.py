@@ -66,6 +66,12 @@ def container_contexts(pod: Pod) -> Iterator[Violation]:
         yield from _seccomp(context, at)
         if context.get("allowPrivilegeEscalation") is False:
             if context.get("privileged") is True:
-                yield invalid(at, context, "cannot set `allowPrivilegeEscalation` to false and `privileged` to true")
+                yield invalid(
+                    at, context, "cannot set `allowPrivilegeEscalation` to false and `privileged` to true"
+                )
             if "CAP_SYS_ADMIN" in (mapping(context.get("capabilities")).get("add") or []):
-                yield invalid(at, context, "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN")
+                yield invalid(
+                    at,
+                    context,
+                    "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN",
+                )

@@ -24,8 +24,11 @@ def enums(pod: Pod) -> Iterator[Violation]:
             yield not_supported(pod.path(field), value, choices)
     preemption = pod.spec.get("preemptionPolicy")
     if isinstance(preemption, str) and preemption not in PREEMPTION_POLICIES:
-        yield required(pod.path("preemptionPolicy")) if not preemption else not_supported(
-            pod.path("preemptionPolicy"), preemption, PREEMPTION_POLICIES)
+        yield (
+            required(pod.path("preemptionPolicy"))
+            if not preemption
+            else not_supported(pod.path("preemptionPolicy"), preemption, PREEMPTION_POLICIES)
+        )
 
 
 def names(pod: Pod) -> Iterator[Violation]:
@@ -39,12 +42,20 @@ def names(pod: Pod) -> Iterator[Violation]:
             yield from (invalid(pod.path(field), value, msg) for msg in formats.dns1123_subdomain(value))
     old = pod.spec.get("serviceAccount")
     if isinstance(old, str) and old and old != text(pod.spec.get("serviceAccountName")):
-        yield invalid(pod.path("deprecatedServiceAccount"), old, f'must be the same as serviceAccountName: "{text(pod.spec.get("serviceAccountName"))}"')
+        yield invalid(
+            pod.path("deprecatedServiceAccount"),
+            old,
+            f'must be the same as serviceAccountName: "{text(pod.spec.get("serviceAccountName"))}"',
+        )
     deadline = number(pod.spec.get("activeDeadlineSeconds"))
     if deadline is not None and not 1 <= deadline <= formats.INT32_MAX:
         yield invalid(pod.path("activeDeadlineSeconds"), deadline, formats.range_error(1, formats.INT32_MAX))
     if pod.spec.get("shareProcessNamespace") is True and pod.spec.get("hostPID") is True:
-        yield invalid(pod.path("shareProcessNamespace"), True, "ShareProcessNamespace and HostPID cannot both be enabled")
+        yield invalid(
+            pod.path("shareProcessNamespace"),
+            True,
+            "ShareProcessNamespace and HostPID cannot both be enabled",
+        )
 
 
 def dns_config(pod: Pod) -> Iterator[Violation]:
@@ -55,7 +66,9 @@ def dns_config(pod: Pod) -> Iterator[Violation]:
             yield required(at, "must provide `dnsConfig` when `dnsPolicy` is None")
             return
         if not config.get("nameservers"):
-            yield required((*at, "nameservers"), "must provide at least one DNS nameserver when `dnsPolicy` is None")
+            yield required(
+                (*at, "nameservers"), "must provide at least one DNS nameserver when `dnsPolicy` is None"
+            )
             return
     if not isinstance(config, dict):
         return
@@ -68,11 +81,18 @@ def dns_config(pod: Pod) -> Iterator[Violation]:
     if len(searches) > 32:
         yield invalid((*at, "searches"), searches, "must not have more than 32 search paths")
     if len(" ".join(searches)) > 2048:
-        yield invalid((*at, "searches"), searches, "must not have more than 2048 characters (including spaces) in the search list")
+        yield invalid(
+            (*at, "searches"),
+            searches,
+            "must not have more than 2048 characters (including spaces) in the search list",
+        )
     for index, search in enumerate(searches):
         if search != ".":
             trimmed = search.removesuffix(".")
-            yield from (invalid((*at, "searches", index), trimmed, msg) for msg in formats.dns1123_subdomain_underscore(trimmed))
+            yield from (
+                invalid((*at, "searches", index), trimmed, msg)
+                for msg in formats.dns1123_subdomain_underscore(trimmed)
+            )
     for index, option in enumerate(mappings(config.get("options"))):
         if not text((option or {}).get("name")):
             yield required((*at, "options", index), "must not be empty")
@@ -97,7 +117,9 @@ def gates(pod: Pod) -> Iterator[Violation]:
     seen: set[str] = set()
     for index, gate in enumerate(mappings(pod.spec.get("schedulingGates"))):
         name = text((gate or {}).get("name"))
-        yield from (invalid(pod.path("schedulingGates", index), name, msg) for msg in formats.qualified_name(name))
+        yield from (
+            invalid(pod.path("schedulingGates", index), name, msg) for msg in formats.qualified_name(name)
+        )
         if name in seen:
             yield duplicate(pod.path("schedulingGates", index), name)
         seen.add(name)

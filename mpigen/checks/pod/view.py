@@ -16,13 +16,17 @@ class Pod:
 
     __slots__ = ("_containers", "at", "memo", "meta", "spec", "version")
 
-    def __init__(self, spec: dict[str, Any], meta: dict[str, Any], at: Path, version: tuple[int, int]) -> None:
+    def __init__(
+        self, spec: dict[str, Any], meta: dict[str, Any], at: Path, version: tuple[int, int]
+    ) -> None:
         self.spec = spec
         self.meta = meta
         self.at = at
         self.version = version
         self._containers: list[tuple[Path, dict[str, Any]]] | None = None
-        self.memo: dict[str, Any] = {}  # what one check works out and another needs (mpigen.checks.pod.volumes)
+        self.memo: dict[
+            str, Any
+        ] = {}  # what one check works out and another needs (mpigen.checks.pod.volumes)
 
     def path(self, *parts: str | int) -> Path:
         """A path under the pod spec: `pod.path("containers", 0)` -> ("spec", "template", "spec", "containers", 0)."""

@@ -11,12 +11,47 @@ from mpigen.checks.pod.field import Path, Violation, forbidden, invalid, not_fou
 from mpigen.checks.pod.view import Pod, mapping, mappings, number, text
 
 SOURCES = (
-    "emptyDir", "hostPath", "gitRepo", "gcePersistentDisk", "awsElasticBlockStore", "secret", "nfs", "iscsi",
-    "glusterfs", "persistentVolumeClaim", "rbd", "quobyte", "flexVolume", "cinder", "cephfs", "flocker",
-    "downwardAPI", "fc", "azureFile", "configMap", "vsphereVolume", "azureDisk", "photonPersistentDisk",
-    "projected", "portworxVolume", "scaleIO", "storageos", "csi", "ephemeral", "image",
+    "emptyDir",
+    "hostPath",
+    "gitRepo",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "secret",
+    "nfs",
+    "iscsi",
+    "glusterfs",
+    "persistentVolumeClaim",
+    "rbd",
+    "quobyte",
+    "flexVolume",
+    "cinder",
+    "cephfs",
+    "flocker",
+    "downwardAPI",
+    "fc",
+    "azureFile",
+    "configMap",
+    "vsphereVolume",
+    "azureDisk",
+    "photonPersistentDisk",
+    "projected",
+    "portworxVolume",
+    "scaleIO",
+    "storageos",
+    "csi",
+    "ephemeral",
+    "image",
 )
-HOST_PATH_TYPES = ("", "BlockDevice", "CharDevice", "Directory", "DirectoryOrCreate", "File", "FileOrCreate", "Socket")
+HOST_PATH_TYPES = (
+    "",
+    "BlockDevice",
+    "CharDevice",
+    "Directory",
+    "DirectoryOrCreate",
+    "File",
+    "FileOrCreate",
+    "Socket",
+)
 PROPAGATIONS = ("Bidirectional", "HostToContainer", "None")
 RECURSIVE_READ_ONLY = ("Disabled", "Enabled", "IfPossible")
 _FILE_MODE = "must be a number between 0 and 0777 (octal), both inclusive"
@@ -94,6 +129,7 @@ def _named(field: str) -> Any:
             yield from _mode(source, where, "defaultMode")
             for index, item in enumerate(mappings(source.get("items"))):
                 yield from _key_to_path(item or {}, (*where, "items", index))
+
     return check
 
 
@@ -136,7 +172,9 @@ def volume_mounts(pod: Pod) -> Iterator[Violation]:
                 yield from _mount(mount, (*at, "volumeMounts", index), volumes, paths, container)
 
 
-def _mount(mount: dict[str, Any], where: Path, volumes: set[str], paths: set[str], container: dict[str, Any]) -> Iterator[Violation]:
+def _mount(
+    mount: dict[str, Any], where: Path, volumes: set[str], paths: set[str], container: dict[str, Any]
+) -> Iterator[Violation]:
     name, target = text(mount.get("name")), text(mount.get("mountPath"))
     if not name:
         yield required((*where, "name"))
@@ -155,7 +193,9 @@ def _mount(mount: dict[str, Any], where: Path, volumes: set[str], paths: set[str
         if ".." in sub.split("/"):
             yield invalid((*listed, field), sub, "must not contain '..'")
     if text(mount.get("subPath")) and text(mount.get("subPathExpr")):
-        yield invalid((*where, "subPathExpr"), mount["subPathExpr"], "subPathExpr and subPath are mutually exclusive")
+        yield invalid(
+            (*where, "subPathExpr"), mount["subPathExpr"], "subPathExpr and subPath are mutually exclusive"
+        )
     yield from _propagation(mount, listed, container)
 
 
@@ -164,8 +204,14 @@ def _propagation(mount: dict[str, Any], listed: Path, container: dict[str, Any])
     if isinstance(mode, str):
         if mode not in PROPAGATIONS:
             yield not_supported((*listed, "mountPropagation"), mode, PROPAGATIONS)
-        if mode == "Bidirectional" and mapping(container.get("securityContext")).get("privileged") is not True:
-            yield forbidden((*listed, "mountPropagation"), "Bidirectional mount propagation is available only to privileged containers")
+        if (
+            mode == "Bidirectional"
+            and mapping(container.get("securityContext")).get("privileged") is not True
+        ):
+            yield forbidden(
+                (*listed, "mountPropagation"),
+                "Bidirectional mount propagation is available only to privileged containers",
+            )
     rro = mount.get("recursiveReadOnly")
     if isinstance(rro, str):
         if rro not in RECURSIVE_READ_ONLY:
@@ -173,4 +219,7 @@ def _propagation(mount: dict[str, Any], listed: Path, container: dict[str, Any])
         elif rro != "Disabled" and mount.get("readOnly") is not True:
             yield forbidden((*listed, "recursiveReadOnly"), "may only be specified when readOnly is true")
         elif rro != "Disabled" and mode not in (None, "None"):
-            yield forbidden((*listed, "recursiveReadOnly"), "may only be specified when mountPropagation is None or not specified")
+            yield forbidden(
+                (*listed, "recursiveReadOnly"),
+                "may only be specified when mountPropagation is None or not specified",
+            )

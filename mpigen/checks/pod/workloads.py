@@ -17,7 +17,10 @@ def _always(kind: str) -> Callable[[Pod], Iterator[Violation]]:
         if policy != "Always":
             yield not_supported(pod.path("restartPolicy"), policy, ("Always",))
         if pod.spec.get("activeDeadlineSeconds") is not None:
-            yield forbidden(pod.path("activeDeadlineSeconds"), f"activeDeadlineSeconds in {kind} is not Supported")
+            yield forbidden(
+                pod.path("activeDeadlineSeconds"), f"activeDeadlineSeconds in {kind} is not Supported"
+            )
+
     return check
 
 

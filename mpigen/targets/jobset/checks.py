@@ -29,8 +29,12 @@ def added(plan: JobPlan) -> Added:
     if plan.ssh is None:
         env = (*names.LAUNCHER_ENV, names.RESTART_ATTEMPT_ENV, *gpus)
         return {
-            "launcher": ((names.CONFIG_VOLUME, names.KUBECTL_VOLUME), (names.KUBECTL_DELIVERY,), env,
-                         (names.CONFIG_MOUNT_PATH, names.KUBECTL_MOUNT_PATH)),
+            "launcher": (
+                (names.CONFIG_VOLUME, names.KUBECTL_VOLUME),
+                (names.KUBECTL_DELIVERY,),
+                env,
+                (names.CONFIG_MOUNT_PATH, names.KUBECTL_MOUNT_PATH),
+            ),
             "worker": ((names.CONFIG_VOLUME,), (), (), (names.CONFIG_MOUNT_PATH,)),
         }
     ssh_path = plan.ssh.mount_path.rstrip("/")
@@ -45,20 +49,35 @@ def check_names(plan: JobPlan) -> list[Issue]:
     job = plan.name
     where = ("metadata", "name")
     if not job[:1].isalpha():
-        return [Issue(where, f'must start with a letter: the JobSet "{job}" names its Service and pods, DNS-1035 labels')]
+        return [
+            Issue(
+                where,
+                f'must start with a letter: the JobSet "{job}" names its Service and pods, DNS-1035 labels',
+            )
+        ]
     random = "-" + "x" * (names.POD_NAME_RANDOM_SUFFIX - 1)
     limits = [(launcher_host(plan) + random, "the launcher pod's name")]
     if plan.workers:
-        limits.append((names.jobset_pod_host(job, names.WORKER_RJOB, plan.workers - 1) + random, "the last worker pod's name"))
+        limits.append(
+            (
+                names.jobset_pod_host(job, names.WORKER_RJOB, plan.workers - 1) + random,
+                "the last worker pod's name",
+            )
+        )
     if plan.ssh is not None and plan.ssh.generate_keys:
         limits.append((names.ssh_keygen(job), "the SSH key Job name"))
-    over = [(len(job) - (len(derived) - names.DNS1123_LABEL_MAX), derived, what)
-            for derived, what in limits if len(derived) > names.DNS1123_LABEL_MAX]
+    over = [
+        (len(job) - (len(derived) - names.DNS1123_LABEL_MAX), derived, what)
+        for derived, what in limits
+        if len(derived) > names.DNS1123_LABEL_MAX
+    ]
     if not over:
         return []
     shorter, derived, what = min(over)
-    message = (f'too long for --target jobset: {what} "{derived}" (its last 5 characters random) has {len(derived)} '
-               f"characters, more than {names.DNS1123_LABEL_MAX}; use a name of at most {shorter} characters")
+    message = (
+        f'too long for --target jobset: {what} "{derived}" (its last 5 characters random) has {len(derived)} '
+        f"characters, more than {names.DNS1123_LABEL_MAX}; use a name of at most {shorter} characters"
+    )
     return [Issue(where, message)]
 
 
@@ -78,11 +97,26 @@ def host_list_bytes(plan: JobPlan) -> int:
 def check_sizes(plan: JobPlan, options: Options) -> list[Issue]:
     issues = []
     if options.queue is not None and options.gang_scheduler is not None:
-        issues.append(Issue((), "--queue with --gang-scheduler: Kueue and the gang scheduler would each admit part of the job; with --target jobset, Kueue admits the whole JobSet (drop --gang-scheduler)"))
+        issues.append(
+            Issue(
+                (),
+                "--queue with --gang-scheduler: Kueue and the gang scheduler would each admit part of the job; with --target jobset, Kueue admits the whole JobSet (drop --gang-scheduler)",
+            )
+        )
     if options.queue is not None and plan.suspend:
-        issues.append(Issue(("spec", "runPolicy", "suspend"), "with --queue, Kueue admits and resumes the JobSet (it renders suspended either way); hold it with the Workload's spec.active: false instead"))
+        issues.append(
+            Issue(
+                ("spec", "runPolicy", "suspend"),
+                "with --queue, Kueue admits and resumes the JobSet (it renders suspended either way); hold it with the Workload's spec.active: false instead",
+            )
+        )
     if plan.workers > 100_000 and host_list_bytes(plan) > CONFIG_MAP_MAX_BYTES:
-        issues.append(Issue(plan.workers_path, f"{plan.workers} workers: their host names pass the 1 MiB a ConfigMap holds"))
+        issues.append(
+            Issue(
+                plan.workers_path,
+                f"{plan.workers} workers: their host names pass the 1 MiB a ConfigMap holds",
+            )
+        )
     return issues
 
 
@@ -100,19 +134,59 @@ def warnings(plan: JobPlan, options: Options) -> list[Issue]:
     found = []
     if plan.kubexec and plan.workers:
         where = f" of namespace {plan.namespace}" if plan.namespace else " of its namespace"
-        found.append(Issue((), f"--target jobset: the launcher may list every pod{where} and exec into any of them (JobSet pod names are not fixed, so the Role cannot name them; see docs/departures.md)", "warning"))
+        found.append(
+            Issue(
+                (),
+                f"--target jobset: the launcher may list every pod{where} and exec into any of them (JobSet pod names are not fixed, so the Role cannot name them; see docs/departures.md)",
+                "warning",
+            )
+        )
     if plan.clean_pod_policy == "None":
-        found.append(Issue(("spec",), "cleanPodPolicy None: on --target jobset the workers are deleted when the JobSet finishes (JobSet always ends its running Jobs)", "warning"))
-    for role, template in ((names.ROLE_LAUNCHER, plan.launcher_template), (names.ROLE_WORKER, plan.worker_template)):
+        found.append(
+            Issue(
+                ("spec",),
+                "cleanPodPolicy None: on --target jobset the workers are deleted when the JobSet finishes (JobSet always ends its running Jobs)",
+                "warning",
+            )
+        )
+    for role, template in (
+        (names.ROLE_LAUNCHER, plan.launcher_template),
+        (names.ROLE_WORKER, plan.worker_template),
+    ):
         path = plan.template_paths.get(role, ("spec",)) + ("spec",)
         for key in OWN_NAMING:
             if (template.get("spec") or {}).get(key):
-                found.append(Issue((*path, key), f"dropped on --target jobset: JobSet and the Job controller name the {role} pods (hostfile: {hosts(plan)[0] if hosts(plan) else launcher_host(plan)} ...)", "warning"))
-        if options.queue is not None and role == names.ROLE_LAUNCHER and plan.kubexec and plan.kubectl_delivery.resources:
-            wanted = sorted(set().union(*(set(v) for v in plan.kubectl_delivery.resources.values())) - {"cpu", "memory"})
+                found.append(
+                    Issue(
+                        (*path, key),
+                        f"dropped on --target jobset: JobSet and the Job controller name the {role} pods (hostfile: {hosts(plan)[0] if hosts(plan) else launcher_host(plan)} ...)",
+                        "warning",
+                    )
+                )
+        if (
+            options.queue is not None
+            and role == names.ROLE_LAUNCHER
+            and plan.kubexec
+            and plan.kubectl_delivery.resources
+        ):
+            wanted = sorted(
+                set().union(*(set(v) for v in plan.kubectl_delivery.resources.values())) - {"cpu", "memory"}
+            )
             if wanted:
-                found.append(Issue((), f"--queue: the launcher's kubectl-delivery init container requests {', '.join(wanted)}; Kueue admits the JobSet only from a ClusterQueue whose resource groups cover it", "warning"))
+                found.append(
+                    Issue(
+                        (),
+                        f"--queue: the launcher's kubectl-delivery init container requests {', '.join(wanted)}; Kueue admits the JobSet only from a ClusterQueue whose resource groups cover it",
+                        "warning",
+                    )
+                )
         if options.queue is not None:
             for container in _requests_missing(template):
-                found.append(Issue(plan.template_paths.get(role, ("spec",)) + ("spec", "containers"), f'container "{container}" requests no cpu or memory: Kueue counts it as 0 against the queue\'s quota', "warning"))
+                found.append(
+                    Issue(
+                        plan.template_paths.get(role, ("spec",)) + ("spec", "containers"),
+                        f'container "{container}" requests no cpu or memory: Kueue counts it as 0 against the queue\'s quota',
+                        "warning",
+                    )
+                )
     return found

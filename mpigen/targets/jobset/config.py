@@ -90,7 +90,12 @@ def launcher_role(plan: JobPlan) -> dict[str, Any] | None:
         {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]},
         {"apiGroups": [""], "resources": ["pods/exec"], "verbs": ["create"]},
     ]
-    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": _meta(plan), "rules": rules}
+    return {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "Role",
+        "metadata": _meta(plan),
+        "rules": rules,
+    }
 
 
 def build_launcher_role(plan: JobPlan) -> list[dict[str, Any]]:
@@ -103,5 +108,12 @@ def build_launcher_role_binding(plan: JobPlan) -> list[dict[str, Any]]:
         return []
     subject = service_account_subject(plan, launcher_service_account(plan))
     roleref = {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": names.launcher(plan.name)}
-    return [{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": _meta(plan),
-             "subjects": [subject], "roleRef": roleref}]
+    return [
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "RoleBinding",
+            "metadata": _meta(plan),
+            "subjects": [subject],
+            "roleRef": roleref,
+        }
+    ]

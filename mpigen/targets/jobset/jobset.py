@@ -29,7 +29,12 @@ def max_restarts(plan: JobPlan) -> int:
 
 
 def _job_spec(plan: JobPlan, pods: int, template: dict[str, Any]) -> dict[str, Any]:
-    spec: dict[str, Any] = {"parallelism": pods, "completions": pods, "completionMode": "Indexed", "backoffLimit": 0}
+    spec: dict[str, Any] = {
+        "parallelism": pods,
+        "completions": pods,
+        "completionMode": "Indexed",
+        "backoffLimit": 0,
+    }
     if plan.active_deadline_seconds is not None:
         spec["activeDeadlineSeconds"] = plan.active_deadline_seconds
     if plan.pod_replacement_failed:
@@ -38,7 +43,9 @@ def _job_spec(plan: JobPlan, pods: int, template: dict[str, Any]) -> dict[str, A
     return spec
 
 
-def _replicated_job(plan: JobPlan, name: str, component: str, labels: dict[str, str], spec: dict[str, Any]) -> dict[str, Any]:
+def _replicated_job(
+    plan: JobPlan, name: str, component: str, labels: dict[str, str], spec: dict[str, Any]
+) -> dict[str, Any]:
     metadata = {"labels": {**labels, **names.standard_labels(plan.name, component)}}
     return {"name": name, "replicas": 1, "template": {"metadata": metadata, "spec": spec}}
 
@@ -47,9 +54,14 @@ def replicated_jobs(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
     jobs = []
     if plan.workers > 0:
         spec = _job_spec(plan, plan.workers, build_worker_template(plan, options))
-        jobs.append(_replicated_job(plan, names.WORKER_RJOB, names.COMPONENT_WORKER, plan.labels.worker_set, spec))
+        jobs.append(
+            _replicated_job(plan, names.WORKER_RJOB, names.COMPONENT_WORKER, plan.labels.worker_set, spec)
+        )
     launcher = _replicated_job(
-        plan, names.LAUNCHER_RJOB, names.COMPONENT_LAUNCHER, plan.labels.launcher_job,
+        plan,
+        names.LAUNCHER_RJOB,
+        names.COMPONENT_LAUNCHER,
+        plan.labels.launcher_job,
         _job_spec(plan, 1, build_launcher_template(plan, options)),
     )
     if plan.workers > 0:
@@ -61,7 +73,9 @@ def _failure_policy(plan: JobPlan) -> dict[str, Any]:
     policy: dict[str, Any] = {"maxRestarts": max_restarts(plan)}
     if plan.active_deadline_seconds is not None:
         # A Job past its deadline fails the JobSet rather than restarting it (the run's time is up).
-        policy["rules"] = [{"name": "deadline", "action": "FailJobSet", "onJobFailureReasons": ["DeadlineExceeded"]}]
+        policy["rules"] = [
+            {"name": "deadline", "action": "FailJobSet", "onJobFailureReasons": ["DeadlineExceeded"]}
+        ]
     return policy
 
 

@@ -68,7 +68,10 @@ def build_worker_template(plan: JobPlan, options: Options) -> dict[str, Any]:
         if not (plan.worker_keeps_command and container.get("command")):
             container["command"], container["args"] = ["sleep"], ["365d"]
         container["volumeMounts"] = [*(container.get("volumeMounts") or []), config_mount()]
-        pod["volumes"] = [*(pod.get("volumes") or []), config_volume([(names.KUBEXEC_SCRIPT, names.SCRIPT_MODE)], plan.name)]
+        pod["volumes"] = [
+            *(pod.get("volumes") or []),
+            config_volume([(names.KUBEXEC_SCRIPT, names.SCRIPT_MODE)], plan.name),
+        ]
     else:
         if not container.get("command") and not container.get("args"):
             container["command"] = list(names.SSHD_COMMAND)

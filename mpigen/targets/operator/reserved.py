@@ -35,6 +35,11 @@ def added(plan: JobPlan) -> Added:
     env += names.NVIDIA_ENV if plan.blank_launcher_gpus else ()
     inits = (names.WAIT_FOR_WORKERS,) if plan.waits_for_workers else ()
     return {
-        "launcher": ((names.SSH_VOLUME, names.CONFIG_VOLUME), inits, env, (ssh_path, names.CONFIG_MOUNT_PATH)),
+        "launcher": (
+            (names.SSH_VOLUME, names.CONFIG_VOLUME),
+            inits,
+            env,
+            (ssh_path, names.CONFIG_MOUNT_PATH),
+        ),
         "worker": ((names.SSH_VOLUME,), (), (names.JOB_ROLE_ENV,), (ssh_path,)),
     }

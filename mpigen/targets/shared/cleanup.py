@@ -49,7 +49,12 @@ def build_cleanup_rbac(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
     rbac = "rbac.authorization.k8s.io"
     return [
         {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": _meta(plan)},
-        {"apiVersion": f"{rbac}/v1", "kind": "Role", "metadata": _meta(plan), "rules": cleanup_role_rules(**_names(plan))},
+        {
+            "apiVersion": f"{rbac}/v1",
+            "kind": "Role",
+            "metadata": _meta(plan),
+            "rules": cleanup_role_rules(**_names(plan)),
+        },
         {
             "apiVersion": f"{rbac}/v1",
             "kind": "RoleBinding",
@@ -98,7 +103,13 @@ def build_cleanup_job(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
                                 "name": names.CONFIG_VOLUME,
                                 "configMap": {
                                     "name": names.config_map(plan.name),
-                                    "items": [{"key": names.CLEANUP_SCRIPT, "path": names.CLEANUP_SCRIPT, "mode": names.SCRIPT_MODE}],
+                                    "items": [
+                                        {
+                                            "key": names.CLEANUP_SCRIPT,
+                                            "path": names.CLEANUP_SCRIPT,
+                                            "mode": names.SCRIPT_MODE,
+                                        }
+                                    ],
                                 },
                             }
                         ],

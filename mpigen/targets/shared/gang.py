@@ -62,7 +62,9 @@ def sum_min_resources(plan: JobPlan, members: int) -> dict[str, str]:
     for template, replicas in ((plan.launcher_template, 1), (plan.worker_template, workers)):
         if not replicas:
             continue  # no pods, nothing to sum: never a zero entry for a resource only they ask for
-        for name, quantity in _container_resources(template, plan.scheduling.requests_else_limits) if template else []:
+        for name, quantity in (
+            _container_resources(template, plan.scheduling.requests_else_limits) if template else []
+        ):
             total.add(name, quantity, replicas)
     return total.result()
 
@@ -108,7 +110,12 @@ def build_pod_group(plan: JobPlan, options: Options, members: int | None = None)
             "apiVersion": POD_GROUP_API[options.gang_scheduler],
             "kind": "PodGroup",
             "metadata": object_meta(plan, names.pod_group(plan.name), names.COMPONENT_SCHEDULING),
-            "spec": _pod_group_spec(plan, options.gang_scheduler, operator_members if members is None else members, operator_members),
+            "spec": _pod_group_spec(
+                plan,
+                options.gang_scheduler,
+                operator_members if members is None else members,
+                operator_members,
+            ),
         }
     ]
 

@@ -124,6 +124,8 @@ def build_launcher_job(plan: JobPlan, options: Options) -> dict[str, Any]:
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
-        "metadata": object_meta(plan, names.launcher(plan.name), names.COMPONENT_LAUNCHER, plan.labels.launcher_job),
+        "metadata": object_meta(
+            plan, names.launcher(plan.name), names.COMPONENT_LAUNCHER, plan.labels.launcher_job
+        ),
         "spec": spec,
     }

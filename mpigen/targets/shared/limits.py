@@ -40,7 +40,13 @@ def check_derived_names(plan: JobPlan) -> list[Issue]:
         (names.launcher(job), names.DNS1123_LABEL_MAX, "the launcher Job name (its pods' job-name label)"),
         (names.cleanup(job), names.DNS1123_LABEL_MAX, "the clean-up Job name (its pods' job-name label)"),
         *(
-            [(names.ssh_keygen(job), names.DNS1123_LABEL_MAX, "the SSH key Job name (its pods' job-name label)")]
+            [
+                (
+                    names.ssh_keygen(job),
+                    names.DNS1123_LABEL_MAX,
+                    "the SSH key Job name (its pods' job-name label)",
+                )
+            ]
             if plan.ssh is not None and plan.ssh.generate_keys
             else []
         ),
@@ -52,7 +58,11 @@ def check_derived_names(plan: JobPlan) -> list[Issue]:
         (longest_pod, names.DNS1123_LABEL_MAX, "the last worker pod's name (its hostname)"),
     ]
     issues = []
-    over = [(len(job) - (len(derived) - limit), derived, limit, what) for derived, limit, what in limits if len(derived) > limit]
+    over = [
+        (len(job) - (len(derived) - limit), derived, limit, what)
+        for derived, limit, what in limits
+        if len(derived) > limit
+    ]
     if over:
         # One message for one cause: name the limit that needs the shortest job name.
         shorter, derived, limit, what = min(over)
@@ -62,7 +72,12 @@ def check_derived_names(plan: JobPlan) -> list[Issue]:
         )
         issues.append(Issue(where, message))
     if not job[:1].isalpha():
-        issues.append(Issue(where, f'must start with a letter: the worker Service "{names.worker_set(job)}" is a DNS-1035 label'))
+        issues.append(
+            Issue(
+                where,
+                f'must start with a letter: the worker Service "{names.worker_set(job)}" is a DNS-1035 label',
+            )
+        )
     return issues
 
 
@@ -81,14 +96,17 @@ def worker_names_length(job: str, workers: int) -> int:
     return workers * (len(names.worker_set(job)) + 1) + digit_count_sum(workers)
 
 
-
 def host_lists_bytes(plan: JobPlan, workers: int) -> int:
     """Bytes of the hostfile and (if any) discover_hosts.sh for `workers`: one line per host in
     each, a worker's host its pod name plus a suffix the same for all (templates/hostfile.j2,
     templates/discover_hosts.sh.j2), plus the launcher's line when it is a host too."""
     from mpigen.targets.shared.configmap import SEPARATORS
 
-    suffix = len(names.host("", plan.service.name, plan.namespace, plan.hostnames.cluster_domain)) if plan.hostnames.fqdn else 0
+    suffix = (
+        len(names.host("", plan.service.name, plan.namespace, plan.hostnames.cluster_domain))
+        if plan.hostnames.fqdn
+        else 0
+    )
     names_length = worker_names_length(plan.name, workers) + workers * suffix
     hosts = workers
     if plan.hostnames.launcher_first:
@@ -96,7 +114,9 @@ def host_lists_bytes(plan: JobPlan, workers: int) -> int:
         hosts += 1
     size = names_length + hosts * len(f"{SEPARATORS[plan.hostnames.slot_syntax]}{plan.slots_per_worker}\n")
     if plan.discover_hosts:
-        per_host = len("echo \n") + (len(f":{plan.slots_per_worker}") if plan.discover_hosts == "slots" else 0)
+        per_host = len("echo \n") + (
+            len(f":{plan.slots_per_worker}") if plan.discover_hosts == "slots" else 0
+        )
         size += len("#!/bin/sh\n") + names_length + hosts * per_host
     return size
 
@@ -140,10 +160,20 @@ def largest_fitting(size: Callable[[int], int], limit: int, upper: int) -> int:
 def check_sizes(plan: JobPlan, options: Options) -> list[Issue]:
     """The ConfigMap and the launcher Role fit the API server's limits for this worker count."""
     checks: list[tuple[str, str, Callable[[int], int], int, str]] = [
-        ("ConfigMap", names.config_map(plan.name), lambda n: config_map_bytes(plan, options, n), CONFIG_MAP_MAX_BYTES, "1 MiB"),
+        (
+            "ConfigMap",
+            names.config_map(plan.name),
+            lambda n: config_map_bytes(plan, options, n),
+            CONFIG_MAP_MAX_BYTES,
+            "1 MiB",
+        ),
         ("Role", names.launcher(plan.name), lambda n: role_bytes(plan, n), OBJECT_MAX_BYTES, "1.5 MiB"),
     ]
-    over = [(kind, name, size, limit, shown) for kind, name, size, limit, shown in checks if size(plan.workers) > limit]
+    over = [
+        (kind, name, size, limit, shown)
+        for kind, name, size, limit, shown in checks
+        if size(plan.workers) > limit
+    ]
     if not over:
         return []
     # The largest job that fits must fit every limit, not only the one that is broken.

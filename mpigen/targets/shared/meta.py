@@ -11,7 +11,9 @@ from mpigen.options import Options
 from mpigen.plan import JobPlan
 
 
-def object_meta(plan: JobPlan, name: str, component: str, labels: dict[str, str] | None = None) -> dict[str, Any]:
+def object_meta(
+    plan: JobPlan, name: str, component: str, labels: dict[str, str] | None = None
+) -> dict[str, Any]:
     """metadata of an emitted object: its name, the job's namespace, the operator's labels (if any)
     and the standard `app.kubernetes.io/*` labels."""
     meta: dict[str, Any] = {"name": name}
@@ -44,7 +46,11 @@ def label_pod(template: dict[str, Any], operator_labels: dict[str, str], standar
     meta = template.setdefault("metadata", {})
     meta.pop("name", None)
     own = meta.get("labels") or {}
-    meta["labels"] = {**own, **operator_labels, **{key: value for key, value in standard.items() if key not in own}}
+    meta["labels"] = {
+        **own,
+        **operator_labels,
+        **{key: value for key, value in standard.items() if key not in own},
+    }
 
 
 def indexes_pods(plan: JobPlan) -> bool:
@@ -64,15 +70,25 @@ def template_warnings(plan: JobPlan) -> list[Issue]:
         own = (template.get("metadata") or {}).get("labels") or {}
         for key, value in names.standard_labels(plan.name, component).items():
             if key in own and own[key] != value:
-                message = f'kept on the {role} pods as written, as the operator keeps it; mpigen\'s "{value}" labels the job\'s other objects, so a selector on it does not find these pods'
+                message = f"kept on the {role} pods as written, as the operator keeps it; mpigen's \"{value}\" labels the job's other objects, so a selector on it does not find these pods"
                 warnings.append(Issue((*path, key), message, "warning"))
         if role == names.ROLE_WORKER and names.REPLICA_INDEX_LABEL in own and indexes_pods(plan):
             message = "not copied to the workers: the operator sets each pod's own index there, and one StatefulSet template cannot (each worker's index is its pod name's suffix and its apps.kubernetes.io/pod-index label)"
             warnings.append(Issue((*path, names.REPLICA_INDEX_LABEL), message, "warning"))
     own_hostname = plan.launcher_template.get("spec", {}).get("hostname")
-    if own_hostname and own_hostname != names.launcher(plan.name) and (plan.ssh is not None or plan.hostnames.launcher_first):
+    if (
+        own_hostname
+        and own_hostname != names.launcher(plan.name)
+        and (plan.ssh is not None or plan.hostnames.launcher_first)
+    ):
         message = f'"{own_hostname}" is replaced by "{names.launcher(plan.name)}", as the operator replaces it: the hostfile names the launcher so'
-        warnings.append(Issue(plan.template_paths.get(names.ROLE_LAUNCHER, ("spec",)) + ("spec", "hostname"), message, "warning"))
+        warnings.append(
+            Issue(
+                plan.template_paths.get(names.ROLE_LAUNCHER, ("spec",)) + ("spec", "hostname"),
+                message,
+                "warning",
+            )
+        )
     return warnings
 
 

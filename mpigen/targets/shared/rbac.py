@@ -36,8 +36,15 @@ def launcher_role(plan: JobPlan, pods: list[str]) -> dict[str, Any]:
     """The launcher Role over the worker pods `pods`: `get` (and `create` on `pods/exec` for kubexec)."""
     rules = [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"], "resourceNames": pods}]
     if plan.kubexec:
-        rules.append({"apiGroups": [""], "resources": ["pods/exec"], "verbs": ["create"], "resourceNames": list(pods)})
-    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": _meta(plan), "rules": rules}
+        rules.append(
+            {"apiGroups": [""], "resources": ["pods/exec"], "verbs": ["create"], "resourceNames": list(pods)}
+        )
+    return {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "Role",
+        "metadata": _meta(plan),
+        "rules": rules,
+    }
 
 
 def _grants(plan: JobPlan) -> bool:
@@ -60,6 +67,10 @@ def build_launcher_role_binding(plan: JobPlan) -> list[dict[str, Any]]:
             "kind": "RoleBinding",
             "metadata": _meta(plan),
             "subjects": [subject],
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": names.launcher(plan.name)},
+            "roleRef": {
+                "apiGroup": "rbac.authorization.k8s.io",
+                "kind": "Role",
+                "name": names.launcher(plan.name),
+            },
         }
     ]

@@ -73,7 +73,12 @@ def build_keygen_rbac(plan: JobPlan) -> list[dict[str, Any]]:
     name, rbac = names.ssh_keygen(plan.name), "rbac.authorization.k8s.io"
     return [
         {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": _meta(plan)},
-        {"apiVersion": f"{rbac}/v1", "kind": "Role", "metadata": _meta(plan), "rules": keygen_role_rules(**_names(plan))},
+        {
+            "apiVersion": f"{rbac}/v1",
+            "kind": "Role",
+            "metadata": _meta(plan),
+            "rules": keygen_role_rules(**_names(plan)),
+        },
         {
             "apiVersion": f"{rbac}/v1",
             "kind": "RoleBinding",
@@ -134,7 +139,10 @@ def build_keygen_pod_spec(plan: JobPlan, options: Options) -> dict[str, Any]:
         containers=[build_store_container(plan, options)],
         volumes=[
             {"name": KEYS_VOLUME, "emptyDir": {"medium": "Memory"}},
-            {"name": names.CONFIG_VOLUME, "configMap": {"name": names.config_map(plan.name), "items": [item]}},
+            {
+                "name": names.CONFIG_VOLUME,
+                "configMap": {"name": names.config_map(plan.name), "items": [item]},
+            },
         ],
     )
     return pod

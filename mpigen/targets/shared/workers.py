@@ -48,7 +48,9 @@ def _ssh_worker(pod: dict[str, Any], plan: JobPlan, ssh: Ssh, mounts_keys: bool)
         dns["searches"] = [*(dns.get("searches") or []), search]
 
 
-def build_worker_pod_template(plan: JobPlan, options: Options, *, mounts_keys: bool = True, gang: bool = True) -> dict[str, Any]:
+def build_worker_pod_template(
+    plan: JobPlan, options: Options, *, mounts_keys: bool = True, gang: bool = True
+) -> dict[str, Any]:
     """A worker's pod template; without the SSH key mount (`mounts_keys` False) or the gang scheduler's
     marks (`gang` False) when the run target's engine adds those itself."""
     template = copy.deepcopy(plan.worker_template)
@@ -77,7 +79,9 @@ def build_worker_stateful_set(plan: JobPlan, options: Options) -> list[dict[str,
         {
             "apiVersion": "apps/v1",
             "kind": "StatefulSet",
-            "metadata": object_meta(plan, names.worker_set(plan.name), names.COMPONENT_WORKER, plan.labels.worker_set),
+            "metadata": object_meta(
+                plan, names.worker_set(plan.name), names.COMPONENT_WORKER, plan.labels.worker_set
+            ),
             "spec": {
                 "podManagementPolicy": "Parallel",
                 # A suspended job runs no workers; resuming scales them up (docs/runtime.md).

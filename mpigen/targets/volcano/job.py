@@ -124,7 +124,9 @@ def max_retry(plan: JobPlan) -> tuple[int, int]:
 
 
 def _launcher_task(plan: JobPlan, options: Options) -> dict[str, Any]:
-    template = build_launcher_pod_template(plan, options, names_pod=False, mounts_keys=not ssh_plugin(plan), gang=False)
+    template = build_launcher_pod_template(
+        plan, options, names_pod=False, mounts_keys=not ssh_plugin(plan), gang=False
+    )
     if plan.active_deadline_seconds is not None:
         template["spec"]["activeDeadlineSeconds"] = plan.active_deadline_seconds
     return {
@@ -173,7 +175,10 @@ def build_job(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
         "queue": scheduling.queue or DEFAULT_QUEUE,
         "maxRetry": max_retry(plan)[0],
         "plugins": plugins(plan),
-        "policies": [{"event": "PodEvicted", "action": "RestartJob"}, {"event": "PodFailed", "action": "RestartJob"}],
+        "policies": [
+            {"event": "PodEvicted", "action": "RestartJob"},
+            {"event": "PodFailed", "action": "RestartJob"},
+        ],
         "tasks": [_launcher_task(plan, options), *([_worker_task(plan, options)] if plan.workers else [])],
     }
     if scheduling.priority_class:
@@ -203,7 +208,10 @@ BUILDERS: tuple[Builder, ...] = (
 def warnings(plan: JobPlan, options: Options) -> list[Issue]:
     found = [issue for issue in template_warnings(plan) if issue.path[-2:] != ("spec", "hostname")]
     found += gang_warnings(plan, _gang(options))
-    for role, template in ((names.ROLE_LAUNCHER, plan.launcher_template), (names.ROLE_WORKER, plan.worker_template)):
+    for role, template in (
+        (names.ROLE_LAUNCHER, plan.launcher_template),
+        (names.ROLE_WORKER, plan.worker_template),
+    ):
         pod = template.get("spec") or {}
         for field in ("hostname", "subdomain"):
             if field in pod:

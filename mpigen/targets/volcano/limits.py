@@ -70,7 +70,10 @@ def check_plan_fits(plan: JobPlan) -> list[Issue]:
         message = f"must be at least 1 with --target volcano: the launcher is always a member of the gang (got {wanted})"
         issues.append(Issue((*plan.scheduling.written_at, "minAvailable"), message))
     longest = max(
-        [task_pod(plan.name, LAUNCHER_TASK, 0), *([task_pod(plan.name, WORKER_TASK, plan.workers - 1)] if plan.workers else [])],
+        [
+            task_pod(plan.name, LAUNCHER_TASK, 0),
+            *([task_pod(plan.name, WORKER_TASK, plan.workers - 1)] if plan.workers else []),
+        ],
         key=len,
     )
     if len(longest) > names.DNS1123_LABEL_MAX:
@@ -104,7 +107,13 @@ def config_map_bytes(plan: JobPlan, options: Options, workers: int) -> int:
 
 def check_sizes(plan: JobPlan, options: Options) -> list[Issue]:
     checks: list[tuple[str, str, Callable[[int], int], int, str]] = [
-        ("ConfigMap", names.config_map(plan.name), lambda n: config_map_bytes(plan, options, n), CONFIG_MAP_MAX_BYTES, "1 MiB"),
+        (
+            "ConfigMap",
+            names.config_map(plan.name),
+            lambda n: config_map_bytes(plan, options, n),
+            CONFIG_MAP_MAX_BYTES,
+            "1 MiB",
+        ),
         ("Role", names.launcher(plan.name), lambda n: role_bytes(plan, n), OBJECT_MAX_BYTES, "1.5 MiB"),
     ]
     over = [(kind, name, size) for kind, name, size, limit, _ in checks if size(plan.workers) > limit]

@@ -262,7 +262,9 @@ def is_launcher_job(obj: Obj) -> bool:
 VOLCANO_JOB = "batch.volcano.sh/v1alpha1"
 
 
-def _volcano_task_pods(obj: Obj, task_name: Literal["launcher", "worker"], sources: Mapping[str, Mapping[str, Obj]]) -> list[Pod]:
+def _volcano_task_pods(
+    obj: Obj, task_name: Literal["launcher", "worker"], sources: Mapping[str, Mapping[str, Obj]]
+) -> list[Pod]:
     """A Volcano Job's task as Volcano's controller makes it: pods `<job>-<task>-<index>` whose
     hostname is the pod name and subdomain the job (the svc plugin)."""
     job = obj["metadata"]["name"]

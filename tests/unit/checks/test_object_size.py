@@ -22,7 +22,10 @@ def job(launcher: dict[str, Any], worker: dict[str, Any] | None = None) -> dict[
         "spec": {
             "mpiReplicaSpecs": {
                 "Launcher": {"template": {"spec": launcher}},
-                "Worker": {"replicas": 1, "template": {"spec": worker or {"containers": [{"name": "w", "image": "i"}]}}},
+                "Worker": {
+                    "replicas": 1,
+                    "template": {"spec": worker or {"containers": [{"name": "w", "image": "i"}]}},
+                },
             }
         },
     }
@@ -34,7 +37,9 @@ def test_a_launcher_with_100000_containers_is_refused_at_its_containers() -> Non
         compile(job({"containers": containers}))
     [issue] = caught.value.issues
     assert issue.path == ("spec", "mpiReplicaSpecs", "Launcher", "template", "spec", "containers")
-    assert issue.message.startswith("too large: the Job a-launcher would be 2,990,641 bytes, over the 1,572,864 (1.5 MiB) etcd stores per object")
+    assert issue.message.startswith(
+        "too large: the Job a-launcher would be 2,990,641 bytes, over the 1,572,864 (1.5 MiB) etcd stores per object"
+    )
     assert issue.message.endswith("its spec.template.spec.containers holds 2,989,204 bytes (100,000 items)")
 
 
@@ -55,7 +60,9 @@ def test_a_large_worker_template_is_refused_through_render_with_nothing_printed(
 def test_an_object_just_under_the_limit_renders() -> None:
     arg = "x" * (1536 * 1024 - 3000)
     objects = compile(job({"containers": [{"name": "l", "image": "i", "args": [arg]}]}))
-    launcher = next(obj for obj in objects if obj["kind"] == "Job" and obj["metadata"]["name"] == "a-launcher")
+    launcher = next(
+        obj for obj in objects if obj["kind"] == "Job" and obj["metadata"]["name"] == "a-launcher"
+    )
     assert 1536 * 1024 - 3000 < json_size(launcher) <= 1536 * 1024
 
 

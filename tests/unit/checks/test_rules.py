@@ -53,7 +53,9 @@ def at(document: dict[str, Any], path: tuple[str, ...]) -> Any:
         (LAUNCHER, "initContainers", {"name": "wait-for-workers", "image": "x"}, "initContainers[0].name"),
     ],
 )
-def test_names_mpigen_adds_are_reserved(where: tuple[str, ...], field: str, value: dict[str, Any], expected: str) -> None:
+def test_names_mpigen_adds_are_reserved(
+    where: tuple[str, ...], field: str, value: dict[str, Any], expected: str
+) -> None:
     document = job()
     at(document, where)[field] = [value]
     errors = errors_of(document)
@@ -69,10 +71,15 @@ def test_worker_may_use_launcher_only_names() -> None:
     assert compile_job(document).objects
 
 
-@pytest.mark.parametrize("variable", ["OMPI_MCA_plm_rsh_agent", "OMPI_MCA_orte_default_hostfile", "OMPI_MCA_plm_rsh_no_tree_spawn"])
+@pytest.mark.parametrize(
+    "variable", ["OMPI_MCA_plm_rsh_agent", "OMPI_MCA_orte_default_hostfile", "OMPI_MCA_plm_rsh_no_tree_spawn"]
+)
 def test_launcher_variables_mpigen_sets_are_reserved(variable: str) -> None:
     document = job()
-    at(document, LAUNCHER)["containers"][0]["env"] = [{"name": "OMPI_MCA_btl", "value": "tcp"}, {"name": variable, "value": "x"}]
+    at(document, LAUNCHER)["containers"][0]["env"] = [
+        {"name": "OMPI_MCA_btl", "value": "tcp"},
+        {"name": variable, "value": "x"},
+    ]
     expected = (
         f'{".".join(LAUNCHER)}.containers[0].env[1].name: "{variable}" is reserved: mpigen sets it in the first '
         "container of the launcher pods, to point Open MPI at kubexec.sh and the hostfile; remove yours"
@@ -82,11 +89,15 @@ def test_launcher_variables_mpigen_sets_are_reserved(variable: str) -> None:
 
 def test_other_open_mpi_variables_are_the_users() -> None:
     document = job()
-    at(document, LAUNCHER)["containers"][0]["env"] = [{"name": "OMPI_MCA_btl_tcp_if_include", "value": "eth0"}]
+    at(document, LAUNCHER)["containers"][0]["env"] = [
+        {"name": "OMPI_MCA_btl_tcp_if_include", "value": "eth0"}
+    ]
     assert compile_job(document).objects
 
 
-@pytest.mark.parametrize(("path", "role"), [("/etc/mpi", LAUNCHER), ("/opt/kube/", LAUNCHER), ("/etc/mpi/", WORKER)])
+@pytest.mark.parametrize(
+    ("path", "role"), [("/etc/mpi", LAUNCHER), ("/opt/kube/", LAUNCHER), ("/etc/mpi/", WORKER)]
+)
 def test_mount_paths_mpigen_uses_are_reserved(path: str, role: tuple[str, ...]) -> None:
     document = job()
     at(document, role)["containers"][0]["volumeMounts"] = [{"name": "data", "mountPath": path}]
@@ -110,12 +121,18 @@ def test_valid_label_keys(key: str) -> None:
     assert qualified_name_problem(key) is None
 
 
-@pytest.mark.parametrize("key", ["", "-app", "app-", "team owner", "x" * 64, "/name", "Example.com/team", "a/b/c", "x" * 254 + "/n"])
+@pytest.mark.parametrize(
+    "key",
+    ["", "-app", "app-", "team owner", "x" * 64, "/name", "Example.com/team", "a/b/c", "x" * 254 + "/n"],
+)
 def test_invalid_label_keys(key: str) -> None:
     assert qualified_name_problem(key)
 
 
-@pytest.mark.parametrize(("value", "ok"), [("", True), ("v1.2_3-x", True), ("x" * 63, True), ("x" * 64, False), ("-a", False), ("a b", False)])
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [("", True), ("v1.2_3-x", True), ("x" * 63, True), ("x" * 64, False), ("-a", False), ("a b", False)],
+)
 def test_label_values(value: str, ok: bool) -> None:
     assert (label_value_problem(value) is None) == ok
 
@@ -137,11 +154,18 @@ def test_template_labels_are_checked_with_their_paths() -> None:
 @pytest.mark.parametrize("slots", [1, 16])
 def test_size_arithmetic_matches_the_built_objects(workers: int, slots: int) -> None:
     plan, options = plan_job(job(workers, "size-check", slots), Options())
-    objects = {obj["kind"]: obj for obj in compile_job(job(workers, "size-check", slots)).objects if obj["kind"] in ("ConfigMap",)}
+    objects = {
+        obj["kind"]: obj
+        for obj in compile_job(job(workers, "size-check", slots)).objects
+        if obj["kind"] in ("ConfigMap",)
+    }
     data = objects["ConfigMap"]["data"]
-    assert limits.config_map_bytes(plan, options, workers) == sum(len(k) + len(v.encode()) for k, v in data.items())
+    assert limits.config_map_bytes(plan, options, workers) == sum(
+        len(k) + len(v.encode()) for k, v in data.items()
+    )
     role = next(
-        obj for obj in compile_job(job(workers, "size-check", slots)).objects
+        obj
+        for obj in compile_job(job(workers, "size-check", slots)).objects
         if obj["kind"] == "Role" and obj["metadata"]["name"] == names.launcher("size-check")
     )
     assert limits.role_bytes(plan, workers) == len(json.dumps(role, separators=(",", ":")).encode())
@@ -220,7 +244,9 @@ def test_every_render_option_has_an_annotation() -> None:
 
 
 def test_annotations_win_over_the_callers_options() -> None:
-    options, _ = options_for(annotated(**{"gang-scheduler": "volcano"}), Options(gang_scheduler="scheduler-plugins"))
+    options, _ = options_for(
+        annotated(**{"gang-scheduler": "volcano"}), Options(gang_scheduler="scheduler-plugins")
+    )
     assert options.gang_scheduler == "volcano"
 
 
@@ -243,11 +269,17 @@ def test_option_annotations_take_effect_and_are_not_copied() -> None:
         ({"kube-version": "1.20"}, "unsupported Kubernetes version"),
         ({"namespace": "Team_A"}, "not a valid namespace"),
         ({"validate": "yes"}, 'must be "true" or "false"'),
-        ({"kubectl-delivery-image": " "}, 'must be a container image reference (no spaces, newlines or control characters), like "mpioperator/kubectl-delivery:latest"; got " "'),
+        (
+            {"kubectl-delivery-image": " "},
+            'must be a container image reference (no spaces, newlines or control characters), like "mpioperator/kubectl-delivery:latest"; got " "',
+        ),
         ({"kubectl-delivery-image": "alpine\nrm -rf /"}, 'got "alpine\\nrm -rf /"'),
         ({"kubectl-delivery-image": "my image:1"}, "must be a container image reference"),
         ({"scheduler-name": "gang"}, "needs mpigen.dev/gang-scheduler"),
-        ({"gang-scheduler": "volcano", "scheduler-name": "My Scheduler"}, 'must be a DNS subdomain (lower-case letters, digits, \'-\' and \'.\', at most 253 characters), as the API server requires of such names; got "My Scheduler"'),
+        (
+            {"gang-scheduler": "volcano", "scheduler-name": "My Scheduler"},
+            "must be a DNS subdomain (lower-case letters, digits, '-' and '.', at most 253 characters), as the API server requires of such names; got \"My Scheduler\"",
+        ),
         ({"gang-scheduler": "volcano", "scheduler-name": "a" * 254}, "must be a DNS subdomain"),
         ({"wait-timeout": "٣٠٠"}, 'expected a whole number >= 1 (as a string), got "٣٠٠"'),
         ({"wait-timeout": "²"}, 'expected a whole number >= 1 (as a string), got "²"'),
@@ -327,25 +359,29 @@ def test_bad_labels_on_output_are_caught() -> None:
     find(objs, "ConfigMap")["metadata"]["labels"]["app"] = "x" * 64
     find(objs, "Job")["spec"]["template"]["metadata"]["labels"]["bad key"] = "v"
     found = sorted(issue.text().split(":")[0] for _, issue in check_objects(objs))
-    assert found == ['metadata.labels.app', 'spec.template.metadata.labels["bad key"]']
+    assert found == ["metadata.labels.app", 'spec.template.metadata.labels["bad key"]']
 
 
 @pytest.mark.parametrize(
     ("flag", "value", "message"),
     [
-        ("--scheduler-name", "My Scheduler", 'must be a DNS subdomain'),
+        ("--scheduler-name", "My Scheduler", "must be a DNS subdomain"),
         ("--kubectl-delivery-image", "alpine\nid", "must be a container image reference"),
         ("--wait-timeout", "9223372036854775808", "must be at most 999999999"),
         ("--wait-timeout", "٣٠٠", 'expected a whole number >= 1 (as a string), got "٣٠٠"'),
         ("--gpus-per-node", "0", "expected a whole number >= 1"),
     ],
 )
-def test_bad_option_flags_are_usage_errors_worded_as_for_annotations(flag: str, value: str, message: str) -> None:
+def test_bad_option_flags_are_usage_errors_worded_as_for_annotations(
+    flag: str, value: str, message: str
+) -> None:
     from click.testing import CliRunner
 
     from mpigen.cli import cli
 
-    result = CliRunner().invoke(cli, ["render", "--gang-scheduler", "volcano", flag, value, "-"], input="", catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli, ["render", "--gang-scheduler", "volcano", flag, value, "-"], input="", catch_exceptions=False
+    )
     assert result.exit_code == 2 and f"Invalid value for '{flag}': {message}" in result.stderr
 
 
@@ -354,7 +390,14 @@ def test_good_option_flags_are_taken() -> None:
 
     from mpigen.cli import cli
 
-    args = ["--gang-scheduler", "volcano", "--scheduler-name", "sched.example.com", "--wait-timeout", "999999999"]
+    args = [
+        "--gang-scheduler",
+        "volcano",
+        "--scheduler-name",
+        "sched.example.com",
+        "--wait-timeout",
+        "999999999",
+    ]
     document = yaml.safe_dump(job())
     result = CliRunner().invoke(cli, ["render", *args, "-"], input=document, catch_exceptions=False)
     assert result.exit_code == 0, result.stderr

@@ -200,7 +200,10 @@ def test_typo_in_pod_template_is_reported_at_its_path(version: str) -> None:
     obj = valid("StatefulSet")
     obj["spec"]["template"]["spec"]["containers"][0]["resurces"] = {"limits": {"cpu": "1"}}
     assert validate_object(obj, version) == [
-        Issue(("spec", "template", "spec", "containers", 0, "resurces"), 'unknown field "resurces" (did you mean "resources"?)')
+        Issue(
+            ("spec", "template", "spec", "containers", 0, "resurces"),
+            'unknown field "resurces" (did you mean "resources"?)',
+        )
     ]
 
 

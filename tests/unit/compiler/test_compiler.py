@@ -118,7 +118,10 @@ def test_the_public_types_are_dataclasses() -> None:
     changed = dataclasses.replace(options, gpus_per_node=4)
     assert changed == options.replace(gpus_per_node=4) != options
     assert (changed.namespace, changed.gpus_per_node) == ("ml", 4)
-    assert [field.name for field in dataclasses.fields(mpigen.Options)][:2] == ["gpus_per_node", "processing_units_per_node"]
+    assert [field.name for field in dataclasses.fields(mpigen.Options)][:2] == [
+        "gpus_per_node",
+        "processing_units_per_node",
+    ]
     assert hash(options) == hash(mpigen.Options(namespace="ml"))
     with pytest.raises(dataclasses.FrozenInstanceError):
         options.namespace = "other"  # type: ignore[misc]
@@ -183,7 +186,13 @@ def _pod(objects: dict[str, dict[str, Any]], key: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("api_version", [V1ALPHA2, V1, V2BETA1])
 def test_a_templates_own_standard_labels_are_kept_with_a_warning(api_version: str) -> None:
-    own = {"app.kubernetes.io/name": "trainer", "app.kubernetes.io/instance": "exp-7", "app.kubernetes.io/component": "gpu", "app.kubernetes.io/managed-by": "argocd", "team": "ml"}
+    own = {
+        "app.kubernetes.io/name": "trainer",
+        "app.kubernetes.io/instance": "exp-7",
+        "app.kubernetes.io/component": "gpu",
+        "app.kubernetes.io/managed-by": "argocd",
+        "team": "ml",
+    }
     worker = {"metadata": {"labels": dict(own)}, **pod("worker")}
     objects, warnings = _objects(make_job(api_version, worker=worker))
     labels = _pod(objects, "StatefulSet/pi-worker")["metadata"]["labels"]
@@ -192,12 +201,17 @@ def test_a_templates_own_standard_labels_are_kept_with_a_warning(api_version: st
     selector = objects["StatefulSet/pi-worker"]["spec"]["selector"]["matchLabels"]
     assert all(labels[key] == value for key, value in selector.items())
     named = [w for w in warnings if "app.kubernetes.io" in w]
-    assert len(named) == 4 and all("Worker.template.metadata.labels.app.kubernetes.io/" in w for w in named), warnings
+    assert len(named) == 4 and all(
+        "Worker.template.metadata.labels.app.kubernetes.io/" in w for w in named
+    ), warnings
 
 
 def test_templates_without_standard_labels_get_mpigens() -> None:
     objects, warnings = _objects(make_job(V2BETA1))
-    assert _pod(objects, "StatefulSet/pi-worker")["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "mpigen"
+    assert (
+        _pod(objects, "StatefulSet/pi-worker")["metadata"]["labels"]["app.kubernetes.io/managed-by"]
+        == "mpigen"
+    )
     assert not [w for w in warnings if "labels" in w]
 
 
@@ -234,7 +248,10 @@ def test_a_launchers_own_hostname_is_replaced_with_a_warning() -> None:
     launcher["spec"]["hostname"] = "head"
     objects, warnings = _objects(make_job(V2BETA1, launcher=launcher))
     assert _pod(objects, "Job/pi-launcher")["spec"]["hostname"] == "pi-launcher"
-    assert any(w.startswith("spec.mpiReplicaSpecs.Launcher.template.spec.hostname:") and '"head" is replaced' in w for w in warnings), warnings
+    assert any(
+        w.startswith("spec.mpiReplicaSpecs.Launcher.template.spec.hostname:") and '"head" is replaced' in w
+        for w in warnings
+    ), warnings
 
 
 @pytest.mark.parametrize("api_version", [V1, V2BETA1])
@@ -244,7 +261,13 @@ def test_min_resources_carry_only_what_the_pods_ask_for(api_version: str) -> Non
     worker = pod("worker", resources={"limits": {"nvidia.com/gpu": 1}})
     launcher = pod("launcher", command=COMMAND, resources={"requests": {"cpu": "1"}})
     # v1: a Worker with no replicas; v2beta1: minAvailable 1, the gang the launcher alone
-    job = make_job(api_version, 0 if api_version == V1 else 2, worker=worker, launcher=launcher, annotations={"mpigen.dev/gang-scheduler": "volcano"})
+    job = make_job(
+        api_version,
+        0 if api_version == V1 else 2,
+        worker=worker,
+        launcher=launcher,
+        annotations={"mpigen.dev/gang-scheduler": "volcano"},
+    )
     if api_version == V2BETA1:
         job["spec"]["runPolicy"] = {"schedulingPolicy": {"minAvailable": 1}}
     group = next(o for o in compile_job(job).objects if o["kind"] == "PodGroup")

@@ -45,8 +45,10 @@ def test_a_v1alpha2_job_with_a_newer_field_is_told_where_it_lives(field: str, va
 
 def test_the_v1alpha2_enumerations_name_a_value_that_differs_only_in_case() -> None:
     assert compile_errors(v1alpha2_job(cleanPodPolicy="running")) == [
-        ("spec.cleanPodPolicy: must be one of 'None', 'Running' or 'All', got string \"running\" "
-        '(did you mean "Running"?)')
+        (
+            "spec.cleanPodPolicy: must be one of 'None', 'Running' or 'All', got string \"running\" "
+            '(did you mean "Running"?)'
+        )
     ]
 
 

@@ -97,8 +97,10 @@ def test_every_container_needs_a_name_and_an_image(key: str) -> None:
     with pytest.raises(CompileError) as caught:
         v1.load(document, Options(namespace="ml", validate=False))
     assert [issue.text() for issue in caught.value.issues] == [
-        (f"spec.mpiReplicaSpecs.Worker.template.spec.containers[1].{key}: "
-        f"required: the operator refuses a Worker container without {key}")
+        (
+            f"spec.mpiReplicaSpecs.Worker.template.spec.containers[1].{key}: "
+            f"required: the operator refuses a Worker container without {key}"
+        )
     ]
 
 
@@ -124,8 +126,10 @@ def test_restart_policies() -> None:
     assert v1.load(document, OPTIONS).worker.restart_policy == "ExitCode"  # type: ignore[union-attr]
     document["spec"]["mpiReplicaSpecs"]["Launcher"]["restartPolicy"] = "Always"
     assert errors(document) == [
-        ("spec.mpiReplicaSpecs.Launcher.restartPolicy: a launcher that always restarts never finishes: "
-        'use "OnFailure" or "Never"')
+        (
+            "spec.mpiReplicaSpecs.Launcher.restartPolicy: a launcher that always restarts never finishes: "
+            'use "OnFailure" or "Never"'
+        )
     ]
     document["spec"]["mpiReplicaSpecs"]["Launcher"]["restartPolicy"] = "Sometimes"
     assert errors(document)[0].startswith(
@@ -146,17 +150,21 @@ def test_main_container_must_name_a_worker_container() -> None:
     document = job(mainContainer="mpi")
     document["spec"]["mpiReplicaSpecs"]["Worker"]["template"] = template("sidecar", "mpi")
     assert warnings(document) == [
-        ('spec.mainContainer: "mpi" is not the Worker\'s first container: the operator mounts /etc/mpi and sets '
-        "the command only on the first, so ranks exec'd into this one do not find kubexec.sh")
+        (
+            'spec.mainContainer: "mpi" is not the Worker\'s first container: the operator mounts /etc/mpi and sets '
+            "the command only on the first, so ranks exec'd into this one do not find kubexec.sh"
+        )
     ]
 
 
 def test_managed_by_values_are_the_training_operators() -> None:
     assert warnings(job(runPolicy={"managedBy": "kubeflow.org/training-operator"})) == []
     assert errors(job(runPolicy={"managedBy": "kubeflow.org/mpi-operator"})) == [
-        ('spec.runPolicy.managedBy: must be "kubeflow.org/training-operator" or "kueue.x-k8s.io/multikueue", '
-        'got "kubeflow.org/mpi-operator" (did you mean "kubeflow.org/training-operator"?); '
-        "the operator would skip this job without a word")
+        (
+            'spec.runPolicy.managedBy: must be "kubeflow.org/training-operator" or "kueue.x-k8s.io/multikueue", '
+            'got "kubeflow.org/mpi-operator" (did you mean "kubeflow.org/training-operator"?); '
+            "the operator would skip this job without a word"
+        )
     ]
 
 
@@ -191,7 +199,9 @@ def test_fields_of_other_versions_get_did_you_mean_help(field: str, hint: str) -
         ({}, False),
     ],
 )
-def test_a_launcher_that_limits_a_gpu_is_the_first_host_and_keeps_its_gpus(limits: dict[str, Any], gpu: bool) -> None:
+def test_a_launcher_that_limits_a_gpu_is_the_first_host_and_keeps_its_gpus(
+    limits: dict[str, Any], gpu: bool
+) -> None:
     from mpigen.inputs.v1_plan import plan_job
 
     document = job()
@@ -204,7 +214,14 @@ def test_a_launcher_that_limits_a_gpu_is_the_first_host_and_keeps_its_gpus(limit
 
 @pytest.mark.parametrize(
     ("policy", "backoff", "expected"),
-    [(None, None, 0), ("Never", None, 0), ("ExitCode", None, 0), ("OnFailure", None, None), ("Never", 4, 4), ("OnFailure", 0, 0)],
+    [
+        (None, None, 0),
+        ("Never", None, 0),
+        ("ExitCode", None, 0),
+        ("OnFailure", None, None),
+        ("Never", 4, 4),
+        ("OnFailure", 0, 0),
+    ],
 )
 def test_the_launcher_job_runs_once_unless_it_restarts_or_a_backoff_limit_is_set(
     policy: str | None, backoff: int | None, expected: int | None
@@ -217,17 +234,31 @@ def test_the_launcher_job_runs_once_unless_it_restarts_or_a_backoff_limit_is_set
         document["spec"]["mpiReplicaSpecs"]["Launcher"]["restartPolicy"] = policy
     plan = plan_job(v1.load(document, OPTIONS), document)
     assert plan.backoff_limit == expected
-    assert plan.launcher_template["spec"]["restartPolicy"] == ("OnFailure" if policy == "OnFailure" else "Never")
+    assert plan.launcher_template["spec"]["restartPolicy"] == (
+        "OnFailure" if policy == "OnFailure" else "Never"
+    )
 
 
 @pytest.mark.parametrize(
     ("own", "expected"),
     [
         # training-operator release-1.9 mpijob_controller_test.go "Test launcher's Intel MPI handling".
-        ({"X_MPI_HYDRA_BOOTSTRAP": "foo"}, {"I_MPI_HYDRA_BOOTSTRAP": "rsh", "I_MPI_HYDRA_BOOTSTRAP_EXEC": "/etc/mpi/kubexec.sh"}),
-        ({"I_MPI_HYDRA_BOOTSTRAP": "RSH"}, {"I_MPI_HYDRA_BOOTSTRAP": "RSH", "I_MPI_HYDRA_BOOTSTRAP_EXEC": "/etc/mpi/kubexec.sh"}),
-        ({"I_MPI_HYDRA_BOOTSTRAP_EXEC": "/script.sh"}, {"I_MPI_HYDRA_BOOTSTRAP": "rsh", "I_MPI_HYDRA_BOOTSTRAP_EXEC": "/script.sh"}),
-        ({"I_MPI_HYDRA_BOOTSTRAP": "RSH", "I_MPI_HYDRA_BOOTSTRAP_EXEC": "/script.sh"}, {"I_MPI_HYDRA_BOOTSTRAP": "RSH", "I_MPI_HYDRA_BOOTSTRAP_EXEC": "/script.sh"}),
+        (
+            {"X_MPI_HYDRA_BOOTSTRAP": "foo"},
+            {"I_MPI_HYDRA_BOOTSTRAP": "rsh", "I_MPI_HYDRA_BOOTSTRAP_EXEC": "/etc/mpi/kubexec.sh"},
+        ),
+        (
+            {"I_MPI_HYDRA_BOOTSTRAP": "RSH"},
+            {"I_MPI_HYDRA_BOOTSTRAP": "RSH", "I_MPI_HYDRA_BOOTSTRAP_EXEC": "/etc/mpi/kubexec.sh"},
+        ),
+        (
+            {"I_MPI_HYDRA_BOOTSTRAP_EXEC": "/script.sh"},
+            {"I_MPI_HYDRA_BOOTSTRAP": "rsh", "I_MPI_HYDRA_BOOTSTRAP_EXEC": "/script.sh"},
+        ),
+        (
+            {"I_MPI_HYDRA_BOOTSTRAP": "RSH", "I_MPI_HYDRA_BOOTSTRAP_EXEC": "/script.sh"},
+            {"I_MPI_HYDRA_BOOTSTRAP": "RSH", "I_MPI_HYDRA_BOOTSTRAP_EXEC": "/script.sh"},
+        ),
     ],
 )
 def test_intel_bootstrap_variables_of_the_template_are_kept_and_not_added_again(
@@ -240,6 +271,8 @@ def test_intel_bootstrap_variables_of_the_template_are_kept_and_not_added_again(
     launcher["env"] = [{"name": name, "value": value} for name, value in own.items()]
     objects = mpigen.compile(document, OPTIONS)
     (launcher_job,) = [o for o in objects if o["kind"] == "Job" and o["metadata"]["name"] == "bench-launcher"]
-    env = [(e["name"], e.get("value")) for e in launcher_job["spec"]["template"]["spec"]["containers"][0]["env"]]
+    env = [
+        (e["name"], e.get("value")) for e in launcher_job["spec"]["template"]["spec"]["containers"][0]["env"]
+    ]
     hydra = [(name, value) for name, value in env if name.startswith("I_MPI_HYDRA_BOOTSTRAP")]
     assert sorted(hydra) == sorted(expected.items())

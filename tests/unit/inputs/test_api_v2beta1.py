@@ -259,7 +259,7 @@ def test_scheduling_policy_rules() -> None:
         "scheduleTimeoutSeconds": 10,
     }
     assert errors(job(runPolicy={"schedulingPolicy": policy})) == [
-        f"{path}.minResources.cpu: expected a quantity such as 4, 500m or 2Gi, got \"lots\"",
+        f'{path}.minResources.cpu: expected a quantity such as 4, 500m or 2Gi, got "lots"',
         (
             f"{path}.minAvailable: must be <= 3, the job's pod count (launcher and workers), got 4: "
             "the gang could never start"

@@ -33,7 +33,10 @@ def v1alpha1(gpus: int, per_node: int) -> dict[str, Any]:
 
 def test_the_gpu_rule_is_one_message_whose_suggestions_compile() -> None:
     [message] = messages(v1alpha1(16, 6))
-    assert "1, 2, 4 or a multiple of 8 (the v1alpha1 CRD)" in message and "fewer than or a multiple of gpusPerNode (6)" in message
+    assert (
+        "1, 2, 4 or a multiple of 8 (the v1alpha1 CRD)" in message
+        and "fewer than or a multiple of gpusPerNode (6)" in message
+    )
     assert message.endswith("(nearest: 4 or 24)")
 
 
@@ -65,7 +68,10 @@ def test_a_dedented_replica_spec_is_told_where_it_belongs() -> None:
     job = make_job()
     job["spec"]["Worker"] = job["spec"]["mpiReplicaSpecs"].pop("Worker")
     found = messages(job)
-    assert found[0] == 'spec.Worker: unknown field "Worker" (did you mean to put it under spec.mpiReplicaSpecs, one level deeper?)'
+    assert (
+        found[0]
+        == 'spec.Worker: unknown field "Worker" (did you mean to put it under spec.mpiReplicaSpecs, one level deeper?)'
+    )
 
 
 def test_pod_template_typos_get_a_did_you_mean() -> None:

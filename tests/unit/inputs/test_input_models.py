@@ -62,14 +62,20 @@ def full(api_version: str) -> Doc:
         }
         doc = make_job(V1ALPHA1, None, **spec)
     elif api_version == V1ALPHA2:
-        doc = make_job(V1ALPHA2, 2, slotsPerWorker=1, backoffLimit=1, activeDeadlineSeconds=9, cleanPodPolicy="All")
+        doc = make_job(
+            V1ALPHA2, 2, slotsPerWorker=1, backoffLimit=1, activeDeadlineSeconds=9, cleanPodPolicy="All"
+        )
         doc["spec"]["mpiReplicaSpecs"]["Worker"]["restartPolicy"] = "OnFailure"
     else:
         doc = make_job(api_version, 2, slotsPerWorker=1, runPolicy=copy.deepcopy(RUN_POLICY))
         doc["spec"]["mpiReplicaSpecs"]["Launcher"]["restartPolicy"] = "OnFailure"
         extra: Doc = {"mainContainer": "worker", "cleanPodPolicy": "All"}
         if api_version == V2BETA1:
-            extra = {"runLauncherAsWorker": True, "sshAuthMountPath": "/root/.ssh", "launcherCreationPolicy": "AtStartup"}
+            extra = {
+                "runLauncherAsWorker": True,
+                "sshAuthMountPath": "/root/.ssh",
+                "launcherCreationPolicy": "AtStartup",
+            }
             extra["mpiImplementation"] = "Intel"
         doc["spec"].update(extra)
     doc["metadata"] = copy.deepcopy(META)
@@ -116,7 +122,29 @@ def test_a_full_document_is_parsed_fast_with_every_field(api_version: str) -> No
     assert_agrees(api_version, document)
 
 
-EDGE_VALUES = [None, True, False, 0, -1, 1, 3.0, 1.5, 2**31, 2**63, "", "3", "All", "all", [], {}, ["a"], {"a": "b"}, {1: "a"}, {"a": 1}, [{}]]
+EDGE_VALUES = [
+    None,
+    True,
+    False,
+    0,
+    -1,
+    1,
+    3.0,
+    1.5,
+    2**31,
+    2**63,
+    "",
+    "3",
+    "All",
+    "all",
+    [],
+    {},
+    ["a"],
+    {"a": "b"},
+    {1: "a"},
+    {"a": 1},
+    [{}],
+]
 
 
 def spots(node: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -171,7 +199,13 @@ def mutated(draw: st.DrawFn) -> tuple[str, Doc]:
 
 
 @pytest.mark.slow  # 500 generated documents through both checks
-@settings(max_examples=500, derandomize=True, database=None, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=500,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(mutated())
 def test_the_fast_check_agrees_with_pydantic(case: tuple[str, Doc]) -> None:
     assert_agrees(*case)

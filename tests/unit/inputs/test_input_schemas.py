@@ -33,7 +33,9 @@ from mpigen.yaml.load import InputError, decode, load_documents
 
 def _load_schemagen() -> ModuleType:
     """tools/schemagen.py, the developer tool that writes schemas/ (not part of the installed package)."""
-    spec = importlib.util.spec_from_file_location("schemagen", Path(__file__).resolve().parents[3] / "tools" / "schemagen.py")
+    spec = importlib.util.spec_from_file_location(
+        "schemagen", Path(__file__).resolve().parents[3] / "tools" / "schemagen.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -289,7 +291,13 @@ BAD = [
         id="blank-scheduler-name",
     ),
     pytest.param(
-        changed(V1ALPHA2, (("metadata", "annotations"), {"mpigen.dev/gang-scheduler": "volcano", "mpigen.dev/scheduler-name": "My Scheduler"})),
+        changed(
+            V1ALPHA2,
+            (
+                ("metadata", "annotations"),
+                {"mpigen.dev/gang-scheduler": "volcano", "mpigen.dev/scheduler-name": "My Scheduler"},
+            ),
+        ),
         id="scheduler-name-not-a-dns-subdomain",
     ),
     pytest.param(
@@ -309,8 +317,14 @@ BAD = [
     pytest.param(changed(V1, ((*LAUNCHER, "replicas"), 2)), id="v1-two-launchers"),
     pytest.param(changed(V1, (("spec", "mpiReplicaSpecs", "Launcher"), DELETE)), id="v1-no-launcher"),
     pytest.param(changed(V1, ((*WORKER, "replicas"), -1)), id="v1-negative-workers"),
-    pytest.param(changed(V1, ((*WORKER, "template", "spec", "containers", 0, "image"), DELETE)), id="v1-container-without-image"),
-    pytest.param(changed(V1, (("spec", "runPolicy"), {"managedBy": "kubeflow.org/mpi-operator"})), id="v1-managed-by-other-operator"),
+    pytest.param(
+        changed(V1, ((*WORKER, "template", "spec", "containers", 0, "image"), DELETE)),
+        id="v1-container-without-image",
+    ),
+    pytest.param(
+        changed(V1, (("spec", "runPolicy"), {"managedBy": "kubeflow.org/mpi-operator"})),
+        id="v1-managed-by-other-operator",
+    ),
     pytest.param(changed(V1, (("spec", "runPolicy"), {"activeDeadlineSeconds": 0})), id="v1-deadline-zero"),
     pytest.param(changed(V1, (("spec", "sshAuthMountPath"), "/root/.ssh")), id="v1-field-of-v2beta1"),
     pytest.param(changed(V1, (("spec", "backoffLimit"), 3)), id="v1-backoff-limit-outside-run-policy"),
@@ -328,7 +342,10 @@ GOOD = [
     pytest.param(JOBS[V1ALPHA1], id="v1alpha1-replicas"),
     pytest.param(JOBS[V1ALPHA2], id="v1alpha2"),
     pytest.param(JOBS[V1], id="v1"),
-    pytest.param(changed(V1, ((*WORKER, "replicas"), DELETE), (("spec", "cleanPodPolicy"), "All")), id="v1-no-worker-replicas-deprecated-clean-pod-policy"),
+    pytest.param(
+        changed(V1, ((*WORKER, "replicas"), DELETE), (("spec", "cleanPodPolicy"), "All")),
+        id="v1-no-worker-replicas-deprecated-clean-pod-policy",
+    ),
     pytest.param(
         changed(V1ALPHA1, (("spec", "replicas"), DELETE), (("spec", "gpus"), 16)), id="v1alpha1-gpus"
     ),
@@ -469,6 +486,11 @@ def test_the_readme_states_the_schema_commands_default_and_shipped_files() -> No
     [stated] = re.findall(r"\(`--api-version`, default `([^`]+)`", readme)
     [option] = [param for param in schema.params if param.name == "api_version"]
     assert stated == option.default
-    shipped = sorted(p.name for p in importlib.resources.files("mpigen.schemas").iterdir() if p.name.startswith("mpijob-"))
+    shipped = sorted(
+        p.name for p in importlib.resources.files("mpigen.schemas").iterdir() if p.name.startswith("mpijob-")
+    )
     assert "`mpigen/schemas/mpijob-kubeflow-<version>.json`" in readme
-    assert shipped == [f"mpijob-kubeflow-{v.split('/')[1]}.json" for v in ("kubeflow.org/v1", "kubeflow.org/v1alpha1", "kubeflow.org/v1alpha2", "kubeflow.org/v2beta1")]
+    assert shipped == [
+        f"mpijob-kubeflow-{v.split('/')[1]}.json"
+        for v in ("kubeflow.org/v1", "kubeflow.org/v1alpha1", "kubeflow.org/v1alpha2", "kubeflow.org/v2beta1")
+    ]

@@ -96,8 +96,20 @@ def test_sizing_errors_name_the_field(spec: dict[str, Any], path: tuple[str, ...
 
 @pytest.mark.parametrize(
     ("value", "units"),
-    [(4, 4), ("4", 4), ("1500m", None), ("2000m", 2), ("1k", 1000), ("1Ki", 1024), ("1e3", 1000),
-     ("0.5", None), ("abc", None), (True, None), ("", None), ("-2", -2)],
+    [
+        (4, 4),
+        ("4", 4),
+        ("1500m", None),
+        ("2000m", 2),
+        ("1k", 1000),
+        ("1Ki", 1024),
+        ("1e3", 1000),
+        ("0.5", None),
+        ("abc", None),
+        (True, None),
+        ("", None),
+        ("-2", -2),
+    ],
 )
 def test_whole_units(value: object, units: int | None) -> None:
     assert whole_units(value) == units
@@ -113,7 +125,9 @@ def test_whole_units(value: object, units: int | None) -> None:
     ],
 )
 @pytest.mark.parametrize("namespace", [None, "team-a"])
-def test_v2beta1_config_map_size_is_what_the_builder_builds(spec: dict[str, Any], namespace: str | None) -> None:
+def test_v2beta1_config_map_size_is_what_the_builder_builds(
+    spec: dict[str, Any], namespace: str | None
+) -> None:
     """The arithmetic size of the ConfigMap (FQDN hostfile, discover_hosts.sh) equals the built one."""
     from mpigen.compiler import plan_job
     from mpigen.targets.shared.configmap import config_data
@@ -125,17 +139,27 @@ def test_v2beta1_config_map_size_is_what_the_builder_builds(spec: dict[str, Any]
         "apiVersion": "kubeflow.org/v2beta1",
         "kind": "MPIJob",
         "metadata": {"name": "size", **({"namespace": namespace} if namespace else {})},
-        "spec": {**spec, "mpiReplicaSpecs": {"Launcher": {"template": template}, "Worker": {"replicas": 3, "template": template}}},
+        "spec": {
+            **spec,
+            "mpiReplicaSpecs": {
+                "Launcher": {"template": template},
+                "Worker": {"replicas": 3, "template": template},
+            },
+        },
     }
     plan, options = plan_job(document, Options(cluster_domain="example.org"))
     for workers in (1, 10, 101):
         sized = plan._replace(workers=workers)
         built = config_data(sized, options)
-        assert config_map_bytes(sized, options, workers) == sum(len(k) + len(v.encode()) for k, v in built.items())
+        assert config_map_bytes(sized, options, workers) == sum(
+            len(k) + len(v.encode()) for k, v in built.items()
+        )
 
 
 @pytest.mark.parametrize("gpu_launcher", [False, True])
-@pytest.mark.parametrize("spec", [{}, {"slotsPerWorker": 12, "runPolicy": {"cleanPodPolicy": "All"}}, {"mainContainer": "c"}])
+@pytest.mark.parametrize(
+    "spec", [{}, {"slotsPerWorker": 12, "runPolicy": {"cleanPodPolicy": "All"}}, {"mainContainer": "c"}]
+)
 def test_v1_config_map_size_is_what_the_builder_builds(spec: dict[str, Any], gpu_launcher: bool) -> None:
     """The arithmetic size of a v1 ConfigMap (discover_hosts.sh with `host:slots`, a GPU launcher as
     the first host, kubexec.sh with --container) equals the built one."""
@@ -143,7 +167,11 @@ def test_v1_config_map_size_is_what_the_builder_builds(spec: dict[str, Any], gpu
     from mpigen.targets.shared.configmap import config_data
     from mpigen.targets.shared.limits import config_map_bytes
 
-    launcher = {"name": "c", "image": "busybox", **({"resources": {"limits": {"nvidia.com/gpu": 1}}} if gpu_launcher else {})}
+    launcher = {
+        "name": "c",
+        "image": "busybox",
+        **({"resources": {"limits": {"nvidia.com/gpu": 1}}} if gpu_launcher else {}),
+    }
     document = {
         "apiVersion": "kubeflow.org/v1",
         "kind": "MPIJob",
@@ -152,7 +180,10 @@ def test_v1_config_map_size_is_what_the_builder_builds(spec: dict[str, Any], gpu
             **spec,
             "mpiReplicaSpecs": {
                 "Launcher": {"template": {"spec": {"containers": [launcher]}}},
-                "Worker": {"replicas": 3, "template": {"spec": {"containers": [{"name": "c", "image": "busybox"}]}}},
+                "Worker": {
+                    "replicas": 3,
+                    "template": {"spec": {"containers": [{"name": "c", "image": "busybox"}]}},
+                },
             },
         },
     }
@@ -161,4 +192,6 @@ def test_v1_config_map_size_is_what_the_builder_builds(spec: dict[str, Any], gpu
     for workers in (1, 10, 101):
         sized = plan._replace(workers=workers)
         built = config_data(sized, options)
-        assert config_map_bytes(sized, options, workers) == sum(len(k) + len(v.encode()) for k, v in built.items())
+        assert config_map_bytes(sized, options, workers) == sum(
+            len(k) + len(v.encode()) for k, v in built.items()
+        )

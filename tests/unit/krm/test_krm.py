@@ -63,7 +63,9 @@ AFTER = """\
 """
 
 
-def job(name: str = "train", replicas: int = 2, annotations: dict[str, str] | None = None, **fields: Any) -> str:
+def job(
+    name: str = "train", replicas: int = 2, annotations: dict[str, str] | None = None, **fields: Any
+) -> str:
     return job_yaml(workers=replicas, name=name, annotations=annotations, **fields)
 
 
@@ -90,7 +92,9 @@ def reader_annotations(path: str, index: int, ident: int) -> dict[str, str]:
 
 
 def resource_list(items: str, function_config: str | None = None) -> str:
-    text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n" + (f"items:\n{items}" if items else "items: []\n")
+    text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n" + (
+        f"items:\n{items}" if items else "items: []\n"
+    )
     if function_config is not None:
         config = to_yaml([yaml.safe_load(function_config)])
         text += "functionConfig:\n" + "".join(f"  {line}\n" for line in config.splitlines())
@@ -121,7 +125,9 @@ def items_of(output: str) -> list[Any]:
 
 def without_bookkeeping(obj: dict[str, Any]) -> dict[str, Any]:
     meta = dict(obj["metadata"])
-    kept = {k: v for k, v in (meta.pop("annotations", None) or {}).items() if "config.kubernetes.io/" not in k}
+    kept = {
+        k: v for k, v in (meta.pop("annotations", None) or {}).items() if "config.kubernetes.io/" not in k
+    }
     if kept:
         meta["annotations"] = kept
     return {**obj, "metadata": meta}
@@ -181,17 +187,36 @@ def test_empty_stdin_says_what_to_pipe_in(shell: Shell) -> None:
 @pytest.mark.parametrize(
     ("stdin", "message"),
     [
-        ("apiVersion: v1\nkind: List\nitems: []\n", 'not a KRM ResourceList (apiVersion config.kubernetes.io/v1, kind ResourceList): found kind "List"'),
+        (
+            "apiVersion: v1\nkind: List\nitems: []\n",
+            'not a KRM ResourceList (apiVersion config.kubernetes.io/v1, kind ResourceList): found kind "List"',
+        ),
         (job(), 'found kind "MPIJob"'),
-        ("apiVersion: config.kubernetes.io/v9\nkind: ResourceList\nitems: []\n", 'unsupported ResourceList apiVersion "config.kubernetes.io/v9"'),
+        (
+            "apiVersion: config.kubernetes.io/v9\nkind: ResourceList\nitems: []\n",
+            'unsupported ResourceList apiVersion "config.kubernetes.io/v9"',
+        ),
         ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: {a: 1}\n", "items must be a list"),
         ("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [\n", "<stdin>: line 4, column 1:"),
-        (resource_list("- {}\n") + "---\n" + resource_list("- {}\n"), "expected one ResourceList, found 2 YAML documents"),
+        (
+            resource_list("- {}\n") + "---\n" + resource_list("- {}\n"),
+            "expected one ResourceList, found 2 YAML documents",
+        ),
         (ALIAS_BOMB, "too large (more than 1000000 values once YAML aliases are expanded)"),
     ],
-    ids=["a List", "a bare MPIJob", "unknown apiVersion", "items not a list", "YAML error", "two documents", "alias bomb"],
+    ids=[
+        "a List",
+        "a bare MPIJob",
+        "unknown apiVersion",
+        "items not a list",
+        "YAML error",
+        "two documents",
+        "alias bomb",
+    ],
 )
-def test_input_that_is_not_a_resource_list_exits_1_with_a_message(stdin: str, message: str, shell: Shell) -> None:
+def test_input_that_is_not_a_resource_list_exits_1_with_a_message(
+    stdin: str, message: str, shell: Shell
+) -> None:
     done = shell([], stdin.encode())
     assert (done.returncode, done.stdout) == (1, b""), done.stderr.decode()
     err = done.stderr.decode()
@@ -211,13 +236,21 @@ def test_invalid_job_writes_the_list_back_with_results_and_exits_1(shell: Shell)
         {
             "message": "must be >= 1, got 0",
             "severity": "error",
-            "resourceRef": {"apiVersion": "kubeflow.org/v1alpha2", "kind": "MPIJob", "name": "train", "namespace": "ml"},
+            "resourceRef": {
+                "apiVersion": "kubeflow.org/v1alpha2",
+                "kind": "MPIJob",
+                "name": "train",
+                "namespace": "ml",
+            },
             "field": {"path": "spec.mpiReplicaSpecs.Worker.replicas"},
             "file": {"path": "jobs/train.yaml", "index": 1},
         }
     ]
     # the second document of jobs/train.yaml (index 1), named as render names it
-    assert done.stderr.decode() == "jobs/train.yaml: document 2: MPIJob/train: spec.mpiReplicaSpecs.Worker.replicas: must be >= 1, got 0\n"
+    assert (
+        done.stderr.decode()
+        == "jobs/train.yaml: document 2: MPIJob/train: spec.mpiReplicaSpecs.Worker.replicas: must be >= 1, got 0\n"
+    )
 
 
 # Transformer ---------------------------------------------------------------------------------------
@@ -245,13 +278,23 @@ def test_generated_objects_are_filed_with_the_job_under_fresh_indices() -> None:
     assert len(generated) == 2 * len(compiled(job()))
     for obj in generated:
         annotations = obj["metadata"]["annotations"]
-        assert annotations["config.kubernetes.io/path"] == annotations["internal.config.kubernetes.io/path"] == "jobs/train.yaml"
+        assert (
+            annotations["config.kubernetes.io/path"]
+            == annotations["internal.config.kubernetes.io/path"]
+            == "jobs/train.yaml"
+        )
         assert annotations["internal.config.kubernetes.io/seqindent"] == "compact"
         assert annotations["config.kubernetes.io/index"] == annotations["internal.config.kubernetes.io/index"]
         # never the orchestrator's ids (they map outputs back to inputs) nor the job's local settings
         assert not {"config.k8s.io/id", "internal.config.kubernetes.io/id"} & set(annotations)
     # kpt refuses two items with the same path and index
-    places = [(i["metadata"]["annotations"]["config.kubernetes.io/path"], i["metadata"]["annotations"]["config.kubernetes.io/index"]) for i in items]
+    places = [
+        (
+            i["metadata"]["annotations"]["config.kubernetes.io/path"],
+            i["metadata"]["annotations"]["config.kubernetes.io/index"],
+        )
+        for i in items
+    ]
     assert len(places) == len(set(places))
     assert [int(index) for _, index in places[1:-1]][:3] == [4, 5, 6]  # after the highest index in the file
 
@@ -289,7 +332,11 @@ def test_options_are_read_from_mpigen_annotations() -> None:
     items = items_of(run(resource_list(as_item(annotated))).output)
     assert "PodGroup" in [item["kind"] for item in items]
     assert items == mpigen.compile(yaml.safe_load(annotated))
-    assert all("annotations" not in item["metadata"] or not any(k.startswith("mpigen.dev/") for k in item["metadata"]["annotations"]) for item in items)
+    assert all(
+        "annotations" not in item["metadata"]
+        or not any(k.startswith("mpigen.dev/") for k in item["metadata"]["annotations"])
+        for item in items
+    )
 
 
 def test_running_on_its_own_output_changes_nothing() -> None:
@@ -297,7 +344,9 @@ def test_running_on_its_own_output_changes_nothing() -> None:
     for text in (
         resource_list(PASS_THROUGH + as_item(job(), annotations) + AFTER),
         resource_list("", function_config=job()),
-        resource_list(as_item(job(annotations={"config.kubernetes.io/local-config": "true"})), function_config=job()),
+        resource_list(
+            as_item(job(annotations={"config.kubernetes.io/local-config": "true"})), function_config=job()
+        ),
     ):
         first = run(text)
         assert first.code == 0
@@ -306,22 +355,42 @@ def test_running_on_its_own_output_changes_nothing() -> None:
 
 
 def test_a_list_without_jobs_comes_back_byte_for_byte() -> None:
-    text = resource_list(PASS_THROUGH + AFTER).replace("'0'", "\"0\"") + "# the end\n"
+    text = resource_list(PASS_THROUGH + AFTER).replace("'0'", '"0"') + "# the end\n"
     assert run(text) == Run(text, 0, [])
 
 
 def test_generated_strings_stay_strings_for_yaml_1_1_and_1_2_readers() -> None:
     from ruamel.yaml import YAML
 
-    tricky = ["yes", "on", "off", "y", "n", "0123", "1e3", "null", "~", "0o17", "0x1F", "1:30", "true", "2001-12-14", ""]
+    tricky = [
+        "yes",
+        "on",
+        "off",
+        "y",
+        "n",
+        "0123",
+        "1e3",
+        "null",
+        "~",
+        "0o17",
+        "0x1F",
+        "1:30",
+        "true",
+        "2001-12-14",
+        "",
+    ]
     env = [{"name": f"V{i}", "value": value} for i, value in enumerate(tricky)]
     document = job(launcher=pod("launcher", command=COMMAND, env=env))
     output = run(resource_list(as_item(document))).output
     expected = compiled(document)
     assert items_of(output) == expected  # YAML 1.1 (PyYAML; tests/test_goyaml.py holds kubectl's reading)
     assert YAML(typ="safe", pure=True).load(output)["items"] == expected  # YAML 1.2 (as kyaml reads)
-    launcher = next(obj for obj in expected if obj["kind"] == "Job" and obj["metadata"]["name"] == "train-launcher")
-    values = [e["value"] for c in launcher["spec"]["template"]["spec"]["containers"] for e in c.get("env", [])]
+    launcher = next(
+        obj for obj in expected if obj["kind"] == "Job" and obj["metadata"]["name"] == "train-launcher"
+    )
+    values = [
+        e["value"] for c in launcher["spec"]["template"]["spec"]["containers"] for e in c.get("env", [])
+    ]
     assert set(tricky) <= set(values)
 
 
@@ -337,7 +406,12 @@ def test_warnings_are_results_and_do_not_fail() -> None:
     [result] = output["results"]
     path = "spec.mpiReplicaSpecs.Worker.restartPolicy"
     assert result["severity"] == "warning" and result["field"] == {"path": path}
-    assert result["resourceRef"] == {"apiVersion": "kubeflow.org/v1alpha2", "kind": "MPIJob", "name": "train", "namespace": "ml"}
+    assert result["resourceRef"] == {
+        "apiVersion": "kubeflow.org/v1alpha2",
+        "kind": "MPIJob",
+        "name": "train",
+        "namespace": "ml",
+    }
     assert "file" not in result
     assert outcome.messages == [f"items[0]: MPIJob/train: warning: {path}: {result['message']}"]
 
@@ -350,13 +424,21 @@ def test_every_problem_of_every_job_is_a_result() -> None:
     output = yaml.safe_load(outcome.output)
     assert output["items"] == yaml.safe_load(text)["items"]
     paths = [result["field"]["path"] for result in output["results"]]
-    assert paths == ['metadata.annotations["mpigen.dev/gang-schedular"]', "spec.mpiReplicaSpecs.Worker.replicas"]
+    assert paths == [
+        'metadata.annotations["mpigen.dev/gang-schedular"]',
+        "spec.mpiReplicaSpecs.Worker.replicas",
+    ]
     assert {result["resourceRef"]["name"] for result in output["results"]} == {"bad"}
-    assert len(outcome.messages) == 2 and all(line.startswith("items[1]: MPIJob/bad: ") for line in outcome.messages)
+    assert len(outcome.messages) == 2 and all(
+        line.startswith("items[1]: MPIJob/bad: ") for line in outcome.messages
+    )
 
 
 def test_results_already_present_are_kept() -> None:
-    text = resource_list(as_item(job(worker_fields={"restartPolicy": "OnFailure"}))) + "results:\n- message: earlier\n  severity: info\n"
+    text = (
+        resource_list(as_item(job(worker_fields={"restartPolicy": "OnFailure"})))
+        + "results:\n- message: earlier\n  severity: info\n"
+    )
     results = yaml.safe_load(run(text).output)["results"]
     assert [result["message"] for result in results][:1] == ["earlier"] and len(results) == 2
 
@@ -396,7 +478,9 @@ def test_unexpected_failures_exit_3_with_the_list_echoed(where: str, monkeypatch
     assert run_function(io.BytesIO(text.encode()), stdout, stderr) == 3
     output = yaml.safe_load(stdout.getvalue())
     assert output["items"] == yaml.safe_load(text)["items"]
-    assert output["results"] == [{"message": "mpigen: internal error: RuntimeError: kaboom (please report this)", "severity": "error"}]
+    assert output["results"] == [
+        {"message": "mpigen: internal error: RuntimeError: kaboom (please report this)", "severity": "error"}
+    ]
     assert stderr.getvalue() == "mpigen: internal error: RuntimeError: kaboom (please report this)\n"
 
 
@@ -412,7 +496,12 @@ def test_comments_around_the_items_stay_once() -> None:
     text = resource_list(PASS_THROUGH + "# after the last item\n", function_config=job()) + "# the end\n"
     text = text.replace("functionConfig:", "# before the config\nfunctionConfig:")
     output = run(text).output
-    for comment in ("# the namespace comes first", "# where the jobs run", "# after the last item", "# before the config"):
+    for comment in (
+        "# the namespace comes first",
+        "# where the jobs run",
+        "# after the last item",
+        "# before the config",
+    ):
         assert output.count(comment) == 1, comment
     assert "functionConfig" not in output
     assert items_of(output)[1:] == compiled(job())
@@ -421,7 +510,12 @@ def test_comments_around_the_items_stay_once() -> None:
 def test_other_layouts_keep_their_data_and_comments() -> None:
     # Wide sequences are cut at their own indentation; an alias from one item to an anchor in another:
     # no item is cut out of the text, the whole list goes through ruamel's round trip.
-    items = as_item(job("one")) + PASS_THROUGH + as_item(job("two")) + AFTER.replace("settings", "settings # kept")
+    items = (
+        as_item(job("one"))
+        + PASS_THROUGH
+        + as_item(job("two"))
+        + AFTER.replace("settings", "settings # kept")
+    )
     wide = resource_list("".join(f"  {line}\n" for line in items.splitlines()))
     aliased = resource_list(
         "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a, labels: &labels {team: ml}}\n"
@@ -449,7 +543,8 @@ def test_other_layouts_keep_their_data_and_comments() -> None:
 def _with_comments(items: str, indent: int, note: str) -> str:
     """Items moved right by `indent`, with 300 comment lines under each line inside an item."""
     return "".join(
-        f"{' ' * indent}{line}\n" + ("" if line.startswith(("-", "#")) else f"{' ' * (indent + 2)}# {note} {n}\n" * 300)
+        f"{' ' * indent}{line}\n"
+        + ("" if line.startswith(("-", "#")) else f"{' ' * (indent + 2)}# {note} {n}\n" * 300)
         for n, line in enumerate(items.splitlines())
     )
 
@@ -459,14 +554,23 @@ def test_a_list_dense_with_comments_is_cut_and_keeps_every_comment(indent: int) 
     # kyaml's layout and the wider ones other writers use (go-yaml v3: 4): never the whole-list round trip,
     # whose time grows with every comment line (benchmarks/bench_krm.py: 200,000 of them)
     kept = _with_comments(PASS_THROUGH, indent, "kept")
-    text = resource_list(_with_comments(as_item(job("one")), indent, "job") + kept + _with_comments(as_item(job("two")), indent, "job")) + "# the end\n"
+    text = (
+        resource_list(
+            _with_comments(as_item(job("one")), indent, "job")
+            + kept
+            + _with_comments(as_item(job("two")), indent, "job")
+        )
+        + "# the end\n"
+    )
     listing = reading.read_resource_list(text.encode())
     assert listing.cut is not None and listing.cut.indent == indent
     outcome = run(text)
     assert outcome.code == 0, outcome.messages
     source = yaml.safe_load(text)["items"]
     expected = [obj for item in source for obj in (mpigen.compile(item) if is_job(item) else [item])]
-    assert [without_bookkeeping(item) for item in items_of(outcome.output)] == [without_bookkeeping(item) for item in expected]
+    assert [without_bookkeeping(item) for item in items_of(outcome.output)] == [
+        without_bookkeeping(item) for item in expected
+    ]
     assert kept in outcome.output  # the passed-through item byte for byte, its comments with it
     assert outcome.output.endswith("# the end\n") and run(outcome.output).output == outcome.output
 
@@ -479,11 +583,16 @@ def test_an_index_annotation_int_refuses_is_no_index() -> None:
 
 
 def test_a_line_break_other_than_newline_is_cut_only_where_no_line_starts_at_column_0() -> None:
-    quoted = "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: ls\n  data:\n    a: 'x\u2028    y'\n"
+    quoted = (
+        "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: ls\n  data:\n    a: 'x\u2028    y'\n"
+    )
     text = resource_list(quoted + as_item(job()))
     assert reading.read_resource_list(text.encode()).cut is not None
     assert run(text).output.startswith(resource_list(quoted))  # byte for byte
-    hidden = resource_list(as_item(job()) + "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: ls\n  data:\n    a: 'x\u2028- y'\n")
+    hidden = resource_list(
+        as_item(job())
+        + "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: ls\n  data:\n    a: 'x\u2028- y'\n"
+    )
     assert reading.read_resource_list(hidden.encode()).cut is None  # YAML reads a line there: read whole
     assert items_of(run(hidden).output)[-1]["data"] == {"a": "x\u2028- y"}
 
@@ -499,15 +608,23 @@ def test_aliases_between_items_pass_through_as_they_came_in_a_list_without_jobs(
 def test_a_json_resource_list_is_answered_in_yaml() -> None:
     import json
 
-    document = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList",
-                "items": [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ml"}}, yaml.safe_load(job())]}
+    document = {
+        "apiVersion": "config.kubernetes.io/v1",
+        "kind": "ResourceList",
+        "items": [
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ml"}},
+            yaml.safe_load(job()),
+        ],
+    }
     outcome = run(json.dumps(document, indent=2))
     assert outcome.code == 0
     assert items_of(outcome.output) == [document["items"][0], *compiled(job())]
     assert reading.PLACEHOLDER not in outcome.output
 
 
-def test_a_list_with_no_comment_is_written_from_its_data_without_the_round_trip(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_list_with_no_comment_is_written_from_its_data_without_the_round_trip(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A list read whole with no `#` anywhere (JSON, flow YAML) has no comment to keep: render's emitter
     writes it (ruamel's round trip of 30,000 JSON items took 16 s), and its own output reads back the same."""
     import json
@@ -516,9 +633,16 @@ def test_a_list_with_no_comment_is_written_from_its_data_without_the_round_trip(
         raise AssertionError("the round trip ran")
 
     monkeypatch.setattr(yamltext, "round_trip_load", refuse)
-    passed = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}"}, "data": {"k": "yes"}} for i in range(3)]
-    document = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [*passed, yaml.safe_load(job())],
-                "results": [{"message": "earlier", "severity": "info"}]}
+    passed = [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}"}, "data": {"k": "yes"}}
+        for i in range(3)
+    ]
+    document = {
+        "apiVersion": "config.kubernetes.io/v1",
+        "kind": "ResourceList",
+        "items": [*passed, yaml.safe_load(job())],
+        "results": [{"message": "earlier", "severity": "info"}],
+    }
     outcome = run(json.dumps(document))
     assert outcome.code == 0, outcome.messages
     assert items_of(outcome.output) == [*passed, *compiled(job())]
@@ -533,7 +657,9 @@ def test_loading_the_module_stays_cheap(fresh_python: str) -> None:
 
 
 def test_older_resource_list_versions_are_read() -> None:
-    text = resource_list(as_item(job())).replace("config.kubernetes.io/v1\n", "config.kubernetes.io/v1alpha1\n")
+    text = resource_list(as_item(job())).replace(
+        "config.kubernetes.io/v1\n", "config.kubernetes.io/v1alpha1\n"
+    )
     output = yaml.safe_load(run(text).output)
     assert output["apiVersion"] == "config.kubernetes.io/v1alpha1"
     assert output["items"] == compiled(job())
@@ -576,7 +702,10 @@ def test_other_kubeflow_kinds_pass_through_and_near_misses_are_errors() -> None:
 
 def test_an_item_that_is_also_generated_is_refused_naming_both_files() -> None:
     account = "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: train-launcher\n  namespace: ml\n"
-    text = resource_list(as_item(job(), reader_annotations("jobs/train.yaml", 0, 0)) + as_item(account, reader_annotations("sa.yaml", 0, 1)))
+    text = resource_list(
+        as_item(job(), reader_annotations("jobs/train.yaml", 0, 0))
+        + as_item(account, reader_annotations("sa.yaml", 0, 1))
+    )
     outcome = run(text)
     assert outcome.code == 1
     [result] = yaml.safe_load(outcome.output)["results"]
@@ -588,7 +717,9 @@ def test_an_item_that_is_also_generated_is_refused_naming_both_files() -> None:
 # Limits: the function accepts every list it writes ----------------------------------------------------
 
 
-def test_the_function_reads_back_an_output_at_its_size_limit_and_refuses_a_larger_one(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_function_reads_back_an_output_at_its_size_limit_and_refuses_a_larger_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from mpigen.krm import readback as limits
 
     text = resource_list(PASS_THROUGH + as_item(job(), reader_annotations("jobs/train.yaml", 1, 2)) + AFTER)
@@ -601,18 +732,24 @@ def test_the_function_reads_back_an_output_at_its_size_limit_and_refuses_a_large
         monkeypatch.setattr(module, "MAX_LIST_BYTES", len(output.encode()) - 1)
     refused = run(text)
     assert refused.code == 1
-    assert refused.messages == [f"mpigen: <stdin>: the output ResourceList would be {len(output.encode()) / 2**20:,.1f} MiB, over the 0 MiB the function reads; compile fewer jobs at once"]
+    assert refused.messages == [
+        f"mpigen: <stdin>: the output ResourceList would be {len(output.encode()) / 2**20:,.1f} MiB, over the 0 MiB the function reads; compile fewer jobs at once"
+    ]
     assert items_of(refused.output) == items_of(text)  # items as given
     assert yaml.safe_load(refused.output)["results"][0]["message"] == refused.messages[0]
 
 
-def test_a_list_read_whole_may_not_grow_past_the_values_it_is_read_with(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_list_read_whole_may_not_grow_past_the_values_it_is_read_with(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import json
 
     from mpigen.krm import readback as limits
 
     monkeypatch.setattr(limits, "MAX_VALUES", 100)  # one job's objects hold more
-    as_json = json.dumps({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [yaml.safe_load(job())]})
+    as_json = json.dumps(
+        {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [yaml.safe_load(job())]}
+    )
     refused = run(as_json)
     assert refused.code == 1 and "more than 100 values where it is read whole" in refused.messages[0]
     cut = run(resource_list(as_item(job())))  # read back item by item: each within the limit
@@ -660,16 +797,28 @@ def test_kustomize_runs_it_as_a_generator(tmp_path: Path, build: Build) -> None:
     (tmp_path / "kustomization.yaml").write_text("generators:\n- job.yaml\n")
     done = build(tmp_path)
     assert done.returncode == 0, done.stderr
-    assert by_identity(list(yaml.safe_load_all(done.stdout))) == by_identity(mpigen.compile(yaml.safe_load(annotated)))
+    assert by_identity(list(yaml.safe_load_all(done.stdout))) == by_identity(
+        mpigen.compile(yaml.safe_load(annotated))
+    )
 
 
 def test_kustomize_runs_it_as_a_transformer(tmp_path: Path, build: Build) -> None:
     (tmp_path / "job.yaml").write_text(job())
-    (tmp_path / "other.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\ndata:\n  a: 'yes'\n")
-    config = {"apiVersion": "mpigen.dev/v1", "kind": "Compile", "metadata": {"name": "mpigen", "annotations": {
-        FUNCTION: f"exec:\n  path: {function_executable(tmp_path)}\n"}}}
+    (tmp_path / "other.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\ndata:\n  a: 'yes'\n"
+    )
+    config = {
+        "apiVersion": "mpigen.dev/v1",
+        "kind": "Compile",
+        "metadata": {
+            "name": "mpigen",
+            "annotations": {FUNCTION: f"exec:\n  path: {function_executable(tmp_path)}\n"},
+        },
+    }
     (tmp_path / "mpigen.yaml").write_text(yaml.safe_dump(config))
-    (tmp_path / "kustomization.yaml").write_text("resources:\n- job.yaml\n- other.yaml\ntransformers:\n- mpigen.yaml\n")
+    (tmp_path / "kustomization.yaml").write_text(
+        "resources:\n- job.yaml\n- other.yaml\ntransformers:\n- mpigen.yaml\n"
+    )
     done = build(tmp_path)
     assert done.returncode == 0, done.stderr
     other = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "other"}, "data": {"a": "yes"}}
@@ -703,15 +852,26 @@ def test_kustomize_runs_it_twice_on_a_large_list(tmp_path: Path, build: Build) -
         (tmp_path / f"settings-{index}.yaml").write_text(commented_settings(index))
         resources += [f"train-{index}.yaml", f"settings-{index}.yaml"]
     for name in ("mpigen", "again"):
-        config = {"apiVersion": "mpigen.dev/v1", "kind": "Compile", "metadata": {"name": name, "annotations": {
-            FUNCTION: f"exec:\n  path: {function_executable(tmp_path)}\n"}}}
+        config = {
+            "apiVersion": "mpigen.dev/v1",
+            "kind": "Compile",
+            "metadata": {
+                "name": name,
+                "annotations": {FUNCTION: f"exec:\n  path: {function_executable(tmp_path)}\n"},
+            },
+        }
         (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump(config))
-    kustomization = {"resources": resources, "transformers": ["mpigen.yaml", "again.yaml"], "sortOptions": {"order": "fifo"}}
+    kustomization = {
+        "resources": resources,
+        "transformers": ["mpigen.yaml", "again.yaml"],
+        "sortOptions": {"order": "fifo"},
+    }
     (tmp_path / "kustomization.yaml").write_text(yaml.safe_dump(kustomization))
     done = build(tmp_path, timeout=900)
     assert done.returncode == 0, done.stderr
     expected = [
-        obj for index in range(LARGE)
+        obj
+        for index in range(LARGE)
         for obj in [*compiled(job(f"train-{index}")), yaml.safe_load(commented_settings(index))]
     ]
     output = list(yaml.safe_load_all(done.stdout))
@@ -738,9 +898,14 @@ def _stream_lines(documents: list[str], style: str) -> tuple[list[str], list[str
 
     datas = [yaml.safe_load(document) for document in documents]
     total = len(datas)
-    rendered = process([("input.yaml", [Document(i + 1, data, total) for i, data in enumerate(datas)])], Options()).lines()
+    rendered = process(
+        [("input.yaml", [Document(i + 1, data, total) for i, data in enumerate(datas)])], Options()
+    ).lines()
     keys = ANNOTATION_STYLES[style]
-    items = "".join(as_item(document, dict(zip(keys, ("input.yaml", str(i)), strict=True)) if keys else None) for i, document in enumerate(documents))
+    items = "".join(
+        as_item(document, dict(zip(keys, ("input.yaml", str(i)), strict=True)) if keys else None)
+        for i, document in enumerate(documents)
+    )
     output, outcome = protocol.process_resource_list(resource_list(items).encode())
     return rendered, outcome.lines(), yaml.safe_load(output).get("results") or []
 
@@ -752,20 +917,31 @@ def _named(style: str, lines: list[str]) -> list[str]:
     """render's lines as the function writes them for items with no path annotation: items[N]."""
     if ANNOTATION_STYLES[style]:
         return lines
-    return [RENDERED_DOCUMENT.sub(lambda m: f"items[{int(m.group(1) or m.group(2)) - 1}]", line) for line in lines]
+    return [
+        RENDERED_DOCUMENT.sub(lambda m: f"items[{int(m.group(1) or m.group(2)) - 1}]", line) for line in lines
+    ]
 
 
 @pytest.mark.parametrize("style", list(ANNOTATION_STYLES))
 @pytest.mark.parametrize(
     "documents",
     [
-        [CONFIG := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other, namespace: ml}\n", job(replicas=0)],
+        [
+            CONFIG := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other, namespace: ml}\n",
+            job(replicas=0),
+        ],
         [CONFIG, job(worker_fields={"restartPolicy": "OnFailure"})],
         [job(), job()],
         [job(), SA],
         [SA, job()],
     ],
-    ids=["a job's error", "a warning", "two jobs, one name", "an item a job also generates", "a job that generates an item"],
+    ids=[
+        "a job's error",
+        "a warning",
+        "two jobs, one name",
+        "an item a job also generates",
+        "a job that generates an item",
+    ],
 )
 def test_every_message_names_the_item_as_render_names_the_document(documents: list[str], style: str) -> None:
     rendered, lines, results = _stream_lines(documents, style)
@@ -784,11 +960,17 @@ def test_a_collision_names_the_other_item_precisely(style: str) -> None:
         f'{third}MPIJob/train: metadata.name: another MPIJob "train" in namespace "ml" is at {first}: both would create the same objects; rename one',
         f'{second}ServiceAccount/train-launcher: metadata.name: ServiceAccount "train-launcher" in namespace "ml" is also generated for MPIJob/train at {first}: kubectl apply would merge the two; rename one',
     ]
-    assert [result.get("file") for result in results] == ([None, None] if style == "none" else [{"path": "input.yaml", "index": 2}, {"path": "input.yaml", "index": 1}])
+    assert [result.get("file") for result in results] == (
+        [None, None]
+        if style == "none"
+        else [{"path": "input.yaml", "index": 2}, {"path": "input.yaml", "index": 1}]
+    )
 
 
 def test_items_of_different_files_are_named_by_file_alone() -> None:
-    items = as_item(job(), reader_annotations("jobs/a.yaml", 0, 1)) + as_item(job(), reader_annotations("jobs/b.yaml", 0, 2))
+    items = as_item(job(), reader_annotations("jobs/a.yaml", 0, 1)) + as_item(
+        job(), reader_annotations("jobs/b.yaml", 0, 2)
+    )
     _, outcome = protocol.process_resource_list(resource_list(items).encode())
     assert outcome.lines() == [
         'jobs/b.yaml: MPIJob/train: metadata.name: another MPIJob "train" in namespace "ml" is at jobs/a.yaml: both would create the same objects; rename one'
@@ -806,4 +988,6 @@ def test_a_bug_in_the_output_names_the_items_file(monkeypatch: pytest.MonkeyPatc
     items = PASS_THROUGH + as_item(job(), reader_annotations("jobs/train.yaml", 1, 2))
     _, outcome = protocol.process_resource_list(resource_list(items).encode())
     assert outcome.exit_code == 3
-    assert outcome.lines()[1:] == ["jobs/train.yaml: document 2: StatefulSet/train-worker: spec.replicas: expected integer"]
+    assert outcome.lines()[1:] == [
+        "jobs/train.yaml: document 2: StatefulSet/train-worker: spec.replicas: expected integer"
+    ]

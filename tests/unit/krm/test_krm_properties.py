@@ -53,7 +53,10 @@ def _as_item(data: Any, head: str = "", inner: str = "") -> str:
     text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1 << 16)
     lines = text.rstrip("\n").split("\n")
     if inner:
-        lines = [f"{line} # {inner}" if line.lstrip().startswith("name:") and "|" not in line else line for line in lines]
+        lines = [
+            f"{line} # {inner}" if line.lstrip().startswith("name:") and "|" not in line else line
+            for line in lines
+        ]
     body = "- " + "\n".join([lines[0], *(f"  {line}" if line else line for line in lines[1:])]) + "\n"
     return "".join(f"# {line}\n" for line in head.splitlines()) + body
 
@@ -66,8 +69,12 @@ def _reader_annotations(draw: Draw, index: int) -> dict[str, str]:
     if not draw(st.booleans()):
         return {}
     path = f"jobs/{draw(st.sampled_from(['a', 'b']))}.yaml"
-    return {"config.kubernetes.io/path": path, "config.kubernetes.io/index": str(index),
-            "internal.config.kubernetes.io/path": path, "internal.config.kubernetes.io/index": str(index)}
+    return {
+        "config.kubernetes.io/path": path,
+        "config.kubernetes.io/index": str(index),
+        "internal.config.kubernetes.io/path": path,
+        "internal.config.kubernetes.io/index": str(index),
+    }
 
 
 @st.composite
@@ -77,8 +84,13 @@ def job_items(draw: Draw, index: int) -> Item:
     local = draw(st.sampled_from([False, False, False, True]))
     if local:
         annotations["config.kubernetes.io/local-config"] = "true"
-    data = make_job(api_version, draw(st.integers(1, 3)), name=f"job-{index}", annotations=annotations or None,
-                    cleanPodPolicy=draw(st.sampled_from(["None", "All"])) if api_version == V1ALPHA2 else None)
+    data = make_job(
+        api_version,
+        draw(st.integers(1, 3)),
+        name=f"job-{index}",
+        annotations=annotations or None,
+        cleanPodPolicy=draw(st.sampled_from(["None", "All"])) if api_version == V1ALPHA2 else None,
+    )
     if data["spec"].get("cleanPodPolicy") is None:
         data["spec"].pop("cleanPodPolicy", None)
     return Item(_as_item(data, draw(_comment()), draw(_comment())), data, local)
@@ -88,7 +100,10 @@ def job_items(draw: Draw, index: int) -> Item:
 def other_items(draw: Draw, index: int) -> Item:
     kind = draw(st.sampled_from(["ConfigMap", "ConfigMap", "TFJob", "Namespace", "keep", "flow", "scalar"]))
     annotations = _reader_annotations(draw, index)
-    metadata: dict[str, Any] = {"name": f"other-{index}", **({"annotations": annotations} if annotations else {})}
+    metadata: dict[str, Any] = {
+        "name": f"other-{index}",
+        **({"annotations": annotations} if annotations else {}),
+    }
     if kind == "scalar":
         text = yaml.safe_dump([draw(TEXT)], allow_unicode=True, width=1 << 16)
         return Item(text, yaml.safe_load(text)[0], True)
@@ -99,12 +114,22 @@ def other_items(draw: Draw, index: int) -> Item:
         text = f"- {{apiVersion: v1, kind: Secret, metadata: {{name: other-{index}}}, stringData: {{a: 'yes'}}}}  # flow\n"
         return Item(text, yaml.safe_load(text)[0], True)
     if kind == "TFJob":
-        data: dict[str, Any] = {"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "metadata": metadata, "spec": {}}
+        data: dict[str, Any] = {
+            "apiVersion": "kubeflow.org/v1",
+            "kind": "TFJob",
+            "metadata": metadata,
+            "spec": {},
+        }
     elif kind == "Namespace":
         data = {"apiVersion": "v1", "kind": "Namespace", "metadata": metadata}
     else:
         values = draw(st.lists(TEXT, max_size=3))
-        data = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata, "data": {f"k{i}": v for i, v in enumerate(values)}}
+        data = {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": metadata,
+            "data": {f"k{i}": v for i, v in enumerate(values)},
+        }
     return Item(_as_item(data, draw(_comment()), draw(_comment())), data, True)
 
 
@@ -113,10 +138,20 @@ def resource_lists(draw: Draw) -> tuple[str, list[Item]]:
     count = draw(st.integers(0, 6))
     items = [draw(st.one_of(job_items(i), other_items(i), other_items(i))) for i in range(count)]
     jobs = [item for item in items if isinstance(item.data, dict) and item.data.get("kind") == "MPIJob"]
-    config_kind = draw(st.sampled_from(["none", "new job", "item job", "ConfigMap", "string", "list", "null"]))
+    config_kind = draw(
+        st.sampled_from(["none", "new job", "item job", "ConfigMap", "string", "list", "null"])
+    )
     config: Any = {
-        "none": None, "null": None, "string": draw(TEXT), "list": draw(st.lists(TEXT, max_size=2)),
-        "ConfigMap": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "fn-config"}, "data": {"a": "b"}},
+        "none": None,
+        "null": None,
+        "string": draw(TEXT),
+        "list": draw(st.lists(TEXT, max_size=2)),
+        "ConfigMap": {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "fn-config"},
+            "data": {"a": "b"},
+        },
         "new job": make_job(name="generated", namespace=None),
         "item job": jobs[0].data if jobs else None,
     }[config_kind]
@@ -124,7 +159,11 @@ def resource_lists(draw: Draw) -> tuple[str, list[Item]]:
     layout = draw(st.sampled_from(["kyaml", "kyaml", "kyaml", "json", "wide"]))
     note(f"layout {layout}, functionConfig {config_kind}")
     if layout == "json":
-        document: dict[str, Any] = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [i.data for i in items]}
+        document: dict[str, Any] = {
+            "apiVersion": "config.kubernetes.io/v1",
+            "kind": "ResourceList",
+            "items": [i.data for i in items],
+        }
         if config_kind != "none":
             document["functionConfig"] = config
         if results:
@@ -133,7 +172,9 @@ def resource_lists(draw: Draw) -> tuple[str, list[Item]]:
     body = "".join(item.text for item in items)
     if layout == "wide":
         body = "".join(f"  {line}\n" if line.strip() else "\n" for line in body.splitlines())
-    text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n" + (f"items:\n{body}" if items else "items: []\n")
+    text = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n" + (
+        f"items:\n{body}" if items else "items: []\n"
+    )
     if config_kind != "none":
         text += yaml.safe_dump({"functionConfig": config}, sort_keys=False, allow_unicode=True)
     if results:

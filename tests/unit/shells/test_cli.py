@@ -16,6 +16,7 @@ from mpigen.cli import cli
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
 
+
 def invoke(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
     result = CliRunner().invoke(cli, list(args), input=stdin, catch_exceptions=False)
     return result.exit_code, result.stdout, result.stderr
@@ -112,12 +113,16 @@ def test_non_mpijob_documents_pass_through_in_place() -> None:
 def test_the_readmes_first_command_prints_manifests_and_nothing_else(mpigen_command: list[str]) -> None:
     """`mpigen render examples/v1alpha2/tensorflow-benchmarks.yaml`: the first thing a user sees."""
     example = Path(__file__).resolve().parents[3] / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
-    done = subprocess.run([*mpigen_command, "render", str(example)], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [*mpigen_command, "render", str(example)], capture_output=True, text=True, check=False
+    )
     assert (done.returncode, done.stderr) == (0, "")
     assert "kind: RoleBinding" in done.stdout
 
 
-@pytest.mark.parametrize("folder", sorted(path.name for path in (ROOT / "examples").glob("v*") if path.is_dir()))
+@pytest.mark.parametrize(
+    "folder", sorted(path.name for path in (ROOT / "examples").glob("v*") if path.is_dir())
+)
 def test_each_shipped_example_folder_renders_as_one_stream(folder: str) -> None:
     """`mpigen render examples/v2beta1/`: the examples of one folder name different jobs."""
     code, out, err = invoke("render", str(ROOT / "examples" / folder))
@@ -136,7 +141,9 @@ def test_two_files_with_one_job_are_refused_and_nothing_is_printed(tmp_path: Pat
 
 
 def test_filename_flag_works_as_in_kubectl() -> None:
-    example = str(Path(__file__).resolve().parents[3] / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml")
+    example = str(
+        Path(__file__).resolve().parents[3] / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
+    )
     assert invoke("render", "-f", example) == invoke("render", example)
     assert invoke("validate", "--filename", example)[0] == 0
 
@@ -157,13 +164,17 @@ def test_completion_prints_a_script_for_each_shell(shell: str) -> None:
 def test_completion_callbacks_work_with_piped_stdin(mpigen_command: list[str]) -> None:
     """The scripts call `mpigen` with no arguments; that must not be taken for a KRM function run."""
     env = {**os.environ, "_MPIGEN_COMPLETE": "bash_complete", "COMP_WORDS": "mpigen ren", "COMP_CWORD": "1"}
-    done = subprocess.run(mpigen_command, stdin=subprocess.DEVNULL, env=env, capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        mpigen_command, stdin=subprocess.DEVNULL, env=env, capture_output=True, text=True, check=False
+    )
     assert (done.returncode, done.stdout) == (0, "plain,render\n")
 
 
 def test_piping_a_job_into_bare_mpigen_says_to_use_render(mpigen_command: list[str]) -> None:
     example = Path(__file__).resolve().parents[3] / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
-    done = subprocess.run(mpigen_command, input=example.read_text(), capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        mpigen_command, input=example.read_text(), capture_output=True, text=True, check=False
+    )
     assert done.returncode == 1
     assert "use mpigen render (cat job.yaml | mpigen render)" in done.stderr
 
@@ -171,8 +182,15 @@ def test_piping_a_job_into_bare_mpigen_says_to_use_render(mpigen_command: list[s
 def test_help_shows_examples_and_options() -> None:
     code, out, _ = invoke("render", "--help")
     assert code == 0
-    for text in ("Examples:", "--gpus-per-node", "--processing-units-per-node", "--processing-resource-type",
-                 "--kubectl-delivery-image", "--namespace", "mpioperator/kubectl-delivery:latest"):
+    for text in (
+        "Examples:",
+        "--gpus-per-node",
+        "--processing-units-per-node",
+        "--processing-resource-type",
+        "--kubectl-delivery-image",
+        "--namespace",
+        "mpioperator/kubectl-delivery:latest",
+    ):
         assert text in out
     assert "Examples:" in invoke("--help")[1]
 
@@ -231,17 +249,26 @@ def test_on_a_terminal_stdin_is_announced_with_how_to_end_it(mpigen_command: lis
     typed = b"\n".join(job_yaml(name="a").encode().splitlines()) + b"\n"
     code, out, err = _run_on_a_terminal([*mpigen_command, command], typed)
     assert code == 0, err
-    assert err == f"mpigen {command}: reading from stdin (the terminal); end the input with Ctrl-D, or name a file: mpigen {command} job.yaml\n"
+    assert (
+        err
+        == f"mpigen {command}: reading from stdin (the terminal); end the input with Ctrl-D, or name a file: mpigen {command} job.yaml\n"
+    )
     assert ("name: a-launcher" in out) if command == "render" else out == ""
 
 
 @pytest.mark.parametrize("command", ["render", "validate"])
-def test_piped_or_named_input_is_read_without_a_word(mpigen_command: list[str], command: str, tmp_path: Path) -> None:
+def test_piped_or_named_input_is_read_without_a_word(
+    mpigen_command: list[str], command: str, tmp_path: Path
+) -> None:
     (tmp_path / "job.yaml").write_text(job_yaml(name="a"))
-    piped = subprocess.run([*mpigen_command, command], input=job_yaml(name="a"), capture_output=True, text=True, check=False)
+    piped = subprocess.run(
+        [*mpigen_command, command], input=job_yaml(name="a"), capture_output=True, text=True, check=False
+    )
     assert (piped.returncode, piped.stderr) == (0, "")
     with open(tmp_path / "job.yaml") as stdin:
-        redirected = subprocess.run([*mpigen_command, command, "-"], stdin=stdin, capture_output=True, text=True, check=False)
+        redirected = subprocess.run(
+            [*mpigen_command, command, "-"], stdin=stdin, capture_output=True, text=True, check=False
+        )
     assert (redirected.returncode, redirected.stderr) == (0, "")
     code, _, err = _run_on_a_terminal([*mpigen_command, command, str(tmp_path / "job.yaml")], b"")
     assert (code, err) == (0, "")  # a named file on a terminal: stdin is not read, nothing said
@@ -254,7 +281,10 @@ def test_namespace_flag_is_checked_as_its_annotation_is(tmp_path: Path, command:
 
     path = tmp_path / "job.yaml"
     path.write_text(job_yaml())
-    for args, given in (([command, "-n", namespace, str(path)], None), ([command, "-n", namespace], path.read_text())):
+    for args, given in (
+        ([command, "-n", namespace, str(path)], None),
+        ([command, "-n", namespace], path.read_text()),
+    ):
         result = CliRunner().invoke(cli, args, input=given, catch_exceptions=False)
         assert result.exit_code == 2, result.output
         with pytest.raises(ValueError) as annotation:

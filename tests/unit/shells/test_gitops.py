@@ -54,7 +54,14 @@ def run_limited(*args: str, stdin: object = subprocess.DEVNULL) -> subprocess.Co
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
 
-    return subprocess.run([sys.executable, "-m", "mpigen", *args], stdin=stdin, capture_output=True, preexec_fn=limit, timeout=300, check=False)  # type: ignore[call-overload, no-any-return]
+    return subprocess.run(
+        [sys.executable, "-m", "mpigen", *args],
+        stdin=stdin,
+        capture_output=True,
+        preexec_fn=limit,
+        timeout=300,
+        check=False,
+    )  # type: ignore[call-overload, no-any-return]
 
 
 def tree(directory: Path) -> dict[str, str]:
@@ -62,7 +69,9 @@ def tree(directory: Path) -> dict[str, str]:
     out = {}
     for path in sorted(directory.rglob("*")):
         key = str(path.relative_to(directory))
-        out[key] = "-> " + os.readlink(path) if path.is_symlink() else "/" if path.is_dir() else path.read_text()
+        out[key] = (
+            "-> " + os.readlink(path) if path.is_symlink() else "/" if path.is_dir() else path.read_text()
+        )
     return out
 
 
@@ -77,7 +86,9 @@ def jobs(tmp_path: Path) -> Path:
 # --- --output-dir ------------------------------------------------------------------------------------
 
 
-def test_output_dir_writes_one_file_per_object_named_like_kustomize_and_a_manifest(jobs: Path, tmp_path: Path) -> None:
+def test_output_dir_writes_one_file_per_object_named_like_kustomize_and_a_manifest(
+    jobs: Path, tmp_path: Path
+) -> None:
     out = tmp_path / "rendered"
     code, stdout, stderr = invoke("--output-dir", str(out), str(jobs))
     assert code == 0 and stdout == ""
@@ -102,7 +113,9 @@ def test_output_dir_json_writes_json_files(jobs: Path, tmp_path: Path) -> None:
     assert json.loads(files[0].read_text())["kind"] == "StatefulSet"
 
 
-def test_a_new_render_removes_the_files_mpigen_wrote_before_and_nothing_else(jobs: Path, tmp_path: Path) -> None:
+def test_a_new_render_removes_the_files_mpigen_wrote_before_and_nothing_else(
+    jobs: Path, tmp_path: Path
+) -> None:
     out = tmp_path / "rendered"
     (jobs / "b.yaml").write_text(job_yaml(name="b"))
     assert invoke("--output-dir", str(out), str(jobs))[0] == 0
@@ -142,13 +155,17 @@ def test_files_mpigen_did_not_write_are_kept(jobs: Path, tmp_path: Path) -> None
     assert not any(name.startswith("ml_") and "_a-" in name for name in os.listdir(out))
 
 
-def test_a_file_an_object_would_overwrite_is_reported_and_nothing_is_written(jobs: Path, tmp_path: Path) -> None:
+def test_a_file_an_object_would_overwrite_is_reported_and_nothing_is_written(
+    jobs: Path, tmp_path: Path
+) -> None:
     out = tmp_path / "rendered"
     out.mkdir()
     (out / "ml_v1_configmap_a-config.yaml").write_text("mine\n")
     code, stdout, stderr = invoke("--output-dir", str(out), str(jobs))
     assert (code, stdout) == (1, "")
-    assert stderr.startswith(f"mpigen: {out}/ml_v1_configmap_a-config.yaml: exists and mpigen did not write it")
+    assert stderr.startswith(
+        f"mpigen: {out}/ml_v1_configmap_a-config.yaml: exists and mpigen did not write it"
+    )
     assert "move it away, then render again" in stderr
     assert tree(out) == {"ml_v1_configmap_a-config.yaml": "mine\n"}
 
@@ -174,7 +191,10 @@ def test_a_directory_or_link_under_an_objects_name_is_refused(jobs: Path, tmp_pa
     (jobs / "a.yaml").write_text(JOB.replace("replicas: 2", "replicas: 3").replace("NAME", "a"))
     before = tree(out)
     code, _, stderr = invoke("--output-dir", str(out), str(jobs))
-    assert code == 1 and f"{victim.name}: is a {'directory' if kind == 'directory' else 'symbolic link'}" in stderr
+    assert (
+        code == 1
+        and f"{victim.name}: is a {'directory' if kind == 'directory' else 'symbolic link'}" in stderr
+    )
     assert tree(out) == before and (tmp_path / "elsewhere.yaml").read_text() == "x\n"
 
 
@@ -196,7 +216,9 @@ def test_invalid_input_leaves_the_previous_render_untouched(jobs: Path, tmp_path
     assert tree(out) == before
 
 
-def test_a_failed_write_leaves_the_previous_render_and_no_temporary_files(jobs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_write_leaves_the_previous_render_and_no_temporary_files(
+    jobs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     out = tmp_path / "rendered"
     assert invoke("--output-dir", str(out), str(jobs))[0] == 0
     before = tree(out)
@@ -216,7 +238,9 @@ def test_a_failed_write_leaves_the_previous_render_and_no_temporary_files(jobs: 
     assert tree(out) == before
 
 
-def test_a_failed_first_render_leaves_no_directory(jobs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_first_render_leaves_no_directory(
+    jobs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def fail(fd: int, directory: str, temp: str, data: bytes) -> None:
         raise gitops.RenderDirError(f"{directory}: cannot write: No space left on device")
 
@@ -240,7 +264,9 @@ def test_a_manifest_cannot_name_a_path_outside_the_directory() -> None:
     assert gitops.parse_manifest(text) == {"v1_configmap_x.yaml"}
 
 
-def test_output_dir_through_a_symlink_renders_into_its_target_and_keeps_the_link(jobs: Path, tmp_path: Path) -> None:
+def test_output_dir_through_a_symlink_renders_into_its_target_and_keeps_the_link(
+    jobs: Path, tmp_path: Path
+) -> None:
     target = tmp_path / "store" / "rendered"
     target.mkdir(parents=True)
     (target / "kustomization.yaml").write_text("resources: []\n")
@@ -253,12 +279,17 @@ def test_output_dir_through_a_symlink_renders_into_its_target_and_keeps_the_link
     assert sorted(os.listdir(tmp_path)) == ["jobs", "rendered", "store"]  # no stray .rendered.new-*
 
 
-def test_a_dangling_symlink_as_output_dir_is_refused_and_nothing_is_created(jobs: Path, tmp_path: Path) -> None:
+def test_a_dangling_symlink_as_output_dir_is_refused_and_nothing_is_created(
+    jobs: Path, tmp_path: Path
+) -> None:
     link = tmp_path / "rendered"
     link.symlink_to(tmp_path / "missing" / "deeper")
     code, stdout, stderr = invoke("--output-dir", str(link), str(jobs))
     assert (code, stdout) == (1, "")
-    assert stderr == f"mpigen: {link}: a symbolic link to {tmp_path}/missing/deeper, which does not exist; create that directory or fix the link\n"
+    assert (
+        stderr
+        == f"mpigen: {link}: a symbolic link to {tmp_path}/missing/deeper, which does not exist; create that directory or fix the link\n"
+    )
     assert sorted(os.listdir(tmp_path)) == ["jobs", "rendered"]
 
 
@@ -319,7 +350,9 @@ def test_output_dir_and_check_exclude_each_other(jobs: Path, tmp_path: Path) -> 
     assert code == 2 and "cannot be used together" in stderr
 
 
-def test_check_passes_on_a_current_render_and_fails_with_a_diff_when_stale(jobs: Path, tmp_path: Path) -> None:
+def test_check_passes_on_a_current_render_and_fails_with_a_diff_when_stale(
+    jobs: Path, tmp_path: Path
+) -> None:
     out = tmp_path / "rendered"
     assert invoke("--output-dir", str(out), str(jobs))[0] == 0
     assert invoke("--check", str(out), str(jobs)) == (0, "", "")
@@ -329,7 +362,9 @@ def test_check_passes_on_a_current_render_and_fails_with_a_diff_when_stale(jobs:
     assert f"--- {out}/ml_apps_v1_statefulset_a-worker.yaml" in diff
     assert "-  replicas: 2\n+  replicas: 3\n" in diff
     assert "+  - a-worker-2\n" in diff  # the Role grows with the workers
-    assert "replicas: 2" in (out / "ml_apps_v1_statefulset_a-worker.yaml").read_text()  # --check writes nothing
+    assert (
+        "replicas: 2" in (out / "ml_apps_v1_statefulset_a-worker.yaml").read_text()
+    )  # --check writes nothing
 
 
 def test_the_stale_hint_is_the_exact_command_that_updates(jobs: Path, tmp_path: Path) -> None:
@@ -338,7 +373,10 @@ def test_the_stale_hint_is_the_exact_command_that_updates(jobs: Path, tmp_path: 
     single.write_text("")
     code, _, stderr = invoke("-n", "ml", "--check", str(out), "--gang-scheduler=volcano", str(jobs))
     assert code == 1
-    assert stderr == f"mpigen: {out} is stale; update it with: mpigen render -n ml --output-dir {out} --gang-scheduler=volcano {jobs}\n"
+    assert (
+        stderr
+        == f"mpigen: {out} is stale; update it with: mpigen render -n ml --output-dir {out} --gang-scheduler=volcano {jobs}\n"
+    )
     code, _, stderr = invoke(f"--check={single}", "-o", "json", str(jobs))
     assert stderr == f"mpigen: {single} is stale; update it with: mpigen render -o json {jobs} > {single}\n"
     spaced = tmp_path / "my render"
@@ -386,12 +424,20 @@ def test_check_against_a_single_file(jobs: Path, tmp_path: Path) -> None:
     assert code == 1 and "-    a-worker-1 slots=2\n+    a-worker-0 slots=1\n" in diff
 
 
-@pytest.mark.parametrize(("name", "command"), [("nowhere", "mpigen render --output-dir {path} {jobs}"), ("all.yaml", "mpigen render {jobs} > {path}")])
-def test_check_of_a_missing_render_says_it_does_not_exist(jobs: Path, tmp_path: Path, name: str, command: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "command"),
+    [("nowhere", "mpigen render --output-dir {path} {jobs}"), ("all.yaml", "mpigen render {jobs} > {path}")],
+)
+def test_check_of_a_missing_render_says_it_does_not_exist(
+    jobs: Path, tmp_path: Path, name: str, command: str
+) -> None:
     path = tmp_path / name
     code, stdout, stderr = invoke("--check", str(path), str(jobs))
     assert (code, stdout) == (1, "")
-    assert stderr == f"mpigen: --check {path}: does not exist; render it first: {command.format(path=path, jobs=jobs)}\n"
+    assert (
+        stderr
+        == f"mpigen: --check {path}: does not exist; render it first: {command.format(path=path, jobs=jobs)}\n"
+    )
 
 
 def test_check_with_the_sources_forgotten_says_so(jobs: Path, tmp_path: Path) -> None:
@@ -399,7 +445,10 @@ def test_check_with_the_sources_forgotten_says_so(jobs: Path, tmp_path: Path) ->
     assert invoke("--output-dir", str(out), str(jobs))[0] == 0
     code, stdout, stderr = invoke("--check", str(out), stdin="")  # CI: stdin is empty, not a terminal
     assert (code, stdout) == (1, "")
-    assert stderr == f"mpigen: --check {out}: no sources given and stdin is empty; name the jobs it is rendered from: mpigen render --check {out} jobs/\n"
+    assert (
+        stderr
+        == f"mpigen: --check {out}: no sources given and stdin is empty; name the jobs it is rendered from: mpigen render --check {out} jobs/\n"
+    )
 
 
 def test_check_of_a_file_that_is_not_utf8_names_it(jobs: Path, tmp_path: Path) -> None:
@@ -410,25 +459,45 @@ def test_check_of_a_file_that_is_not_utf8_names_it(jobs: Path, tmp_path: Path) -
     out = tmp_path / "rendered"
     assert invoke("--output-dir", str(out), str(jobs))[0] == 0
     (out / A_FILES[0]).write_bytes(b"\xfe")
-    assert invoke("--check", str(out), str(jobs))[2] == f"mpigen: --check: {out}/{A_FILES[0]}: not valid UTF-8 (byte 0)\n"
+    assert (
+        invoke("--check", str(out), str(jobs))[2]
+        == f"mpigen: --check: {out}/{A_FILES[0]}: not valid UTF-8 (byte 0)\n"
+    )
 
 
 def test_check_of_a_path_whose_name_is_not_utf8(jobs: Path, tmp_path: Path) -> None:
     name = os.fsdecode(bytes(tmp_path) + b"/r\xff.yaml")
     _, stream, _ = invoke(str(jobs))
     Path(name).write_text(stream)
-    proc = subprocess.run([sys.executable, "-m", "mpigen", "render", "--check", name, str(jobs)], capture_output=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mpigen", "render", "--check", name, str(jobs)],
+        capture_output=True,
+        check=False,
+    )
     assert (proc.returncode, proc.stderr) == (0, b"")
     Path(name).write_text(stream.replace("slots=1", "slots=2"))
-    proc = subprocess.run([sys.executable, "-m", "mpigen", "render", "--check", name, str(jobs)], capture_output=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mpigen", "render", "--check", name, str(jobs)],
+        capture_output=True,
+        check=False,
+    )
     assert proc.returncode == 1 and b"/r\\xff.yaml is stale" in proc.stderr and b"+++ " in proc.stdout
 
 
 def test_check_refuses_a_fifo_instead_of_blocking(jobs: Path, tmp_path: Path) -> None:
     fifo = tmp_path / "all.yaml"
     os.mkfifo(fifo)
-    proc = subprocess.run([sys.executable, "-m", "mpigen", "render", "--check", str(fifo), str(jobs)], capture_output=True, text=True, timeout=120, check=False)
-    assert (proc.returncode, proc.stderr) == (1, f"mpigen: --check: {fifo}: not a regular file or directory but a FIFO\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "mpigen", "render", "--check", str(fifo), str(jobs)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert (proc.returncode, proc.stderr) == (
+        1,
+        f"mpigen: --check: {fifo}: not a regular file or directory but a FIFO\n",
+    )
 
 
 def test_check_refuses_a_fifo_under_a_rendered_name(jobs: Path, tmp_path: Path) -> None:
@@ -436,18 +505,37 @@ def test_check_refuses_a_fifo_under_a_rendered_name(jobs: Path, tmp_path: Path) 
     assert invoke("--output-dir", str(out), str(jobs))[0] == 0
     (out / A_FILES[0]).unlink()
     os.mkfifo(out / A_FILES[0])
-    proc = subprocess.run([sys.executable, "-m", "mpigen", "render", "--check", str(out), str(jobs)], capture_output=True, text=True, timeout=120, check=False)
-    assert (proc.returncode, proc.stderr) == (1, f"mpigen: --check: {out}/{A_FILES[0]}: not a regular file but a FIFO\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "mpigen", "render", "--check", str(out), str(jobs)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert (proc.returncode, proc.stderr) == (
+        1,
+        f"mpigen: --check: {out}/{A_FILES[0]}: not a regular file but a FIFO\n",
+    )
 
 
 def test_check_refuses_a_device(jobs: Path) -> None:
     proc = run_limited("render", "--check", "/dev/zero", str(jobs))
-    assert (proc.returncode, proc.stderr) == (1, b"mpigen: --check: /dev/zero: not a regular file or directory but a character device\n")
+    assert (proc.returncode, proc.stderr) == (
+        1,
+        b"mpigen: --check: /dev/zero: not a regular file or directory but a character device\n",
+    )
 
 
 def test_file_names_are_stable_and_unique() -> None:
-    obj = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "metadata": {"name": "a", "namespace": "ml"}}
+    obj = {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": "a", "namespace": "ml"},
+    }
     assert gitops.file_name(obj, "yaml") == "ml_scheduling.volcano.sh_v1beta1_podgroup_a.yaml"
-    assert gitops.file_name({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}, "yaml") == "v1_configmap_x.yaml"
+    assert (
+        gitops.file_name({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}, "yaml")
+        == "v1_configmap_x.yaml"
+    )
     with pytest.raises(gitops.RenderDirError, match="two objects would be written"):
         gitops.files_for([obj, obj], "yaml")

@@ -100,7 +100,9 @@ def test_install_writes_one_executable_per_api_version(plugin_home: Path) -> Non
 def test_install_again_replaces_the_files_and_leaves_nothing_else(tmp_path: Path) -> None:
     target = plugin_paths(tmp_path)[1]
     target.parent.mkdir(parents=True)
-    target.write_text(wrapper_script("/an/older/python"))  # an earlier install's (another file is refused: tests/test_streams.py)
+    target.write_text(
+        wrapper_script("/an/older/python")
+    )  # an earlier install's (another file is refused: tests/test_streams.py)
     for _ in range(2):
         code, out, err = invoke("kustomize-plugin", "install", "--plugin-home", str(tmp_path))
         assert code == 0, err

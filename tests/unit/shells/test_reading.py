@@ -39,7 +39,14 @@ def run_limited(*args: str, stdin: object = subprocess.DEVNULL) -> subprocess.Co
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
 
-    return subprocess.run([sys.executable, "-m", "mpigen", *args], stdin=stdin, capture_output=True, preexec_fn=limit, timeout=300, check=False)  # type: ignore[call-overload, no-any-return]
+    return subprocess.run(
+        [sys.executable, "-m", "mpigen", *args],
+        stdin=stdin,
+        capture_output=True,
+        preexec_fn=limit,
+        timeout=300,
+        check=False,
+    )  # type: ignore[call-overload, no-any-return]
 
 
 class Endless(io.RawIOBase):
@@ -80,14 +87,22 @@ def test_yes_piped_into_render_is_refused() -> None:
 
 def test_dev_zero_is_read_with_the_same_bound() -> None:
     proc = run_limited("render", "/dev/zero")
-    assert (proc.returncode, proc.stdout, proc.stderr) == (1, b"", b"/dev/zero: input is larger than 16 MiB\n")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        1,
+        b"",
+        b"/dev/zero: input is larger than 16 MiB\n",
+    )
 
 
 def test_a_named_fifo_is_read_like_a_file(tmp_path: Path) -> None:
     """`mpigen render <(kustomize build)` hands mpigen a pipe by name: it is read, not refused."""
     proc = subprocess.run(
         ["bash", "-c", f'{sys.executable} -m mpigen render <(printf "%s" "$JOB")'],
-        env={**os.environ, "JOB": JOB}, capture_output=True, text=True, timeout=300, check=False,
+        env={**os.environ, "JOB": JOB},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert proc.returncode == 0 and "kind: StatefulSet" in proc.stdout
 
@@ -95,22 +110,36 @@ def test_a_named_fifo_is_read_like_a_file(tmp_path: Path) -> None:
 def test_a_fifo_inside_an_input_directory_is_refused_not_waited_on(tmp_path: Path) -> None:
     (tmp_path / "a.yaml").write_text(JOB)
     os.mkfifo(tmp_path / "b.yaml")
-    proc = subprocess.run([sys.executable, "-m", "mpigen", "render", str(tmp_path)], capture_output=True, text=True, timeout=60, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mpigen", "render", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert (proc.returncode, proc.stdout) == (1, "")
-    assert proc.stderr == f"{tmp_path}/b.yaml: not a regular file but a FIFO; mpigen reads only regular files here\n"
+    assert (
+        proc.stderr
+        == f"{tmp_path}/b.yaml: not a regular file but a FIFO; mpigen reads only regular files here\n"
+    )
 
 
 def test_a_link_to_a_device_inside_an_input_directory_is_refused(tmp_path: Path) -> None:
     (tmp_path / "zero.yaml").symlink_to("/dev/zero")
     proc = run_limited("render", str(tmp_path))
     assert proc.returncode == 1
-    assert proc.stderr.decode() == f"{tmp_path}/zero.yaml: not a regular file but a character device; mpigen reads only regular files here\n"
+    assert (
+        proc.stderr.decode()
+        == f"{tmp_path}/zero.yaml: not a regular file but a character device; mpigen reads only regular files here\n"
+    )
 
 
 def test_an_input_file_name_that_is_not_utf8_is_shown_escaped(tmp_path: Path) -> None:
     name = os.fsdecode(bytes(tmp_path) + b"/j\xff.yaml")
     Path(name).write_bytes(b"kind: [\n")
-    proc = subprocess.run([sys.executable, "-m", "mpigen", "render", str(tmp_path)], capture_output=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mpigen", "render", str(tmp_path)], capture_output=True, check=False
+    )
     assert proc.returncode == 1 and proc.stderr.startswith(bytes(tmp_path) + b"/j\\xff.yaml: ")
 
 
@@ -121,24 +150,39 @@ def test_an_empty_file_is_an_error(tmp_path: Path) -> None:
     (tmp_path / "job.yaml").write_text("# nothing yet\n---\n")
     code, stdout, stderr = invoke("render", str(tmp_path / "job.yaml"))
     assert (code, stdout) == (1, "")
-    assert stderr == f"mpigen: {tmp_path}/job.yaml: no objects in the input; nothing to render (--allow-empty accepts that)\n"
+    assert (
+        stderr
+        == f"mpigen: {tmp_path}/job.yaml: no objects in the input; nothing to render (--allow-empty accepts that)\n"
+    )
 
 
 def test_empty_stdin_is_an_error() -> None:
-    assert invoke("render", stdin="") == (1, "", "mpigen: <stdin>: no objects in the input; nothing to render (--allow-empty accepts that)\n")
+    assert invoke("render", stdin="") == (
+        1,
+        "",
+        "mpigen: <stdin>: no objects in the input; nothing to render (--allow-empty accepts that)\n",
+    )
 
 
 def test_a_directory_without_yaml_is_an_error(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("x")
     code, _, stderr = invoke("render", str(tmp_path))
-    assert code == 1 and stderr == f"mpigen: {tmp_path}: holds no .yaml, .yml or .json files; nothing to render (--allow-empty accepts that)\n"
+    assert (
+        code == 1
+        and stderr
+        == f"mpigen: {tmp_path}: holds no .yaml, .yml or .json files; nothing to render (--allow-empty accepts that)\n"
+    )
 
 
 @pytest.mark.parametrize("output", ["yaml", "json"])
 def test_allow_empty_renders_nothing(tmp_path: Path, output: str) -> None:
     code, stdout, stderr = invoke("render", "--allow-empty", "-o", output, str(tmp_path))
     assert (code, stderr) == (0, "")
-    assert stdout == "" if output == "yaml" else json.loads(stdout) == {"apiVersion": "v1", "kind": "List", "items": []}
+    assert (
+        stdout == ""
+        if output == "yaml"
+        else json.loads(stdout) == {"apiVersion": "v1", "kind": "List", "items": []}
+    )
 
 
 def test_allow_empty_with_output_dir_removes_mpigens_files(tmp_path: Path) -> None:

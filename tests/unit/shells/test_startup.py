@@ -143,41 +143,74 @@ RECORD = (
 )
 
 
-def imported(fresh_python: str, tmp_path: Path, *args: str, stdin: str | None = None, code: int = 0, reference: bool = False) -> set[str]:
+def imported(
+    fresh_python: str,
+    tmp_path: Path,
+    *args: str,
+    stdin: str | None = None,
+    code: int = 0,
+    reference: bool = False,
+) -> set[str]:
     """The modules a `mpigen ARGS` process has imported when it exits (this checkout's mpigen);
     `reference`: with MPIGEN_REFERENCE=1."""
     out = tmp_path / "modules.txt"
     env = {**os.environ, "PYTHONPATH": str(ROOT), VARIABLE: "1" if reference else ""}
-    result = subprocess.run([fresh_python, "-c", RECORD, str(out), *args], input=stdin, capture_output=True, text=True, env=env, check=False)
+    result = subprocess.run(
+        [fresh_python, "-c", RECORD, str(out), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
     assert result.returncode == code, result.stderr
     return set(out.read_text().split())
 
 
 def top_level(modules: set[str]) -> set[str]:
-    return {name for name in NOT_IMPORTED if name in modules or any(m.startswith(name + ".") for m in modules)}
+    return {
+        name for name in NOT_IMPORTED if name in modules or any(m.startswith(name + ".") for m in modules)
+    }
 
 
 @pins_a_stand_in
 @pytest.mark.parametrize("api_version", [version for version, _ in FRONTS])
-def test_render_of_a_valid_job_imports_no_model_template_or_schema_library(fresh_python: str, tmp_path: Path, api_version: str) -> None:
+def test_render_of_a_valid_job_imports_no_model_template_or_schema_library(
+    fresh_python: str, tmp_path: Path, api_version: str
+) -> None:
     """Every front: a new input version must keep pydantic off the path of a valid job (declare its
     models with mpigen.inputs.model's Strict and Field, not pydantic's)."""
     path = tmp_path / "job.yaml"
-    path.write_text(job_yaml(api_version, 2, cleanPodPolicy="All") if api_version == V1ALPHA2 else job_yaml(api_version, 2))
+    path.write_text(
+        job_yaml(api_version, 2, cleanPodPolicy="All")
+        if api_version == V1ALPHA2
+        else job_yaml(api_version, 2)
+    )
     modules = imported(fresh_python, tmp_path, "render", str(path))
     assert top_level(modules) == set()
-    assert {"mpigen.targets.shared._compiled_templates", "mpigen.checks.kube.quick", "mpigen.yaml._fast_read"} <= modules  # it did render and validate
-    assert "yaml" not in modules  # a block-style job is read (mpigen.yaml._fast_read) and written (mpigen.yaml._fast_emit) without PyYAML
+    assert {
+        "mpigen.targets.shared._compiled_templates",
+        "mpigen.checks.kube.quick",
+        "mpigen.yaml._fast_read",
+    } <= modules  # it did render and validate
+    assert (
+        "yaml" not in modules
+    )  # a block-style job is read (mpigen.yaml._fast_read) and written (mpigen.yaml._fast_emit) without PyYAML
 
 
 @pins_a_stand_in
-def test_validate_and_the_krm_function_import_no_model_template_or_schema_library(fresh_python: str, tmp_path: Path) -> None:
+def test_validate_and_the_krm_function_import_no_model_template_or_schema_library(
+    fresh_python: str, tmp_path: Path
+) -> None:
     path = tmp_path / "job.yaml"
     path.write_text(job_yaml(V2BETA1, 2))
     assert top_level(imported(fresh_python, tmp_path, "validate", str(path))) <= {"mpigen.shells.validate"}
     resource_list = f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {job_yaml(V1ALPHA2).replace(chr(10), chr(10) + '  ')}"
     modules = imported(fresh_python, tmp_path, "krm", stdin=resource_list)
-    assert top_level(modules) <= {"ruamel", "mpigen.shells.krm"}  # the KRM function keeps comments with ruamel.yaml
+    assert top_level(modules) <= {
+        "ruamel",
+        "mpigen.shells.krm",
+    }  # the KRM function keeps comments with ruamel.yaml
 
 
 # What a valid job's render, validate or KRM call may not import either: hashlib (OpenSSL's start-up;
@@ -207,15 +240,30 @@ def test_a_valid_job_is_compiled_without_hashlib_or_pyyaml(fresh_python: str, tm
     resource_list = f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {job_yaml(V1ALPHA2).replace(chr(10), chr(10) + '  ')}"
     out = tmp_path / "modules.txt"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    for args, stdin in ((["render", str(path)], None), (["validate", str(path)], None), (["krm"], resource_list)):
-        result = subprocess.run([fresh_python, "-c", RECORD_IMPORTERS, str(out), *args], input=stdin, capture_output=True, text=True, env=env, check=False)
+    for args, stdin in (
+        (["render", str(path)], None),
+        (["validate", str(path)], None),
+        (["krm"], resource_list),
+    ):
+        result = subprocess.run(
+            [fresh_python, "-c", RECORD_IMPORTERS, str(out), *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
         assert result.returncode == 0, result.stderr
         lines = out.read_text().splitlines()
         modules = {line for line in lines if " " not in line}
         importers = {tuple(line.split(" ")) for line in lines if " " in line}
-        assert {"mpigen.compiler", "mpigen.checks.kube.quick", "mpigen.yaml.reader"} <= modules, args  # it did compile and validate
+        assert {"mpigen.compiler", "mpigen.checks.kube.quick", "mpigen.yaml.reader"} <= modules, (
+            args
+        )  # it did compile and validate
         # the standard library's own imports among them (dataclasses imports inspect) go with their importer
-        assert {(importer, name) for importer, name in importers if importer not in SLOW_STDLIB} == set(), args
+        assert {(importer, name) for importer, name in importers if importer not in SLOW_STDLIB} == set(), (
+            args
+        )
         assert "hashlib" not in modules and "yaml" not in modules, args
 
 
@@ -224,7 +272,17 @@ def test_a_valid_job_is_compiled_without_hashlib_or_pyyaml(fresh_python: str, tm
 # the shipped schemas read by path), difflib (only "did you mean" hints), fractions and decimal (only a
 # gang's minResources and v1alpha1's processing limits), PyYAML (a block-style job needs neither its
 # parser nor its emitter).
-NOT_IMPORTED_BY_A_PLAIN_RENDER = {"click", "importlib.resources", "tempfile", "pathlib", "difflib", "fractions", "decimal", "uuid", "yaml"}
+NOT_IMPORTED_BY_A_PLAIN_RENDER = {
+    "click",
+    "importlib.resources",
+    "tempfile",
+    "pathlib",
+    "difflib",
+    "fractions",
+    "decimal",
+    "uuid",
+    "yaml",
+}
 
 
 def at_start(fresh_python: str) -> set[str]:
@@ -232,17 +290,25 @@ def at_start(fresh_python: str) -> set[str]:
     editable install's finder loads pathlib and importlib.resources)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     code = "import sys; print('\\n'.join(sys.modules))"
-    return set(subprocess.run([fresh_python, "-c", code], capture_output=True, text=True, env=env, check=True).stdout.split())
+    return set(
+        subprocess.run(
+            [fresh_python, "-c", code], capture_output=True, text=True, env=env, check=True
+        ).stdout.split()
+    )
 
 
 @pins_a_stand_in
 @pytest.mark.parametrize("command", ["render", "validate"])
-def test_a_call_with_nothing_but_paths_runs_without_click(fresh_python: str, tmp_path: Path, command: str) -> None:
+def test_a_call_with_nothing_but_paths_runs_without_click(
+    fresh_python: str, tmp_path: Path, command: str
+) -> None:
     path = tmp_path / "job.yaml"
     path.write_text(job_yaml(V1ALPHA2, 2))
     modules = imported(fresh_python, tmp_path, command, str(path)) - at_start(fresh_python)
     assert {name for name in NOT_IMPORTED_BY_A_PLAIN_RENDER if name in modules} == set()
-    assert "mpigen.targets.shared._compiled_templates" in modules and "mpigen.checks.kube.quick" in modules  # it did render and validate
+    assert (
+        "mpigen.targets.shared._compiled_templates" in modules and "mpigen.checks.kube.quick" in modules
+    )  # it did render and validate
 
 
 @pins_a_stand_in
@@ -256,25 +322,46 @@ def test_the_krm_function_runs_without_click(fresh_python: str, tmp_path: Path) 
 # Flags a call may give and still run without click (mpigen.shells.common.plain_call), and calls click
 # must parse: help, `--`, a flag it does not read, a value its flag refuses, a flag given twice.
 PLAIN_FLAGS = [
-    ["-n", "ml"], ["--namespace=ml"], ["--no-validate"], ["--kube-version", "1.30"], ["--kube-version=v1.30"], ["-o", "json"],
-    ["--gang-scheduler", "volcano", "--scheduler-name", "gang"], ["--wait-timeout", "30", "--gpus-per-node", "4"],
-    ["--kubectl-delivery-image", "example.com/kubectl:1", "--processing-resource-type=cpu"], ["--allow-empty"],
+    ["-n", "ml"],
+    ["--namespace=ml"],
+    ["--no-validate"],
+    ["--kube-version", "1.30"],
+    ["--kube-version=v1.30"],
+    ["-o", "json"],
+    ["--gang-scheduler", "volcano", "--scheduler-name", "gang"],
+    ["--wait-timeout", "30", "--gpus-per-node", "4"],
+    ["--kubectl-delivery-image", "example.com/kubectl:1", "--processing-resource-type=cpu"],
+    ["--allow-empty"],
     ["--cluster-domain", "cluster.local", "--ssh-secret", "keys"],
 ]
 CLICK_FLAGS = [
-    ["-n", "Not_A_Namespace"], ["--namespace="], ["--wait-timeout", "0"], ["--kube-version", "1.2"], ["-o", "xml"],
-    ["--scheduler-name", "gang"], ["-n", "a", "-n", "b"], ["--gang-scheduler", "kube"], ["--no-such-flag"], ["-nml"],
-    ["--no-validate=true"], ["-n", "-x"],
+    ["-n", "Not_A_Namespace"],
+    ["--namespace="],
+    ["--wait-timeout", "0"],
+    ["--kube-version", "1.2"],
+    ["-o", "xml"],
+    ["--scheduler-name", "gang"],
+    ["-n", "a", "-n", "b"],
+    ["--gang-scheduler", "kube"],
+    ["--no-such-flag"],
+    ["-nml"],
+    ["--no-validate=true"],
+    ["-n", "-x"],
 ]
 
 
 @pins_a_stand_in
-def test_common_flags_run_without_click_and_help_or_a_refused_value_loads_it(fresh_python: str, tmp_path: Path) -> None:
+def test_common_flags_run_without_click_and_help_or_a_refused_value_loads_it(
+    fresh_python: str, tmp_path: Path
+) -> None:
     path = tmp_path / "job.yaml"
     path.write_text(job_yaml(V1ALPHA2, 2))
     for flags in PLAIN_FLAGS:
         for command in ("render", "validate"):
-            assert "click" not in imported(fresh_python, tmp_path, command, *flags, str(path)), (command, flags)
+            assert "click" not in imported(fresh_python, tmp_path, command, *flags, str(path)), (
+                command,
+                flags,
+            )
     for flags in (["--wait-timeout", "0"], ["-o", "xml"], ["--no-such-flag"]):  # usage errors: click's words
         assert "click" in imported(fresh_python, tmp_path, "render", *flags, str(path), code=2)
     assert "click" in imported(fresh_python, tmp_path, "render", "--help")
@@ -283,7 +370,15 @@ def test_common_flags_run_without_click_and_help_or_a_refused_value_loads_it(fre
 
 def _run(fresh_python: str, cwd: Path, *args: str, stdin: str | None = None) -> tuple[int, str, str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    result = subprocess.run([fresh_python, "-m", "mpigen", *args], input=stdin, capture_output=True, text=True, env=env, cwd=cwd, check=False)
+    result = subprocess.run(
+        [fresh_python, "-m", "mpigen", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        check=False,
+    )
     return result.returncode, result.stdout, result.stderr
 
 
@@ -304,33 +399,61 @@ def test_a_call_run_without_click_says_what_click_would(fresh_python: str, tmp_p
         (tmp_path / name).write_text(text)
     (tmp_path / "empty.yaml").write_text("")
     calls: list[tuple[list[str], list[str]]] = [([], [name]) for name in files if "/" not in name]
-    calls += [([], ["jobs"]), ([], ["valid.yaml", "jobs"]), ([], ["missing.yaml"]), ([], ["valid.yaml", "invalid.yaml"])]
+    calls += [
+        ([], ["jobs"]),
+        ([], ["valid.yaml", "jobs"]),
+        ([], ["missing.yaml"]),
+        ([], ["valid.yaml", "invalid.yaml"]),
+    ]
     calls += [(flags, ["valid.yaml"]) for flags in PLAIN_FLAGS]
-    calls += [(["--no-validate"], ["invalid.yaml"]), (["-f", "valid.yaml"], ["jobs"]), (["--allow-empty"], ["empty.yaml"]), ([], ["empty.yaml"])]
+    calls += [
+        (["--no-validate"], ["invalid.yaml"]),
+        (["-f", "valid.yaml"], ["jobs"]),
+        (["--allow-empty"], ["empty.yaml"]),
+        ([], ["empty.yaml"]),
+    ]
     calls += [(flags, ["valid.yaml"]) for flags in CLICK_FLAGS]
     seen = set()
     for flags, paths in calls:
         for command in ("render", "validate"):
             plain = _run(fresh_python, tmp_path, command, *flags, *paths)
-            assert plain == _run(fresh_python, tmp_path, command, *flags, "--", *paths), (command, flags, paths)
+            assert plain == _run(fresh_python, tmp_path, command, *flags, "--", *paths), (
+                command,
+                flags,
+                paths,
+            )
             seen.add(plain[0])
     assert seen == {0, 1, 2}
     resource_list = f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {files['warning.yaml'].replace(chr(10), chr(10) + '  ')}"
-    for stdin in (resource_list, resource_list.replace("slotsPerWorker: 1", "slotsPerWorker: '1'"), "kind: Other\n"):
+    for stdin in (
+        resource_list,
+        resource_list.replace("slotsPerWorker: 1", "slotsPerWorker: '1'"),
+        "kind: Other\n",
+    ):
         plain = _run(fresh_python, tmp_path, "krm", stdin=stdin)
-        assert plain == _run(fresh_python, tmp_path, "krm", "--", stdin=stdin) == _run(fresh_python, tmp_path, stdin=stdin)
+        assert (
+            plain
+            == _run(fresh_python, tmp_path, "krm", "--", stdin=stdin)
+            == _run(fresh_python, tmp_path, stdin=stdin)
+        )
 
 
 @pins_a_stand_in
-def test_the_kustomize_plugin_runs_without_click_and_says_what_click_would(fresh_python: str, tmp_path: Path) -> None:
+def test_the_kustomize_plugin_runs_without_click_and_says_what_click_would(
+    fresh_python: str, tmp_path: Path
+) -> None:
     (tmp_path / "valid.yaml").write_text(job_yaml(V1ALPHA2, 2))
     (tmp_path / "invalid.yaml").write_text(job_yaml(V1ALPHA2, 2, slotsPerWorker="2"))
     for name in ("valid.yaml", "invalid.yaml", "missing.yaml"):
         plain = _run(fresh_python, tmp_path, "kustomize-plugin", "run", name)
         assert plain == _run(fresh_python, tmp_path, "kustomize-plugin", "run", "--", name), name
         assert plain[0] == (0 if name == "valid.yaml" else 1)
-    assert "click" not in imported(fresh_python, tmp_path, "kustomize-plugin", "run", str(tmp_path / "valid.yaml"))
-    assert "click" in imported(fresh_python, tmp_path, "kustomize-plugin", "run", str(tmp_path), code=2)  # a directory: click's usage error
+    assert "click" not in imported(
+        fresh_python, tmp_path, "kustomize-plugin", "run", str(tmp_path / "valid.yaml")
+    )
+    assert "click" in imported(
+        fresh_python, tmp_path, "kustomize-plugin", "run", str(tmp_path), code=2
+    )  # a directory: click's usage error
 
 
 def test_an_invalid_job_is_explained_by_pydantic(fresh_python: str, tmp_path: Path) -> None:
@@ -349,21 +472,58 @@ def test_the_reference_switch_sends_every_call_to_the_libraries(fresh_python: st
     assert libraries <= imported(fresh_python, tmp_path, "render", str(path), reference=True)
     assert not libraries & imported(fresh_python, tmp_path, "render", str(path))
     resource_list = f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {job_yaml(V1ALPHA2).replace(chr(10), chr(10) + '  ')}"
-    assert {"yaml", "pydantic", "jsonschema", "jinja2"} <= imported(fresh_python, tmp_path, "krm", stdin=resource_list, reference=True)
+    assert {"yaml", "pydantic", "jsonschema", "jinja2"} <= imported(
+        fresh_python, tmp_path, "krm", stdin=resource_list, reference=True
+    )
     outputs = set()
     for value in ("", "1"):
         env = {**os.environ, "PYTHONPATH": str(ROOT), VARIABLE: value}
-        result = subprocess.run([fresh_python, "-m", "mpigen", "render", str(path)], capture_output=True, text=True, env=env, check=True)
+        result = subprocess.run(
+            [fresh_python, "-m", "mpigen", "render", str(path)],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
         outputs.add(result.stdout)
     assert len(outputs) == 1 and "kind: StatefulSet" in outputs.pop()
 
 
 # The emitter's shortcut (mpigen/yaml/dump.py builds PyYAML's nodes itself and remembers resolved tags) must
 # write what PyYAML's own representer writes, byte for byte.
-SCALARS = st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=8) | st.sampled_from(
-    ["", "yes", "0123", "1e3", "~", "null", "a\n", "a\n\n", "\n", " a\n", "a: b", "- x", "é", "#", "'", '"', "1.5"]
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats()
+    | st.text(max_size=8)
+    | st.sampled_from(
+        [
+            "",
+            "yes",
+            "0123",
+            "1e3",
+            "~",
+            "null",
+            "a\n",
+            "a\n\n",
+            "\n",
+            " a\n",
+            "a: b",
+            "- x",
+            "é",
+            "#",
+            "'",
+            '"',
+            "1.5",
+        ]
+    )
 )
-VALUES = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=12)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=12,
+)
 
 
 def reference_yaml(objects: list[Any]) -> str:

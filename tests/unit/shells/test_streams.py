@@ -33,14 +33,30 @@ def jobs_file(tmp_path: Path) -> Path:
     return path
 
 
-def run(command: list[str], *args: str, unbuffered: bool = False, stdin: bytes | None = None, stdout: int | None = subprocess.PIPE,
-        preexec: Callable[[], None] | None = None, env: dict[str, str] | None = None, **kwargs: object) -> subprocess.CompletedProcess[bytes]:
+def run(
+    command: list[str],
+    *args: str,
+    unbuffered: bool = False,
+    stdin: bytes | None = None,
+    stdout: int | None = subprocess.PIPE,
+    preexec: Callable[[], None] | None = None,
+    env: dict[str, str] | None = None,
+    **kwargs: object,
+) -> subprocess.CompletedProcess[bytes]:
     environment = {**os.environ, **(env or {})}
     environment.pop("PYTHONUNBUFFERED", None)
     if unbuffered:
         environment["PYTHONUNBUFFERED"] = "1"
-    return subprocess.run([*command, *args], input=stdin, stdout=stdout, stderr=subprocess.PIPE, preexec_fn=preexec, env=environment,
-                          check=False, **kwargs)  # type: ignore[call-overload,no-any-return]
+    return subprocess.run(
+        [*command, *args],
+        input=stdin,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        preexec_fn=preexec,
+        env=environment,
+        check=False,
+        **kwargs,
+    )  # type: ignore[call-overload,no-any-return]
 
 
 def file_size_limit(limit: int) -> Callable[[], None]:
@@ -85,7 +101,9 @@ def command_args(name: str, tmp_path: Path, jobs_file: Path) -> tuple[list[str],
 
 @pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "PYTHONUNBUFFERED"])
 @pytest.mark.parametrize("name", list(COMMANDS))
-def test_a_short_write_is_an_exit_1_that_says_why(mpigen_command: list[str], tmp_path: Path, jobs_file: Path, name: str, unbuffered: bool) -> None:
+def test_a_short_write_is_an_exit_1_that_says_why(
+    mpigen_command: list[str], tmp_path: Path, jobs_file: Path, name: str, unbuffered: bool
+) -> None:
     args, stdin = command_args(name, tmp_path, jobs_file)
     whole = run(mpigen_command, *args, stdin=stdin)
     assert whole.returncode == 0, whole.stderr
@@ -95,14 +113,27 @@ def test_a_short_write_is_an_exit_1_that_says_why(mpigen_command: list[str], tmp
     # a real file-size limit: the write past it fails with EFBIG (SIGXFSZ ignored), never a kill or exit 0
     out = tmp_path / "out"
     with out.open("wb") as handle:
-        limited = run(mpigen_command, *args, unbuffered=unbuffered, stdin=stdin, stdout=handle.fileno(), preexec=file_size_limit(limit))
-    assert (limited.returncode, limited.stderr.decode()) == (1, "mpigen: cannot write the output to stdout: File too large (the file-size limit, ulimit -f)\n")
+        limited = run(
+            mpigen_command,
+            *args,
+            unbuffered=unbuffered,
+            stdin=stdin,
+            stdout=handle.fileno(),
+            preexec=file_size_limit(limit),
+        )
+    assert (limited.returncode, limited.stderr.decode()) == (
+        1,
+        "mpigen: cannot write the output to stdout: File too large (the file-size limit, ulimit -f)\n",
+    )
     assert whole.stdout.startswith(out.read_bytes())
 
     # a full device
     with open("/dev/full", "wb") as full:
         filled = run(mpigen_command, *args, unbuffered=unbuffered, stdin=stdin, stdout=full.fileno())
-    assert (filled.returncode, filled.stderr.decode()) == (1, "mpigen: cannot write the output to stdout: No space left on device\n")
+    assert (filled.returncode, filled.stderr.decode()) == (
+        1,
+        "mpigen: cannot write the output to stdout: No space left on device\n",
+    )
 
     # a reader that went away: quietly, by SIGPIPE, as cat or kubectl end
     read_end, write_end = os.pipe()
@@ -115,7 +146,10 @@ def test_a_short_write_is_an_exit_1_that_says_why(mpigen_command: list[str], tmp
 
     # stdout closed
     closed = run(mpigen_command, *args, unbuffered=unbuffered, stdin=stdin, preexec=closing(1))
-    assert (closed.returncode, closed.stderr.decode()) == (1, "mpigen: cannot write the output: stdout is closed\n")
+    assert (closed.returncode, closed.stderr.decode()) == (
+        1,
+        "mpigen: cannot write the output: stdout is closed\n",
+    )
 
     # stderr closed: the output is whole, the exit code still says how it went
     quiet = run(mpigen_command, *args, unbuffered=unbuffered, stdin=stdin, preexec=closing(2))
@@ -137,7 +171,10 @@ def test_closed_stdin_is_an_input_that_cannot_be_read(mpigen_command: list[str],
 def test_help_on_a_full_device_is_an_exit_1(mpigen_command: list[str]) -> None:
     with open("/dev/full", "wb") as full:
         result = run(mpigen_command, "render", "--help", stdout=full.fileno())
-    assert (result.returncode, result.stderr.decode()) == (1, "mpigen: cannot write the output to stdout: No space left on device\n")
+    assert (result.returncode, result.stderr.decode()) == (
+        1,
+        "mpigen: cannot write the output to stdout: No space left on device\n",
+    )
 
 
 # A small tmpfs: a real full file system -----------------------------------------------------------
@@ -147,20 +184,34 @@ def test_help_on_a_full_device_is_an_exit_1(mpigen_command: list[str]) -> None:
 def small_tmpfs(tmp_path: Path) -> Iterator[Path]:
     mount = tmp_path / "small"
     mount.mkdir()
-    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)], capture_output=True, text=True, check=False)
+    made = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if made.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {made.stderr.strip() or made.returncode}")
     yield mount
     subprocess.run(["umount", str(mount)], check=False)
 
 
-def test_a_full_file_system_is_an_exit_1_and_leaves_nothing_behind(mpigen_command: list[str], small_tmpfs: Path, jobs_file: Path) -> None:
+def test_a_full_file_system_is_an_exit_1_and_leaves_nothing_behind(
+    mpigen_command: list[str], small_tmpfs: Path, jobs_file: Path
+) -> None:
     with (small_tmpfs / "out.yaml").open("wb") as handle:
         result = run(mpigen_command, "render", str(jobs_file), stdout=handle.fileno())
-    assert (result.returncode, result.stderr.decode()) == (1, "mpigen: cannot write the output to stdout: No space left on device\n")
+    assert (result.returncode, result.stderr.decode()) == (
+        1,
+        "mpigen: cannot write the output to stdout: No space left on device\n",
+    )
     rendered = small_tmpfs / "rendered"
     into_dir = run(mpigen_command, "render", "--output-dir", str(rendered), str(jobs_file))
-    assert into_dir.returncode == 1 and b"No space left on device" in into_dir.stderr and b"internal error" not in into_dir.stderr
+    assert (
+        into_dir.returncode == 1
+        and b"No space left on device" in into_dir.stderr
+        and b"internal error" not in into_dir.stderr
+    )
     assert not rendered.exists() or not [p for p in rendered.iterdir() if p.name.startswith(".mpigen-new-")]
 
 
@@ -188,8 +239,12 @@ def interrupt_while_staging(command: list[str], directory: Path, signum: int) ->
     jobs_file = directory.parent / "no-namespace.yaml"
     jobs_file.write_text("---\n".join(job_yaml(name=f"j{i}", namespace=None) for i in range(60)))
     for attempt in range(8):
-        process = subprocess.Popen([*command, "render", "-n", f"ns{attempt}", "--output-dir", str(directory), str(jobs_file)],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=niced)  # noqa: PLW1509 - no threads here
+        process = subprocess.Popen(
+            [*command, "render", "-n", f"ns{attempt}", "--output-dir", str(directory), str(jobs_file)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            preexec_fn=niced,  # noqa: PLW1509 - no threads here
+        )
         while process.poll() is None and not staging(directory):
             pass
         if process.poll() is None:
@@ -201,7 +256,9 @@ def interrupt_while_staging(command: list[str], directory: Path, signum: int) ->
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-def test_a_signal_mid_render_leaves_no_staged_file(mpigen_command: list[str], tmp_path: Path, signum: int) -> None:
+def test_a_signal_mid_render_leaves_no_staged_file(
+    mpigen_command: list[str], tmp_path: Path, signum: int
+) -> None:
     rendered = tmp_path / "rendered"
     code, stderr = interrupt_while_staging(mpigen_command, rendered, signum)
     assert code == (-signal.SIGTERM if signum == signal.SIGTERM else 1), stderr
@@ -209,7 +266,9 @@ def test_a_signal_mid_render_leaves_no_staged_file(mpigen_command: list[str], tm
     assert not staging(rendered)
 
 
-def test_a_render_killed_while_staging_is_noticed_by_check_and_cleaned_by_the_next(mpigen_command: list[str], tmp_path: Path, jobs_file: Path) -> None:
+def test_a_render_killed_while_staging_is_noticed_by_check_and_cleaned_by_the_next(
+    mpigen_command: list[str], tmp_path: Path, jobs_file: Path
+) -> None:
     rendered = tmp_path / "rendered"
     code, _ = interrupt_while_staging(mpigen_command, rendered, signal.SIGKILL)
     assert code == -signal.SIGKILL and staging(rendered)
@@ -218,7 +277,9 @@ def test_a_render_killed_while_staging_is_noticed_by_check_and_cleaned_by_the_ne
     assert first.returncode == 0, first.stderr
     for name in os.listdir(rendered):
         if name.endswith(".yaml"):
-            (rendered / f".mpigen-new-{name[:16]}").write_text("apiVersion: v1\n")  # what a kill leaves, again
+            (rendered / f".mpigen-new-{name[:16]}").write_text(
+                "apiVersion: v1\n"
+            )  # what a kill leaves, again
     check = run(mpigen_command, "render", "-n", "ml", "--check", str(rendered), str(jobs_file))
     assert check.returncode == 1 and b"+++ /dev/null" in check.stdout and b".mpigen-new-" in check.stdout
     again = run(mpigen_command, *args)
@@ -250,19 +311,30 @@ def test_unreadable_directories_are_errors_never_skipped(mpigen_command: list[st
     (jobs / "team").chmod(0)
     rendered.chmod(0o755)
     try:
-        probe = run([sys.executable, "-c", f"import os; os.listdir({str(jobs / 'team')!r})"], preexec=without_root_override)
+        probe = run(
+            [sys.executable, "-c", f"import os; os.listdir({str(jobs / 'team')!r})"],
+            preexec=without_root_override,
+        )
         if probe.returncode == 0:
             pytest.skip("cannot take away the right to read a directory here")
-        check = run(mpigen_command, "render", "--check", str(rendered), str(jobs), preexec=without_root_override)
+        check = run(
+            mpigen_command, "render", "--check", str(rendered), str(jobs), preexec=without_root_override
+        )
         assert check.returncode == 1 and check.stdout == b""  # no diff that deletes team/b.yaml's render
         assert check.stderr.decode() == f"{jobs / 'team'}: cannot read the directory: Permission denied\n"
-        allowed = run(mpigen_command, "render", "--allow-empty", str(jobs / "team"), preexec=without_root_override)
+        allowed = run(
+            mpigen_command, "render", "--allow-empty", str(jobs / "team"), preexec=without_root_override
+        )
         assert (allowed.returncode, allowed.stdout) == (1, b"")
         (jobs / "team").chmod(0o755)
         rendered.chmod(0)
         for flag in ("--output-dir", "--check"):
-            result = run(mpigen_command, "render", flag, str(rendered), str(jobs), preexec=without_root_override)
-            assert result.returncode == 1 and f"{rendered}: Permission denied" in result.stderr.decode(), result.stderr
+            result = run(
+                mpigen_command, "render", flag, str(rendered), str(jobs), preexec=without_root_override
+            )
+            assert result.returncode == 1 and f"{rendered}: Permission denied" in result.stderr.decode(), (
+                result.stderr
+            )
             assert b"internal error" not in result.stderr
     finally:
         (jobs / "team").chmod(0o755)
@@ -276,17 +348,24 @@ def test_install_never_replaces_a_file_it_did_not_write(mpigen_command: list[str
     other.write_text("#!/bin/sh\necho another generator\n")
     result = run(mpigen_command, "kustomize-plugin", "install", "--plugin-home", str(home))
     assert result.returncode == 1
-    assert result.stderr.decode() == f"mpigen: {other}: exists and `mpigen kustomize-plugin install` did not write it; move it away to install mpigen there\n"
+    assert (
+        result.stderr.decode()
+        == f"mpigen: {other}: exists and `mpigen kustomize-plugin install` did not write it; move it away to install mpigen there\n"
+    )
     assert other.read_text() == "#!/bin/sh\necho another generator\n"
     other.unlink()
     assert run(mpigen_command, "kustomize-plugin", "install", "--plugin-home", str(home)).returncode == 0
-    assert run(mpigen_command, "kustomize-plugin", "install", "--plugin-home", str(home)).returncode == 0  # its own: replaced
+    assert (
+        run(mpigen_command, "kustomize-plugin", "install", "--plugin-home", str(home)).returncode == 0
+    )  # its own: replaced
 
 
 # Encodings and sizes --------------------------------------------------------------------------------
 
 
-def test_utf16_with_a_byte_order_mark_is_read_as_kubectl_reads_it_and_utf32_is_refused(mpigen_command: list[str], tmp_path: Path) -> None:
+def test_utf16_with_a_byte_order_mark_is_read_as_kubectl_reads_it_and_utf32_is_refused(
+    mpigen_command: list[str], tmp_path: Path
+) -> None:
     utf8 = tmp_path / "job.yaml"
     utf8.write_text(job_yaml(V2BETA1))
     expected = run(mpigen_command, "render", str(utf8))
@@ -299,7 +378,10 @@ def test_utf16_with_a_byte_order_mark_is_read_as_kubectl_reads_it_and_utf32_is_r
     utf32.write_bytes(job_yaml(V2BETA1).encode("utf-32"))
     refused = run(mpigen_command, "render", str(utf32))
     assert refused.returncode == 1
-    assert refused.stderr.decode() == f"{utf32}: the file is UTF-32 (little-endian), which kubectl does not read; save it as UTF-8\n"
+    assert (
+        refused.stderr.decode()
+        == f"{utf32}: the file is UTF-32 (little-endian), which kubectl does not read; save it as UTF-8\n"
+    )
     # a render saved by Windows PowerShell 5 (`mpigen render job.yaml > out.yaml`: UTF-16 with a mark) is current
     committed = tmp_path / "out.yaml"
     committed.write_bytes(expected.stdout.decode().encode("utf-16"))
@@ -318,7 +400,10 @@ def test_a_committed_file_too_large_is_named_too_large(mpigen_command: list[str]
     listed = min(name for name in os.listdir(rendered) if name.endswith(".yaml"))
     (rendered / listed).write_bytes(b"a: b\n" * (4 * 1024 * 1024))
     result = run(mpigen_command, "render", "--check", str(rendered), str(job))
-    assert result.returncode == 1 and f"{rendered}/{listed}: input is larger than 16 MiB" in result.stderr.decode()
+    assert (
+        result.returncode == 1
+        and f"{rendered}/{listed}: input is larger than 16 MiB" in result.stderr.decode()
+    )
 
 
 def test_a_call_is_bounded_over_all_its_inputs(mpigen_command: list[str], tmp_path: Path) -> None:
@@ -332,7 +417,10 @@ def test_a_call_is_bounded_over_all_its_inputs(mpigen_command: list[str], tmp_pa
         paths.append(str(path))
     render = run(mpigen_command, "render", *paths)
     assert (render.returncode, render.stdout) == (1, b"")
-    assert render.stderr.decode() == f"mpigen: {paths[4]}: the inputs up to this one hold more than 64 MiB, more than one call reads; give mpigen fewer files at a time\n"
+    assert (
+        render.stderr.decode()
+        == f"mpigen: {paths[4]}: the inputs up to this one hold more than 64 MiB, more than one call reads; give mpigen fewer files at a time\n"
+    )
     validate = run(mpigen_command, "validate", "-o", "tap", *paths)
     assert validate.returncode == 0 and validate.stdout.decode().count("#skip") == 5, validate.stderr
     Path(paths[4]).write_text("kind: MPIJob\na: " + "x" * (15 * 1024 * 1024) + "\n")
@@ -345,7 +433,10 @@ def test_the_bound_counts_documents_over_all_inputs(mpigen_command: list[str], t
     second.write_text("--- 1\n" * 60_000)
     result = run(mpigen_command, "render", str(first), str(second))
     assert (result.returncode, result.stdout) == (1, b"")
-    assert result.stderr.decode() == f"mpigen: {second}: the inputs up to this one hold more than 100,000 documents, more than one call reads; give mpigen fewer files at a time\n"
+    assert (
+        result.stderr.decode()
+        == f"mpigen: {second}: the inputs up to this one hold more than 100,000 documents, more than one call reads; give mpigen fewer files at a time\n"
+    )
 
 
 # The pre-commit hook --------------------------------------------------------------------------------
@@ -360,7 +451,9 @@ def hook_entry() -> list[str]:
     return entry.split()[1:]
 
 
-def test_the_pre_commit_hook_passes_files_without_mpijobs_and_fails_a_broken_one(mpigen_command: list[str], tmp_path: Path) -> None:
+def test_the_pre_commit_hook_passes_files_without_mpijobs_and_fails_a_broken_one(
+    mpigen_command: list[str], tmp_path: Path
+) -> None:
     import json
 
     playbook = tmp_path / "site.yml"
@@ -368,7 +461,9 @@ def test_the_pre_commit_hook_passes_files_without_mpijobs_and_fails_a_broken_one
     array = tmp_path / "list.json"
     array.write_text('[1, "two", {"three": 3}]\n')
     lock = tmp_path / "package-lock.json"
-    packages = {f"node_modules/p{i}": {"version": "1.0.0", "integrity": "sha512-" + "A" * 86} for i in range(150_000)}
+    packages = {
+        f"node_modules/p{i}": {"version": "1.0.0", "integrity": "sha512-" + "A" * 86} for i in range(150_000)
+    }
     lock.write_text(json.dumps({"name": "app", "lockfileVersion": 3, "packages": packages}, indent=2))
     assert lock.stat().st_size > 16 * 1024 * 1024
     latin1 = tmp_path / "values.yaml"
@@ -385,11 +480,15 @@ def test_the_pre_commit_hook_passes_files_without_mpijobs_and_fails_a_broken_one
     assert run(mpigen_command, *hook_entry(), str(listed)).returncode == 1
 
 
-def test_no_file_is_opened_on_a_closed_descriptors_number(mpigen_command: list[str], tmp_path: Path, jobs_file: Path) -> None:
+def test_no_file_is_opened_on_a_closed_descriptors_number(
+    mpigen_command: list[str], tmp_path: Path, jobs_file: Path
+) -> None:
     """With stdout and stderr closed, the files a render into a directory writes take other numbers: no
     message or output lands in them."""
     rendered = tmp_path / "rendered"
-    result = run(mpigen_command, "render", "--output-dir", str(rendered), str(jobs_file), preexec=closing(1, 2))
+    result = run(
+        mpigen_command, "render", "--output-dir", str(rendered), str(jobs_file), preexec=closing(1, 2)
+    )
     assert result.returncode == 0
     expected = run(mpigen_command, "render", "--check", str(rendered), str(jobs_file))
     assert expected.returncode == 0, expected.stdout[:2000]

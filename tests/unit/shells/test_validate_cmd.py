@@ -45,7 +45,12 @@ def test_an_invalid_job_lists_every_problem_with_json_pointer_paths() -> None:
     code, data = report(stdin=BAD)
     assert code == 1
     [job] = data["resources"]
-    assert (job["kind"], job["name"], job["version"], job["status"]) == ("MPIJob", "bad", "kubeflow.org/v1alpha2", "statusInvalid")
+    assert (job["kind"], job["name"], job["version"], job["status"]) == (
+        "MPIJob",
+        "bad",
+        "kubeflow.org/v1alpha2",
+        "statusInvalid",
+    )
     paths = {error["path"] for error in job["validationErrors"]}
     assert paths == {"/spec/slotPerWorker", "/spec/mpiReplicaSpecs/Worker/replicas"}
     assert "slotPerWorker" in job["msg"] and "replicas" in job["msg"]
@@ -126,10 +131,19 @@ def test_other_kubeflow_kinds_are_skipped_not_refused() -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (("apiVersion: kubeflow.org/v1alpha2", "apiVersion: kubeflow/v1alpha2"), 'apiVersion: "kubeflow/v1alpha2" is not a Kubeflow apiVersion (did you mean "kubeflow.org/v1alpha2"?)'),
-        (("apiVersion: kubeflow.org/v1alpha2\n", ""), 'apiVersion: missing (did you mean "kubeflow.org/v2beta1"?)'),
+        (
+            ("apiVersion: kubeflow.org/v1alpha2", "apiVersion: kubeflow/v1alpha2"),
+            'apiVersion: "kubeflow/v1alpha2" is not a Kubeflow apiVersion (did you mean "kubeflow.org/v1alpha2"?)',
+        ),
+        (
+            ("apiVersion: kubeflow.org/v1alpha2\n", ""),
+            'apiVersion: missing (did you mean "kubeflow.org/v2beta1"?)',
+        ),
         (("kind: MPIJob", "kind: MPIjob"), 'kind: unknown kind "MPIjob" (did you mean "MPIJob"?)'),
-        (("apiVersion: kubeflow.org/v1alpha2\nkind: MPIJob", "apiVersion: Kubeflow.org/v1\nkind: TFJob"), 'apiVersion: "Kubeflow.org/v1" is not a Kubeflow apiVersion (did you mean "kubeflow.org/v1"?)'),
+        (
+            ("apiVersion: kubeflow.org/v1alpha2\nkind: MPIJob", "apiVersion: Kubeflow.org/v1\nkind: TFJob"),
+            'apiVersion: "Kubeflow.org/v1" is not a Kubeflow apiVersion (did you mean "kubeflow.org/v1"?)',
+        ),
     ],
 )
 def test_near_misses_are_errors_with_did_you_mean(change: tuple[str, str], message: str) -> None:
@@ -141,7 +155,9 @@ def test_near_misses_are_errors_with_did_you_mean(change: tuple[str, str], messa
 def test_two_jobs_with_one_name_are_refused_naming_both_files(tmp_path: Path) -> None:
     (tmp_path / "a.yaml").write_text(GOOD)
     (tmp_path / "b.yaml").write_text(GOOD)
-    (tmp_path / "c.yaml").write_text("apiVersion: v1\nkind: Service\nmetadata: {name: good-worker, namespace: ml}\nspec: {}\n")
+    (tmp_path / "c.yaml").write_text(
+        "apiVersion: v1\nkind: Service\nmetadata: {name: good-worker, namespace: ml}\nspec: {}\n"
+    )
     code, out, _ = invoke(str(tmp_path))
     assert code == 1
     a, b, c = (str(tmp_path / name) for name in ("a.yaml", "b.yaml", "c.yaml"))
@@ -150,8 +166,16 @@ def test_two_jobs_with_one_name_are_refused_naming_both_files(tmp_path: Path) ->
         f'{c}: Service/good-worker: metadata.name: Service "good-worker" in namespace "ml" is also generated for MPIJob/good at {a}: kubectl apply would merge the two; rename one',
     ]
     code, data = report(str(tmp_path))
-    statuses = [(Path(r["filename"]).name, r["kind"], r["status"]) for r in data["resources"] if r["kind"] in ("MPIJob", "Service")]
-    assert ("b.yaml", "MPIJob", "statusInvalid") in statuses and ("c.yaml", "Service", "statusInvalid") in statuses
+    statuses = [
+        (Path(r["filename"]).name, r["kind"], r["status"])
+        for r in data["resources"]
+        if r["kind"] in ("MPIJob", "Service")
+    ]
+    assert ("b.yaml", "MPIJob", "statusInvalid") in statuses and (
+        "c.yaml",
+        "Service",
+        "statusInvalid",
+    ) in statuses
     assert ("a.yaml", "MPIJob", "statusValid") in statuses
 
 
@@ -240,7 +264,10 @@ def test_junit_report_has_one_suite_per_file_and_one_case_per_resource(tmp_path:
     resources = data["resources"]
     assert root.tag == "testsuites"
     assert {k: root.get(k) for k in ("tests", "failures", "errors", "skipped")} == {
-        "tests": str(len(resources)), "failures": "1", "errors": "1", "skipped": "1",
+        "tests": str(len(resources)),
+        "failures": "1",
+        "errors": "1",
+        "skipped": "1",
     }
     suites = root.findall("testsuite")
     assert [s.get("name") for s in suites] == files
@@ -288,7 +315,9 @@ def test_tap_report_has_a_line_per_resource_and_the_plan_line(tmp_path: Path) ->
     a, b, c, missing = files
     assert tests[0] == f"ok 1 - {a} (MPIJob/good)"
     assert f"ok 2 - {a} (ServiceAccount/good-launcher)" in tests
-    assert tests[-3].startswith(f"not ok {count - 2} - {b} (MPIJob/bad): ") and "spec.slotPerWorker" in tests[-3]
+    assert (
+        tests[-3].startswith(f"not ok {count - 2} - {b} (MPIJob/bad): ") and "spec.slotPerWorker" in tests[-3]
+    )
     assert tests[-2] == f"ok {count - 1} #skip - {c} (ConfigMap/settings)"
     assert tests[-1].startswith(f"not ok {count} - {missing}: ") and "cannot read" in tests[-1]
 
@@ -306,7 +335,9 @@ def test_tap_escapes_hashes_so_a_message_is_never_a_directive(tmp_path: Path) ->
 @pytest.mark.parametrize("output", ["text", "json", "junit", "tap"])
 def test_empty_stdin_is_an_error_as_render_says(output: str) -> None:
     assert invoke("-o", output, stdin="") == (
-        1, "", "mpigen: <stdin>: no objects in the input; nothing to validate (--allow-empty accepts that)\n"
+        1,
+        "",
+        "mpigen: <stdin>: no objects in the input; nothing to validate (--allow-empty accepts that)\n",
     )
     render = CliRunner().invoke(cli, ["render"], input="")
     assert render.exit_code == 1 and render.stderr.replace("render", "validate") == invoke(stdin="")[2]
@@ -315,17 +346,28 @@ def test_empty_stdin_is_an_error_as_render_says(output: str) -> None:
 def test_an_empty_file_or_a_directory_without_yaml_is_an_error(tmp_path: Path) -> None:
     (tmp_path / "empty.yaml").write_text("---\n# nothing\n")
     code, out, err = invoke(str(tmp_path / "empty.yaml"))
-    assert (code, out) == (1, "") and err == f"mpigen: {tmp_path}/empty.yaml: no objects in the input; nothing to validate (--allow-empty accepts that)\n"
+    assert (
+        (code, out) == (1, "")
+        and err
+        == f"mpigen: {tmp_path}/empty.yaml: no objects in the input; nothing to validate (--allow-empty accepts that)\n"
+    )
     (tmp_path / "dir").mkdir()
     (tmp_path / "dir" / "notes.txt").write_text("x")
     code, out, err = invoke(str(tmp_path / "dir"))
-    assert (code, out) == (1, "") and err == f"mpigen: {tmp_path}/dir: holds no .yaml, .yml or .json files; nothing to validate (--allow-empty accepts that)\n"
+    assert (
+        (code, out) == (1, "")
+        and err
+        == f"mpigen: {tmp_path}/dir: holds no .yaml, .yml or .json files; nothing to validate (--allow-empty accepts that)\n"
+    )
 
 
 def test_allow_empty_reports_nothing_found(tmp_path: Path) -> None:
     assert invoke("--allow-empty", stdin="") == (0, "", "")
     code, data = report("--allow-empty", str(tmp_path))
-    assert code == 0 and data == {"resources": [], "summary": {"valid": 0, "invalid": 0, "errors": 0, "skipped": 0}}
+    assert code == 0 and data == {
+        "resources": [],
+        "summary": {"valid": 0, "invalid": 0, "errors": 0, "skipped": 0},
+    }
     assert invoke("--allow-empty", "-o", "tap", stdin="")[1] == "TAP version 13\n1..0\n"
 
 

@@ -42,7 +42,9 @@ def test_one_jobset_runs_the_job_and_its_hosts_are_the_jobset_pods(case: str) ->
     spec = _jobset(objects)["spec"]
     worker, launcher = spec["replicatedJobs"]
     assert worker["name"] == "worker" and launcher["name"] == "launcher"
-    assert worker["template"]["spec"]["parallelism"] == worker["template"]["spec"]["completions"] == plan.workers
+    assert (
+        worker["template"]["spec"]["parallelism"] == worker["template"]["spec"]["completions"] == plan.workers
+    )
     assert launcher["dependsOn"] == [{"name": "worker", "status": "Ready"}]
     assert spec["network"] == {"enableDNSHostnames": True, "publishNotReadyAddresses": True}
     assert spec["successPolicy"] == {"operator": "All", "targetReplicatedJobs": ["launcher"]}
@@ -51,9 +53,13 @@ def test_one_jobset_runs_the_job_and_its_hosts_are_the_jobset_pods(case: str) ->
     [config] = [obj for obj in objects if obj["kind"] == "ConfigMap"]
     hosts = [line.split()[0].split(":")[0] for line in config["data"]["hostfile"].splitlines()]
     assert hosts == run.hosts(plan)
-    assert [host.split(".")[0] for host in hosts] == [f"{plan.name}-worker-0-{i}" for i in range(plan.workers)]
+    assert [host.split(".")[0] for host in hosts] == [
+        f"{plan.name}-worker-0-{i}" for i in range(plan.workers)
+    ]
     assert run.worker_pods(plan) == [f"{plan.name}-worker-0-{i}" for i in range(plan.workers)]
-    roles = [obj for obj in objects if obj["kind"] == "Role" and obj["metadata"]["name"] == f"{plan.name}-launcher"]
+    roles = [
+        obj for obj in objects if obj["kind"] == "Role" and obj["metadata"]["name"] == f"{plan.name}-launcher"
+    ]
     assert roles == ([run.launcher_role(plan)] if plan.kubexec else [])
     if plan.ssh is not None:
         assert hosts[0] == f"{plan.name}-worker-0-0.{plan.name}.ml.svc"
@@ -71,7 +77,9 @@ def test_restarts_come_from_the_backoff_limit_and_every_pod_failure_counts() -> 
     spec = _jobset(mpigen.compile(make_job(V2BETA1, 2, runPolicy={"backoffLimit": 3}), JOBSET))["spec"]
     assert spec["failurePolicy"] == {"maxRestarts": 3}
     assert {rj["template"]["spec"]["backoffLimit"] for rj in spec["replicatedJobs"]} == {0}
-    assert _jobset(mpigen.compile(make_job(V2BETA1, 2), JOBSET))["spec"]["failurePolicy"] == {"maxRestarts": 6}
+    assert _jobset(mpigen.compile(make_job(V2BETA1, 2), JOBSET))["spec"]["failurePolicy"] == {
+        "maxRestarts": 6
+    }
 
 
 def test_queue_and_priority_class_label_the_jobset_and_suspend_it() -> None:
@@ -82,10 +90,13 @@ def test_queue_and_priority_class_label_the_jobset_and_suspend_it() -> None:
     assert "suspend" not in _jobset(mpigen.compile(JOBS["v2beta1"], JOBSET))["spec"]
 
 
-@pytest.mark.parametrize(("options", "expected"), [
-    (Options(queue="team-a"), "refused on the operator target"),
-    (JOBSET.replace(queue="team-a", gang_scheduler="volcano"), "--queue with --gang-scheduler"),
-])
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        (Options(queue="team-a"), "refused on the operator target"),
+        (JOBSET.replace(queue="team-a", gang_scheduler="volcano"), "--queue with --gang-scheduler"),
+    ],
+)
 def test_queue_is_refused_where_kueue_would_admit_part_of_the_job(options: Options, expected: str) -> None:
     with pytest.raises(mpigen.CompileError) as caught:
         mpigen.compile(JOBS["v2beta1"], options)

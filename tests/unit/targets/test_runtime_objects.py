@@ -38,7 +38,9 @@ def matches(selector: dict[str, str], labels: dict[str, str]) -> bool:
     return selector.items() <= labels.items()
 
 
-@pytest.mark.parametrize("options", [Options(), Options(gang_scheduler="volcano"), Options(gang_scheduler="scheduler-plugins")])
+@pytest.mark.parametrize(
+    "options", [Options(), Options(gang_scheduler="volcano"), Options(gang_scheduler="scheduler-plugins")]
+)
 @pytest.mark.parametrize("job", [v1job(), v2job("All"), v2job()])
 def test_every_object_and_pod_carries_the_standard_labels(job: dict[str, Any], options: Options) -> None:
     for obj in mpigen.compile(job, options):
@@ -53,7 +55,9 @@ def test_every_object_and_pod_carries_the_standard_labels(job: dict[str, Any], o
 
 def test_selectors_stay_exactly_the_operators() -> None:
     sts = find(mpigen.compile(v2job()), "StatefulSet", "pi-worker")
-    assert sts["spec"]["selector"] == {"matchLabels": {"group_name": "kubeflow.org", "mpi_job_name": "pi", "mpi_role_type": "worker"}}
+    assert sts["spec"]["selector"] == {
+        "matchLabels": {"group_name": "kubeflow.org", "mpi_job_name": "pi", "mpi_role_type": "worker"}
+    }
 
 
 def test_headless_service_selects_the_worker_pods() -> None:
@@ -81,14 +85,33 @@ def test_launcher_waits_for_workers_after_kubectl_delivery() -> None:
 
 def test_wait_needs_no_permission_beyond_the_launcher_role() -> None:
     role = find(mpigen.compile(v2job()), "Role", "pi-launcher")
-    assert role["rules"][0] == {"apiGroups": [""], "resources": ["pods"], "verbs": ["get"], "resourceNames": ["pi-worker-0", "pi-worker-1"]}
+    assert role["rules"][0] == {
+        "apiGroups": [""],
+        "resources": ["pods"],
+        "verbs": ["get"],
+        "resourceNames": ["pi-worker-0", "pi-worker-1"],
+    }
 
 
-@pytest.mark.parametrize(("job", "cleans"), [(v1job(), True), (v2job("All"), True), (v2job("Running"), True), (v2job("None"), False), (v2job(), False)])
+@pytest.mark.parametrize(
+    ("job", "cleans"),
+    [
+        (v1job(), True),
+        (v2job("All"), True),
+        (v2job("Running"), True),
+        (v2job("None"), False),
+        (v2job(), False),
+    ],
+)
 def test_cleanup_follows_clean_pod_policy(job: dict[str, Any], cleans: bool) -> None:
     objects = mpigen.compile(job)
     cleanup = [(o["kind"], o["metadata"]["name"]) for o in objects if o["metadata"]["name"] == "pi-cleanup"]
-    expected = [("ServiceAccount", "pi-cleanup"), ("Role", "pi-cleanup"), ("RoleBinding", "pi-cleanup"), ("Job", "pi-cleanup")]
+    expected = [
+        ("ServiceAccount", "pi-cleanup"),
+        ("Role", "pi-cleanup"),
+        ("RoleBinding", "pi-cleanup"),
+        ("Job", "pi-cleanup"),
+    ]
     assert cleanup == (expected if cleans else [])
     assert ("cleanup.sh" in find(objects, "ConfigMap", "pi-config")["data"]) is cleans
 
@@ -108,7 +131,10 @@ def test_cleanup_identity_is_least_privilege_and_not_the_launchers() -> None:
 
 
 def test_workers_get_no_token_unless_the_template_says() -> None:
-    assert pod_spec(find(mpigen.compile(v2job()), "StatefulSet", "pi-worker"))["automountServiceAccountToken"] is False
+    assert (
+        pod_spec(find(mpigen.compile(v2job()), "StatefulSet", "pi-worker"))["automountServiceAccountToken"]
+        is False
+    )
     own = mpigen.compile(v2job(worker_pod={"automountServiceAccountToken": True}))
     assert pod_spec(find(own, "StatefulSet", "pi-worker"))["automountServiceAccountToken"] is True
     assert "automountServiceAccountToken" not in pod_spec(find(own, "Job", "pi-launcher"))
@@ -142,7 +168,10 @@ def test_pdb_selects_the_worker_pods_for_real() -> None:
     assert pdb["apiVersion"] == "policy/v1"
     assert pdb["spec"]["minAvailable"] == 2
     assert matches(pdb["spec"]["selector"]["matchLabels"], workers["spec"]["template"]["metadata"]["labels"])
-    assert not matches(pdb["spec"]["selector"]["matchLabels"], find(objects, "Job", "pi-launcher")["spec"]["template"]["metadata"]["labels"])
+    assert not matches(
+        pdb["spec"]["selector"]["matchLabels"],
+        find(objects, "Job", "pi-launcher")["spec"]["template"]["metadata"]["labels"],
+    )
 
 
 def test_no_gang_objects_by_default() -> None:
@@ -151,7 +180,9 @@ def test_no_gang_objects_by_default() -> None:
 
 
 def test_user_scheduler_name_is_kept_with_a_warning() -> None:
-    result = mpigen.compile_job(v2job(worker_pod={"schedulerName": "mine"}), Options(gang_scheduler="volcano"))
+    result = mpigen.compile_job(
+        v2job(worker_pod={"schedulerName": "mine"}), Options(gang_scheduler="volcano")
+    )
     assert pod_spec(find(result.objects, "StatefulSet", "pi-worker"))["schedulerName"] == "mine"
     assert [w.path[-2:] for w in result.warnings] == [("spec", "schedulerName")]
 

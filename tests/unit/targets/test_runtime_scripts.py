@@ -194,7 +194,9 @@ def rendered_scripts() -> dict[str, str]:
         "discover_hosts.sh": v1["discover_hosts.sh"],
         "wait-for-workers.sh": render_wait_script(pod_prefix="pi-worker", workers=8),
         "cleanup.sh": cleanup_script("kubectl", interval_seconds=30, missing_grace_seconds=300),
-        "ssh-keygen.sh": render_keygen_script(secret="pi-ssh", self_job="pi-ssh-keygen", self_rbac="pi-ssh-keygen", keys_dir="/keys"),
+        "ssh-keygen.sh": render_keygen_script(
+            secret="pi-ssh", self_job="pi-ssh-keygen", self_rbac="pi-ssh-keygen", keys_dir="/keys"
+        ),
     }
 
 
@@ -506,7 +508,11 @@ def test_real_kubectl_wait_requests_are_allowed(tmp_path: Path, kubectl_binary: 
     )
     # The Role mpigen renders for such a job (v2beta1, WaitForWorkersReady: the launcher's only API use).
     mpijob = make_job(V2BETA1, 5, name="pi", launcherCreationPolicy="WaitForWorkersReady")
-    roles = [obj for obj in mpigen.compile(mpijob) if obj["kind"] == "Role" and obj["metadata"]["name"] == "pi-launcher"]
+    roles = [
+        obj
+        for obj in mpigen.compile(mpijob)
+        if obj["kind"] == "Role" and obj["metadata"]["name"] == "pi-launcher"
+    ]
     assert len(roles) == 1
     rules = roles[0]["rules"]
     assert [r for r in world.requests if not allowed(r, rules)] == []
@@ -557,7 +563,12 @@ PUBLIC = "ecdsa-sha2-nistp521 AAAAE2VjZHNhLXNoYTItbmlzdHA1MjEAAAAIbmlzdHA1MjE=\n
 def keygen_script(kubectl: FakeKubectl, keys: Path, **options: Any) -> str:
     options = {"interval_seconds": 0, **options}
     return render_keygen_script(
-        secret=SECRET, self_job=KEYGEN, self_rbac=KEYGEN, keys_dir=str(keys), kubectl=str(kubectl.path), **options
+        secret=SECRET,
+        self_job=KEYGEN,
+        self_rbac=KEYGEN,
+        keys_dir=str(keys),
+        kubectl=str(kubectl.path),
+        **options,
     )
 
 
@@ -578,7 +589,9 @@ def patches_of_secret(result: Result) -> list[dict[str, Any]]:
     return [json.loads(call[-1]) for call in result.calls if call[:3] == ["patch", "secret", SECRET]]
 
 
-def test_keygen_stores_a_new_pair_with_the_version_it_read(shell: list[str], kubectl: FakeKubectl, keys: Path) -> None:
+def test_keygen_stores_a_new_pair_with_the_version_it_read(
+    shell: list[str], kubectl: FakeKubectl, keys: Path
+) -> None:
     import base64
 
     answers = {f"get job {KEYGEN}": [launcher()], f"get secret {SECRET}": [secret("41")]}
@@ -613,7 +626,9 @@ def test_keygen_never_replaces_keys(shell: list[str], kubectl: FakeKubectl, keys
     assert f"secret/{SECRET} already holds a key pair: kept" in result.out
 
 
-def test_keygen_loses_a_race_and_keeps_the_winners_keys(shell: list[str], kubectl: FakeKubectl, keys: Path) -> None:
+def test_keygen_loses_a_race_and_keeps_the_winners_keys(
+    shell: list[str], kubectl: FakeKubectl, keys: Path
+) -> None:
     answers = {
         f"get job {KEYGEN}": [launcher()],
         f"get secret {SECRET}": [secret("41"), secret("42", "d2lubmVy")],
@@ -636,7 +651,9 @@ def test_keygen_fails_after_its_attempts_when_the_secret_is_missing(
     assert result.err.endswith(f"cannot store the key pair in secret/{SECRET} after 3 attempts\n")
 
 
-def test_keygen_without_a_key_pair_writes_nothing(shell: list[str], kubectl: FakeKubectl, tmp_path: Path) -> None:
+def test_keygen_without_a_key_pair_writes_nothing(
+    shell: list[str], kubectl: FakeKubectl, tmp_path: Path
+) -> None:
     answers = {f"get job {KEYGEN}": [launcher()], f"get secret {SECRET}": [secret("41")]}
     result = kubectl.run(shell, keygen_script(kubectl, tmp_path / "none", attempts=2), answers)
     assert result.rc == 1

@@ -16,19 +16,33 @@ def v2beta1(spec: dict[str, Any], workers: int = 3, name: str = "size") -> dict[
         "apiVersion": "kubeflow.org/v2beta1",
         "kind": "MPIJob",
         "metadata": {"name": name, "namespace": "team-a"},
-        "spec": {**spec, "mpiReplicaSpecs": {"Launcher": {"template": template}, "Worker": {"replicas": workers, "template": template}}},
+        "spec": {
+            **spec,
+            "mpiReplicaSpecs": {
+                "Launcher": {"template": template},
+                "Worker": {"replicas": workers, "template": template},
+            },
+        },
     }
 
 
 def v1(gpu_launcher: bool) -> dict[str, Any]:
-    launcher = {"name": "c", "image": "busybox", **({"resources": {"limits": {"nvidia.com/gpu": 1}}} if gpu_launcher else {})}
+    launcher = {
+        "name": "c",
+        "image": "busybox",
+        **({"resources": {"limits": {"nvidia.com/gpu": 1}}} if gpu_launcher else {}),
+    }
     worker = {"name": "c", "image": "busybox"}
     return {
         "apiVersion": "kubeflow.org/v1",
         "kind": "MPIJob",
         "metadata": {"name": "size"},
-        "spec": {"mpiReplicaSpecs": {"Launcher": {"template": {"spec": {"containers": [launcher]}}},
-                                     "Worker": {"replicas": 3, "template": {"spec": {"containers": [worker]}}}}},
+        "spec": {
+            "mpiReplicaSpecs": {
+                "Launcher": {"template": {"spec": {"containers": [launcher]}}},
+                "Worker": {"replicas": 3, "template": {"spec": {"containers": [worker]}}},
+            }
+        },
     }
 
 
@@ -52,7 +66,9 @@ def test_config_map_size_is_what_the_builder_builds(document: dict[str, Any]) ->
     for workers in (1, 10, 101):
         sized = plan._replace(workers=workers)
         built = config_data(sized, options)
-        assert config_map_bytes(sized, options, workers) == sum(len(k) + len(v.encode()) for k, v in built.items())
+        assert config_map_bytes(sized, options, workers) == sum(
+            len(k) + len(v.encode()) for k, v in built.items()
+        )
 
 
 def test_hostfile_names_volcano_pods() -> None:
@@ -70,7 +86,10 @@ def test_too_many_workers_for_the_config_map_are_refused_with_the_largest_that_f
         compile(v2beta1({}, workers=100_000), Options(target="volcano"))
     (issue,) = caught.value.issues
     assert issue.path == ("spec", "mpiReplicaSpecs", "Worker", "replicas")
-    assert "the ConfigMap size-config would be" in issue.message and "the largest job that fits has" in issue.message
+    assert (
+        "the ConfigMap size-config would be" in issue.message
+        and "the largest job that fits has" in issue.message
+    )
 
 
 def test_operator_output_is_unchanged_by_the_option_table_row() -> None:
@@ -85,7 +104,9 @@ def test_the_volcano_target_names_the_pods_hosts_and_role_it_builds(version: str
 
     from mpigen.targets import target
 
-    document = make_job({"v1alpha1": V1ALPHA1, "v1alpha2": V1ALPHA2, "v1": V1, "v2beta1": V2BETA1}[version], 3)
+    document = make_job(
+        {"v1alpha1": V1ALPHA1, "v1alpha2": V1ALPHA2, "v1": V1, "v2beta1": V2BETA1}[version], 3
+    )
     plan, options = plan_job(document, Options(target="volcano"))
     run = target("volcano")
     objects = run.build(plan, options)

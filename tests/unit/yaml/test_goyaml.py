@@ -36,7 +36,9 @@ REFUSALS = (
 
 def kubectl_reads(streams: list[str]) -> list[dict[str, Any]]:
     goyaml = gotools.require("goyaml")
-    done = subprocess.run([goyaml], input=json.dumps(streams), capture_output=True, text=True, check=True, timeout=600)
+    done = subprocess.run(
+        [goyaml], input=json.dumps(streams), capture_output=True, text=True, check=True, timeout=600
+    )
     results: list[dict[str, Any]] = json.loads(done.stdout)
     assert len(results) == len(streams)
     return results
@@ -73,16 +75,22 @@ def disagreements(streams: list[str]) -> tuple[list[str], int]:
                     found.append(f"{text!r}: kubectl refuses ({kubectl['error']}), mpigen reads {ours!r}")
             elif isinstance(ours, str):
                 if not any(reason in ours for reason in REFUSALS):
-                    found.append(f"{text!r}: kubectl reads {kubectl.get('documents', [])!r}, mpigen refuses: {ours}")
+                    found.append(
+                        f"{text!r}: kubectl reads {kubectl.get('documents', [])!r}, mpigen refuses: {ours}"
+                    )
                 refused += 1
             elif canonical(ours) != canonical(kubectl.get("documents", [])):
-                found.append(f"{text!r} (fast={fast}): kubectl reads {kubectl.get('documents', [])!r}, mpigen {ours!r}")
+                found.append(
+                    f"{text!r} (fast={fast}): kubectl reads {kubectl.get('documents', [])!r}, mpigen {ours!r}"
+                )
     return found, refused
 
 
 def test_plain_words_are_read_as_kubectl_reads_them() -> None:
     words = scalar_words(random.Random(0), 20_000)
-    found, refused = disagreements([f"v: {word}\n" for word in words] + [f"- {word}\n" for word in GOYAML_WORDS])
+    found, refused = disagreements(
+        [f"v: {word}\n" for word in words] + [f"- {word}\n" for word in GOYAML_WORDS]
+    )
     assert not found, f"{len(found)} of {len(words)} words:\n" + "\n".join(found[:40])
     assert refused < len(words) // 50  # refusals are the exception: most numbers are read
 
@@ -107,6 +115,8 @@ def test_generated_streams_are_read_as_kubectl_reads_them() -> None:
 def test_the_golden_inputs_and_examples_are_read_as_kubectl_reads_them() -> None:
     from fuzz import seeds
 
-    texts = [text for text in seeds() if text.isprintable() or text.encode("utf-8", "replace").decode() == text]
+    texts = [
+        text for text in seeds() if text.isprintable() or text.encode("utf-8", "replace").decode() == text
+    ]
     found, _ = disagreements(texts)
     assert not found, "\n".join(found[:20])

@@ -68,43 +68,154 @@ def test_the_reader_gives_libyamls_events_for_every_shipped_stream(path: Path) -
 def test_the_reader_takes_every_example_and_nearly_every_golden_input() -> None:
     assert all(agrees(_read(path)) for path in sorted((ROOT / "examples").rglob("*.yaml")))
     assert all(agrees(_read(path)) for path in OUTPUTS)  # what mpigen writes, it reads back without PyYAML
-    valid = [path for path in sorted((ROOT / "golden").glob("*/input.yaml")) if (path.parent / "expected.yaml").exists()]
+    valid = [
+        path
+        for path in sorted((ROOT / "golden").glob("*/input.yaml"))
+        if (path.parent / "expected.yaml").exists()
+    ]
     declined = [path.parent.name for path in valid if not agrees(_read(path))]
     assert declined == ["v2beta1-yaml-merge-keys"]  # anchors and aliases are libyaml's
 
 
 EDGES = [
     # literal block scalars: chomping, blank lines inside and after, the end of the stream
-    "a: |\n  x", "a: |\n  x\n", "a: |-\n  x\n\n", "a: |+\n  x\n\n  \n", "a: |+\n  x\n  \n", "a: |\n  x\n    \n  y\n",
-    "a: |\n\n  x\n", "a: |\n  x\n# c\nb: 1\n", "- |\n x\n- y\n", "a:\n  - |\n    x\n  - y", "a: |\n  x\n\n\n",
-    "a: |+\n  x\n\n\n", "a: |-\n  x\n\n\nb: 1", "a: |+\n  x\n\nb: 1\n", "a: |  # c\n  x\n", "a: |\n  #x\n",
-    "a:\n  b:\n    c: |\n      line\n        more\n\n      end\n    d: 1\n", "a: |\n  é\n",
+    "a: |\n  x",
+    "a: |\n  x\n",
+    "a: |-\n  x\n\n",
+    "a: |+\n  x\n\n  \n",
+    "a: |+\n  x\n  \n",
+    "a: |\n  x\n    \n  y\n",
+    "a: |\n\n  x\n",
+    "a: |\n  x\n# c\nb: 1\n",
+    "- |\n x\n- y\n",
+    "a:\n  - |\n    x\n  - y",
+    "a: |\n  x\n\n\n",
+    "a: |+\n  x\n\n\n",
+    "a: |-\n  x\n\n\nb: 1",
+    "a: |+\n  x\n\nb: 1\n",
+    "a: |  # c\n  x\n",
+    "a: |\n  #x\n",
+    "a:\n  b:\n    c: |\n      line\n        more\n\n      end\n    d: 1\n",
+    "a: |\n  é\n",
     # keys, plain and quoted values, comments
-    "a : b\n", "a:    b   \n", "a: b #c\n", "a: b#c\n", "a: 'x''y'\n", 'a: "x\\"y"\n', "'a': 1\n", "'': 1\n",
-    "a: ''\n", 'a: ""\n', "key with spaces: v\n", "a: b c d\n", "a: 'b' # c\n", "a: 1 # x: y\n", "a: -1\n", "a: --x\n",
-    "a: x,y\n", "a: é\nb: 'ü'\n", "ä: 1\n", "a: ~\n", "a: null\n", 'a: "\\t\\n\\\\"\n',
+    "a : b\n",
+    "a:    b   \n",
+    "a: b #c\n",
+    "a: b#c\n",
+    "a: 'x''y'\n",
+    'a: "x\\"y"\n',
+    "'a': 1\n",
+    "'': 1\n",
+    "a: ''\n",
+    'a: ""\n',
+    "key with spaces: v\n",
+    "a: b c d\n",
+    "a: 'b' # c\n",
+    "a: 1 # x: y\n",
+    "a: -1\n",
+    "a: --x\n",
+    "a: x,y\n",
+    "a: é\nb: 'ü'\n",
+    "ä: 1\n",
+    "a: ~\n",
+    "a: null\n",
+    'a: "\\t\\n\\\\"\n',
     # flow collections on one line
-    "a: [ ]\n", "a: [a,b]\n", "a: [ a , 'b' ]\n", "a: {a: 1}\n", "a: { a: 1 , b: 'x' }\n", "a: {}\n", "a: {'a': 1}\n",
-    'a: ["a","b"]', "a: ['a','b']", "a: [a] # c\n",
+    "a: [ ]\n",
+    "a: [a,b]\n",
+    "a: [ a , 'b' ]\n",
+    "a: {a: 1}\n",
+    "a: { a: 1 , b: 'x' }\n",
+    "a: {}\n",
+    "a: {'a': 1}\n",
+    'a: ["a","b"]',
+    "a: ['a','b']",
+    "a: [a] # c\n",
     # nesting, empty values, sequences at their key's indentation
-    "x:\n- a: 1\n  b: 2\n- c\n", "- a\n-\n- b", "-\n  a: 1\n", "a:\n", "a:", "a: 1", "  a: 1\n  b: 2\n",
-    "a:\n- b\n- c\nd: e", "- -1\n", "a:\n  - b\n  -   c: 1\n      d: 2\n", "a:\n   # c\n  b: 1\n", "a: b\n   # c\nd: e\n",
-    "- a\n  # c\n- b", "- a: 1\n  b:\n- c\n", "a:\n  -\n  - x\n",
+    "x:\n- a: 1\n  b: 2\n- c\n",
+    "- a\n-\n- b",
+    "-\n  a: 1\n",
+    "a:\n",
+    "a:",
+    "a: 1",
+    "  a: 1\n  b: 2\n",
+    "a:\n- b\n- c\nd: e",
+    "- -1\n",
+    "a:\n  - b\n  -   c: 1\n      d: 2\n",
+    "a:\n   # c\n  b: 1\n",
+    "a: b\n   # c\nd: e\n",
+    "- a\n  # c\n- b",
+    "- a: 1\n  b:\n- c\n",
+    "a:\n  -\n  - x\n",
     # documents
-    "---\na: 1\n---\nb: 2\n", "--- # c\na: 1\n", "a: 1\n---\n", "---", "--- \n", "---\n# c\n", "# only\n", "", "\n\na: b",
-    "---\n---\n", "# c\n---\na: 1\n---\n# x\n", "a: b\n\n\n",
+    "---\na: 1\n---\nb: 2\n",
+    "--- # c\na: 1\n",
+    "a: 1\n---\n",
+    "---",
+    "--- \n",
+    "---\n# c\n",
+    "# only\n",
+    "",
+    "\n\na: b",
+    "---\n---\n",
+    "# c\n---\na: 1\n---\n# x\n",
+    "a: b\n\n\n",
 ]
 DECLINED = [
     # what the reader leaves to libyaml: valid or not, libyaml decides what it means
-    "a: |\n    x\n  b: 1\n", "a:\n  b: 1\n c: 2\n", "a: 1\n  b: 2\n", "- a: 1\n - b\n", "a: [x, y\n  ]", 'a: "x\ny"',
-    "a: 'x\n  y'", "a: -\n", "a: - b\n", "a: |2\n  x\n", "a: >\n  x\n", "- - a\n", "a: &x 1\n", "a: *x\n",
-    "a: !!str 1\n", "a: @x", "a: %x", "a: `x", "a: ?x", "a: :x", "a: ,x", "a: [x:y]", "a: {x:y}", "a: {x: }",
-    "a: {x}", "a #x: b\n", 'a: "b" c\n', 'a: "b"#c\n', "a: [b]c\n", "a: b\n...\n", "%YAML 1.1\n---\na: 1",
-    "a: x\n  y\n", "- x\n  y\n", "a:\n  x\n", "a: x: y", "a:\tb\n", "a: b\r\n", "\ufeffa: b\n", "a: [a, b,]",
-    "a: {a: 1, b: [x]}\n", 'a: "\\x41"\n', "hello\n", "a: 1\nb\n", "? a\n: b\n",
+    "a: |\n    x\n  b: 1\n",
+    "a:\n  b: 1\n c: 2\n",
+    "a: 1\n  b: 2\n",
+    "- a: 1\n - b\n",
+    "a: [x, y\n  ]",
+    'a: "x\ny"',
+    "a: 'x\n  y'",
+    "a: -\n",
+    "a: - b\n",
+    "a: |2\n  x\n",
+    "a: >\n  x\n",
+    "- - a\n",
+    "a: &x 1\n",
+    "a: *x\n",
+    "a: !!str 1\n",
+    "a: @x",
+    "a: %x",
+    "a: `x",
+    "a: ?x",
+    "a: :x",
+    "a: ,x",
+    "a: [x:y]",
+    "a: {x:y}",
+    "a: {x: }",
+    "a: {x}",
+    "a #x: b\n",
+    'a: "b" c\n',
+    'a: "b"#c\n',
+    "a: [b]c\n",
+    "a: b\n...\n",
+    "%YAML 1.1\n---\na: 1",
+    "a: x\n  y\n",
+    "- x\n  y\n",
+    "a:\n  x\n",
+    "a: x: y",
+    "a:\tb\n",
+    "a: b\r\n",
+    "\ufeffa: b\n",
+    "a: [a, b,]",
+    "a: {a: 1, b: [x]}\n",
+    'a: "\\x41"\n',
+    "hello\n",
+    "a: 1\nb\n",
+    "? a\n: b\n",
     # a key whose `:` is more than 1,024 characters past its start is no simple key to libyaml
-    "'" + "a" * 1023 + "': b\n", '"' + "a" * 1023 + '": b\n', "a" + " " * 1024 + ": b\n", "- a" + " " * 1024 + ": b\n",
-    "a: {" + "a" * 1025 + ": b}\n", "a: {b" + " " * 1024 + ": c}\n", "a: {'" + "a" * 1023 + "': b}\n", "x: 1\n'" + "a" * 1023 + "': b\n",
+    "'" + "a" * 1023 + "': b\n",
+    '"' + "a" * 1023 + '": b\n',
+    "a" + " " * 1024 + ": b\n",
+    "- a" + " " * 1024 + ": b\n",
+    "a: {" + "a" * 1025 + ": b}\n",
+    "a: {b" + " " * 1024 + ": c}\n",
+    "a: {'" + "a" * 1023 + "': b}\n",
+    "x: 1\n'" + "a" * 1023 + "': b\n",
 ]
 
 
@@ -124,9 +235,55 @@ def test_a_long_stream_is_left_to_libyaml() -> None:
     assert read_stream(text) == [{"items": [{"name": "x"}] * (yamlfast.MAX_CHARACTERS // 10 + 1)}]
 
 
-SNIPPETS = ["#", ":", ": ", "- ", "-", "|", "|-", "|+", '"', "'", "''", "[", "]", "{", "}", ",", " ", "  ", "---", "...",
-            "a", "1", "x: y", "- a: b", "\\", "\\n", '"a"', "'b'", "[a, b]", "{a: 1}", "[]", "{}", "# c", "\n", "\n\n",
-            "\n  ", "  \n", "é", "?", "null", "~", "0x1", "1.5", "yes", "<<", "=", "\t"]
+SNIPPETS = [
+    "#",
+    ":",
+    ": ",
+    "- ",
+    "-",
+    "|",
+    "|-",
+    "|+",
+    '"',
+    "'",
+    "''",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    " ",
+    "  ",
+    "---",
+    "...",
+    "a",
+    "1",
+    "x: y",
+    "- a: b",
+    "\\",
+    "\\n",
+    '"a"',
+    "'b'",
+    "[a, b]",
+    "{a: 1}",
+    "[]",
+    "{}",
+    "# c",
+    "\n",
+    "\n\n",
+    "\n  ",
+    "  \n",
+    "é",
+    "?",
+    "null",
+    "~",
+    "0x1",
+    "1.5",
+    "yes",
+    "<<",
+    "=",
+    "\t",
+]
 
 
 def _mutated(text: str, rng: random.Random) -> str:
@@ -184,10 +341,64 @@ def test_the_writers_yaml_1_1_reading_is_pyyamls_but_timestamps() -> None:
         tag: str = loader.resolve(yaml.ScalarNode, text, (True, False))
         return "tag:yaml.org,2002:str" if tag.endswith(":timestamp") else tag
 
-    words = ["", "~", "null", "Null", "NULL", "nULL", "yes", "Yes", "YES", "yES", "y", "n", "on", "oN", "Off", "<<", "=",
-             "<", ".inf", "-.inf", "+.Inf", ".NaN", ".nan", "-.nan", "1e5", "1.e+5", "1.0e5", "0o7", "0b", "0b1_0", "0x",
-             "0x_", "0xFF", "1:60", "1:59", "1:5:3.", "190:20:30", "0", "-0", "00", "08", "0.", ".", "._", "+", "-",
-             "1_000", "2001-12-14", "1\n", "yes\n", "null\n", "\n", "\n\n", "~\n", "<<\n", "=\n"]
+    words = [
+        "",
+        "~",
+        "null",
+        "Null",
+        "NULL",
+        "nULL",
+        "yes",
+        "Yes",
+        "YES",
+        "yES",
+        "y",
+        "n",
+        "on",
+        "oN",
+        "Off",
+        "<<",
+        "=",
+        "<",
+        ".inf",
+        "-.inf",
+        "+.Inf",
+        ".NaN",
+        ".nan",
+        "-.nan",
+        "1e5",
+        "1.e+5",
+        "1.0e5",
+        "0o7",
+        "0b",
+        "0b1_0",
+        "0x",
+        "0x_",
+        "0xFF",
+        "1:60",
+        "1:59",
+        "1:5:3.",
+        "190:20:30",
+        "0",
+        "-0",
+        "00",
+        "08",
+        "0.",
+        ".",
+        "._",
+        "+",
+        "-",
+        "1_000",
+        "2001-12-14",
+        "1\n",
+        "yes\n",
+        "null\n",
+        "\n",
+        "\n\n",
+        "~\n",
+        "<<\n",
+        "=\n",
+    ]
     for word in words:
         assert yaml11_tag(word) == pyyaml(word), word
     alphabet = "0123456789+-._:eExXobBaAfFiInNtTlLsuUyYoO~<=\n "
@@ -201,7 +412,9 @@ def test_the_writers_yaml_1_1_reading_is_pyyamls_but_timestamps() -> None:
 
 
 def pyyaml_dump(value: Any) -> str:
-    text: str = yaml.dump(value, Dumper=_dumper(), default_flow_style=False, sort_keys=False, allow_unicode=True, width=1 << 16)
+    text: str = yaml.dump(
+        value, Dumper=_dumper(), default_flow_style=False, sort_keys=False, allow_unicode=True, width=1 << 16
+    )
     return text
 
 
@@ -215,7 +428,12 @@ def writes_as_pyyaml(value: Any) -> bool:
 
 
 def test_the_writer_writes_every_golden_object_as_pyyaml_does() -> None:
-    objects = [doc for path in OUTPUTS for doc in yaml.load_all(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader) if doc]
+    objects = [
+        doc
+        for path in OUTPUTS
+        for doc in yaml.load_all(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+        if doc
+    ]
     assert len(objects) > 500
     assert all(writes_as_pyyaml(obj) for obj in objects)  # and declines none of them
 
@@ -223,12 +441,38 @@ def test_the_writer_writes_every_golden_object_as_pyyaml_does() -> None:
 @pytest.mark.parametrize(
     "value",
     [
-        {"a": "x\ny\n"}, {"a": "x\ny"}, {"a": "p\n\nq\n"}, {"a": ["x\n", {"b": "y\nz"}], "c": [["u", "v\nw\n"]]},
-        {"a": [[], {}, [[]], [{}]]}, {"k": "", "l": "2001-01-01", "m": "a: b", "n": "-x", "o": " x", "p": "x ", "q": "é"},
-        {"r": "1", "s": "y", "t": True, "u": None, "v": 3, "w": -12, "x": "it's", "y": "#x", "z": "a #b", "-": "-"},
-        [{"a": 1}, {"b": [1, 2]}], {"2001-12-14 21:59:43.10 -5": "2001-1-1 1:00:00Z"}, {"0x1F": "0o17", "1e3": ".inf"},
+        {"a": "x\ny\n"},
+        {"a": "x\ny"},
+        {"a": "p\n\nq\n"},
+        {"a": ["x\n", {"b": "y\nz"}], "c": [["u", "v\nw\n"]]},
+        {"a": [[], {}, [[]], [{}]]},
+        {"k": "", "l": "2001-01-01", "m": "a: b", "n": "-x", "o": " x", "p": "x ", "q": "é"},
+        {
+            "r": "1",
+            "s": "y",
+            "t": True,
+            "u": None,
+            "v": 3,
+            "w": -12,
+            "x": "it's",
+            "y": "#x",
+            "z": "a #b",
+            "-": "-",
+        },
+        [{"a": 1}, {"b": [1, 2]}],
+        {"2001-12-14 21:59:43.10 -5": "2001-1-1 1:00:00Z"},
+        {"0x1F": "0o17", "1e3": ".inf"},
         {"---": "...", "a:": ":a", "?": "? x", "[a]": "{b}", "*x": "&y", "!t": "%p", "@a": "`b", "|": ">"},
-        {"cpu": 0.5, "b": -0.5, "c": 1e20, "d": 1e-05, "e": 3.0, "f": -0.0, "g": 2.5e-300, "h": [0.1 + 0.2, 1e300]},
+        {
+            "cpu": 0.5,
+            "b": -0.5,
+            "c": 1e20,
+            "d": 1e-05,
+            "e": 3.0,
+            "f": -0.0,
+            "g": 2.5e-300,
+            "h": [0.1 + 0.2, 1e300],
+        },
     ],
 )
 def test_the_writer_takes_these_and_writes_them_as_pyyaml_does(value: Any) -> None:
@@ -244,9 +488,28 @@ def _nested(depth: int) -> dict[str, Any]:
 
 @pytest.mark.parametrize(
     "value",
-    [{"a": float("inf")}, {"a": float("nan")}, {"a": "x\ty"}, {"a": " x\n"}, {"a": "x\n\n"}, {"a": "x \ny\n"}, {"a": "\ufeff"}, {"a": "😀"}, {"a": "\x85"},
-     {"k" * 200: 1}, {"a\nb": 1}, {1: "a"}, {"a": "x" * 70_000}, {}, [], {"a": b"x"},
-     {"k": "'" * 32767 + " x"}, ["'" * 32767 + " x"], {"k": "a: " + "'" * 33000 + " b"}, _nested(150)],
+    [
+        {"a": float("inf")},
+        {"a": float("nan")},
+        {"a": "x\ty"},
+        {"a": " x\n"},
+        {"a": "x\n\n"},
+        {"a": "x \ny\n"},
+        {"a": "\ufeff"},
+        {"a": "😀"},
+        {"a": "\x85"},
+        {"k" * 200: 1},
+        {"a\nb": 1},
+        {1: "a"},
+        {"a": "x" * 70_000},
+        {},
+        [],
+        {"a": b"x"},
+        {"k": "'" * 32767 + " x"},
+        ["'" * 32767 + " x"],
+        {"k": "a: " + "'" * 33000 + " b"},
+        _nested(150),
+    ],
 )
 def test_the_writer_leaves_these_to_pyyaml(value: Any) -> None:
     assert emitfast.dump(value) is None
@@ -261,18 +524,56 @@ def test_long_keys_and_quoted_lines_near_libyamls_limits_agree() -> None:
 
 
 def _strings(rng: random.Random, size: int) -> str:
-    alphabet = [*"abcyYnN01289 .:#-?'\"[]{},&*!|>%@`\n~=<+_/\\", "é", "\n\n", ": ", " #", "echo $X\n", "  x\n", "\t", "\xa0",
-                "\ufeff", "😀", "\x85", "\u2028", "---", "...", "null", "yes", "0x1", "1e3", "2001-01-01", "2001-1-1 1:00:00"]
+    alphabet = [
+        *"abcyYnN01289 .:#-?'\"[]{},&*!|>%@`\n~=<+_/\\",
+        "é",
+        "\n\n",
+        ": ",
+        " #",
+        "echo $X\n",
+        "  x\n",
+        "\t",
+        "\xa0",
+        "\ufeff",
+        "😀",
+        "\x85",
+        "\u2028",
+        "---",
+        "...",
+        "null",
+        "yes",
+        "0x1",
+        "1e3",
+        "2001-01-01",
+        "2001-1-1 1:00:00",
+    ]
     return "".join(rng.choice(alphabet) for _ in range(rng.randint(0, size)))
 
 
 def _value(rng: random.Random, depth: int) -> Any:
     roll = rng.random()
     if depth > 4 or roll < 0.5:
-        return rng.choice([_strings(rng, 10), _strings(rng, 3), rng.randint(-5, 10**12), True, False, None, {}, [], "x\ny\n",
-                           rng.uniform(-1e6, 1e6), 10.0 ** rng.randint(-320, 308), float(rng.randint(-9, 9))])
+        return rng.choice(
+            [
+                _strings(rng, 10),
+                _strings(rng, 3),
+                rng.randint(-5, 10**12),
+                True,
+                False,
+                None,
+                {},
+                [],
+                "x\ny\n",
+                rng.uniform(-1e6, 1e6),
+                10.0 ** rng.randint(-320, 308),
+                float(rng.randint(-9, 9)),
+            ]
+        )
     if roll < 0.75:
-        return {_strings(rng, 4) if rng.random() < 0.3 else f"key{rng.randint(0, 9)}": _value(rng, depth + 1) for _ in range(rng.randint(1, 4))}
+        return {
+            _strings(rng, 4) if rng.random() < 0.3 else f"key{rng.randint(0, 9)}": _value(rng, depth + 1)
+            for _ in range(rng.randint(1, 4))
+        }
     return [_value(rng, depth + 1) for _ in range(rng.randint(1, 4))]
 
 

@@ -31,12 +31,21 @@ def refusal(text: str) -> str:
 
 def test_merge_keys_are_read_as_kubectl_reads_them() -> None:
     text = "base: &base {image: a, name: x}\nother: &other {name: w, port: 1}\nc:\n  <<: [*base, *other]\n  name: z\n"
-    assert load(text) == [{"base": {"image": "a", "name": "x"}, "other": {"name": "w", "port": 1}, "c": {"image": "a", "name": "z", "port": 1}}]
+    assert load(text) == [
+        {
+            "base": {"image": "a", "name": "x"},
+            "other": {"name": "w", "port": 1},
+            "c": {"image": "a", "name": "z", "port": 1},
+        }
+    ]
     assert load("a: &a {x: 1}\nb: {<<: *a}\n")[0] == {"a": {"x": 1}, "b": {"x": 1}}
 
 
 def test_duplicate_keys_are_refused_beside_a_merge_key() -> None:
-    assert refusal("a: &a {x: 1}\nb:\n  <<: *a\n  w: 1\n  w: 2\n") == 'in.yaml: line 5, column 3: b: duplicate key "w"'
+    assert (
+        refusal("a: &a {x: 1}\nb:\n  <<: *a\n  w: 1\n  w: 2\n")
+        == 'in.yaml: line 5, column 3: b: duplicate key "w"'
+    )
     assert "a merge key (<<) takes a mapping" in refusal("b:\n  <<: 5\n")
 
 
@@ -52,12 +61,18 @@ def test_a_quoted_merge_key_is_a_plain_key() -> None:
         ("a: !!binary aGk=\n", 'tag "!!binary" is not supported'),
         ("a: !!set {x}\n", 'tag "!!set" is not supported on a mapping'),
         ("a: !!omap [b: 1]\n", 'tag "!!omap" is not supported on a sequence'),
-        ("a: !!python/object/apply:os.system [ls]\n", 'tag "!!python/object/apply:os.system" is not supported'),
+        (
+            "a: !!python/object/apply:os.system [ls]\n",
+            'tag "!!python/object/apply:os.system" is not supported',
+        ),
         ("a: !custom x\n", 'tag "!custom" is not supported'),
         ("a: !!int x\n", 'a: "x" is not an integer'),
         ("a: !!int 0b_\n", 'a: "0b_" is not an integer'),
         ("a: !!bool maybe\n", 'a: "maybe" is not a boolean'),
-        ("a: 9223372036854775808\n", 'a: "9223372036854775808" is outside the 64-bit integers Kubernetes reads'),
+        (
+            "a: 9223372036854775808\n",
+            'a: "9223372036854775808" is outside the 64-bit integers Kubernetes reads',
+        ),
         ("a: -9223372036854775809\n", "is outside the 64-bit integers"),
         ("labels: {a: " + "5" * 5000 + "}\n", 'labels.a: "' + "5" * 80 + '…" (5,000 characters) is outside'),
         ("a: .nan\n", 'a: ".nan" is not a number JSON or Kubernetes can carry'),
@@ -77,7 +92,9 @@ def test_what_kubernetes_does_not_read_is_refused_where_it_is(text: str, message
 
 def test_the_core_tags_and_yaml_1_1_scalars_are_read() -> None:
     text = "- !!str 5\n- !!float 1\n- !!bool yes\n- !!null ''\n- ~\n- 0x1F\n- 017\n- 1:30\n- 2001-12-14\n- 9223372036854775807\n- !!seq [1]\n- !!map {a: 1}\n- =\n"
-    assert load(text) == [["5", 1.0, True, None, None, 31, 15, "1:30", "2001-12-14", 2**63 - 1, [1], {"a": 1}, "="]]
+    assert load(text) == [
+        ["5", 1.0, True, None, None, 31, 15, "1:30", "2001-12-14", 2**63 - 1, [1], {"a": 1}, "="]
+    ]
 
 
 @pytest.mark.parametrize("opener", ["[", "{a: ", "- ", "[{a: "])
@@ -94,7 +111,12 @@ def test_aliases_are_counted_by_what_they_expand_to_not_plain_values(monkeypatch
     monkeypatch.setattr(yamlread, "MAX_ALIAS_VALUES", 1000)
     plain = "[" + "1, " * 5000 + "1]"  # more plain values than the alias bound: no alias, so no bomb
     assert len(load(plain)[0]) == 5001  # type: ignore[arg-type]
-    bomb = "a: &a [" + ", ".join(["x"] * 10) + "]\n" + "".join(f"{c}: &{c} [" + ", ".join([f"*{p}"] * 10) + "]\n" for p, c in zip("abc", "bcd"))
+    bomb = (
+        "a: &a ["
+        + ", ".join(["x"] * 10)
+        + "]\n"
+        + "".join(f"{c}: &{c} [" + ", ".join([f"*{p}"] * 10) + "]\n" for p, c in zip("abc", "bcd"))
+    )
     assert "c[8]: too large (more than 1000 values once YAML aliases are expanded)" in refusal(bomb)
 
 
@@ -112,12 +134,16 @@ REPRODUCERS = [  # `kind: MPIJob` in each, or validate skips the file as none of
     "kind: MPIJob\nspec: " + "[" * 30_000 + "\n",
     "apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: pi, labels: !!timestamp x}\n",
     "apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: pi, labels: {a: " + "5" * 5000 + "}}\n",
-    "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {kind: MPIJob, spec: " + "[" * 30_000 + "\n",
+    "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {kind: MPIJob, spec: "
+    + "[" * 30_000
+    + "\n",
 ]
 
 
 @pytest.mark.parametrize("command", [["render"], ["render", "-o", "json"], ["validate"], ["krm"]])
-@pytest.mark.parametrize("text", REPRODUCERS, ids=["map-on-seq", "deep", "timestamp", "huge-int", "deep-resource-list"])
+@pytest.mark.parametrize(
+    "text", REPRODUCERS, ids=["map-on-seq", "deep", "timestamp", "huge-int", "deep-resource-list"]
+)
 def test_the_issues_reproducers_are_refused_with_one_line(command: list[str], text: str) -> None:
     result = CliRunner().invoke(cli, command, input=text, catch_exceptions=False)
     said = result.stderr + (result.stdout if command == ["validate"] else "")
@@ -127,14 +153,18 @@ def test_the_issues_reproducers_are_refused_with_one_line(command: list[str], te
 
 
 def test_a_name_with_a_newline_cannot_forge_a_line() -> None:
-    job = 'apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata:\n  name: "pi\\nINJECTED: line"\nspec: {}\n'
+    job = (
+        'apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata:\n  name: "pi\\nINJECTED: line"\nspec: {}\n'
+    )
     result = CliRunner().invoke(cli, ["render"], input=job, catch_exceptions=False)
     assert result.exit_code == 1
     assert all(line.startswith("<stdin>: ") for line in result.stderr.splitlines()), result.stderr
     assert "INJECTED" in result.stderr and "\\n" in result.stderr
     result = CliRunner().invoke(cli, ["validate", "-o", "json", "-"], input=job, catch_exceptions=False)
     for resource in json.loads(result.stdout)["resources"]:
-        assert "\n" not in resource.get("msg", "") and all("\n" not in e["msg"] for e in resource.get("validationErrors") or [])
+        assert "\n" not in resource.get("msg", "") and all(
+            "\n" not in e["msg"] for e in resource.get("validationErrors") or []
+        )
 
 
 def test_a_long_value_is_shortened_in_messages() -> None:
@@ -152,14 +182,22 @@ def test_unknown_fields_named_like_pydantic_branches_are_reported_at_their_path(
     job = f'apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {{name: pi}}\n"{field}": 1\nspec:\n  "{field}": 5\n'
     result = CliRunner().invoke(cli, ["render"], input=job, catch_exceptions=False)
     assert result.exit_code == 1, result.stderr
-    assert f'spec{"." + field if field.isalnum() else "[" + json.dumps(field) + "]"}: unknown field "{field}"' in result.stderr
-    assert f'MPIJob/pi: {field if field.isalnum() else "[" + json.dumps(field) + "]"}: unknown field "{field}"' in result.stderr
+    assert (
+        f'spec{"." + field if field.isalnum() else "[" + json.dumps(field) + "]"}: unknown field "{field}"'
+        in result.stderr
+    )
+    assert (
+        f'MPIJob/pi: {field if field.isalnum() else "[" + json.dumps(field) + "]"}: unknown field "{field}"'
+        in result.stderr
+    )
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("command", [["render"], ["krm"]])
-def test_a_16_mib_input_of_any_shape_is_answered_within_seconds_and_bounded_memory(shape: str, command: list[str]) -> None:
+def test_a_16_mib_input_of_any_shape_is_answered_within_seconds_and_bounded_memory(
+    shape: str, command: list[str]
+) -> None:
     from mpigen.yaml.load import MAX_INPUT_BYTES
 
     data = SHAPES[shape](MAX_INPUT_BYTES)[:MAX_INPUT_BYTES].encode()
@@ -175,22 +213,70 @@ def _run_with_input(command: list[str], data: bytes) -> subprocess.CompletedProc
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
 
-    return subprocess.run([sys.executable, "-m", "mpigen", *command], input=data, capture_output=True, preexec_fn=limit, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "mpigen", *command],
+        input=data,
+        capture_output=True,
+        preexec_fn=limit,
+        timeout=300,
+        check=False,
+    )
 
 
 def test_a_passed_through_object_no_cluster_could_store_is_refused() -> None:
-    big = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n" + "".join(f"  k{i}: {'v' * 100}\n" for i in range(20_000))
+    big = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n" + "".join(
+        f"  k{i}: {'v' * 100}\n" for i in range(20_000)
+    )
     result = CliRunner().invoke(cli, ["render"], input=big, catch_exceptions=False)
     assert result.exit_code == 1 and result.stdout == ""
-    assert result.stderr.startswith("<stdin>: ConfigMap/big: too large: ") and "more than the 1.5 MiB etcd stores" in result.stderr
+    assert (
+        result.stderr.startswith("<stdin>: ConfigMap/big: too large: ")
+        and "more than the 1.5 MiB etcd stores" in result.stderr
+    )
 
 
 # kubectl's reading (sigs.k8s.io/yaml, go-yaml v2); tests/unit/yaml/test_goyaml.py holds it to the real thing.
 @pytest.mark.parametrize("fast", [True, False])
 def test_plain_scalars_mean_what_kubectl_sends(fast: bool) -> None:
-    words = ["12:30", "0o17", "08", "y", "n", "Y", "N", "+.5", "0X1F", "1.e3", "1e3", "1_e3", ".5_0", "2.0", "0789", "yes", "1:5:3."]
+    words = [
+        "12:30",
+        "0o17",
+        "08",
+        "y",
+        "n",
+        "Y",
+        "N",
+        "+.5",
+        "0X1F",
+        "1.e3",
+        "1e3",
+        "1_e3",
+        ".5_0",
+        "2.0",
+        "0789",
+        "yes",
+        "1:5:3.",
+    ]
     text = "".join(f"k{i}: {word}\n" for i, word in enumerate(words))
-    assert list(yamlread.read_stream(text, fast=fast)[0].values()) == ["12:30", 15, 8, True, False, True, False, 0.5, 31, 1000, 1000, 1000, 0.5, 2, 789, True, "1:5:3."]
+    assert list(yamlread.read_stream(text, fast=fast)[0].values()) == [
+        "12:30",
+        15,
+        8,
+        True,
+        False,
+        True,
+        False,
+        0.5,
+        31,
+        1000,
+        1000,
+        1000,
+        0.5,
+        2,
+        789,
+        True,
+        "1:5:3.",
+    ]
 
 
 def test_a_config_map_keeps_a_time_as_kubectl_sends_it() -> None:
@@ -202,7 +288,12 @@ def test_a_config_map_keeps_a_time_as_kubectl_sends_it() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["a: <<\nb:\n  <<: {a: '1'}\n", "b:\n  <<: {a: '1'}\nc: <<\n", "a: [<<]\nb: {<<: {a: '1'}}\n", "a: {<<: <<}\n"],
+    [
+        "a: <<\nb:\n  <<: {a: '1'}\n",
+        "b:\n  <<: {a: '1'}\nc: <<\n",
+        "a: [<<]\nb: {<<: {a: '1'}}\n",
+        "a: {<<: <<}\n",
+    ],
 )
 def test_a_merge_key_is_one_by_its_position_not_its_text(text: str) -> None:
     if "<<: <<" in text:
@@ -215,17 +306,30 @@ def test_a_merge_key_is_one_by_its_position_not_its_text(text: str) -> None:
 
 def test_a_key_before_a_merge_that_sets_it_too_is_refused() -> None:
     # YAML: the mapping's own key wins; go-yaml v2 (kubectl): the merge, read later, replaces it
-    assert "key \"a\" comes before the merge key (<<) that also sets it" in refusal("b:\n  a: 1\n  <<: {a: 2}\n")
+    assert 'key "a" comes before the merge key (<<) that also sets it' in refusal(
+        "b:\n  a: 1\n  <<: {a: 2}\n"
+    )
     assert load("b:\n  <<: {a: 2}\n  a: 1\n") == [{"b": {"a": 1}}]
     assert load("b:\n  c: 1\n  <<: {a: 2}\n") == [{"b": {"c": 1, "a": 2}}]
 
 
 @pytest.mark.parametrize("line_break", ["\r", "\r\n", "\x85", "\u2028", "\u2029"])
 @pytest.mark.parametrize("command", [["render"], ["validate"], ["krm"]])
-def test_any_line_break_before_deep_nesting_is_refused_with_a_position(line_break: str, command: list[str]) -> None:
-    text = line_break.join(["apiVersion: kubeflow.org/v2beta1", "kind: MPIJob", "metadata: {name: pi}", "spec: " + "[" * 2000])
+def test_any_line_break_before_deep_nesting_is_refused_with_a_position(
+    line_break: str, command: list[str]
+) -> None:
+    text = line_break.join(
+        ["apiVersion: kubeflow.org/v2beta1", "kind: MPIJob", "metadata: {name: pi}", "spec: " + "[" * 2000]
+    )
     if command == ["krm"]:
-        text = line_break.join(["apiVersion: config.kubernetes.io/v1", "kind: ResourceList", "items:", "- " + text.replace(line_break, line_break + "  ")])
+        text = line_break.join(
+            [
+                "apiVersion: config.kubernetes.io/v1",
+                "kind: ResourceList",
+                "items:",
+                "- " + text.replace(line_break, line_break + "  "),
+            ]
+        )
     result = CliRunner().invoke(cli, command, input=text, catch_exceptions=False)
     said = result.stderr + (result.stdout if command != ["render"] else "")
     assert result.exit_code == 1, said
