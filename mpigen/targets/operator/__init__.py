@@ -27,6 +27,7 @@ from mpigen.targets.operator.rbac import (
     build_launcher_role,
     build_launcher_role_binding,
     build_launcher_service_account,
+    foreign_account_warnings,
 )
 from mpigen.targets.operator.reserved import added
 from mpigen.targets.operator.service import build_job_service
@@ -83,7 +84,7 @@ class OperatorTarget:
         return check_sizes(plan, options)
 
     def warnings(self, plan: JobPlan, options: Options) -> list[Issue]:
-        return gang_warnings(plan, options) + template_warnings(plan)
+        return gang_warnings(plan, options) + template_warnings(plan) + foreign_account_warnings(plan)
 
     def build(self, plan: JobPlan, options: Options) -> list[dict[str, Any]]:
         return [canonical(obj) for build in BUILDERS for obj in build(plan, options)]
