@@ -137,6 +137,8 @@ class LocalTool:
 REPO = Path(__file__).resolve().parents[2]
 LOCAL_TOOLS: dict[str, LocalTool] = {
     "trainer-oracle": LocalTool(REPO / "tests" / "oracles" / "trainer", "trainer-oracle"),
+    # The API server's Pod Security evaluator (k8s.io/pod-security-admission/policy, at Kubernetes v1.37.2).
+    "podsecurity": LocalTool(REPO / "tests" / "oracles" / "podsecurity", "podsecurity"),
 }
 
 # Which tool builds which binary.
