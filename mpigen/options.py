@@ -36,6 +36,7 @@ SCHEDULER_PLUGINS = "scheduler-plugins"
 GANG_SCHEDULERS = (VOLCANO, SCHEDULER_PLUGINS)
 # The scheduler a gang scheduler's pods name: Volcano's own, and the profile name of the
 # scheduler-plugins scheduler when it runs beside the default scheduler (its Helm chart's default).
+NETWORK_POLICIES = ("same-job",)
 DEFAULT_SCHEDULER_NAMES = {VOLCANO: "volcano", SCHEDULER_PLUGINS: "scheduler-plugins-scheduler"}
 
 
@@ -68,6 +69,9 @@ class Options:
     # v2beta1: the Secret holding the SSH key pair (keys ssh-privatekey, ssh-publickey), provided by
     # the user; None: mpigen renders `<job>-ssh` and a Job that generates the keys into it.
     ssh_secret: str | None = None
+    # "same-job": a NetworkPolicy admitting traffic into the job's pods only from the same job's pods;
+    # None: none.
+    network_policy: str | None = None
     # The run target: what the job becomes in the cluster (a key of mpigen.targets.TARGETS).
     target: str = DEFAULT_TARGET
 
@@ -118,6 +122,7 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
     OptionSpec("scheduler-name", "scheduler_name", "dns-subdomain", "schedulerName of the job's pods under gang scheduling, a DNS subdomain [default: volcano, or scheduler-plugins-scheduler].", "schedulerName of the job's pods under gang scheduling (a DNS subdomain).", metavar="NAME", needs="gang-scheduler"),
     OptionSpec("cluster-domain", "cluster_domain", "dns-subdomain", "v2beta1: the cluster's DNS domain, appended to the hostfile's host names (<pod>.<job>.<ns>.svc.DOMAIN) and the workers' DNS search entry [default: none; search cluster.local].", "v2beta1: the cluster's DNS domain for the hostfile's names (default: none).", metavar="DOMAIN"),
     OptionSpec("ssh-secret", "ssh_secret", "dns-subdomain", "v2beta1: use this existing Secret (keys ssh-privatekey, ssh-publickey) for SSH instead of rendering <job>-ssh and a key-generation Job.", "v2beta1: an existing Secret with the SSH key pair; no key-generation Job.", metavar="SECRET"),
+    OptionSpec("network-policy", "network_policy", "choice", "Emit a NetworkPolicy <job> that admits traffic into the job's launcher and worker pods only from the same job's pods (same-job). Default: none.", "A NetworkPolicy: traffic into the job's pods only from its own pods.", choices=NETWORK_POLICIES),
     OptionSpec("target", "target", "choice", "What the job becomes in the cluster: operator, the objects the mpi-operator would create plus what runs them without it.", "What the job becomes in the cluster (default: operator).", choices=tuple(TARGETS)),
 )
 

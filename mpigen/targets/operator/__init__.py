@@ -34,6 +34,7 @@ from mpigen.targets.operator.service import build_job_service
 from mpigen.targets.operator.workers import build_worker_stateful_set
 from mpigen.targets.shared.gang import build_pod_group, build_worker_pdb, gang_warnings
 from mpigen.targets.shared.meta import template_warnings
+from mpigen.targets.shared.network import build_network_policy
 from mpigen.targets.shared.ssh import build_keygen_job, build_keygen_rbac, build_ssh_secret
 
 Builder = Callable[[JobPlan, Options], list[dict[str, Any]]]
@@ -49,7 +50,7 @@ def _some(build: Callable[[JobPlan], list[dict[str, Any]]]) -> Builder:
 
 # The order of the documents of one job. It is API (documented in the README): GitOps diffs and
 # `kubectl apply -f -` in one pass depend on it: identities and RBAC before the pods that use them,
-# configuration, the SSH Secret and the PodGroup before pods, the SSH key Job before the pods that
+# configuration, the SSH Secret, the NetworkPolicy and the PodGroup before pods, the SSH key Job before the pods that
 # wait for its keys, workers before the launcher, and the clean-up Job last (it watches the launcher
 # Job). Insert new objects in their place; never reorder.
 BUILDERS: tuple[Builder, ...] = (
@@ -61,6 +62,7 @@ BUILDERS: tuple[Builder, ...] = (
     _with_options(build_config_map),
     _some(build_ssh_secret),
     _some(build_job_service),
+    build_network_policy,
     build_pod_group,
     build_worker_pdb,
     build_keygen_job,
