@@ -71,7 +71,7 @@ def test_repr_is_the_text_dataclasses_writes(made: Any, reference: Any) -> None:
 
 def test_options_repr_is_the_text_of_the_former_dataclass() -> None:
     assert repr(Options()).startswith("Options(gpus_per_node=8, processing_units_per_node=1, processing_resource_type='nvidia.com/gpu', ")
-    assert repr(Options(namespace="ml")).endswith(", cluster_domain=None, ssh_secret=None, target='operator')")
+    assert repr(Options(namespace="ml")).endswith(", cluster_domain=None, ssh_secret=None, network_policy=None, target='operator')")
 
 
 def test_equality_is_same_class_and_same_fields() -> None:
