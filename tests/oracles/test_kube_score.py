@@ -2,7 +2,9 @@
 mpigen's own containers it finds only what the README's security section lists with its reason (the
 helper image's tag and pull policy, which the operators' defaults and `--kubectl-delivery-image` decide;
 the key Job's user, which is the worker's). Everything else it checks on them (requests and limits,
-ephemeral storage, read-only root, non-root user and group, security context) holds."""
+ephemeral storage, read-only root, non-root user and group, security context) holds. kube-score reads no
+custom resource, so each JobSet replicated job's and Volcano task's pod template is handed to it as a
+batch/v1 Job of the same name (`<object>-<replicated job or task>`)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from cluster import gotools
 
 pytestmark = pytest.mark.slow
@@ -42,14 +45,50 @@ LISTED = {
 }
 
 
+def as_jobs(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    """A JobSet's replicated jobs and a Volcano Job's tasks as batch/v1 Jobs; other objects as they are."""
+    meta, spec = obj.get("metadata") or {}, obj.get("spec") or {}
+    templates = [(job["name"], job["template"]["spec"]["template"]) for job in spec.get("replicatedJobs", [])]
+    if obj.get("apiVersion", "").startswith("batch.volcano.sh/"):
+        templates += [(task["name"], task["template"]) for task in spec.get("tasks", [])]
+    if not templates:
+        return [obj]
+    return [
+        {
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "metadata": {**meta, "name": f"{meta['name']}-{name}"},
+            "spec": {"template": template},
+        }
+        for name, template in templates
+    ]
+
+
+def scanned_text(outputs: list[Path]) -> tuple[str, int]:
+    """Every golden output as one stream (its documents as written; a JobSet or Volcano Job turned into
+    Jobs, written as JSON), and how many custom resources were turned."""
+    documents, turned = [], 0
+    for path in outputs:
+        for text in path.read_text().split("\n---\n"):
+            if "\nkind: JobSet\n" in f"\n{text}\n" or text.startswith("apiVersion: batch.volcano.sh/"):
+                turned += 1
+                documents += [json.dumps(job) for job in as_jobs(yaml.safe_load(text))]
+            else:
+                documents.append(text.removeprefix("---\n"))
+    return "\n---\n".join(documents), turned
+
+
 def findings() -> list[tuple[str, str, str]]:
     """(check id, container or "", summary) for every finding over every golden output."""
     binary = gotools.require("kube-score")
     found: list[tuple[str, str, str]] = []
     outputs = sorted(GOLDEN.glob("*/expected.yaml"))
     assert len(outputs) > 100
+    text, turned = scanned_text(outputs)
+    assert turned > 40, turned  # the jobset and volcano goldens' JobSets and Volcano Jobs
     done = subprocess.run(
-        [binary, "score", "-o", "json", *map(str, outputs)],
+        [binary, "score", "-o", "json", "-"],
+        input=text,
         capture_output=True,
         text=True,
         check=False,
