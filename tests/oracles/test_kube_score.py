@@ -1,7 +1,7 @@
 """kube-score v1.20 (built from its Go module by tests/cluster/gotools.py) over every golden output: on
 mpigen's own containers it finds only what the README's security section lists with its reason (the
 helper image's tag and pull policy, which the operators' defaults and `--kubectl-delivery-image` decide;
-the key Job's user, which is the worker's). Everything else it checks on them (requests and limits,
+the key Job's user, which is the worker's; no ephemeral storage under Kueue). Everything else it checks on them (requests and limits,
 ephemeral storage, read-only root, non-root user and group, security context) holds. kube-score reads no
 custom resource, so each JobSet replicated job's and Volcano task's pod template is handed to it as a
 batch/v1 Job of the same name (`<object>-<replicated job or task>`)."""
@@ -41,6 +41,10 @@ LISTED = {
     ): "a pinned --kubectl-delivery-image without a pull policy",
     ("container-image-pull-policy", "ssh-keygen"): "the worker's own pull policy",
     ("container-security-context-user-group-id", "ssh-keygen"): "the worker's user, who must own the key",
+    (
+        "container-ephemeral-storage-request-and-limit",
+        "kubectl-delivery",
+    ): "under --queue: a ClusterQueue that does not cover ephemeral-storage would never admit the JobSet",
     ("container-security-context-user-group-id", "store"): "the worker's user, who must read the key",
 }
 

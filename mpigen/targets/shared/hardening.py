@@ -44,11 +44,21 @@ def restricted_security_context(user: int | None = HELPER_USER, *, read_only: bo
     return context
 
 
-def helper_resources(given: dict[str, Any] | None = None) -> dict[str, Any]:
+def helper_resources(given: dict[str, Any] | None = None, *, ephemeral: bool = True) -> dict[str, Any]:
     """Requests and limits for a helper container: `given` (an operator's fixed resources) as it is,
-    completed with the modest defaults for what it leaves out."""
+    completed with the modest defaults for what it leaves out; without the ephemeral-storage defaults
+    when `ephemeral` is False (a JobSet that Kueue admits: a ClusterQueue that does not cover
+    ephemeral-storage would never admit a pod that asks for it)."""
     given = given or {}
-    return {kind: {**HELPER_RESOURCES[kind], **(given.get(kind) or {})} for kind in ("limits", "requests")}
+    defaults = {
+        kind: {
+            key: value
+            for key, value in HELPER_RESOURCES[kind].items()
+            if ephemeral or key != "ephemeral-storage"
+        }
+        for kind in ("limits", "requests")
+    }
+    return {kind: {**defaults[kind], **(given.get(kind) or {})} for kind in ("limits", "requests")}
 
 
 def tmp_volume() -> dict[str, Any]:
@@ -81,9 +91,14 @@ def api_token_mount() -> dict[str, Any]:
 
 
 def harden(
-    container: dict[str, Any], user: int | None = HELPER_USER, *, read_only: bool = True
+    container: dict[str, Any],
+    user: int | None = HELPER_USER,
+    *,
+    read_only: bool = True,
+    ephemeral: bool = True,
 ) -> dict[str, Any]:
-    """`container` (one of mpigen's) with the restricted context and requests and limits."""
+    """`container` (one of mpigen's) with the restricted context and requests and limits (`ephemeral`:
+    as helper_resources)."""
     container["securityContext"] = restricted_security_context(user, read_only=read_only)
-    container["resources"] = helper_resources(container.get("resources"))
+    container["resources"] = helper_resources(container.get("resources"), ephemeral=ephemeral)
     return container

@@ -78,4 +78,5 @@ def build_kubectl_delivery(plan: JobPlan, options: Options) -> dict[str, Any]:
         container["imagePullPolicy"] = delivery.pull_policy
     if delivery.resources:
         container["resources"] = copy.deepcopy(delivery.resources)
-    return harden(container)
+    # Under Kueue (--queue, jobset target) no ephemeral-storage of mpigen's own: Kueue counts it.
+    return harden(container, ephemeral=options.queue is None)

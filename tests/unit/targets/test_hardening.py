@@ -209,3 +209,17 @@ def test_binding_the_launcher_role_to_a_foreign_service_account_is_named(account
 def test_no_warning_when_the_role_is_bound_to_mpigens_own_account(target: str) -> None:
     warnings = compile_job(make_job(V1), Options(target=target)).warnings
     assert not [w for w in warnings if "which mpigen does not create" in w.message]
+
+
+def test_under_kueue_the_kubectl_delivery_asks_for_no_ephemeral_storage() -> None:
+    """--queue: Kueue counts every resource a pod asks for, and a ClusterQueue that does not cover
+    ephemeral-storage would never admit the JobSet; mpigen's own container adds none (cpu and memory
+    stay), while the training-operator's fixed kubectl-delivery resources (v1) stay as the operator sets them."""
+    for version, kept in ((V1ALPHA2, False), (V1, True)):
+        objects = mpigen.compile(make_job(version), Options(target="jobset", queue="q"))
+        (delivery,) = [
+            c for _, spec in pods(objects) for c in containers(spec) if c["name"] == "kubectl-delivery"
+        ]
+        assert {"cpu", "memory"} <= set(delivery["resources"]["requests"]), delivery
+        assert ("ephemeral-storage" in delivery["resources"]["requests"]) is kept, delivery
+        assert RESTRICTED.items() <= delivery["securityContext"].items()
