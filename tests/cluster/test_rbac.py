@@ -13,6 +13,8 @@ import pytest
 from controlplane import Cluster
 from mpijobs import compiled, find, job, manifest, run_script, script
 
+import mpigen
+
 # Authorisation every authenticated identity has (system:basic-user, system:discovery, ...): not the Role's.
 EVERYONE = {
     ("authorization.k8s.io", "selfsubjectaccessreviews"),
@@ -342,3 +344,48 @@ def test_the_key_job_cannot_hand_the_ssh_secret_to_another_subject(
     shared = add_subject(cluster, previous, namespace, "old-keygen", "bystander")
     assert shared.returncode == 0, shared.stderr
     assert can(cluster, default, namespace, "get", "secrets/keyed-ssh")
+
+
+@pytest.mark.parametrize(
+    ("target", "version"),
+    [
+        ("operator", "v1alpha2"),
+        ("operator", "v2beta1"),
+        ("jobset", "v1alpha2"),
+        ("volcano", "v1alpha2"),
+        ("volcano", "v2beta1"),
+    ],
+)
+def test_the_launcher_cannot_escalate_on_any_target(
+    cluster: Cluster, namespace: str, tmp_path: Path, target: str, version: str
+) -> None:
+    """The escalation attempts, for the launcher identity of every target that gives it one (kubectl exec,
+    or a v2beta1 wait): it may not bind or escalate its Role, patch, update or delete its binding, create a
+    binding, nor read a Secret (the SSH Secret, another's), directly or through another subject. Only the
+    RBAC objects are applied: the authoriser needs nothing else."""
+    spec = {"launcherCreationPolicy": "WaitForWorkersReady"} if version == "v2beta1" else {}
+    options = mpigen.Options(namespace=namespace, target=target)
+    objects = mpigen.compile(job(version, "esc", workers=2, **spec), options)
+    rbac_objects = [o for o in objects if o["kind"] in ("ServiceAccount", "Role", "RoleBinding")]
+    assert {o["metadata"]["name"] for o in rbac_objects} >= {"esc-launcher"}
+    cluster.kubectl("apply", "-f", "-", input=manifest(rbac_objects))
+    cluster.kubectl("create", "secret", "generic", "esc-ssh", "-n", namespace, "--from-literal=k=v")
+    launcher = cluster.token_kubeconfig(namespace, "esc-launcher", tmp_path)
+    rbac = "rbac.authorization.k8s.io"
+    assert can(cluster, launcher, namespace, "get", "pods/esc-worker-0" if target != "jobset" else "pods")
+    for verb, resource in [
+        ("bind", f"roles.{rbac}/esc-launcher"),
+        ("escalate", f"roles.{rbac}/esc-launcher"),
+        ("patch", f"roles.{rbac}/esc-launcher"),
+        ("patch", f"rolebindings.{rbac}/esc-launcher"),
+        ("update", f"rolebindings.{rbac}/esc-launcher"),
+        ("delete", f"rolebindings.{rbac}/esc-launcher"),
+        ("create", f"rolebindings.{rbac}"),
+        ("create", "serviceaccounts/token"),
+        ("get", "secrets/esc-ssh"),
+        ("list", "secrets"),
+        ("impersonate", "serviceaccounts"),
+    ]:
+        assert not can(cluster, launcher, namespace, verb, resource), (verb, resource)
+    refused = add_subject(cluster, launcher, namespace, "esc-launcher", "default")
+    assert refused.returncode != 0 and "(Forbidden)" in refused.stderr, refused.stderr
