@@ -268,7 +268,7 @@ def test_a_restricted_job_runs_where_restricted_is_enforced(
         (ROOT / "golden" / f"jobset-{version}-restricted-templates" / "input.yaml").read_text()
     )
     job["metadata"]["namespace"] = namespace
-    objects = rendered(job, Options())
+    objects = rendered(job, Options(network_policy="same-job"))
     apply(cluster, namespace, objects)
     cluster.wait_for(
         "2 Ready worker pods",
@@ -285,3 +285,13 @@ def test_a_restricted_job_runs_where_restricted_is_enforced(
     events = cluster.get("events", "-n", namespace)["items"]
     refused = [e["message"] for e in events if "PodSecurity" in e.get("message", "")]
     assert refused == []
+    # --network-policy same-job selects the JobSet's launcher and workers as the Job controller made
+    # them, not the key Job's pod.
+    policy = cluster.get("networkpolicy", name, "-n", namespace)["spec"]["podSelector"]["matchLabels"]
+    selector = ",".join(f"{key}={value}" for key, value in sorted(policy.items()))
+    selected = cluster.get("pods", "-n", namespace, "-l", selector)["items"]
+    assert sorted(p["metadata"]["labels"][REPLICATED_JOB] for p in selected) == [
+        "launcher",
+        "worker",
+        "worker",
+    ]

@@ -265,9 +265,17 @@ def test_a_restricted_job_runs_where_restricted_is_enforced(
     source = ROOT / "golden" / f"volcano-{version}-restricted-templates" / "input.yaml"
     mpijob_ = yaml.safe_load(source.read_text())
     del mpijob_["metadata"]["namespace"]
+    mpijob_["metadata"]["annotations"] = {"mpigen.dev/network-policy": "same-job"}
     apply(cluster, namespace, mpijob_)
     started = running(cluster, namespace, job, 3)
     assert set(started) == {f"{job}-launcher-0", f"{job}-worker-0", f"{job}-worker-1"}
     events = cluster.get("events", "-n", namespace)["items"]
     refused = [e["message"] for e in events if "PodSecurity" in e.get("message", "")]
     assert refused == []
+    # mpigen's NetworkPolicy (the svc plugin's own is disabled) selects exactly the pods Volcano made.
+    policies = cluster.get("networkpolicy", "-n", namespace)["items"]
+    assert [p["metadata"]["name"] for p in policies] == [job]
+    labels = policies[0]["spec"]["podSelector"]["matchLabels"]
+    selector = ",".join(f"{key}={value}" for key, value in sorted(labels.items()))
+    selected = {p["metadata"]["name"] for p in cluster.get("pods", "-n", namespace, "-l", selector)["items"]}
+    assert selected == set(started)
