@@ -50,9 +50,9 @@ def _some(build: Callable[[JobPlan], list[dict[str, Any]]]) -> Builder:
 
 # The order of the documents of one job. It is API (documented in the README): GitOps diffs and
 # `kubectl apply -f -` in one pass depend on it: identities and RBAC before the pods that use them,
-# configuration, the SSH Secret, the NetworkPolicy and the PodGroup before pods, the SSH key Job before the pods that
-# wait for its keys, workers before the launcher, and the clean-up Job last (it watches the launcher
-# Job). Insert new objects in their place; never reorder.
+# configuration, the SSH Secret, the NetworkPolicy and the PodGroup before pods, the SSH key Job
+# before the pods that wait for its keys, workers before the launcher, and the clean-up Job last (it
+# watches the launcher Job). Insert new objects in their place; never reorder.
 BUILDERS: tuple[Builder, ...] = (
     _some(build_launcher_service_account),
     _some(build_launcher_role),

@@ -1,8 +1,8 @@
 """The names the operator target adds to the job's pods, which the user's pod templates may not use
 (mpigen.checks.rules.check_plan says so, with the field path): volumes `mpi-job-config` and
-`mpi-job-kubectl`, `mpi-job-tmp` and `mpi-job-api-token`, init containers `kubectl-delivery` and `wait-for-workers`, the launcher's
-`OMPI_MCA_*` variables, mounts at `/etc/mpi` and `/opt/kube`; with SSH, the SSH volume and mount, the
-role and MPI variables.
+`mpi-job-kubectl`, `mpi-job-tmp` and `mpi-job-api-token`, init containers `kubectl-delivery` and
+`wait-for-workers`, the launcher's `OMPI_MCA_*` variables, mounts at `/etc/mpi` and `/opt/kube`; with
+SSH, the SSH volume and mount, the role and MPI variables.
 """
 
 from __future__ import annotations

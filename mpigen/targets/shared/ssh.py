@@ -7,8 +7,9 @@ small Job `<job>-ssh-keygen`: an init container runs `ssh-keygen` in the worker'
 worker pod's pull secrets, security context and placement, so that the image, its user and its
 architecture are ones known to work), and the `store` container patches the pair into the Secret with
 the kubectl-delivery image, never replacing keys already there. Its identity may `get` and `patch`
-that one Secret only; only `store` gets its token; both containers meet Pod Security restricted. Until the keys exist the kubelet keeps the launcher and worker pods in
-ContainerCreating (their volume names a key that is missing) and retries. With `mpigen.dev/ssh-secret`
+that one Secret only; only `store` gets its token; both containers meet Pod Security restricted. Until
+the keys exist the kubelet keeps the launcher and worker pods in ContainerCreating (their volume names
+a key that is missing) and retries. With `mpigen.dev/ssh-secret`
 the user provides the Secret and none of this is emitted. See docs/runtime.md.
 """
 
