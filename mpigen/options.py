@@ -36,6 +36,7 @@ SCHEDULER_PLUGINS = "scheduler-plugins"
 GANG_SCHEDULERS = (VOLCANO, SCHEDULER_PLUGINS)
 # The scheduler a gang scheduler's pods name: Volcano's own, and the profile name of the
 # scheduler-plugins scheduler when it runs beside the default scheduler (its Helm chart's default).
+NETWORK_POLICIES = ("same-job",)
 DEFAULT_SCHEDULER_NAMES = {VOLCANO: "volcano", SCHEDULER_PLUGINS: "scheduler-plugins-scheduler"}
 
 
@@ -68,6 +69,9 @@ class Options:
     # v2beta1: the Secret holding the SSH key pair (keys ssh-privatekey, ssh-publickey), provided by
     # the user; None: mpigen renders `<job>-ssh` and a Job that generates the keys into it.
     ssh_secret: str | None = None
+    # "same-job": a NetworkPolicy admitting traffic into the job's pods only from the same job's pods;
+    # None: none.
+    network_policy: str | None = None
     # The run target: what the job becomes in the cluster (a key of mpigen.targets.TARGETS).
     target: str = DEFAULT_TARGET
     # Kueue (jobset target): the LocalQueue (`kueue.x-k8s.io/queue-name`) and WorkloadPriorityClass
@@ -217,6 +221,14 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         "v2beta1: use this existing Secret (keys ssh-privatekey, ssh-publickey) for SSH instead of rendering <job>-ssh and a key-generation Job.",
         "v2beta1: an existing Secret with the SSH key pair; no key-generation Job.",
         metavar="SECRET",
+    ),
+    OptionSpec(
+        "network-policy",
+        "network_policy",
+        "choice",
+        "Emit a NetworkPolicy <job> that admits traffic into the job's launcher and worker pods only from the same job's pods (same-job), on every target. Default: none.",
+        "A NetworkPolicy: traffic into the job's pods only from its own pods.",
+        choices=NETWORK_POLICIES,
     ),
     OptionSpec(
         "target",

@@ -32,6 +32,7 @@ EMITTED = (
     ("v1", "ConfigMap"),
     ("v1", "Secret"),
     ("v1", "Service"),
+    ("networking.k8s.io/v1", "NetworkPolicy"),
     ("policy/v1", "PodDisruptionBudget"),
     ("apps/v1", "StatefulSet"),
     ("batch/v1", "Job"),

@@ -246,3 +246,52 @@ def test_kueue_admits_the_whole_jobset_only_when_its_quota_is_free(
         "worker",
         "launcher",
     }
+
+
+@pytest.mark.parametrize("version", sorted(VERSIONS))
+def test_a_restricted_job_runs_where_restricted_is_enforced(
+    jobset_cluster: Cluster, namespace: str, version: str
+) -> None:
+    """In a namespace that enforces Pod Security restricted, the jobset golden whose templates meet it
+    runs: the Job controller creates every worker pod, the launcher pod once they are Ready, and (v2beta1)
+    the key Job's pod; none is refused (tests/cluster/test_admission.py does the same for the operator
+    target)."""
+    cluster, name = jobset_cluster, "pi"
+    cluster.kubectl(
+        "label",
+        "namespace",
+        namespace,
+        "pod-security.kubernetes.io/enforce=restricted",
+        "pod-security.kubernetes.io/enforce-version=latest",
+    )
+    job = yaml.safe_load(
+        (ROOT / "golden" / f"jobset-{version}-restricted-templates" / "input.yaml").read_text()
+    )
+    job["metadata"]["namespace"] = namespace
+    objects = rendered(job, Options(network_policy="same-job"))
+    apply(cluster, namespace, objects)
+    cluster.wait_for(
+        "2 Ready worker pods",
+        lambda: len([p for p in pods_of(cluster, namespace, name, "worker") if ready(p)]) == 2,
+        timeout=60,
+    )
+    running_launcher(cluster, namespace, name)
+    if version == "v2beta1":
+        cluster.wait_for(
+            "the key Job's pod",
+            lambda: cluster.get("pods", "-n", namespace, "-l", "job-name=pi-ssh-keygen")["items"],
+            timeout=60,
+        )
+    events = cluster.get("events", "-n", namespace)["items"]
+    refused = [e["message"] for e in events if "PodSecurity" in e.get("message", "")]
+    assert refused == []
+    # --network-policy same-job selects the JobSet's launcher and workers as the Job controller made
+    # them, not the key Job's pod.
+    policy = cluster.get("networkpolicy", name, "-n", namespace)["spec"]["podSelector"]["matchLabels"]
+    selector = ",".join(f"{key}={value}" for key, value in sorted(policy.items()))
+    selected = cluster.get("pods", "-n", namespace, "-l", selector)["items"]
+    assert sorted(p["metadata"]["labels"][REPLICATED_JOB] for p in selected) == [
+        "launcher",
+        "worker",
+        "worker",
+    ]

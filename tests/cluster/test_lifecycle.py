@@ -2,8 +2,9 @@
 apply -> (v2beta1: the key Job, with its own token, stores an SSH key pair into the job's Secret, and a
 re-apply keeps it) -> workers scheduled and Ready -> the wait script, run with the launcher's token, returns -> the
 launcher pod ends (Succeeded, or Failed with no retry left) -> the launcher Job finishes -> the clean-up
-script, run with the clean-up's token, adopts its RBAC and scales the workers to 0 -> the clean-up Job's
-ttlSecondsAfterFinished removes it and the garbage collector removes the RBAC it adopted.
+script, run with the clean-up's token, adopts its ServiceAccount and Role, scales the workers to 0 and deletes
+its RoleBinding -> the clean-up Job's ttlSecondsAfterFinished removes it and the garbage collector removes the
+RBAC it adopted.
 
 kwok plays the kubelet: pods on its fake nodes become Running and Ready and never end by themselves; the
 test ends each pod as its container would have, by a status update. What a pod's container would run (the
@@ -156,7 +157,18 @@ def ssh_keys_are_made_once(
     secret = cluster.get("secret", f"{name}-ssh", "-n", namespace)
     private = base64.b64decode(secret["data"]["ssh-privatekey"])
     assert private == (keys / "id").read_bytes()
+    # Its last request deleted its own RoleBinding (never patched): the key Job's token holds nothing now.
+    assert f"deleted rolebinding/{name}-ssh-keygen" in stored.stdout, stored.stdout
+    assert not exists(cluster, namespace, "rolebinding", f"{name}-ssh-keygen")
+    assert (
+        cluster.kubectl(
+            "get", "secret", f"{name}-ssh", "-n", namespace, kubeconfig=keygen, check=False
+        ).returncode
+        != 0
+    )
 
+    # A re-apply binds it again; the key Job run once more keeps the keys.
+    cluster.kubectl("apply", "-f", "-", input=manifest(objects))
     again = run_script(
         script(objects, "ssh-keygen.sh", cluster.kubectl_path, interval=1, keys=str(keys)), keygen
     )
@@ -181,8 +193,11 @@ def workers_are_cleaned_up(
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert ran.stderr == "", ran.stderr
     assert f"job/{name}-launcher is {final}: scaling the workers down" in ran.stdout, ran.stdout
-    for kind in ("serviceaccount", "role", "rolebinding"):
+    for kind in ("serviceaccount", "role"):
         assert f"{kind}/{name}-cleanup is now owned by job/{name}-cleanup" in ran.stdout, ran.stdout
+    # The binding that grants its rights it never patches: it deletes it, last.
+    assert ran.stdout.endswith(f"deleted rolebinding/{name}-cleanup\n"), ran.stdout
+    assert not exists(cluster, namespace, "rolebinding", f"{name}-cleanup")
     assert cluster.get("statefulset", statefulset, "-n", namespace)["spec"]["replicas"] == 0
     selector = find(objects, "StatefulSet")["spec"]["selector"]["matchLabels"]
     labels = ",".join(f"{key}={value}" for key, value in sorted(selector.items()))

@@ -13,6 +13,8 @@ import pytest
 from controlplane import Cluster
 from mpijobs import compiled, find, job, manifest, run_script, script
 
+import mpigen
+
 # Authorisation every authenticated identity has (system:basic-user, system:discovery, ...): not the Role's.
 EVERYONE = {
     ("authorization.k8s.io", "selfsubjectaccessreviews"),
@@ -91,13 +93,10 @@ def needs(job_name: str, identity: str) -> set[tuple[str, str, str, str]]:
         | {("apps", "statefulsets/scale", f"{job_name}-worker", v) for v in ("get", "patch", "update")}
         | {
             (g, r, own, v)
-            for g, r in (
-                ("", "serviceaccounts"),
-                ("rbac.authorization.k8s.io", "roles"),
-                ("rbac.authorization.k8s.io", "rolebindings"),
-            )
+            for g, r in (("", "serviceaccounts"), ("rbac.authorization.k8s.io", "roles"))
             for v in ("get", "patch")
         }
+        | {("rbac.authorization.k8s.io", "rolebindings", own, "delete")}
     )
 
 
@@ -131,6 +130,10 @@ MATRIX = {
         ("get", "configmaps/alpha-config", "", False),
         ("patch", "statefulsets/alpha-worker", "scale", False),
         ("get", "jobs.batch/alpha-launcher", "", False),
+        ("patch", "rolebindings.rbac.authorization.k8s.io/alpha-launcher", "", False),
+        ("bind", "roles.rbac.authorization.k8s.io/alpha-launcher", "", False),
+        ("escalate", "roles.rbac.authorization.k8s.io/alpha-launcher", "", False),
+        ("create", "rolebindings.rbac.authorization.k8s.io", "", False),
     ],
     "cleanup": [
         ("get", "jobs.batch/alpha-launcher", "", True),
@@ -140,7 +143,11 @@ MATRIX = {
         ("update", "statefulsets.apps/alpha-worker", "scale", True),
         ("patch", "serviceaccounts/alpha-cleanup", "", True),
         ("patch", "roles.rbac.authorization.k8s.io/alpha-cleanup", "", True),
-        ("patch", "rolebindings.rbac.authorization.k8s.io/alpha-cleanup", "", True),
+        # Its own binding: deleted when done, never patched (a patch could add subjects: escalation).
+        ("delete", "rolebindings.rbac.authorization.k8s.io/alpha-cleanup", "", True),
+        ("patch", "rolebindings.rbac.authorization.k8s.io/alpha-cleanup", "", False),
+        ("update", "rolebindings.rbac.authorization.k8s.io/alpha-cleanup", "", False),
+        ("create", "rolebindings.rbac.authorization.k8s.io", "", False),
         ("get", "jobs.batch/beta-launcher", "", False),
         ("patch", "statefulsets.apps/beta-worker", "scale", False),
         ("get", "statefulsets.apps/beta-worker", "", False),
@@ -153,6 +160,8 @@ MATRIX = {
         ("patch", "serviceaccounts/alpha-launcher", "", False),
         ("escalate", "roles.rbac.authorization.k8s.io/alpha-cleanup", "", False),
         ("bind", "roles.rbac.authorization.k8s.io/alpha-cleanup", "", False),
+        ("bind", "clusterroles.rbac.authorization.k8s.io/admin", "", False),
+        ("escalate", "roles.rbac.authorization.k8s.io/alpha-launcher", "", False),
         ("get", "secrets/credentials", "", False),
         ("create", "pods", "", False),
         ("get", "pods/alpha-worker-0", "", False),
@@ -236,3 +245,147 @@ def test_role_binding_subject_without_namespace_binds_the_bindings_namespace(
     assert not can(cluster, stranger, namespace, "get", "pods/nons-worker-0")
     # What mpigen emits today for a job without a namespace works when applied as rendered (bytes kept).
     assert find(objects, "RoleBinding", "-launcher")["subjects"][0].get("namespace") in (None, "default")
+
+
+def add_subject(cluster: Cluster, kubeconfig: Path, namespace: str, binding: str, account: str) -> Any:
+    """Try to add ServiceAccount `account` to RoleBinding `binding` as `kubeconfig`'s identity."""
+    subject = {"kind": "ServiceAccount", "name": account, "namespace": namespace}
+    patch = [{"op": "add", "path": "/subjects/-", "value": subject}]
+    return cluster.kubectl(
+        "patch",
+        "rolebinding",
+        binding,
+        "-n",
+        namespace,
+        "--type=json",
+        "-p",
+        json.dumps(patch),
+        kubeconfig=kubeconfig,
+        check=False,
+    )
+
+
+def test_the_key_job_cannot_hand_the_ssh_secret_to_another_subject(
+    cluster: Cluster, namespace: str, tmp_path: Path
+) -> None:
+    """RBAC's escalation rule lets a subject that holds every permission of a Role bind that Role to anyone.
+    The key Job's identity may read the SSH Secret, so a binding it could patch would let it share the
+    Secret: it may not patch its binding, bind or escalate its Role, or create a binding; it may only
+    delete its own binding. The control: the same rights plus `patch` on the binding (the Role mpigen
+    used to render) do hand the Secret to a bystander ServiceAccount."""
+    objects = compiled(
+        job(
+            "v2beta1",
+            "keyed",
+            workers=2,
+            runPolicy={"cleanPodPolicy": "Running"},
+            launcherCreationPolicy="WaitForWorkersReady",
+        ),
+        namespace,
+    )
+    cluster.kubectl("apply", "-f", "-", input=manifest(objects))
+    keygen = cluster.token_kubeconfig(namespace, "keyed-ssh-keygen", tmp_path)
+    cluster.kubectl("create", "serviceaccount", "bystander", "-n", namespace)
+    default = cluster.token_kubeconfig(namespace, "bystander", tmp_path)
+    rbac = "rbac.authorization.k8s.io"
+    assert can(cluster, keygen, namespace, "get", "secrets/keyed-ssh")
+    for verb, resource in [
+        ("patch", f"rolebindings.{rbac}/keyed-ssh-keygen"),
+        ("update", f"rolebindings.{rbac}/keyed-ssh-keygen"),
+        ("create", f"rolebindings.{rbac}"),
+        ("bind", f"roles.{rbac}/keyed-ssh-keygen"),
+        ("escalate", f"roles.{rbac}/keyed-ssh-keygen"),
+        ("get", "secrets/keyed-other"),
+    ]:
+        assert not can(cluster, keygen, namespace, verb, resource), (verb, resource)
+    assert can(cluster, keygen, namespace, "delete", f"rolebindings.{rbac}/keyed-ssh-keygen")
+
+    refused = add_subject(cluster, keygen, namespace, "keyed-ssh-keygen", "bystander")
+    assert refused.returncode != 0 and "(Forbidden)" in refused.stderr, refused.stderr
+    binding = {
+        "apiVersion": f"{rbac}/v1",
+        "kind": "RoleBinding",
+        "metadata": {"name": "share", "namespace": namespace},
+        "subjects": [{"kind": "ServiceAccount", "name": "bystander", "namespace": namespace}],
+        "roleRef": {"apiGroup": rbac, "kind": "Role", "name": "keyed-ssh-keygen"},
+    }
+    created = cluster.kubectl("create", "-f", "-", input=json.dumps(binding), kubeconfig=keygen, check=False)
+    assert created.returncode != 0 and "(Forbidden)" in created.stderr, created.stderr
+    # Nobody else reads the Secret through the API: not a bystander, not the clean-up or the launcher.
+    for other in [default] + [
+        cluster.token_kubeconfig(namespace, f"keyed-{sa}", tmp_path) for sa in ("cleanup", "launcher")
+    ]:
+        assert not can(cluster, other, namespace, "get", "secrets/keyed-ssh")
+    cleanup = cluster.token_kubeconfig(namespace, "keyed-cleanup", tmp_path)
+    refused = add_subject(cluster, cleanup, namespace, "keyed-cleanup", "bystander")
+    assert refused.returncode != 0 and "(Forbidden)" in refused.stderr, refused.stderr
+
+    # The control: with `patch` on its binding as well, the same rights hand the Role to the bystander.
+    role = copy.deepcopy(find(objects, "Role", "-ssh-keygen"))
+    role["metadata"]["name"] = "old-keygen"
+    role["rules"] = [r for r in role["rules"] if r["resources"] != ["rolebindings"]]
+    role["rules"].append(
+        {
+            "apiGroups": [rbac],
+            "resources": ["rolebindings"],
+            "verbs": ["get", "patch"],
+            "resourceNames": ["old-keygen"],
+        }
+    )
+    old = {
+        **binding,
+        "metadata": {"name": "old-keygen", "namespace": namespace},
+        "subjects": [{"kind": "ServiceAccount", "name": "old-keygen", "namespace": namespace}],
+        "roleRef": {"apiGroup": rbac, "kind": "Role", "name": "old-keygen"},
+    }
+    cluster.kubectl("create", "serviceaccount", "old-keygen", "-n", namespace)
+    cluster.kubectl("apply", "-f", "-", input=manifest([role, old]))
+    previous = cluster.token_kubeconfig(namespace, "old-keygen", tmp_path)
+    shared = add_subject(cluster, previous, namespace, "old-keygen", "bystander")
+    assert shared.returncode == 0, shared.stderr
+    assert can(cluster, default, namespace, "get", "secrets/keyed-ssh")
+
+
+@pytest.mark.parametrize(
+    ("target", "version"),
+    [
+        ("operator", "v1alpha2"),
+        ("operator", "v2beta1"),
+        ("jobset", "v1alpha2"),
+        ("volcano", "v1alpha2"),
+        ("volcano", "v2beta1"),
+    ],
+)
+def test_the_launcher_cannot_escalate_on_any_target(
+    cluster: Cluster, namespace: str, tmp_path: Path, target: str, version: str
+) -> None:
+    """The escalation attempts, for the launcher identity of every target that gives it one (kubectl exec,
+    or a v2beta1 wait): it may not bind or escalate its Role, patch, update or delete its binding, create a
+    binding, nor read a Secret (the SSH Secret, another's), directly or through another subject. Only the
+    RBAC objects are applied: the authoriser needs nothing else."""
+    spec = {"launcherCreationPolicy": "WaitForWorkersReady"} if version == "v2beta1" else {}
+    options = mpigen.Options(namespace=namespace, target=target)
+    objects = mpigen.compile(job(version, "esc", workers=2, **spec), options)
+    rbac_objects = [o for o in objects if o["kind"] in ("ServiceAccount", "Role", "RoleBinding")]
+    assert {o["metadata"]["name"] for o in rbac_objects} >= {"esc-launcher"}
+    cluster.kubectl("apply", "-f", "-", input=manifest(rbac_objects))
+    cluster.kubectl("create", "secret", "generic", "esc-ssh", "-n", namespace, "--from-literal=k=v")
+    launcher = cluster.token_kubeconfig(namespace, "esc-launcher", tmp_path)
+    rbac = "rbac.authorization.k8s.io"
+    assert can(cluster, launcher, namespace, "get", "pods/esc-worker-0" if target != "jobset" else "pods")
+    for verb, resource in [
+        ("bind", f"roles.{rbac}/esc-launcher"),
+        ("escalate", f"roles.{rbac}/esc-launcher"),
+        ("patch", f"roles.{rbac}/esc-launcher"),
+        ("patch", f"rolebindings.{rbac}/esc-launcher"),
+        ("update", f"rolebindings.{rbac}/esc-launcher"),
+        ("delete", f"rolebindings.{rbac}/esc-launcher"),
+        ("create", f"rolebindings.{rbac}"),
+        ("create", "serviceaccounts/token"),
+        ("get", "secrets/esc-ssh"),
+        ("list", "secrets"),
+        ("impersonate", "serviceaccounts"),
+    ]:
+        assert not can(cluster, launcher, namespace, verb, resource), (verb, resource)
+    refused = add_subject(cluster, launcher, namespace, "esc-launcher", "default")
+    assert refused.returncode != 0 and "(Forbidden)" in refused.stderr, refused.stderr

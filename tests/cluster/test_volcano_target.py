@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +25,7 @@ import yaml
 from controlplane import Cluster, end_pod
 
 Obj = dict[str, Any]
+ROOT = Path(__file__).resolve().parents[2]
 IMAGE = "example.com/mpi:1.0"
 VERSIONS = ("v1alpha1", "v1alpha2", "v1", "v2beta1")
 # Versions whose run policy has ttlSecondsAfterFinished (v0.2.0's have none).
@@ -243,3 +245,37 @@ def test_failing_launcher_is_retried_up_to_max_retry(
             )
     cluster.wait_for("vcjob Failed", lambda: phase(cluster, namespace, job) == "Failed", timeout=60)
     assert cluster.get("vcjob", job, "-n", namespace)["status"]["retryCount"] == 2
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_restricted_job_runs_where_restricted_is_enforced(
+    volcano_cluster: Cluster, namespace: str, version: str
+) -> None:
+    """In a namespace that enforces Pod Security restricted, the volcano golden whose templates meet it
+    runs: Volcano creates the launcher and every worker pod, none refused (tests/cluster/test_admission.py
+    does the same for the operator target)."""
+    cluster, job = volcano_cluster, "pi"
+    cluster.kubectl(
+        "label",
+        "namespace",
+        namespace,
+        "pod-security.kubernetes.io/enforce=restricted",
+        "pod-security.kubernetes.io/enforce-version=latest",
+    )
+    source = ROOT / "golden" / f"volcano-{version}-restricted-templates" / "input.yaml"
+    mpijob_ = yaml.safe_load(source.read_text())
+    del mpijob_["metadata"]["namespace"]
+    mpijob_["metadata"]["annotations"] = {"mpigen.dev/network-policy": "same-job"}
+    apply(cluster, namespace, mpijob_)
+    started = running(cluster, namespace, job, 3)
+    assert set(started) == {f"{job}-launcher-0", f"{job}-worker-0", f"{job}-worker-1"}
+    events = cluster.get("events", "-n", namespace)["items"]
+    refused = [e["message"] for e in events if "PodSecurity" in e.get("message", "")]
+    assert refused == []
+    # mpigen's NetworkPolicy (the svc plugin's own is disabled) selects exactly the pods Volcano made.
+    policies = cluster.get("networkpolicy", "-n", namespace)["items"]
+    assert [p["metadata"]["name"] for p in policies] == [job]
+    labels = policies[0]["spec"]["podSelector"]["matchLabels"]
+    selector = ",".join(f"{key}={value}" for key, value in sorted(labels.items()))
+    selected = {p["metadata"]["name"] for p in cluster.get("pods", "-n", namespace, "-l", selector)["items"]}
+    assert selected == set(started)

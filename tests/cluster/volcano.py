@@ -95,10 +95,18 @@ def install_crds(cluster: controlplane.Cluster) -> None:
         "-",
         input="\n---\n".join(json.dumps(crd) for crd in documents),
     )
-    for crd in documents:
-        cluster.kubectl(
-            "wait", "--for=condition=Established", f"crd/{crd['metadata']['name']}", "--timeout=60s"
-        )
+    names = {crd["metadata"]["name"] for crd in documents}
+
+    # `kubectl wait` fails on a CRD whose status has no conditions yet (just after the apply).
+    def established() -> bool:
+        found = 0
+        for crd in cluster.get("crd")["items"]:
+            conditions = crd.get("status", {}).get("conditions") or []
+            if crd["metadata"]["name"] in names:
+                found += any(c["type"] == "Established" and c["status"] == "True" for c in conditions)
+        return found == len(names)
+
+    cluster.wait_for(f"Volcano's CRDs {sorted(names)} Established", established, timeout=60)
 
 
 def queue(name: str, weight: int = 1, capability: dict[str, str] | None = None) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """A recording fake Kubernetes API server, so that tests can run the real kubectl against it.
 
 It serves just enough discovery for kubectl to map `pod`, `job`, `statefulset`, `serviceaccount`,
-`role` and `rolebinding`, answers GET, PATCH and PUT on a fixed set of named objects (404 for any
+`role` and `rolebinding`, answers GET, PATCH, PUT and DELETE on a fixed set of named objects (404 for any
 other), and records every request as `Request(verb, group, resource, name)` in RBAC terms, so a test
 can check each one against a Role's rules. Plain HTTP on 127.0.0.1, no authentication.
 """
@@ -16,7 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Self
 
-VERBS = {"GET": "get", "PATCH": "patch", "PUT": "update"}
+VERBS = {"GET": "get", "PATCH": "patch", "PUT": "update", "DELETE": "delete"}
 KINDS = {  # resource -> (group, version, kind, short names)
     "pods": ("", "v1", "Pod", ["po"]),
     "serviceaccounts": ("", "v1", "ServiceAccount", ["sa"]),
@@ -86,7 +86,7 @@ def discovery(path: str) -> dict[str, Any] | None:
 
 
 def _resource_list(group: str) -> dict[str, Any]:
-    verbs = ["get", "list", "patch", "update"]
+    verbs = ["delete", "get", "list", "patch", "update"]
     resources = [
         {
             "name": res,
@@ -125,6 +125,8 @@ def answer(world: World, method: str, path: str) -> tuple[int, dict[str, Any]]:
     plural = res if not match["group"] else f"{res}.{match['group']}"
     if name not in world.objects.get(res, {}):
         return 404, _status(404, "NotFound", f'{plural} "{name}" not found', name=name, kind=res)
+    if method == "DELETE":
+        return 200, _object(res, name, sub, world.objects[res].pop(name))
     return 200, _object(res, name, sub, world.objects[res][name])
 
 
@@ -171,7 +173,7 @@ class FakeAPIServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-            do_GET = do_PATCH = do_PUT = _reply
+            do_GET = do_PATCH = do_PUT = do_DELETE = _reply
 
             def log_message(self, format: str, *args: Any) -> None:
                 """Stay quiet: the world's request list is the log."""

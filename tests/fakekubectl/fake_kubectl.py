@@ -3,15 +3,15 @@
 
 It understands exactly the calls mpigen's runtime scripts make, and fails loudly (exit 99) on any
 other. `$FAKE_KUBECTL_DIR` holds `scenario.json`, `{"KEY": [answer, ...]}` with KEY one of
-`get pod NAME`, `get job NAME`, `get secret NAME`, `patch KIND NAME`, `scale statefulset NAME`; each call consumes the
+`get pod NAME`, `get job NAME`, `get secret NAME`, `patch KIND NAME`, `scale statefulset NAME`, `delete KIND NAME`; each call consumes the
 next answer for its key and the last one repeats. The fake appends each call's argv to `calls.jsonl`
 and keeps its position in `state.json`.
 
 Answers: `"NotFound"`, `"Forbidden"` and `"Refused"` fail the way kubectl does. Otherwise a pod's
 answer is its Ready status (`"True"`, `"False"`, `""` for none), a job's answer is
 `{"uid": ..., "conditions": {"TYPE": "True"|"False"}}`, a secret's `{"resourceVersion": ..., "privatekey":
-base64 or ""}`, and a patch or scale answer is `"ok"` (or `"Conflict"`: the resourceVersion is stale).
-Keys without answers: gets are NotFound, patch and scale succeed.
+base64 or ""}`, and a patch, scale or delete answer is `"ok"` (or `"Conflict"`: the resourceVersion is stale).
+Keys without answers: gets are NotFound, patch, scale and delete succeed.
 Error texts follow kubectl 1.37 and 1.20 against a real API server.
 """
 
@@ -150,6 +150,15 @@ def change(cluster: Cluster, verb: str, kind: str, name: str, out: list[str], er
     return 0
 
 
+def delete(cluster: Cluster, kind: str, name: str, out: list[str], err: list[str]) -> int:
+    answer = cluster.next(f"delete {kind} {name}", "ok")
+    if answer != "ok":
+        err.append(error_text(answer, "delete", kind, name))
+        return 1
+    out.append(f'{RESOURCES[kind][2]} "{name}" deleted')
+    return 0
+
+
 def run(cluster: Cluster, args: list[str], out: list[str], err: list[str]) -> int:
     """Answer one kubectl call; raise Unsupported for anything the scripts should not do."""
     args = list(args)
@@ -169,6 +178,8 @@ def run(cluster: Cluster, args: list[str], out: list[str], err: list[str]) -> in
         return change(cluster, "patch", args[1], args[2], out, err)
     if args[:2] == ["scale", "statefulset"] and args[3:] == ["--replicas=0"]:
         return change(cluster, "scale", "statefulset", args[2], out, err)
+    if args[0] == "delete" and len(args) == 4 and args[3] == "--wait=false":
+        return delete(cluster, args[1], args[2], out, err)
     raise Unsupported(" ".join(args))
 
 

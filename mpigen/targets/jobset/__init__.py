@@ -31,6 +31,7 @@ from mpigen.targets.jobset.hosts import hosts, worker_hosts
 from mpigen.targets.jobset.jobset import build_jobset
 from mpigen.targets.shared.gang import build_pod_group, build_worker_pdb, gang_warnings
 from mpigen.targets.shared.meta import template_warnings
+from mpigen.targets.shared.network import build_network_policy
 from mpigen.targets.shared.ssh import build_keygen_job, build_keygen_rbac, build_ssh_secret
 
 Builder = Callable[[JobPlan, Options], list[dict[str, Any]]]
@@ -50,7 +51,7 @@ def _gang(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
 
 
 # The order of the documents of one job (API, as the operator target's): identities and RBAC, the
-# ConfigMap, the SSH Secret, the gang's PodGroup and PDB, the SSH key Job, the JobSet.
+# ConfigMap, the SSH Secret, the NetworkPolicy, the gang's PodGroup and PDB, the SSH key Job, the JobSet.
 BUILDERS: tuple[Builder, ...] = (
     _some(build_launcher_service_account),
     _some(build_launcher_role),
@@ -58,6 +59,7 @@ BUILDERS: tuple[Builder, ...] = (
     _some(build_keygen_rbac),
     _some(build_config_map),
     _some(build_ssh_secret),
+    build_network_policy,
     _gang,
     build_worker_pdb,
     build_keygen_job,

@@ -19,6 +19,7 @@ from mpigen.plan import JobPlan
 from mpigen.targets.jobset.hosts import hosts, launcher_host
 from mpigen.targets.jobset.pods import OWN_NAMING
 from mpigen.targets.shared import mpi_env
+from mpigen.targets.shared.rbac import foreign_account_warning
 
 CONFIG_MAP_MAX_BYTES = 1024 * 1024
 
@@ -141,6 +142,7 @@ def warnings(plan: JobPlan, options: Options) -> list[Issue]:
                 "warning",
             )
         )
+        found += foreign_account_warning(plan, "get, list and exec into every pod of the namespace")
     if plan.clean_pod_policy == "None":
         found.append(
             Issue(

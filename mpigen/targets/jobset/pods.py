@@ -109,6 +109,10 @@ def build_launcher_template(plan: JobPlan, options: Options) -> dict[str, Any]:
         pod["initContainers"] = [*(pod.get("initContainers") or []), build_kubectl_delivery(plan, options)]
     else:
         assert plan.ssh is not None
+        # SSH: the launcher calls no API (JobSet's dependsOn waits for the workers), so no token, unless
+        # the template names a ServiceAccount or says itself.
+        if not pod.get("serviceAccountName") and not pod.get("serviceAccount"):
+            pod.setdefault("automountServiceAccountToken", False)
         host_network_dns(pod)
         add_ssh(pod, plan.ssh, names.ROLE_LAUNCHER)
     own_env = container.get("env") or []

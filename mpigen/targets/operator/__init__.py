@@ -27,10 +27,12 @@ from mpigen.targets.shared.gang import build_pod_group, build_worker_pdb, gang_w
 from mpigen.targets.shared.launcher import build_launcher_job
 from mpigen.targets.shared.limits import check_derived_names, check_sizes
 from mpigen.targets.shared.meta import template_warnings
+from mpigen.targets.shared.network import build_network_policy
 from mpigen.targets.shared.rbac import (
     build_launcher_role,
     build_launcher_role_binding,
     build_launcher_service_account,
+    foreign_account_warnings,
 )
 from mpigen.targets.shared.ssh import build_keygen_job, build_keygen_rbac, build_ssh_secret
 from mpigen.targets.shared.workers import build_worker_stateful_set
@@ -48,9 +50,9 @@ def _some(build: Callable[[JobPlan], list[dict[str, Any]]]) -> Builder:
 
 # The order of the documents of one job. It is API (documented in the README): GitOps diffs and
 # `kubectl apply -f -` in one pass depend on it: identities and RBAC before the pods that use them,
-# configuration, the SSH Secret and the PodGroup before pods, the SSH key Job before the pods that
-# wait for its keys, workers before the launcher, and the clean-up Job last (it watches the launcher
-# Job). Insert new objects in their place; never reorder.
+# configuration, the SSH Secret, the NetworkPolicy and the PodGroup before pods, the SSH key Job
+# before the pods that wait for its keys, workers before the launcher, and the clean-up Job last (it
+# watches the launcher Job). Insert new objects in their place; never reorder.
 BUILDERS: tuple[Builder, ...] = (
     _some(build_launcher_service_account),
     _some(build_launcher_role),
@@ -60,6 +62,7 @@ BUILDERS: tuple[Builder, ...] = (
     _with_options(build_config_map),
     _some(build_ssh_secret),
     _some(build_job_service),
+    build_network_policy,
     build_pod_group,
     build_worker_pdb,
     build_keygen_job,
@@ -83,7 +86,7 @@ class OperatorTarget:
         return check_sizes(plan, options)
 
     def warnings(self, plan: JobPlan, options: Options) -> list[Issue]:
-        return gang_warnings(plan, options) + template_warnings(plan)
+        return gang_warnings(plan, options) + template_warnings(plan) + foreign_account_warnings(plan)
 
     def build(self, plan: JobPlan, options: Options) -> list[dict[str, Any]]:
         return [canonical(obj) for build in BUILDERS for obj in build(plan, options)]

@@ -15,6 +15,7 @@ from typing import Any
 from mpigen import names
 from mpigen.options import Options
 from mpigen.plan import JobPlan
+from mpigen.targets.shared.hardening import harden, home_env, tmp_mount, tmp_volume
 from mpigen.targets.shared.meta import kubectl_delivery_image, object_meta, service_account_subject
 from mpigen.targets.shared.scripts import cleanup_role_rules, render_cleanup_script
 
@@ -80,8 +81,8 @@ def build_cleanup_job(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
         # The kubectl-delivery image is alpine with kubectl on PATH: all the script needs.
         "image": kubectl_delivery_image(plan, options),
         "command": ["/bin/sh", f"{names.CONFIG_MOUNT_PATH}/{names.CLEANUP_SCRIPT}"],
-        "volumeMounts": [{"name": names.CONFIG_VOLUME, "mountPath": names.CONFIG_MOUNT_PATH}],
-        "resources": {"requests": {"cpu": "10m", "memory": "32Mi"}, "limits": {"memory": "64Mi"}},
+        "env": [home_env()],
+        "volumeMounts": [{"name": names.CONFIG_VOLUME, "mountPath": names.CONFIG_MOUNT_PATH}, tmp_mount()],
     }
     labels = names.standard_labels(plan.name, names.COMPONENT_CLEANUP)
     return [
@@ -97,8 +98,9 @@ def build_cleanup_job(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
                     "spec": {
                         "serviceAccountName": names.cleanup(plan.name),
                         "restartPolicy": "OnFailure",
-                        "containers": [container],
+                        "containers": [harden(container)],
                         "volumes": [
+                            tmp_volume(),
                             {
                                 "name": names.CONFIG_VOLUME,
                                 "configMap": {
@@ -111,7 +113,7 @@ def build_cleanup_job(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
                                         }
                                     ],
                                 },
-                            }
+                            },
                         ],
                     },
                 },

@@ -24,6 +24,14 @@ from mpigen.options import Options
 from mpigen.plan import JobPlan
 from mpigen.targets.shared import mpi_env
 from mpigen.targets.shared.gang import join_gang
+from mpigen.targets.shared.hardening import (
+    api_token_mount,
+    api_token_volume,
+    harden,
+    home_env,
+    tmp_mount,
+    tmp_volume,
+)
 from mpigen.targets.shared.meta import kubectl_delivery_image, label_pod, object_meta
 from mpigen.targets.shared.pods import (
     add_ssh,
@@ -46,12 +54,38 @@ def build_wait_for_workers(plan: JobPlan, options: Options) -> dict[str, Any]:
     kubectl-delivery image. On timeout it fails, and the Job's backoffLimit applies.
     """
     mounts = [kubectl_mount(), config_mount()] if plan.kubexec else [config_mount()]
-    return {
+    if projects_token(plan):
+        mounts.append(api_token_mount())
+    container = {
         "name": names.WAIT_FOR_WORKERS,
         "image": kubectl_delivery_image(plan, options),
         "command": ["/bin/sh", f"{names.CONFIG_MOUNT_PATH}/{names.WAIT_SCRIPT}"],
-        "volumeMounts": mounts,
+        "env": [home_env()],
+        "volumeMounts": [*mounts, tmp_mount()],
     }
+    return harden(container)
+
+
+def _keeps_token_as_written(plan: JobPlan) -> bool:
+    """A template that names its own ServiceAccount or says whether to mount its token decides; so
+    does the kubectl-exec transport, whose launcher container itself calls the API (kubexec.sh), as may
+    the kubectl-delivery image."""
+    spec = plan.launcher_template.get("spec") or {}
+    return plan.kubexec or any(key in spec for key in ("serviceAccountName", "automountServiceAccountToken"))
+
+
+def projects_token(plan: JobPlan) -> bool:
+    """The launcher pod mounts no token, but into `wait-for-workers`, the one container that calls the
+    API (SSH transport, WaitForWorkersReady)."""
+    return plan.waits_for_workers and not _keeps_token_as_written(plan)
+
+
+def _limit_token(plan: JobPlan, pod: dict[str, Any]) -> list[dict[str, Any]]:
+    """No token in the launcher pod's containers that do not call the API; the volumes it then needs."""
+    if _keeps_token_as_written(plan):
+        return []
+    pod["automountServiceAccountToken"] = False
+    return [api_token_volume()] if projects_token(plan) else []
 
 
 def _config_items(plan: JobPlan) -> list[tuple[str, int]]:
@@ -100,6 +134,8 @@ def build_launcher_pod_template(
     mounts = [kubectl_mount(), config_mount()] if plan.kubexec else [config_mount()]
     container["volumeMounts"] = [*(container.get("volumeMounts") or []), *mounts]
     volumes = [{"name": names.KUBECTL_VOLUME, "emptyDir": {}}] if plan.kubexec else []
+    volumes += _limit_token(plan, pod)
+    volumes += [tmp_volume()] if plan.waits_for_workers else []
     pod["volumes"] = [*(pod.get("volumes") or []), *volumes, config_volume(_config_items(plan), plan.name)]
     if gang:
         join_gang(template, plan, options, names.ROLE_LAUNCHER)

@@ -11,6 +11,7 @@ from typing import Any
 from mpigen import names
 from mpigen.options import Options
 from mpigen.plan import JobPlan, Ssh
+from mpigen.targets.shared.hardening import harden
 from mpigen.targets.shared.meta import kubectl_delivery_image
 
 
@@ -77,4 +78,5 @@ def build_kubectl_delivery(plan: JobPlan, options: Options) -> dict[str, Any]:
         container["imagePullPolicy"] = delivery.pull_policy
     if delivery.resources:
         container["resources"] = copy.deepcopy(delivery.resources)
-    return container
+    # Under Kueue (--queue, jobset target) no ephemeral-storage of mpigen's own: Kueue counts it.
+    return harden(container, ephemeral=options.queue is None)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from mpigen import names
+from mpigen.errors import Issue
 from mpigen.plan import JobPlan
 from mpigen.targets.shared.meta import object_meta, service_account_subject
 
@@ -74,3 +75,28 @@ def build_launcher_role_binding(plan: JobPlan) -> list[dict[str, Any]]:
             },
         }
     ]
+
+
+def foreign_account_warnings(plan: JobPlan) -> list[Issue]:
+    """The launcher Role bound to a ServiceAccount the launcher template names (operator and volcano
+    targets)."""
+    if not _grants(plan):
+        return []
+    rights = "get and exec into" if plan.kubexec else "get"
+    return foreign_account_warning(plan, f"{rights} this job's worker pods")
+
+
+def foreign_account_warning(plan: JobPlan, rights: str) -> list[Issue]:
+    """The launcher Role, which grants `rights`, bound to a ServiceAccount the launcher template names,
+    which mpigen does not create: every pod in the namespace that runs as it (with `default`, every pod
+    that names none) gains the Role's rights, so the user hears of it by name."""
+    account = plan.launcher_service_account
+    if account is None:
+        return []
+    message = (
+        f'the Role "{names.launcher(plan.name)}" ({rights}) is bound to ServiceAccount '
+        f'"{account}", which mpigen does not create: every pod that runs as "{account}" gains it; '
+        "leave serviceAccountName out to get a ServiceAccount of the job's own"
+    )
+    path = plan.template_paths.get(names.ROLE_LAUNCHER, ("spec",)) + ("spec", "serviceAccountName")
+    return [Issue(path, message, "warning")]

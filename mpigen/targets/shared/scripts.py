@@ -154,13 +154,24 @@ def render_keygen_script(
 
 def keygen_role_rules(*, secret: str, self_job: str, self_rbac: str) -> list[dict[str, Any]]:
     """The Role rules `ssh-keygen.sh` needs: read and patch the one Secret (`kubectl patch` GETs it
-    first), read its own Job's uid, adopt its own ServiceAccount, Role and RoleBinding."""
+    first), read its own Job's uid, adopt its own ServiceAccount and Role, delete its RoleBinding."""
     return [
         _rule("", "secrets", ["get", "patch"], [secret]),
         _rule("batch", "jobs", ["get"], [self_job]),
-        _rule("", "serviceaccounts", ["get", "patch"], [self_rbac]),
-        _rule("rbac.authorization.k8s.io", "roles", ["get", "patch"], [self_rbac]),
-        _rule("rbac.authorization.k8s.io", "rolebindings", ["get", "patch"], [self_rbac]),
+        *own_rbac_rules(self_rbac),
+    ]
+
+
+def own_rbac_rules(name: str) -> list[dict[str, Any]]:
+    """Adopting its own ServiceAccount and Role (`kubectl patch` GETs them first) and deleting its own
+    RoleBinding last. Never `patch` on the RoleBinding: under RBAC's escalation rule a subject that holds
+    every permission of the bound Role may change the binding's subjects, and so hand the Role to
+    anyone. Patching the Role cannot grant more than it holds already, and deleting a binding grants
+    nothing."""
+    return [
+        _rule("", "serviceaccounts", ["get", "patch"], [name]),
+        _rule("rbac.authorization.k8s.io", "roles", ["get", "patch"], [name]),
+        _rule("rbac.authorization.k8s.io", "rolebindings", ["delete"], [name]),
     ]
 
 
@@ -183,9 +194,7 @@ def cleanup_role_rules(
         _rule("batch", "jobs", ["get"], [launcher_job, self_job]),
         _rule("apps", "statefulsets", ["get"], [statefulset]),
         _rule("apps", "statefulsets/scale", ["get", "patch", "update"], [statefulset]),
-        _rule("", "serviceaccounts", ["get", "patch"], [self_rbac]),
-        _rule("rbac.authorization.k8s.io", "roles", ["get", "patch"], [self_rbac]),
-        _rule("rbac.authorization.k8s.io", "rolebindings", ["get", "patch"], [self_rbac]),
+        *own_rbac_rules(self_rbac),
     ]
 
 

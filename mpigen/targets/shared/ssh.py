@@ -7,8 +7,9 @@ small Job `<job>-ssh-keygen`: an init container runs `ssh-keygen` in the worker'
 worker pod's pull secrets, security context and placement, so that the image, its user and its
 architecture are ones known to work), and the `store` container patches the pair into the Secret with
 the kubectl-delivery image, never replacing keys already there. Its identity may `get` and `patch`
-that one Secret only. Until the keys exist the kubelet keeps the launcher and worker pods in
-ContainerCreating (their volume names a key that is missing) and retries. With `mpigen.dev/ssh-secret`
+that one Secret only; only `store` gets its token; both containers meet Pod Security restricted. Until
+the keys exist the kubelet keeps the launcher and worker pods in ContainerCreating (their volume names
+a key that is missing) and retries. With `mpigen.dev/ssh-secret`
 the user provides the Secret and none of this is emitted. See docs/runtime.md.
 """
 
@@ -19,6 +20,16 @@ from typing import Any
 from mpigen import names
 from mpigen.options import Options
 from mpigen.plan import JobPlan
+from mpigen.targets.shared.hardening import (
+    HELPER_USER,
+    api_token_mount,
+    api_token_volume,
+    harden,
+    home_env,
+    restricted_security_context,
+    tmp_mount,
+    tmp_volume,
+)
 from mpigen.targets.shared.meta import kubectl_delivery_image, object_meta, service_account_subject
 from mpigen.targets.shared.scripts import keygen_role_rules, render_keygen_script
 
@@ -35,7 +46,6 @@ KEYGEN_COMMAND = [
 ]
 # What the key-generation pod copies from the worker pod template (else the launcher's).
 POD_FIELDS = ("imagePullSecrets", "securityContext", "nodeSelector", "tolerations", "affinity")
-SMALL = {"requests": {"cpu": "10m", "memory": "32Mi"}, "limits": {"memory": "64Mi"}}
 
 
 def generates_keys(plan: JobPlan) -> bool:
@@ -96,34 +106,48 @@ def _source_pod(plan: JobPlan) -> dict[str, Any]:
     return spec
 
 
+def key_security_context(plan: JobPlan) -> dict[str, Any]:
+    """Both containers' context: Pod Security restricted, as the worker's user (ssh-keygen writes the
+    private key readable by its owner only, and `store` reads it), or `nobody` where the worker names
+    none or root: neither ssh-keygen nor kubectl needs root, and ssh-keygen needs a user in the image's
+    passwd, which `nobody` is in alpine's, Debian's and Ubuntu's."""
+    own = _source_pod(plan)["containers"][0].get("securityContext") or {}
+    pod = _source_pod(plan).get("securityContext") or {}
+    context = restricted_security_context(None)
+    if own.get("runAsUser", pod.get("runAsUser")):
+        context.update({key: own[key] for key in ("runAsUser", "runAsGroup") if key in own})
+    else:
+        context.update(runAsUser=HELPER_USER, runAsGroup=HELPER_USER)
+    return context
+
+
 def build_keygen_container(plan: JobPlan) -> dict[str, Any]:
     source = _source_pod(plan)["containers"][0]
     container = {"name": "ssh-keygen", "image": source["image"], "command": list(KEYGEN_COMMAND)}
-    for key in ("imagePullPolicy", "securityContext"):
-        if key in source:
-            container[key] = source[key]
-    container["resources"] = SMALL
+    if "imagePullPolicy" in source:
+        container["imagePullPolicy"] = source["imagePullPolicy"]
     container["volumeMounts"] = [{"name": KEYS_VOLUME, "mountPath": KEYS_DIR}]
+    harden(container, None)
+    container["securityContext"] = key_security_context(plan)
     return container
 
 
 def build_store_container(plan: JobPlan, options: Options) -> dict[str, Any]:
+    """The one container of the key Job that calls the API, and so the one with the token."""
     container: dict[str, Any] = {
         "name": "store",
         "image": kubectl_delivery_image(plan, options),
         "command": ["/bin/sh", f"{names.CONFIG_MOUNT_PATH}/{names.KEYGEN_SCRIPT}"],
-        # kubectl keeps a cache under $HOME, which an arbitrary user may not own.
-        "env": [{"name": "HOME", "value": "/tmp"}],
-        "resources": SMALL,
+        "env": [home_env()],
         "volumeMounts": [
             {"name": KEYS_VOLUME, "mountPath": KEYS_DIR, "readOnly": True},
             {"name": names.CONFIG_VOLUME, "mountPath": names.CONFIG_MOUNT_PATH},
+            tmp_mount(),
+            api_token_mount(),
         ],
     }
-    # The same user as ssh-keygen, which writes the private key readable by its owner only.
-    source = _source_pod(plan)["containers"][0]
-    if "securityContext" in source:
-        container["securityContext"] = source["securityContext"]
+    harden(container, None)
+    container["securityContext"] = key_security_context(plan)
     return container
 
 
@@ -133,7 +157,7 @@ def build_keygen_pod_spec(plan: JobPlan, options: Options) -> dict[str, Any]:
     item = {"key": names.KEYGEN_SCRIPT, "path": names.KEYGEN_SCRIPT, "mode": names.SCRIPT_MODE}
     pod.update(
         serviceAccountName=names.ssh_keygen(plan.name),
-        automountServiceAccountToken=True,
+        automountServiceAccountToken=False,
         restartPolicy="OnFailure",
         initContainers=[build_keygen_container(plan)],
         containers=[build_store_container(plan, options)],
@@ -143,6 +167,8 @@ def build_keygen_pod_spec(plan: JobPlan, options: Options) -> dict[str, Any]:
                 "name": names.CONFIG_VOLUME,
                 "configMap": {"name": names.config_map(plan.name), "items": [item]},
             },
+            tmp_volume(),
+            api_token_volume(),
         ],
     )
     return pod

@@ -1,6 +1,7 @@
 """The objects of the volcano target, in order: the launcher's identity (when it needs the API), the
-ConfigMap `<job>-config` (mpigen's hostfile over Volcano's pod names, the scripts), the workers'
-PodDisruptionBudget and the Volcano Job `<job>`.
+ConfigMap `<job>-config` (mpigen's hostfile over Volcano's pod names, the scripts), the opt-in
+NetworkPolicy `<job>` (the svc plugin's own is disabled), the workers' PodDisruptionBudget and the
+Volcano Job `<job>`.
 
 Volcano v1.10 (`pkg/controllers/job`, its `svc` and `ssh` plugins, the admission webhooks) decides the
 rest. Every field Volcano's mutating webhook would default is written (queue, schedulerName, maxRetry,
@@ -25,10 +26,12 @@ from mpigen.targets.shared.configmap import (
 from mpigen.targets.shared.gang import build_worker_pdb, gang_warnings, min_member
 from mpigen.targets.shared.launcher import build_launcher_pod_template
 from mpigen.targets.shared.meta import object_meta, template_warnings
+from mpigen.targets.shared.network import build_network_policy
 from mpigen.targets.shared.rbac import (
     build_launcher_role,
     build_launcher_role_binding,
     build_launcher_service_account,
+    foreign_account_warnings,
 )
 from mpigen.targets.shared.workers import build_worker_pod_template
 
@@ -194,12 +197,13 @@ def _some(build: Callable[[JobPlan], list[dict[str, Any]]]) -> Builder:
 
 
 # The order of the documents of one job (API, as for every target): identities and RBAC before the pods
-# that use them, the ConfigMap before the pods that mount it, the PodDisruptionBudget before its pods.
+# that use them, the ConfigMap before the pods that mount it, the NetworkPolicy and the PodDisruptionBudget before its pods.
 BUILDERS: tuple[Builder, ...] = (
     _some(build_launcher_service_account),
     _some(build_launcher_role),
     _some(build_launcher_role_binding),
     build_config_map,
+    build_network_policy,
     lambda plan, options: build_worker_pdb(plan, _gang(options)),
     build_job,
 )
@@ -208,6 +212,7 @@ BUILDERS: tuple[Builder, ...] = (
 def warnings(plan: JobPlan, options: Options) -> list[Issue]:
     found = [issue for issue in template_warnings(plan) if issue.path[-2:] != ("spec", "hostname")]
     found += gang_warnings(plan, _gang(options))
+    found += foreign_account_warnings(plan)
     for role, template in (
         (names.ROLE_LAUNCHER, plan.launcher_template),
         (names.ROLE_WORKER, plan.worker_template),

@@ -15,6 +15,7 @@ from mpigen.errors import Issue
 from mpigen.options import SCHEDULER_PLUGINS, Options
 from mpigen.plan import JobPlan
 from mpigen.targets.shared import mpi_env
+from mpigen.targets.shared.hardening import API_TOKEN_VOLUME, TMP_VOLUME
 from mpigen.targets.shared.limits import CONFIG_MAP_MAX_BYTES, host_lists_bytes, largest_fitting, role_bytes
 from mpigen.targets.volcano.job import (
     LAUNCHER_TASK,
@@ -36,7 +37,7 @@ def added(plan: JobPlan) -> Added:
         launcher_env = names.LAUNCHER_ENV + (names.NVIDIA_ENV if plan.blank_launcher_gpus else ())
         return {
             "launcher": (
-                (names.CONFIG_VOLUME, names.KUBECTL_VOLUME, svc),
+                (names.CONFIG_VOLUME, names.KUBECTL_VOLUME, TMP_VOLUME, svc),
                 (names.KUBECTL_DELIVERY, names.WAIT_FOR_WORKERS),
                 launcher_env,
                 (names.CONFIG_MOUNT_PATH, names.KUBECTL_MOUNT_PATH, VOLCANO_MOUNT_PATH),
@@ -50,7 +51,7 @@ def added(plan: JobPlan) -> Added:
     inits = (names.WAIT_FOR_WORKERS,) if plan.waits_for_workers else ()
     return {
         "launcher": (
-            (key_volume, names.CONFIG_VOLUME, svc),
+            (key_volume, names.CONFIG_VOLUME, TMP_VOLUME, API_TOKEN_VOLUME, svc),
             inits,
             env,
             (ssh_path, names.CONFIG_MOUNT_PATH, VOLCANO_MOUNT_PATH),

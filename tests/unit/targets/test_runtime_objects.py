@@ -76,7 +76,7 @@ def test_launcher_waits_for_workers_after_kubectl_delivery() -> None:
     assert [c["name"] for c in launcher["initContainers"]] == ["kubectl-delivery", "wait-for-workers"]
     wait = launcher["initContainers"][1]
     assert wait["command"] == ["/bin/sh", "/etc/mpi/wait-for-workers.sh"]
-    assert {m["mountPath"] for m in wait["volumeMounts"]} == {"/opt/kube", "/etc/mpi"}
+    assert {m["mountPath"] for m in wait["volumeMounts"]} == {"/opt/kube", "/etc/mpi", "/tmp"}
     items = launcher["volumes"][-1]["configMap"]["items"]
     assert {"key": "wait-for-workers.sh", "path": "wait-for-workers.sh", "mode": 0o555} in items
     script = find(objects, "ConfigMap", "pi-config")["data"]["wait-for-workers.sh"]
@@ -125,7 +125,13 @@ def test_cleanup_identity_is_least_privilege_and_not_the_launchers() -> None:
     allowed = {"pi-launcher", "pi-cleanup", "pi-worker"}
     for rule in role["rules"]:
         assert rule["resourceNames"] and set(rule["resourceNames"]) <= allowed, rule
-        assert not {"list", "watch", "delete", "deletecollection", "create", "*"} & set(rule["verbs"]), rule
+        # It deletes its own RoleBinding when done, and nothing else; it never patches that binding.
+        deletes = {"delete"} if rule["resources"] == ["rolebindings"] else set()
+        assert not ({"list", "watch", "delete", "deletecollection", "create", "*"} - deletes) & set(
+            rule["verbs"]
+        ), rule
+        if rule["resources"] == ["rolebindings"]:
+            assert rule["verbs"] == ["delete"] and rule["resourceNames"] == ["pi-cleanup"], rule
     binding = find(objects, "RoleBinding", "pi-cleanup")
     assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "pi-cleanup", "namespace": "ml"}]
 

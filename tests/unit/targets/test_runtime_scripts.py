@@ -326,9 +326,11 @@ def test_wait_counts_time_slept_without_a_clock(
 def adoption_calls(uid: str = UID) -> list[list[str]]:
     patch = owner_patch(SELF, uid)
     return [["get", "job", SELF, "-o", "jsonpath={.metadata.uid}"]] + [
-        ["patch", kind, SELF, "--type=merge", "-p", patch]
-        for kind in ("serviceaccount", "role", "rolebinding")
+        ["patch", kind, SELF, "--type=merge", "-p", patch] for kind in ("serviceaccount", "role")
     ]
+
+
+UNBIND = ["delete", "rolebinding", SELF, "--wait=false"]
 
 
 SCALE = ["scale", "statefulset", STS, "--replicas=0"]
@@ -338,14 +340,18 @@ def test_cleanup_adopts_its_rbac_then_scales_after_complete(shell: list[str], ku
     answers = {f"get job {SELF}": [launcher()], f"get job {LAUNCHER}": [launcher(), launcher("Complete")]}
     result = kubectl.run(shell, cleanup_script(kubectl), answers)
     assert (result.rc, result.err) == (0, "")
-    assert result.calls[:4] == adoption_calls()
+    assert result.calls[:3] == adoption_calls()
     assert json.loads(result.calls[1][-1]) == {
         "metadata": {"ownerReferences": [{"apiVersion": "batch/v1", "kind": "Job", "name": SELF, "uid": UID}]}
     }
-    assert [call[:3] for call in result.calls[4:]] == [["get", "job", LAUNCHER]] * 2 + [SCALE[:3]]
-    assert result.calls[-1] == SCALE
+    assert [call[:3] for call in result.calls[3:]] == [["get", "job", LAUNCHER]] * 2 + [SCALE[:3], UNBIND[:3]]
+    assert result.calls[-2:] == [SCALE, UNBIND]
+    # It never patches the RoleBinding that grants its rights: it deletes it, last.
+    assert not [call for call in result.calls if call[:2] == ["patch", "rolebinding"]]
     assert f"job/{LAUNCHER} is Complete: scaling the workers down" in result.out
-    assert result.out.endswith(f"scaled statefulset/{STS} to 0 replicas: statefulset.apps/{STS} scaled\n")
+    assert result.out.endswith(
+        f"scaled statefulset/{STS} to 0 replicas: statefulset.apps/{STS} scaled\ndeleted rolebinding/{SELF}\n"
+    )
 
 
 def test_cleanup_waits_through_retried_attempts(shell: list[str], kubectl: FakeKubectl) -> None:
@@ -360,14 +366,14 @@ def test_cleanup_waits_through_retried_attempts(shell: list[str], kubectl: FakeK
     assert result.rc == 0
     assert result.count("get", "job", LAUNCHER) == 4
     assert result.count("scale") == 1
-    assert result.calls[-1] == SCALE
+    assert result.calls[-2:] == [SCALE, UNBIND]
 
 
 def test_cleanup_scales_after_failed(shell: list[str], kubectl: FakeKubectl) -> None:
     answers = {f"get job {SELF}": [launcher()], f"get job {LAUNCHER}": [launcher("FailureTarget", "Failed")]}
     result = kubectl.run(shell, cleanup_script(kubectl), answers)
     assert result.rc == 0
-    assert result.calls[4:] == [["get", "job", LAUNCHER, "-o", result.calls[4][4]], SCALE]
+    assert result.calls[3:] == [["get", "job", LAUNCHER, "-o", result.calls[3][4]], SCALE, UNBIND]
     assert f"job/{LAUNCHER} is Failed: scaling the workers down" in result.out
 
 
@@ -428,9 +434,9 @@ def test_cleanup_warns_about_each_object_it_cannot_adopt(shell: list[str], kubec
     }
     result = kubectl.run(shell, cleanup_script(kubectl), answers)
     assert result.rc == 0
-    assert result.calls[:4] == adoption_calls()
-    assert result.calls[4:6] == [result.calls[4], SCALE]
-    assert result.calls[6:] == adoption_calls()  # the retry after scaling down
+    assert result.calls[:3] == adoption_calls()
+    assert result.calls[3:5] == [result.calls[3], SCALE]
+    assert result.calls[5:] == [*adoption_calls(), UNBIND]  # the retry after scaling down
     assert result.err.count("warning: ") == 1
     assert result.err.startswith(f"warning: cannot adopt role/{SELF}, it stays behind after job/{SELF}: ")
     assert f"role/{SELF} is now owned by job/{SELF}" in result.out
@@ -452,7 +458,7 @@ def test_cleanup_accepts_a_statefulset_already_gone(shell: list[str], kubectl: F
     }
     result = kubectl.run(shell, cleanup_script(kubectl), answers)
     assert (result.rc, result.err) == (0, "")
-    assert result.out.endswith(f"statefulset/{STS} is already gone\n")
+    assert result.out.endswith(f"statefulset/{STS} is already gone\ndeleted rolebinding/{SELF}\n")
 
 
 def test_cleanup_fails_when_it_cannot_scale(shell: list[str], kubectl: FakeKubectl) -> None:
@@ -525,9 +531,9 @@ def test_real_kubectl_cleanup_requests_are_allowed(tmp_path: Path, kubectl_binar
         {
             "jobs": {SELF: job(UID), LAUNCHER: job("0-0", Complete="True")},
             "statefulsets": {STS: {"spec": {"replicas": 3}}},
-            "serviceaccounts": rbac,
-            "roles": rbac,
-            "rolebindings": rbac,
+            "serviceaccounts": dict(rbac),
+            "roles": dict(rbac),
+            "rolebindings": dict(rbac),
         }
     )
     done = run_real(cleanup_script(kubectl_binary), world, tmp_path)
@@ -536,6 +542,9 @@ def test_real_kubectl_cleanup_requests_are_allowed(tmp_path: Path, kubectl_binar
     assert [r for r in world.requests if not allowed(r, rules)] == []
     assert Request("patch", "apps", "statefulsets/scale", STS) in world.requests
     assert f"role/{SELF} is now owned by job/{SELF}" in done.stdout
+    # Its last request deletes its own RoleBinding; none patches it.
+    assert world.requests[-1] == Request("delete", "rbac.authorization.k8s.io", "rolebindings", SELF)
+    assert not [r for r in world.requests if r.resource == "rolebindings" and r.verb != "delete"]
 
 
 def test_real_kubectl_cleanup_with_launcher_and_workers_gone(tmp_path: Path, kubectl_binary: str) -> None:
@@ -550,7 +559,8 @@ def test_real_kubectl_cleanup_with_launcher_and_workers_gone(tmp_path: Path, kub
     done = run_real(cleanup_script(kubectl_binary), world, tmp_path)
     assert (done.returncode, done.stderr) == (0, "")
     assert f"job/{LAUNCHER} has been missing for 0s (deleted by hand?)" in done.stdout
-    assert done.stdout.endswith(f"statefulset/{STS} is already gone\n")
+    assert done.stdout.endswith(f"statefulset/{STS} is already gone\ndeleted rolebinding/{SELF}\n")
+    assert SELF not in world.objects["rolebindings"]
 
 
 # --- ssh-keygen ------------------------------------------------------------------------------------
@@ -601,9 +611,9 @@ def test_keygen_stores_a_new_pair_with_the_version_it_read(
         ["get", "job", KEYGEN],
         ["patch", "serviceaccount", KEYGEN],
         ["patch", "role", KEYGEN],
-        ["patch", "rolebinding", KEYGEN],
         ["get", "secret", SECRET],
         ["patch", "secret", SECRET],
+        ["delete", "rolebinding", KEYGEN],
     ]
     assert patches_of_secret(result) == [
         {
@@ -669,5 +679,5 @@ def test_keygen_role_allows_exactly_its_calls() -> None:
         "jobs": (["get"], [KEYGEN]),
         "serviceaccounts": (["get", "patch"], [KEYGEN]),
         "roles": (["get", "patch"], [KEYGEN]),
-        "rolebindings": (["get", "patch"], [KEYGEN]),
+        "rolebindings": (["delete"], [KEYGEN]),
     }
