@@ -1,5 +1,6 @@
-"""Container ports: names, numbers, protocols, and host ports under hostNetwork
-(Kubernetes 1.37 pkg/apis/core/validation: validateContainerPorts, validatePodHostNetworkDeps)."""
+"""Container ports: names, numbers, protocols, host ports under hostNetwork and host ports taken twice
+(Kubernetes 1.37 pkg/apis/core/validation: validateContainerPorts, validatePodHostNetworkDeps,
+checkHostPortConflicts, AccumulateUniqueHostPorts)."""
 
 from __future__ import annotations
 
@@ -57,3 +58,20 @@ def host_network_ports(pod: Pod) -> Iterator[Violation]:
             if host and host != own:
                 where = pod.path("containers", index, "ports", j, "hostPort")
                 yield invalid(where, host, "must match `containerPort` when `hostNetwork` is true")
+
+
+def host_port_conflicts(pod: Pod) -> Iterator[Violation]:
+    """A host port (with its protocol, defaulted to TCP, and host IP) is taken once among the regular
+    containers together, and once within each init container."""
+    taken: set[str] = set()
+    for at, container in pod.containers():
+        if at[-2] == "initContainers":
+            taken = set()
+        for index, port in enumerate(mappings(container.get("ports"))):
+            host = number((port or {}).get("hostPort")) or 0
+            if not host or port is None:
+                continue
+            key = f"{text(port.get('protocol')) or 'TCP'}/{text(port.get('hostIP'))}/{host}"
+            if key in taken:
+                yield duplicate((*at, "ports", index, "hostPort"), key)
+            taken.add(key)

@@ -1,14 +1,16 @@
 """Security contexts of the pod and of each container (Kubernetes 1.37 pkg/apis/core/validation:
 validatePodSpecSecurityContext, ValidateSecurityContext, validateSeccompProfileField,
-validateFSGroupChangePolicy; apimachinery IsValidUserID, IsValidGroupID)."""
+validateFSGroupChangePolicy, validateSysctls, ValidateHostSysctl, ValidateAppArmorProfileField;
+apimachinery IsValidUserID, IsValidGroupID; component-helpers node/util/sysctl GetNamespace)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
 from mpigen.checks.pod import formats
-from mpigen.checks.pod.field import Path, Violation, invalid, not_supported, required
+from mpigen.checks.pod.field import Path, Violation, duplicate, invalid, not_supported, required, too_long
 from mpigen.checks.pod.view import Pod, mapping, number, text
 
 SECCOMP_TYPES = ("Localhost", "RuntimeDefault", "Unconfined")
@@ -56,6 +58,91 @@ def pod_context(pod: Pod) -> Iterator[Violation]:
     if isinstance(policy, str) and policy not in FS_GROUP_CHANGE_POLICIES:
         yield not_supported((*at, "fsGroupChangePolicy"), policy, FS_GROUP_CHANGE_POLICIES)
     yield from _seccomp(context, at)
+    yield from _app_armor(context, at)
+    yield from _sysctls(pod, context, (*at, "sysctls"))
+
+
+APP_ARMOR_TYPES = ("Localhost", "RuntimeDefault", "Unconfined")
+
+
+def _app_armor(context: dict[str, Any], where: Path) -> Iterator[Violation]:
+    profile = context.get("appArmorProfile")
+    if not isinstance(profile, dict):
+        return
+    at = (*where, "appArmorProfile")
+    kind, local = text(profile.get("type")), profile.get("localhostProfile")
+    if kind == "Localhost":
+        if not isinstance(local, str):
+            yield required((*at, "localhostProfile"), "must be set when AppArmor type is Localhost")
+            return
+        if local.strip() != local:
+            yield invalid((*at, "localhostProfile"), local, "must not be padded with whitespace")
+        elif not local:
+            yield required((*at, "localhostProfile"), "must be set when AppArmor type is Localhost")
+        if len(local.encode()) > 4095:
+            yield too_long((*at, "localhostProfile"), 4095)
+    elif kind in ("RuntimeDefault", "Unconfined"):
+        if local is not None:
+            yield invalid((*at, "localhostProfile"), local, "can only be set when AppArmor type is Localhost")
+    elif not kind:
+        yield required((*at, "type"), "type is required when appArmorProfile is set")
+    else:
+        yield not_supported((*at, "type"), kind, APP_ARMOR_TYPES)
+
+
+_SYSCTL_SEGMENT = "[a-z0-9]([-_a-z0-9]*[a-z0-9])?"
+_SYSCTL = f"({_SYSCTL_SEGMENT}[\\./])*{_SYSCTL_SEGMENT}"
+_SYSCTL_NAME = re.compile(f"^{_SYSCTL}$")
+_SYSCTL_MSG = f"must have at most 253 characters and match regex ^{_SYSCTL}$"
+# Which sysctls live in the pod's network or IPC namespace (the host's, under hostNetwork or hostIPC).
+_IPC_SYSCTLS = frozenset(
+    {
+        "kernel.sem",
+        "kernel.shmall",
+        "kernel.shmmax",
+        "kernel.shmmni",
+        "kernel.shm_rmid_forced",
+        "kernel.shm",
+        "kernel.msgmax",
+        "kernel.msgmnb",
+        "kernel.msgmni",
+        "kernel.msg",
+    }
+)
+
+
+def _sysctl_namespace(name: str) -> str:
+    """GetNamespace: "Net", "IPC" or "" (another or none), for a name written with dots or slashes."""
+    first = min((i for i in (name.find("."), name.find("/")) if i >= 0), default=-1)
+    if first >= 0 and name[first] == "/":
+        name = name.translate(str.maketrans("./", "/."))
+    name = name.split("*", 1)[0]
+    if name in _IPC_SYSCTLS or name.startswith("fs.mqueue."):
+        return "IPC"
+    if name.startswith("net."):
+        return "Net"
+    return ""
+
+
+def _sysctls(pod: Pod, context: dict[str, Any], at: Path) -> Iterator[Violation]:
+    seen: set[str] = set()
+    for index, sysctl in enumerate(context.get("sysctls") or []):
+        if not isinstance(sysctl, dict):
+            continue
+        name = text(sysctl.get("name"))
+        where = (*at, index, "name")
+        if not name:
+            yield required(where)
+        elif len(name) > 253 or not _SYSCTL_NAME.match(name):
+            yield invalid(where, name, _SYSCTL_MSG)
+        elif name in seen:
+            yield duplicate(where, name)
+        namespace = _sysctl_namespace(name)
+        if pod.spec.get("hostNetwork") is True and namespace == "Net":
+            yield invalid(where, name, "may not be specified when 'hostNetwork' is true")
+        elif pod.spec.get("hostIPC") is True and namespace == "IPC":
+            yield invalid(where, name, "may not be specified when 'hostIPC' is true")
+        seen.add(name)
 
 
 def container_contexts(pod: Pod) -> Iterator[Violation]:
@@ -64,6 +151,7 @@ def container_contexts(pod: Pod) -> Iterator[Violation]:
         at = (*path, "securityContext")
         yield from _ids(context, at, ("runAsUser", "runAsGroup"))
         yield from _seccomp(context, at)
+        yield from _app_armor(context, at)
         if context.get("allowPrivilegeEscalation") is False:
             if context.get("privileged") is True:
                 yield invalid(

@@ -1,5 +1,12 @@
 """Volume sources and volume mounts (Kubernetes 1.37 pkg/apis/core/validation: ValidateVolumes,
-validateVolumeSource and the common sources' own checks, ValidateVolumeMounts)."""
+validateVolumeSource and the common sources' own checks: validateNFSVolumeSource, validateCSIVolumeSource,
+ValidateCSIDriverName, validateProjectedVolumeSource, validateProjectionSources, validateKeyToPath,
+ValidateLocalNonReservedPath, validateEphemeralVolumeSource; ValidateVolumeMounts).
+
+Of a projected volume, the secret, configMap, downwardAPI and serviceAccountToken sources are checked
+(a downward API file's field and resource references are not); clusterTrustBundle and podCertificate
+sources, gated and rare, are neither checked nor counted. Of an ephemeral volume, only that it has a
+claim template."""
 
 from __future__ import annotations
 
@@ -7,7 +14,16 @@ from collections.abc import Iterator
 from typing import Any
 
 from mpigen.checks.pod import formats
-from mpigen.checks.pod.field import Path, Violation, forbidden, invalid, not_found, not_supported, required
+from mpigen.checks.pod.field import (
+    Path,
+    Violation,
+    forbidden,
+    invalid,
+    not_found,
+    not_supported,
+    required,
+    too_long,
+)
 from mpigen.checks.pod.view import Pod, mapping, mappings, number, text
 
 SOURCES = (
@@ -154,12 +170,116 @@ def _key_to_path(item: dict[str, Any], where: Path) -> Iterator[Violation]:
     yield from _mode(item, where, "mode")
 
 
+def _nfs(source: dict[str, Any], where: Path) -> Iterator[Violation]:
+    if not text(source.get("server")):
+        yield required((*where, "server"))
+    path = text(source.get("path"))
+    if not path:
+        yield required((*where, "path"))
+    if not path.startswith("/"):
+        yield invalid((*where, "path"), path, "must be an absolute path")
+
+
+def _csi(source: dict[str, Any], where: Path) -> Iterator[Violation]:
+    driver = text(source.get("driver"))
+    if not driver:
+        yield required((*where, "driver"))
+    else:
+        if len(driver) > 63:
+            yield too_long((*where, "driver"), 63)
+        yield from (
+            invalid((*where, "driver"), driver, msg) for msg in formats.dns1123_subdomain(driver.lower())
+        )
+    secret = source.get("nodePublishSecretRef")
+    if isinstance(secret, dict):
+        name = text(secret.get("name"))
+        if not name:
+            yield required((*where, "nodePublishSecretRef", "name"))
+        else:  # the server names the secret's field `csi.name`
+            yield from (invalid((*where, "name"), name, msg) for msg in formats.dns1123_subdomain(name))
+
+
+def _local_path(path: str, where: Path) -> Iterator[Violation]:
+    """ValidateLocalNonReservedPath."""
+    if path.startswith("/"):
+        yield invalid(where, path, "must be a relative path")
+    if ".." in path.split("/"):
+        yield invalid(where, path, "must not contain '..'")
+    if path.startswith("..") and not path.startswith("../"):
+        yield invalid(where, path, "must not start with '..'")
+
+
+_PROJECTIONS = ("secret", "configMap", "downwardAPI", "serviceAccountToken")
+
+
+def _projected(source: dict[str, Any], where: Path) -> Iterator[Violation]:
+    yield from _mode(source, where, "defaultMode")
+    paths: set[str] = set()
+
+    def claim(path: str, value: object) -> Iterator[Violation]:
+        if path in paths:
+            yield invalid(where, value, "conflicting duplicate paths")
+        paths.add(path)
+
+    for index, item in enumerate(mappings(source.get("sources"))):
+        at = (*where, "sources", index)
+        present = [kind for kind in _PROJECTIONS if (item or {}).get(kind) is not None]
+        for kind in present:
+            part = mapping((item or {})[kind])
+            if kind in ("secret", "configMap"):
+                if not text(part.get("name")):
+                    yield required((*at, kind, "name"))
+                for j, key_path in enumerate(mappings(part.get("items"))):
+                    yield from _key_to_path(key_path or {}, (*at, kind, "items", j))
+                    if text((key_path or {}).get("path")):
+                        yield from claim(text((key_path or {}).get("path")), text(part.get("name")))
+            elif kind == "downwardAPI":
+                for file in mappings(part.get("items")):
+                    path = text((file or {}).get("path"))
+                    if not path:
+                        yield required((*at, kind, "path"))
+                    yield from _local_path(path, (*at, kind, "path"))
+                    yield from _mode(file or {}, (*at, kind), "mode")
+                    if path:
+                        yield from claim(path, path)
+            else:
+                expiry = number(part.get("expirationSeconds"))
+                if expiry is not None and expiry < 600:
+                    yield invalid(
+                        (*at, kind, "expirationSeconds"),
+                        expiry,
+                        "may not specify a duration less than 10 minutes",
+                    )
+                if expiry is not None and expiry > 1 << 32:
+                    yield invalid(
+                        (*at, kind, "expirationSeconds"),
+                        expiry,
+                        "may not specify a duration larger than 2^32 seconds",
+                    )
+                path = text(part.get("path"))
+                if not path:  # the server names the volume's `projected.path`
+                    yield required((*where, "path"))
+                else:
+                    yield from _local_path(path, (*where, "path"))
+        if len(present) > 1:
+            yield forbidden(at, "may not specify more than 1 volume type per source")
+
+
+def _ephemeral(source: dict[str, Any], where: Path) -> Iterator[Violation]:
+    if source.get("volumeClaimTemplate") is None:
+        yield required((*where, "volumeClaimTemplate"))
+
+
 _CHECKS = {
     "emptyDir": _empty_dir,
     "hostPath": _host_path,
     "configMap": _named("name"),
     "secret": _named("secretName"),
     "persistentVolumeClaim": _named("claimName"),
+    "nfs": _nfs,
+    "csi": _csi,
+    "projected": _projected,
+    "ephemeral": _ephemeral,
 }
 
 
