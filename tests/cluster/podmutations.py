@@ -704,6 +704,39 @@ def apparmor(rng: random.Random, pod: Obj, ctr: Obj) -> None:
     owner.setdefault("securityContext", {})["appArmorProfile"] = profile
 
 
+def claims(rng: random.Random, pod: Obj, ctr: Obj) -> None:
+    """Dynamic resource allocation: the pod's resource claims and the containers' references to them."""
+    existing = pod.setdefault("resourceClaims", [])
+    if rng.random() < 0.7:
+        claim: Obj = {
+            "name": pick(rng, ["gpu", "gpus", "nic", "", "GPU", "a_b", *(c["name"] for c in existing)])
+        }
+        refs = pick(
+            rng,
+            [
+                ["resourceClaimTemplateName"],
+                ["resourceClaimName"],
+                [],
+                ["resourceClaimName", "resourceClaimTemplateName"],
+            ],
+        )
+        for field in refs:
+            claim[field] = pick(rng, ["gpu-template", "shared-gpu", "A_b", ""])
+        existing.append(claim)
+    target = (
+        ctr
+        if rng.random() < 0.8
+        else pod.setdefault("initContainers", [{"name": "init", "image": "busybox:1.36"}])[0]
+    )
+    reference: Obj = {"name": pick(rng, [*(c["name"] for c in existing), "gpu", "missing", ""])}
+    put(reference, request=maybe(rng, [None, None, "r1", "R_1", ""]))
+    target.setdefault("resources", {}).setdefault("claims", []).append(reference)
+    if rng.random() < 0.3:
+        target["resources"]["claims"].append(
+            pick(rng, [dict(reference), {"name": reference["name"], "request": "r2"}])
+        )
+
+
 FAMILIES: dict[str, Mutation] = {
     "names": names,
     "ports": ports,
@@ -723,6 +756,7 @@ FAMILIES: dict[str, Mutation] = {
     "sleep": sleep,
     "volsources": volsources,
     "apparmor": apparmor,
+    "claims": claims,
 }
 ALL_FAMILIES = (*FAMILIES, "metadata")
 

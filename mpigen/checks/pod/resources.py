@@ -2,7 +2,11 @@
 (Kubernetes 1.37 pkg/apis/core/validation: validateResourceRequirements, ValidateContainerResourceName,
 ValidateResourceQuantityValue; pkg/apis/core/helper: IsExtendedResourceName, IsOvercommitAllowed).
 A quantity the server cannot read at all (`cpu: one`, `memory: 1GB`) is refused when the object is
-decoded, before validation; it is reported here the same way."""
+decoded, before validation; it is reported here the same way.
+
+Resource claims (validatePodResourceClaims, validateResourceClaimNames): the pod's `resourceClaims` and
+each container's `resources.claims`, from Kubernetes 1.34 (feature DynamicResourceAllocation, on by
+default from 1.34; before, the server drops both fields unread)."""
 
 from __future__ import annotations
 
@@ -11,8 +15,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from mpigen.checks.pod import formats
-from mpigen.checks.pod.field import Path, Violation, forbidden, invalid, required
-from mpigen.checks.pod.view import Pod, mapping
+from mpigen.checks.pod.field import Path, Violation, duplicate, forbidden, invalid, not_found, required
+from mpigen.checks.pod.view import Pod, mapping, mappings, text
 
 CONTAINER_RESOURCES = ("cpu", "memory", "ephemeral-storage")
 _HUGEPAGES = "hugepages-"
@@ -133,3 +137,76 @@ def _against_limit(
             )
     elif limit_raw is None and not overcommit_allowed(name):
         yield required((*where, "limits"), "Limit must be set for non overcommitable resources")
+
+
+def resource_claims(pod: Pod) -> Iterator[Violation]:
+    if pod.version < (1, 34):
+        return
+    names: set[str] = set()
+    for index, claim in enumerate(mappings(pod.spec.get("resourceClaims"))):
+        claim = claim or {}
+        at = pod.path("resourceClaims", index)
+        name = text(claim.get("name"))
+        if not name:
+            yield required((*at, "name"))
+        elif name in names:
+            yield duplicate((*at, "name"), name)
+        else:
+            yield from (invalid((*at, "name"), name, msg) for msg in formats.dns1123_label(name))
+            names.add(name)
+        refs = [
+            field
+            for field in ("resourceClaimName", "resourceClaimTemplateName")
+            if claim.get(field) is not None
+        ]
+        if len(refs) == 2:
+            yield invalid(
+                at,
+                claim,
+                "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified",
+            )
+        elif not refs:
+            yield invalid(at, claim, "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`")
+        for field in refs:
+            value = text(claim.get(field))
+            yield from (invalid((*at, field), value, msg) for msg in formats.dns1123_subdomain(value))
+    pod_claims = sorted(
+        {text((c or {}).get("name")) for c in mappings(pod.spec.get("resourceClaims"))} - {""}
+    )
+    for at, container in pod.containers():
+        yield from _claim_names(
+            mappings(mapping(container.get("resources")).get("claims")),
+            (*at, "resources", "claims"),
+            pod_claims,
+        )
+
+
+def _claim_names(claims: list[dict[str, Any] | None], at: Path, pod_claims: list[str]) -> Iterator[Violation]:
+    seen: set[str] = set()
+    for index, claim in enumerate(claims):
+        name, request = text((claim or {}).get("name")), text((claim or {}).get("request"))
+        if not name:
+            yield required((*at, index))
+            continue
+        if name in seen:
+            yield duplicate((*at, index), name)
+        else:
+            key = name
+            if request:
+                yield from (
+                    invalid((*at, index, "request"), request, msg) for msg in formats.dns1123_label(request)
+                )
+                key = f"{name}/{request}"
+            if key in seen:
+                yield duplicate((*at, index), key)
+            elif not request:
+                for other in seen:
+                    if "/" in other and other.split("/", 1)[0] == name:
+                        yield duplicate((*at, index), name)
+            seen.add(key)
+        if name not in pod_claims:
+            listed = f": {', '.join(pod_claims)}" if pod_claims else " which is empty"
+            found = not_found((*at, index), name)
+            yield Violation(
+                found.path, f"{found.body}: must be one of the names in pod.spec.resourceClaims{listed}"
+            )

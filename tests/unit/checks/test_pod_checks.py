@@ -218,13 +218,17 @@ def sleeping(seconds: int, **spec: Any) -> dict[str, Any]:
 def test_a_sleep_handler_follows_the_kubernetes_version_and_the_grace_period() -> None:
     assert texts(sleeping(0), (1, 33)) == []
     assert texts(sleeping(0), (1, 32)) == [
-        "spec.template.spec.containers[0].lifecycle.preStop.sleep: Invalid value: 0: must be greater than 0 "
-        "and less than terminationGracePeriodSeconds (30)"
+        (
+            "spec.template.spec.containers[0].lifecycle.preStop.sleep: Invalid value: 0: must be greater than 0 "
+            "and less than terminationGracePeriodSeconds (30)"
+        )
     ]
     assert texts(sleeping(0), (1, 29)) == []  # the field is dropped unread before 1.30
     assert texts(sleeping(31)) == [
-        "spec.template.spec.containers[0].lifecycle.preStop.sleep: Invalid value: 31: must be non-negative "
-        "and less than terminationGracePeriodSeconds (30)"
+        (
+            "spec.template.spec.containers[0].lifecycle.preStop.sleep: Invalid value: 31: must be non-negative "
+            "and less than terminationGracePeriodSeconds (30)"
+        )
     ]
     assert texts(sleeping(31, terminationGracePeriodSeconds=60)) == []
     assert texts(sleeping(5, terminationGracePeriodSeconds=0)) != []
@@ -240,21 +244,27 @@ def test_match_label_keys_of_pod_affinity_are_read_from_kubernetes_1_31() -> Non
     obj = affinity_term(matchLabelKeys=["a b"])
     assert texts(obj, (1, 30)) == []
     assert [t.split(":")[0] for t in texts(obj, (1, 31))] == [
-        "spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
-        ".matchLabelKeys[0]"
+        (
+            "spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
+            ".matchLabelKeys[0]"
+        )
     ]
     assert texts(affinity_term(matchLabelKeys=["app"], mismatchLabelKeys=["app"])) == [
-        "spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
-        '.matchLabelKeys[0]: Invalid value: "app": exists in both matchLabelKeys and mismatchLabelKeys'
+        (
+            "spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
+            '.matchLabelKeys[0]: Invalid value: "app": exists in both matchLabelKeys and mismatchLabelKeys'
+        )
     ]
 
 
 def test_label_selectors_of_affinity_terms_and_spread_constraints_are_checked() -> None:
     selector = {"matchExpressions": [{"key": "app", "operator": "Exists", "values": ["x"]}]}
     assert texts(affinity_term(labelSelector=selector)) == [
-        "spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
-        ".labelSelector.matchExpressions[0].values: Forbidden: may not be specified when `operator` is "
-        "'Exists' or 'DoesNotExist'"
+        (
+            "spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
+            ".labelSelector.matchExpressions[0].values: Forbidden: may not be specified when `operator` is "
+            "'Exists' or 'DoesNotExist'"
+        )
     ]
     assert texts(affinity_term(namespaces=["Default"]))[0].startswith(
         "spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
@@ -279,8 +289,10 @@ def test_match_label_keys_of_topology_spread_follow_the_kubernetes_version() -> 
     )
     assert texts(in_selector, (1, 34)) == []
     assert texts(in_selector, (1, 33)) == [
-        "spec.template.spec.topologySpreadConstraints[0].matchLabelKeys[0]: Invalid value: "
-        '"app": exists in both matchLabelKeys and labelSelector'
+        (
+            "spec.template.spec.topologySpreadConstraints[0].matchLabelKeys[0]: Invalid value: "
+            '"app": exists in both matchLabelKeys and labelSelector'
+        )
     ]
     assert texts(in_selector, (1, 26)) == []
     without = job({**POD["spec"], "topologySpreadConstraints": [{**spread, "matchLabelKeys": ["app"]}]})
@@ -316,8 +328,10 @@ def test_sysctls_of_the_host_namespaces_are_refused_with_them() -> None:
 
     assert texts(sysctls("net/ipv4/ip_forward", "kernel.shm_rmid_forced")) == []
     assert texts(sysctls("net/ipv4/ip_forward", hostNetwork=True)) == [
-        "spec.template.spec.securityContext.sysctls[0].name: Invalid value: "
-        "\"net/ipv4/ip_forward\": may not be specified when 'hostNetwork' is true"
+        (
+            "spec.template.spec.securityContext.sysctls[0].name: Invalid value: "
+            "\"net/ipv4/ip_forward\": may not be specified when 'hostNetwork' is true"
+        )
     ]
     assert len(texts(sysctls("fs.mqueue.msg_max", "kernel.msgmax", "net.core.x", hostIPC=True))) == 2
     assert [t.split(": ")[1] for t in texts(sysctls("a..b", "", "x", "x"))] == [
@@ -325,3 +339,20 @@ def test_sysctls_of_the_host_namespaces_are_refused_with_them() -> None:
         "Required value",
         "Duplicate value",
     ]
+
+
+def test_resource_claims_are_checked_from_kubernetes_1_34() -> None:
+    container = {"name": "main", "image": "x", "resources": {"claims": [{"name": "gpu"}, {"name": "nic"}]}}
+    obj = job(
+        {"containers": [container], "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "t"}]}
+    )
+    expected = [
+        (
+            'spec.template.spec.containers[0].resources.claims[1]: Not found: "nic": must be one of the names in '
+            "pod.spec.resourceClaims: gpu"
+        )
+    ]
+    assert texts(obj, (1, 34)) == expected
+    assert texts(obj, (1, 33)) == []  # dropped unread while DynamicResourceAllocation is off
+    both = job({**POD["spec"], "resourceClaims": [{"name": "gpu"}]})
+    assert [t.split(": ")[1] for t in texts(both)] == ["Invalid value"]
