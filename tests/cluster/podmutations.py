@@ -708,9 +708,8 @@ def claims(rng: random.Random, pod: Obj, ctr: Obj) -> None:
     """Dynamic resource allocation: the pod's resource claims and the containers' references to them."""
     existing = pod.setdefault("resourceClaims", [])
     if rng.random() < 0.7:
-        claim: Obj = {
-            "name": pick(rng, ["gpu", "gpus", "nic", "", "GPU", "a_b", *(c["name"] for c in existing)])
-        }
+        names = [f"claim{len(existing)}", "gpu", "nic", "", "GPU", "a_b", *(c["name"] for c in existing)]
+        claim: Obj = {"name": pick(rng, names)}
         refs = pick(
             rng,
             [
@@ -728,7 +727,7 @@ def claims(rng: random.Random, pod: Obj, ctr: Obj) -> None:
         if rng.random() < 0.8
         else pod.setdefault("initContainers", [{"name": "init", "image": "busybox:1.36"}])[0]
     )
-    reference: Obj = {"name": pick(rng, [*(c["name"] for c in existing), "gpu", "missing", ""])}
+    reference: Obj = {"name": pick(rng, [*(c["name"] for c in existing[::-1]), "gpu", "missing", ""])}
     put(reference, request=maybe(rng, [None, None, "r1", "R_1", ""]))
     target.setdefault("resources", {}).setdefault("claims", []).append(reference)
     if rng.random() < 0.3:
