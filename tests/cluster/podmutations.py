@@ -200,10 +200,10 @@ def volumes(rng: random.Random, pod: Obj, ctr: Obj) -> None:
         {},
         {"emptyDir": {}, "secret": {"secretName": "s"}},
     ]
-    if rng.random() < 0.7:
+    if rng.random() < 0.85:
         pod.setdefault("volumes", []).append({"name": name, **pick(rng, sources)})
     mount: Obj = {
-        "name": pick(rng, [name, "missing"]),
+        "name": pick(rng, [name, name, "missing"]),
         "mountPath": pick(rng, [f"/mnt/{count}", "/mnt", "/mnt", "", "/other"]),
     }
     put(
@@ -273,7 +273,7 @@ def enums(rng: random.Random, pod: Obj, ctr: Obj) -> None:
 
 
 def _handler(rng: random.Random) -> Obj:
-    kind = rng.randrange(7)
+    kind = pick(rng, [0, 1, 2, 3, 4, 5, 6])
     if kind == 0:
         return {"exec": {"command": pick(rng, [["true"], []])}}
     if kind == 1:
@@ -299,9 +299,10 @@ def _handler(rng: random.Random) -> Obj:
 def probes(rng: random.Random, pod: Obj, ctr: Obj) -> None:
     target = ctr
     if rng.random() < 0.3:
-        target = {"name": "init", "image": "busybox:1.36"}
+        inits = pod.setdefault("initContainers", [])
+        target = {"name": pick(rng, [f"init{len(inits)}", "init"]), "image": "busybox:1.36"}
         put(target, restartPolicy=maybe(rng, ["Always", "Never", "OnFailure", "Sometimes"]))
-        pod.setdefault("initContainers", []).append(target)
+        inits.append(target)
     if rng.random() < 0.3:
         target["lifecycle"] = {pick(rng, ["postStart", "preStop"]): _handler(rng)}
         return
@@ -612,12 +613,54 @@ def sleep(rng: random.Random, pod: Obj, ctr: Obj) -> None:
         pod["terminationGracePeriodSeconds"] = pick(rng, [0, 1, 10, 30, 45, 120, 600])
 
 
+def _downward_ref(rng: random.Random) -> Obj:
+    """A downward API file's reference: to a field of the pod, to a container's resource, both or none."""
+    field = {
+        "fieldPath": pick(
+            rng,
+            [
+                "metadata.labels",
+                "metadata.annotations",
+                "metadata.name",
+                "metadata.labels['app']",
+                "metadata.annotations['A.com/b']",
+                "metadata.labels['a b']",
+                "spec.nodeName",
+                "status.podIP",
+                "",
+            ],
+        )
+    }
+    resource: Obj = {"containerName": pick(rng, ["train", "train", "", "missing"])}
+    put(
+        resource,
+        resource=maybe(rng, ["limits.cpu", "requests.memory", "requests.hugepages-2Mi", "limits.gpu", ""]),
+    )
+    return pick(
+        rng,
+        [
+            {"fieldRef": field},
+            {"fieldRef": field},
+            {"resourceFieldRef": resource},
+            {"fieldRef": field, "resourceFieldRef": resource},
+            {},
+        ],
+    )
+
+
 def volsources(rng: random.Random, pod: Obj, ctr: Obj) -> None:
     """The rarer volume sources' own fields: NFS, CSI, projected, ephemeral."""
     name = f"v{len(pod.get('volumes', []))}"
-    choice = rng.randrange(4)
-    if choice == 0:
-        source: Obj = {"nfs": {}}
+    choice = rng.randrange(5)
+    if choice == 4:
+        files = [
+            {"path": pick(rng, ["labels", "cpu", "a/b", "/abs", "..x", ""]), **_downward_ref(rng)}
+            for _ in range(rng.choice([1, 1, 2]))
+        ]
+        source: Obj = {"downwardAPI": {"items": files}}
+        put(source["downwardAPI"], defaultMode=maybe(rng, [None, None, 0o644, 0o1000]))
+    elif choice == 0:
+        source = {"nfs": {}}
         put(source["nfs"], server=maybe(rng, ["nfs.example.com", "10.0.0.2", ""]))
         put(source["nfs"], path=maybe(rng, ["/exports", "/", "exports", "", "/a/../b"]))
         put(source["nfs"], readOnly=maybe(rng, [True, False]))
@@ -665,12 +708,7 @@ def volsources(rng: random.Random, pod: Obj, ctr: Obj) -> None:
             elif kind == 2:
                 item = {
                     "downwardAPI": {
-                        "items": [
-                            {
-                                "path": pick(rng, ["labels", "a", "/x", "..y", ""]),
-                                "fieldRef": {"fieldPath": "metadata.labels"},
-                            }
-                        ]
+                        "items": [{"path": pick(rng, ["labels", "a", "/x", "..y", ""]), **_downward_ref(rng)}]
                     }
                 }
             elif kind == 3:
@@ -707,20 +745,22 @@ def apparmor(rng: random.Random, pod: Obj, ctr: Obj) -> None:
 def claims(rng: random.Random, pod: Obj, ctr: Obj) -> None:
     """Dynamic resource allocation: the pod's resource claims and the containers' references to them."""
     existing = pod.setdefault("resourceClaims", [])
-    if rng.random() < 0.7:
-        names = [f"claim{len(existing)}", "gpu", "nic", "", "GPU", "a_b", *(c["name"] for c in existing)]
+    if not existing or rng.random() < 0.6:
+        fresh = f"claim{len(existing)}"
+        names = [fresh, fresh, "gpu", "nic", "", "GPU", "a_b", *(c["name"] for c in existing)]
         claim: Obj = {"name": pick(rng, names)}
         refs = pick(
             rng,
             [
                 ["resourceClaimTemplateName"],
                 ["resourceClaimName"],
+                ["resourceClaimTemplateName"],
                 [],
                 ["resourceClaimName", "resourceClaimTemplateName"],
             ],
         )
         for field in refs:
-            claim[field] = pick(rng, ["gpu-template", "shared-gpu", "A_b", ""])
+            claim[field] = pick(rng, ["gpu-template", "shared-gpu", "gpu.example.com", "A_b", ""])
         existing.append(claim)
     target = (
         ctr
@@ -730,7 +770,7 @@ def claims(rng: random.Random, pod: Obj, ctr: Obj) -> None:
     reference: Obj = {"name": pick(rng, [*(c["name"] for c in existing[::-1]), "gpu", "missing", ""])}
     put(reference, request=maybe(rng, [None, None, "r1", "R_1", ""]))
     target.setdefault("resources", {}).setdefault("claims", []).append(reference)
-    if rng.random() < 0.3:
+    if rng.random() < 0.15:
         target["resources"]["claims"].append(
             pick(rng, [dict(reference), {"name": reference["name"], "request": "r2"}])
         )

@@ -3,17 +3,17 @@ validateVolumeSource and the common sources' own checks: validateNFSVolumeSource
 ValidateCSIDriverName, validateProjectedVolumeSource, validateProjectionSources, validateKeyToPath,
 ValidateLocalNonReservedPath, validateEphemeralVolumeSource; ValidateVolumeMounts).
 
-Of a projected volume, the secret, configMap, downwardAPI and serviceAccountToken sources are checked
-(a downward API file's field and resource references are not); clusterTrustBundle and podCertificate
-sources, gated and rare, are neither checked nor counted. Of an ephemeral volume, only that it has a
-claim template."""
+Of a projected volume, the secret, configMap, downwardAPI and serviceAccountToken sources are checked;
+clusterTrustBundle and podCertificate sources, gated and rare, are neither checked nor counted, and
+`user` fields are not checked. Of a downward API file, all but a resource reference's divisor and a
+field reference's apiVersion. Of an ephemeral volume, only that it has a claim template."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
-from mpigen.checks.pod import formats
+from mpigen.checks.pod import env, formats
 from mpigen.checks.pod.field import (
     Path,
     Violation,
@@ -235,11 +235,8 @@ def _projected(source: dict[str, Any], where: Path) -> Iterator[Violation]:
                         yield from claim(text((key_path or {}).get("path")), text(part.get("name")))
             elif kind == "downwardAPI":
                 for file in mappings(part.get("items")):
+                    yield from _downward_file(file or {}, (*at, kind))
                     path = text((file or {}).get("path"))
-                    if not path:
-                        yield required((*at, kind, "path"))
-                    yield from _local_path(path, (*at, kind, "path"))
-                    yield from _mode(file or {}, (*at, kind), "mode")
                     if path:
                         yield from claim(path, path)
             else:
@@ -265,6 +262,49 @@ def _projected(source: dict[str, Any], where: Path) -> Iterator[Violation]:
             yield forbidden(at, "may not specify more than 1 volume type per source")
 
 
+VOLUME_FIELD_PATHS = (
+    "metadata.annotations",
+    "metadata.labels",
+    "metadata.name",
+    "metadata.namespace",
+    "metadata.uid",
+)
+
+
+def _downward_file(file: dict[str, Any], where: Path) -> Iterator[Violation]:
+    """validateDownwardAPIVolumeFile; the server names the errors of every file at the source's path."""
+    path = text(file.get("path"))
+    if not path:
+        yield required((*where, "path"))
+    yield from _local_path(path, (*where, "path"))
+    field, resource = file.get("fieldRef"), file.get("resourceFieldRef")
+    if isinstance(field, dict):
+        yield from env.field_ref(field, (*where, "fieldRef"), VOLUME_FIELD_PATHS)
+        if resource is not None:
+            yield invalid(
+                where, "resource", "fieldRef and resourceFieldRef can not be specified simultaneously"
+            )
+    elif isinstance(resource, dict):
+        name = text(resource.get("resource"))
+        if not text(resource.get("containerName")):
+            yield required((*where, "resourceFieldRef", "containerName"))
+        elif not name:
+            yield required((*where, "resourceFieldRef", "resource"))
+        elif name not in env.RESOURCE_FIELDS and not name.startswith(
+            ("requests.hugepages-", "limits.hugepages-")
+        ):
+            yield not_supported((*where, "resourceFieldRef", "resource"), name, env.RESOURCE_FIELDS)
+    else:
+        yield required(where, "one of fieldRef and resourceFieldRef is required")
+    yield from _mode(file, where, "mode")
+
+
+def _downward_api(source: dict[str, Any], where: Path) -> Iterator[Violation]:
+    yield from _mode(source, where, "defaultMode")
+    for file in mappings(source.get("items")):
+        yield from _downward_file(file or {}, where)
+
+
 def _ephemeral(source: dict[str, Any], where: Path) -> Iterator[Violation]:
     if source.get("volumeClaimTemplate") is None:
         yield required((*where, "volumeClaimTemplate"))
@@ -280,6 +320,7 @@ _CHECKS = {
     "csi": _csi,
     "projected": _projected,
     "ephemeral": _ephemeral,
+    "downwardAPI": _downward_api,
 }
 
 
