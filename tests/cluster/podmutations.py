@@ -776,6 +776,22 @@ def claims(rng: random.Random, pod: Obj, ctr: Obj) -> None:
         )
 
 
+def podres(rng: random.Random, pod: Obj, ctr: Obj) -> None:
+    """Pod-level resources: names, quantities, requests against limits."""
+    res = pod.setdefault("resources", {})
+    for section in rng.sample(["requests", "limits"], rng.randrange(1, 3)):
+        name = pick(
+            rng,
+            ["cpu", "memory", "hugepages-2Mi", "ephemeral-storage", "nvidia.com/gpu", "pods", "Cpu", "a b"],
+        )
+        res.setdefault(section, {})[name] = pick(rng, ["2", "4Gi", "500m", "-1", "1GB", "2Mi", "3Mi", 0])
+    if rng.random() < 0.3 and res.get("limits"):  # requests equal to (or near) the limits
+        name, value = rng.choice(sorted(res["limits"].items(), key=str))
+        res.setdefault("requests", {})[name] = pick(rng, [value, value, "1", "64Gi"])
+    if rng.random() < 0.1:
+        res["claims"] = [{"name": "gpu"}]
+
+
 FAMILIES: dict[str, Mutation] = {
     "names": names,
     "ports": ports,
@@ -796,6 +812,7 @@ FAMILIES: dict[str, Mutation] = {
     "volsources": volsources,
     "apparmor": apparmor,
     "claims": claims,
+    "podres": podres,
 }
 ALL_FAMILIES = (*FAMILIES, "metadata")
 

@@ -6,16 +6,30 @@ decoded, before validation; it is reported here the same way.
 
 Resource claims (validatePodResourceClaims, validateResourceClaimNames): the pod's `resourceClaims` and
 each container's `resources.claims`, from Kubernetes 1.34 (feature DynamicResourceAllocation, on by
-default from 1.34; before, the server drops both fields unread)."""
+default from 1.34; before, the server drops both fields unread).
+
+Pod-level resources (validatePodResources, validatePodResourceRequirements, validatePodResourceName),
+from Kubernetes 1.34 (feature PodLevelResources, on by default from 1.34): names, quantities, requests
+against limits; not yet the containers' aggregate requests and limits against them
+(validatePodResourceConsistency)."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from mpigen.checks.pod import formats
-from mpigen.checks.pod.field import Path, Violation, duplicate, forbidden, invalid, not_found, required
+from mpigen.checks.pod.field import (
+    Path,
+    Violation,
+    duplicate,
+    forbidden,
+    invalid,
+    not_found,
+    not_supported,
+    required,
+)
 from mpigen.checks.pod.view import Pod, mapping, mappings, text
 
 CONTAINER_RESOURCES = ("cpu", "memory", "ephemeral-storage")
@@ -78,7 +92,15 @@ def container_resources(pod: Pod) -> Iterator[Violation]:
             yield from _requirements(resources, (*at, "resources"))
 
 
-def _requirements(resources: dict[str, Any], where: Path) -> Iterator[Violation]:
+def _container_name(name: str, where: Path) -> Iterator[Violation]:
+    yield from (invalid(where, name, msg) for msg in name_problems(name))
+
+
+def _requirements(
+    resources: dict[str, Any],
+    where: Path,
+    check_name: Callable[[str, Path], Iterator[Violation]] = _container_name,
+) -> Iterator[Violation]:
     limits_at, requests_at = (*where, "limits"), (*where, "requests")
     limits: dict[str, formats.Exact | None] = {}
     qos = hugepages = False
@@ -91,6 +113,7 @@ def _requirements(resources: dict[str, Any], where: Path) -> Iterator[Violation]
                 yield unreadable
                 continue
             assert value is not None
+            yield from check_name(name, (*at, name))
             yield from _one(name, value, section[name], (*at, name))
             qos = qos or name in _QOS
             hugepages = hugepages or name.startswith(_HUGEPAGES)
@@ -103,7 +126,6 @@ def _requirements(resources: dict[str, Any], where: Path) -> Iterator[Violation]
 
 
 def _one(name: str, value: formats.Exact, raw: object, where: Path) -> Iterator[Violation]:
-    yield from (invalid(where, name, msg) for msg in name_problems(name))
     shown = formats.quantity_text(raw)
     if value < formats.ZERO:
         yield invalid(where, shown, "must be greater than or equal to 0")
@@ -210,3 +232,56 @@ def _claim_names(claims: list[dict[str, Any] | None], at: Path, pod_claims: list
             yield Violation(
                 found.path, f"{found.body}: must be one of the names in pod.spec.resourceClaims{listed}"
             )
+
+
+POD_LEVEL_RESOURCES = ("cpu", "hugepages-", "memory")
+_STANDARD_RESOURCES = frozenset(
+    {
+        "cpu",
+        "memory",
+        "ephemeral-storage",
+        "requests.cpu",
+        "requests.memory",
+        "requests.ephemeral-storage",
+        "limits.cpu",
+        "limits.memory",
+        "limits.ephemeral-storage",
+        "pods",
+        "resourcequotas",
+        "services",
+        "replicationcontrollers",
+        "secrets",
+        "configmaps",
+        "persistentvolumeclaims",
+        "storage",
+        "requests.storage",
+        "services.nodeports",
+        "services.loadbalancers",
+    }
+)
+
+
+def _pod_level_name(name: str, where: Path) -> Iterator[Violation]:
+    """validatePodResourceName: a resource name, then one of cpu, memory and hugepages-*."""
+    problems = formats.qualified_name(name)
+    if problems:
+        yield from (invalid(where, name, msg) for msg in problems)
+    elif "/" not in name and not (
+        name in _STANDARD_RESOURCES or name.startswith(("hugepages-", "requests.hugepages-"))
+    ):
+        yield invalid(where, name, "must be a standard resource type or fully qualified")
+    elif name not in ("cpu", "memory") and not name.startswith(_HUGEPAGES):
+        yield not_supported(where, name, POD_LEVEL_RESOURCES)
+
+
+def pod_resources(pod: Pod) -> Iterator[Violation]:
+    resources = pod.spec.get("resources")
+    if pod.version < (1, 34) or not isinstance(resources, dict):
+        return
+    at = pod.path("resources")
+    if text(mapping(pod.spec.get("os")).get("name")) == "windows":
+        yield forbidden(at, "may not be set for a windows pod")
+        return
+    if resources.get("claims") is not None:
+        yield forbidden((*at, "claims"), "claims may not be set for Resources at pod-level")
+    yield from _requirements(resources, at, _pod_level_name)

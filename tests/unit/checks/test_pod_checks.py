@@ -356,3 +356,20 @@ def test_resource_claims_are_checked_from_kubernetes_1_34() -> None:
     assert texts(obj, (1, 33)) == []  # dropped unread while DynamicResourceAllocation is off
     both = job({**POD["spec"], "resourceClaims": [{"name": "gpu"}]})
     assert [t.split(": ")[1] for t in texts(both)] == ["Invalid value"]
+
+
+def test_pod_level_resources_are_checked_from_kubernetes_1_34() -> None:
+    obj = job(
+        {
+            **POD["spec"],
+            "resources": {"limits": {"cpu": "2", "ephemeral-storage": "1Gi"}, "requests": {"cpu": "3"}},
+        }
+    )
+    assert texts(obj, (1, 34)) == [
+        (
+            'spec.template.spec.resources.limits[ephemeral-storage]: Unsupported value: "ephemeral-storage": '
+            'supported values: "cpu", "hugepages-", "memory"'
+        ),
+        'spec.template.spec.resources.requests: Invalid value: "3": must be less than or equal to cpu limit of 2',
+    ]
+    assert texts(obj, (1, 33)) == []  # dropped unread while PodLevelResources is off
