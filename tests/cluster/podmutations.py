@@ -792,6 +792,35 @@ def podres(rng: random.Random, pod: Obj, ctr: Obj) -> None:
         res["claims"] = [{"name": "gpu"}]
 
 
+def windows(rng: random.Random, pod: Obj, ctr: Obj) -> None:
+    """A security context's windowsOptions (not hostProcess, whose pod-wide rules are not checked)."""
+    options: Obj = {}
+    put(
+        options,
+        runAsUserName=maybe(
+            rng,
+            [
+                "ContainerUser",
+                "NT AUTHORITY\\NETWORK SERVICE",
+                "corp.example.com\\svc",
+                "a\\b\\c",
+                "",
+                "...",
+                "us:er",
+                "x\x01",
+                "u" * 105,
+                ".dom\\u",
+                "d" * 16 + "\\u",
+                "dom\\",
+            ],
+        ),
+        gmsaCredentialSpecName=maybe(rng, [None, "webapp1", "Web_App"]),
+        gmsaCredentialSpec=maybe(rng, [None, "{}", ""]),
+    )
+    owner = pod if rng.random() < 0.5 else ctr
+    owner.setdefault("securityContext", {})["windowsOptions"] = options
+
+
 FAMILIES: dict[str, Mutation] = {
     "names": names,
     "ports": ports,
@@ -813,6 +842,7 @@ FAMILIES: dict[str, Mutation] = {
     "apparmor": apparmor,
     "claims": claims,
     "podres": podres,
+    "windows": windows,
 }
 ALL_FAMILIES = (*FAMILIES, "metadata")
 

@@ -1,6 +1,7 @@
 """Security contexts of the pod and of each container (Kubernetes 1.37 pkg/apis/core/validation:
 validatePodSpecSecurityContext, ValidateSecurityContext, validateSeccompProfileField,
-validateFSGroupChangePolicy, validateSysctls, ValidateHostSysctl, ValidateAppArmorProfileField;
+validateFSGroupChangePolicy, validateSysctls, ValidateHostSysctl, ValidateAppArmorProfileField,
+validateWindowsSecurityContextOptions;
 apimachinery IsValidUserID, IsValidGroupID; component-helpers node/util/sysctl GetNamespace)."""
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ def pod_context(pod: Pod) -> Iterator[Violation]:
         yield not_supported((*at, "fsGroupChangePolicy"), policy, FS_GROUP_CHANGE_POLICIES)
     yield from _seccomp(context, at)
     yield from _app_armor(context, at)
+    yield from _windows(context, at)
     yield from _sysctls(pod, context, (*at, "sysctls"))
 
 
@@ -88,6 +90,62 @@ def _app_armor(context: dict[str, Any], where: Path) -> Iterator[Violation]:
         yield required((*at, "type"), "type is required when appArmorProfile is set")
     else:
         yield not_supported((*at, "type"), kind, APP_ARMOR_TYPES)
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+_NETBIOS = re.compile(r'[^\\/:*?"<>|.][^\\/:*?"<>|]{0,14}')
+_DNS_LABEL = "[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?"
+_DOMAIN_DNS = re.compile(f"{_DNS_LABEL}(?:\\.{_DNS_LABEL})*")
+_USER_CHARS = re.compile(r'["/\\:;|=,+*?<>@\[\]]')
+_DOTS_SPACES = re.compile("[. ]+")
+
+
+def _windows(context: dict[str, Any], where: Path) -> Iterator[Violation]:
+    """validateWindowsSecurityContextOptions (the options' own fields; not the host-process rules)."""
+    options = context.get("windowsOptions")
+    if not isinstance(options, dict):
+        return
+    at = (*where, "windowsOptions")
+    name = options.get("gmsaCredentialSpecName")
+    if isinstance(name, str):
+        yield from (
+            invalid((*at, "gmsaCredentialSpecName"), name, msg) for msg in formats.dns1123_subdomain(name)
+        )
+    spec = options.get("gmsaCredentialSpec")
+    if isinstance(spec, str):
+        if not spec:
+            yield invalid((*at, "gmsaCredentialSpec"), spec, "gmsaCredentialSpec cannot be an empty string")
+        elif len(spec.encode()) > 64 * 1024:
+            yield invalid((*at, "gmsaCredentialSpec"), spec, "gmsaCredentialSpec size must be under 64 KiB")
+    user = options.get("runAsUserName")
+    if isinstance(user, str):
+        yield from (invalid((*at, "runAsUserName"), user, msg) for msg in _user_name(user))
+
+
+def _user_name(value: str) -> Iterator[str]:
+    if not value:
+        yield "runAsUserName cannot be an empty string"
+        return
+    if _CONTROL.search(value):
+        yield "runAsUserName cannot contain control characters"
+        return
+    parts = value.split("\\")
+    if len(parts) > 2:
+        yield "runAsUserName cannot contain more than one backslash"
+        return
+    domain, user = (parts[0], parts[1]) if len(parts) == 2 else ("", parts[0])
+    if len(domain.encode()) >= 256:
+        yield "runAsUserName's Domain length must be under 256 characters"
+    if len(parts) == 2 and not (_NETBIOS.fullmatch(domain) or _DOMAIN_DNS.fullmatch(domain)):
+        yield "runAsUserName's Domain doesn't match the NetBios nor the DNS format"
+    if not user:
+        yield "runAsUserName's User cannot be empty"
+    elif len(user.encode()) > 104:
+        yield "runAsUserName's User length must not be longer than 104 characters"
+    if _DOTS_SPACES.fullmatch(user):
+        yield "runAsUserName's User cannot contain only periods or spaces"
+    if _USER_CHARS.search(user):
+        yield "runAsUserName's User cannot contain the following characters: \"/\\:;|=,+*?<>@[]"
 
 
 _SYSCTL_SEGMENT = "[a-z0-9]([-_a-z0-9]*[a-z0-9])?"
@@ -152,6 +210,7 @@ def container_contexts(pod: Pod) -> Iterator[Violation]:
         yield from _ids(context, at, ("runAsUser", "runAsGroup"))
         yield from _seccomp(context, at)
         yield from _app_armor(context, at)
+        yield from _windows(context, at)
         if context.get("allowPrivilegeEscalation") is False:
             if context.get("privileged") is True:
                 yield invalid(
