@@ -78,7 +78,6 @@ CHECKS: tuple[Check, ...] = (
     Check("probes", K8S, probes.lifecycles),
     Check("containers", K8S, containers.ephemeral_containers),
     Check("ports", K8S, ports.host_network_ports),
-    Check("ports", K8S, ports.host_port_conflicts),
     Check("enums", K8S, spec.enums),
     Check("scheduling", K8S, scheduling.node_selector),
     Check("security", K8S, security.pod_context),

@@ -14,11 +14,26 @@ PROTOCOLS = ("SCTP", "TCP", "UDP")
 
 
 def container_ports(pod: Pod) -> Iterator[Violation]:
+    """Each port's own fields, then host ports taken twice (checkHostPortConflicts: a host port with its
+    protocol, defaulted to TCP, and host IP is taken once among the regular containers together, and
+    once within each init container)."""
+    taken: set[str] = set()
     for at, container in pod.containers():
+        ports = container.get("ports")
+        if not ports:
+            continue
+        if at[-2] == "initContainers":
+            taken = set()
         names: set[str] = set()
-        for index, port in enumerate(mappings(container.get("ports"))):
+        for index, port in enumerate(mappings(ports)):
             if port is None:
                 continue
+            host = number(port.get("hostPort"))
+            if host:
+                key = f"{text(port.get('protocol')) or 'TCP'}/{text(port.get('hostIP'))}/{host}"
+                if key in taken:
+                    yield duplicate((*at, "ports", index, "hostPort"), key)
+                taken.add(key)
             where = (*at, "ports", index)
             name = text(port.get("name"))
             if name:
@@ -58,20 +73,3 @@ def host_network_ports(pod: Pod) -> Iterator[Violation]:
             if host and host != own:
                 where = pod.path("containers", index, "ports", j, "hostPort")
                 yield invalid(where, host, "must match `containerPort` when `hostNetwork` is true")
-
-
-def host_port_conflicts(pod: Pod) -> Iterator[Violation]:
-    """A host port (with its protocol, defaulted to TCP, and host IP) is taken once among the regular
-    containers together, and once within each init container."""
-    taken: set[str] = set()
-    for at, container in pod.containers():
-        if at[-2] == "initContainers":
-            taken = set()
-        for index, port in enumerate(mappings(container.get("ports"))):
-            host = number((port or {}).get("hostPort")) or 0
-            if not host or port is None:
-                continue
-            key = f"{text(port.get('protocol')) or 'TCP'}/{text(port.get('hostIP'))}/{host}"
-            if key in taken:
-                yield duplicate((*at, "ports", index, "hostPort"), key)
-            taken.add(key)

@@ -86,10 +86,20 @@ def _values(
 
 
 def container_resources(pod: Pod) -> Iterator[Violation]:
+    claims_read = pod.version >= (1, 34)
     for at, container in pod.containers():
         resources = mapping(container.get("resources"))
         if resources:
             yield from _requirements(resources, (*at, "resources"))
+            if claims_read and resources.get("claims"):
+                yield from _claim_names(
+                    mappings(resources["claims"]), (*at, "resources", "claims"), _pod_claims(pod)
+                )
+
+
+def _pod_claims(pod: Pod) -> list[str]:
+    """The names of the pod's resource claims (gatherPodResourceClaimNames)."""
+    return sorted({text((c or {}).get("name")) for c in mappings(pod.spec.get("resourceClaims"))} - {""})
 
 
 def _container_name(name: str, where: Path) -> Iterator[Violation]:
@@ -162,7 +172,8 @@ def _against_limit(
 
 
 def resource_claims(pod: Pod) -> Iterator[Violation]:
-    if pod.version < (1, 34):
+    """The pod's own resource claims (the containers' references: container_resources)."""
+    if pod.version < (1, 34) or not pod.spec.get("resourceClaims"):
         return
     names: set[str] = set()
     for index, claim in enumerate(mappings(pod.spec.get("resourceClaims"))):
@@ -192,15 +203,6 @@ def resource_claims(pod: Pod) -> Iterator[Violation]:
         for field in refs:
             value = text(claim.get(field))
             yield from (invalid((*at, field), value, msg) for msg in formats.dns1123_subdomain(value))
-    pod_claims = sorted(
-        {text((c or {}).get("name")) for c in mappings(pod.spec.get("resourceClaims"))} - {""}
-    )
-    for at, container in pod.containers():
-        yield from _claim_names(
-            mappings(mapping(container.get("resources")).get("claims")),
-            (*at, "resources", "claims"),
-            pod_claims,
-        )
 
 
 def _claim_names(claims: list[dict[str, Any] | None], at: Path, pod_claims: list[str]) -> Iterator[Violation]:

@@ -50,6 +50,8 @@ def _seccomp(context: dict[str, Any], where: Path) -> Iterator[Violation]:
 
 def pod_context(pod: Pod) -> Iterator[Violation]:
     context = mapping(pod.spec.get("securityContext"))
+    if not context:
+        return
     at = pod.path("securityContext")
     yield from _ids(context, at, ("fsGroup", "runAsUser", "runAsGroup"))
     for index, group in enumerate(context.get("supplementalGroups") or []):
@@ -206,6 +208,8 @@ def _sysctls(pod: Pod, context: dict[str, Any], at: Path) -> Iterator[Violation]
 def container_contexts(pod: Pod) -> Iterator[Violation]:
     for path, container in pod.containers():
         context = mapping(container.get("securityContext"))
+        if not context:
+            continue
         at = (*path, "securityContext")
         yield from _ids(context, at, ("runAsUser", "runAsGroup"))
         yield from _seccomp(context, at)
