@@ -7,8 +7,9 @@ job?) must equal the server's (does it refuse any of the job's objects?) on ever
 where mpigen is deliberately stricter (docs/departures.md). A job whose input mpigen refuses before any
 object is built has its mutated template sent as a PodTemplate instead.
 
-MPIGEN_POD_RULES_CASES (default 4400: 200 per family) and MPIGEN_POD_RULES_SEED (default 1) choose the cases; the
-agreement per family is printed (with `-s`), and written as JSON to MPIGEN_POD_RULES_REPORT when set.
+MPIGEN_POD_RULES_CASES (default 4400: 200 per family) and MPIGEN_POD_RULES_SEED (default 1) choose the
+cases; the agreement per family is printed (with `-s`), and written as JSON to MPIGEN_POD_RULES_REPORT
+when set.
 Its "same field" column: of the cases the server refused naming fields (HTTP 422), those where mpigen's
 rules name one of the same fields."""
 
