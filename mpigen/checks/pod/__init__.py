@@ -69,6 +69,8 @@ CHECKS: tuple[Check, ...] = (
     Check("env", K8S, env.env_from),
     Check("volumes", K8S, volumes.volume_mounts),
     Check("resources", K8S, resources.container_resources),
+    Check("resources", K8S, resources.resource_claims),
+    Check("resources", K8S, resources.pod_resources),
     Check("security", K8S, security.container_contexts),
     Check("containers", K8S, containers.init_containers),
     Check("containers", K8S, containers.regular_restart_policies),

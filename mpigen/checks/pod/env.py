@@ -68,7 +68,7 @@ def _value_from(var: dict[str, Any], where: Path) -> Iterator[Violation]:
     elif len(present) > 1:
         yield invalid(where, "", "may not have more than one field specified at a time")
     if "fieldRef" in present:
-        yield from _field_ref(source["fieldRef"], (*where, "fieldRef"))
+        yield from field_ref(source["fieldRef"], (*where, "fieldRef"))
     if "resourceFieldRef" in present:
         ref = source["resourceFieldRef"]
         resource = text(ref.get("resource"))
@@ -83,7 +83,10 @@ def _value_from(var: dict[str, Any], where: Path) -> Iterator[Violation]:
             yield from _key_ref(source[name], (*where, name))
 
 
-def _field_ref(ref: dict[str, Any], where: Path) -> Iterator[Violation]:
+def field_ref(
+    ref: dict[str, Any], where: Path, expressions: tuple[str, ...] = FIELD_PATHS
+) -> Iterator[Violation]:
+    """validateObjectFieldSelector, of an env var (FIELD_PATHS) or a downward API volume file."""
     path = text(ref.get("fieldPath"))
     if not path:
         yield required((*where, "fieldPath"))
@@ -99,8 +102,8 @@ def _field_ref(ref: dict[str, Any], where: Path) -> Iterator[Violation]:
         key = rest[1:-2]
         key = key.lower() if base == "metadata.annotations" else key
         yield from (invalid(where, key, msg) for msg in formats.qualified_name(key))
-    elif path not in FIELD_PATHS:
-        yield not_supported((*where, "fieldPath"), path, FIELD_PATHS)
+    elif path not in expressions:
+        yield not_supported((*where, "fieldPath"), path, expressions)
 
 
 def _key_ref(ref: dict[str, Any], where: Path) -> Iterator[Violation]:

@@ -1,5 +1,6 @@
-"""Container ports: names, numbers, protocols, and host ports under hostNetwork
-(Kubernetes 1.37 pkg/apis/core/validation: validateContainerPorts, validatePodHostNetworkDeps)."""
+"""Container ports: names, numbers, protocols, host ports under hostNetwork and host ports taken twice
+(Kubernetes 1.37 pkg/apis/core/validation: validateContainerPorts, validatePodHostNetworkDeps,
+checkHostPortConflicts, AccumulateUniqueHostPorts)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,26 @@ PROTOCOLS = ("SCTP", "TCP", "UDP")
 
 
 def container_ports(pod: Pod) -> Iterator[Violation]:
+    """Each port's own fields, then host ports taken twice (checkHostPortConflicts: a host port with its
+    protocol, defaulted to TCP, and host IP is taken once among the regular containers together, and
+    once within each init container)."""
+    taken: set[str] = set()
     for at, container in pod.containers():
+        ports = container.get("ports")
+        if not ports:
+            continue
+        if at[-2] == "initContainers":
+            taken = set()
         names: set[str] = set()
-        for index, port in enumerate(mappings(container.get("ports"))):
+        for index, port in enumerate(mappings(ports)):
             if port is None:
                 continue
+            host = number(port.get("hostPort"))
+            if host:
+                key = f"{text(port.get('protocol')) or 'TCP'}/{text(port.get('hostIP'))}/{host}"
+                if key in taken:
+                    yield duplicate((*at, "ports", index, "hostPort"), key)
+                taken.add(key)
             where = (*at, "ports", index)
             name = text(port.get("name"))
             if name:

@@ -1,6 +1,9 @@
 """Probes and lifecycle handlers (Kubernetes 1.37 pkg/apis/core/validation: validateProbe,
 validateLivenessProbe, validateReadinessProbe, validateStartupProbe, validateHandler, validateLifecycle,
-validateHTTPGetAction, ValidatePortNumOrName). Probe numbers left at 0 are defaulted before validation."""
+validateHTTPGetAction, ValidatePortNumOrName, validateSleepAction). Probe numbers left at 0 are defaulted
+before validation. A sleep handler is dropped unread before 1.30 (feature PodLifecycleSleepAction off),
+may not sleep 0 seconds before 1.33 (PodLifecycleSleepActionAllowZero off), and may never sleep longer
+than the pod's terminationGracePeriodSeconds (30 when unset)."""
 
 from __future__ import annotations
 
@@ -55,6 +58,7 @@ def lifecycles(pod: Pod) -> Iterator[Violation]:
         for hook in ("postStart", "preStop"):
             if isinstance(lifecycle.get(hook), dict):
                 yield from handler(lifecycle[hook], (*at, "lifecycle", hook))
+                yield from _sleep(pod, lifecycle[hook], (*at, "lifecycle", hook))
 
 
 def handler(spec: dict[str, Any], where: Path) -> Iterator[Violation]:
@@ -97,8 +101,31 @@ def _grpc(action: dict[str, Any], where: Path) -> Iterator[Violation]:
     yield from port(number(action.get("port")) or 0, (*where, "port"))
 
 
-def _sleep(action: dict[str, Any], where: Path) -> Iterator[Violation]:
-    return iter(())  # its bounds depend on the grace period: the server decides
+def _no_checks(action: dict[str, Any], where: Path) -> Iterator[Violation]:
+    return iter(())  # a sleep's bounds depend on the pod's grace period (_sleep)
 
 
-_ACTIONS = {"exec": _exec, "httpGet": _http_get, "tcpSocket": _tcp, "grpc": _grpc, "sleep": _sleep}
+def _sleep(pod: Pod, hook: dict[str, Any], where: Path) -> Iterator[Violation]:
+    """validateSleepAction, for a hook whose first handler is a sleep."""
+    present = [name for name in HANDLERS if hook.get(name) is not None]
+    if present[:1] != ["sleep"] or pod.version < (1, 30):
+        return
+    seconds = number(mapping(hook["sleep"]).get("seconds")) or 0
+    grace = number(pod.spec.get("terminationGracePeriodSeconds"))
+    grace = 30 if grace is None else grace
+    if pod.version >= (1, 33):
+        if seconds < 0 or seconds > grace:
+            yield invalid(
+                (*where, "sleep"),
+                seconds,
+                f"must be non-negative and less than terminationGracePeriodSeconds ({grace})",
+            )
+    elif seconds <= 0 or seconds > grace:
+        yield invalid(
+            (*where, "sleep"),
+            seconds,
+            f"must be greater than 0 and less than terminationGracePeriodSeconds ({grace})",
+        )
+
+
+_ACTIONS = {"exec": _exec, "httpGet": _http_get, "tcpSocket": _tcp, "grpc": _grpc, "sleep": _no_checks}

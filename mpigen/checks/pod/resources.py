@@ -2,17 +2,35 @@
 (Kubernetes 1.37 pkg/apis/core/validation: validateResourceRequirements, ValidateContainerResourceName,
 ValidateResourceQuantityValue; pkg/apis/core/helper: IsExtendedResourceName, IsOvercommitAllowed).
 A quantity the server cannot read at all (`cpu: one`, `memory: 1GB`) is refused when the object is
-decoded, before validation; it is reported here the same way."""
+decoded, before validation; it is reported here the same way.
+
+Resource claims (validatePodResourceClaims, validateResourceClaimNames): the pod's `resourceClaims` and
+each container's `resources.claims`, from Kubernetes 1.34 (feature DynamicResourceAllocation, on by
+default from 1.34; before, the server drops both fields unread).
+
+Pod-level resources (validatePodResources, validatePodResourceRequirements, validatePodResourceName),
+from Kubernetes 1.34 (feature PodLevelResources, on by default from 1.34): names, quantities, requests
+against limits; not yet the containers' aggregate requests and limits against them
+(validatePodResourceConsistency)."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from mpigen.checks.pod import formats
-from mpigen.checks.pod.field import Path, Violation, forbidden, invalid, required
-from mpigen.checks.pod.view import Pod, mapping
+from mpigen.checks.pod.field import (
+    Path,
+    Violation,
+    duplicate,
+    forbidden,
+    invalid,
+    not_found,
+    not_supported,
+    required,
+)
+from mpigen.checks.pod.view import Pod, mapping, mappings, text
 
 CONTAINER_RESOURCES = ("cpu", "memory", "ephemeral-storage")
 _HUGEPAGES = "hugepages-"
@@ -68,13 +86,31 @@ def _values(
 
 
 def container_resources(pod: Pod) -> Iterator[Violation]:
+    claims_read = pod.version >= (1, 34)
     for at, container in pod.containers():
         resources = mapping(container.get("resources"))
         if resources:
             yield from _requirements(resources, (*at, "resources"))
+            if claims_read and resources.get("claims"):
+                yield from _claim_names(
+                    mappings(resources["claims"]), (*at, "resources", "claims"), _pod_claims(pod)
+                )
 
 
-def _requirements(resources: dict[str, Any], where: Path) -> Iterator[Violation]:
+def _pod_claims(pod: Pod) -> list[str]:
+    """The names of the pod's resource claims (gatherPodResourceClaimNames)."""
+    return sorted({text((c or {}).get("name")) for c in mappings(pod.spec.get("resourceClaims"))} - {""})
+
+
+def _container_name(name: str, where: Path) -> Iterator[Violation]:
+    yield from (invalid(where, name, msg) for msg in name_problems(name))
+
+
+def _requirements(
+    resources: dict[str, Any],
+    where: Path,
+    check_name: Callable[[str, Path], Iterator[Violation]] = _container_name,
+) -> Iterator[Violation]:
     limits_at, requests_at = (*where, "limits"), (*where, "requests")
     limits: dict[str, formats.Exact | None] = {}
     qos = hugepages = False
@@ -87,6 +123,7 @@ def _requirements(resources: dict[str, Any], where: Path) -> Iterator[Violation]
                 yield unreadable
                 continue
             assert value is not None
+            yield from check_name(name, (*at, name))
             yield from _one(name, value, section[name], (*at, name))
             qos = qos or name in _QOS
             hugepages = hugepages or name.startswith(_HUGEPAGES)
@@ -99,7 +136,6 @@ def _requirements(resources: dict[str, Any], where: Path) -> Iterator[Violation]
 
 
 def _one(name: str, value: formats.Exact, raw: object, where: Path) -> Iterator[Violation]:
-    yield from (invalid(where, name, msg) for msg in name_problems(name))
     shown = formats.quantity_text(raw)
     if value < formats.ZERO:
         yield invalid(where, shown, "must be greater than or equal to 0")
@@ -133,3 +169,121 @@ def _against_limit(
             )
     elif limit_raw is None and not overcommit_allowed(name):
         yield required((*where, "limits"), "Limit must be set for non overcommitable resources")
+
+
+def resource_claims(pod: Pod) -> Iterator[Violation]:
+    """The pod's own resource claims (the containers' references: container_resources)."""
+    if pod.version < (1, 34) or not pod.spec.get("resourceClaims"):
+        return
+    names: set[str] = set()
+    for index, claim in enumerate(mappings(pod.spec.get("resourceClaims"))):
+        claim = claim or {}
+        at = pod.path("resourceClaims", index)
+        name = text(claim.get("name"))
+        if not name:
+            yield required((*at, "name"))
+        elif name in names:
+            yield duplicate((*at, "name"), name)
+        else:
+            yield from (invalid((*at, "name"), name, msg) for msg in formats.dns1123_label(name))
+            names.add(name)
+        refs = [
+            field
+            for field in ("resourceClaimName", "resourceClaimTemplateName")
+            if claim.get(field) is not None
+        ]
+        if len(refs) == 2:
+            yield invalid(
+                at,
+                claim,
+                "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified",
+            )
+        elif not refs:
+            yield invalid(at, claim, "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`")
+        for field in refs:
+            value = text(claim.get(field))
+            yield from (invalid((*at, field), value, msg) for msg in formats.dns1123_subdomain(value))
+
+
+def _claim_names(claims: list[dict[str, Any] | None], at: Path, pod_claims: list[str]) -> Iterator[Violation]:
+    seen: set[str] = set()
+    for index, claim in enumerate(claims):
+        name, request = text((claim or {}).get("name")), text((claim or {}).get("request"))
+        if not name:
+            yield required((*at, index))
+            continue
+        if name in seen:
+            yield duplicate((*at, index), name)
+        else:
+            key = name
+            if request:
+                yield from (
+                    invalid((*at, index, "request"), request, msg) for msg in formats.dns1123_label(request)
+                )
+                key = f"{name}/{request}"
+            if key in seen:
+                yield duplicate((*at, index), key)
+            elif not request:
+                for other in seen:
+                    if "/" in other and other.split("/", 1)[0] == name:
+                        yield duplicate((*at, index), name)
+            seen.add(key)
+        if name not in pod_claims:
+            listed = f": {', '.join(pod_claims)}" if pod_claims else " which is empty"
+            found = not_found((*at, index), name)
+            yield Violation(
+                found.path, f"{found.body}: must be one of the names in pod.spec.resourceClaims{listed}"
+            )
+
+
+POD_LEVEL_RESOURCES = ("cpu", "hugepages-", "memory")
+_STANDARD_RESOURCES = frozenset(
+    {
+        "cpu",
+        "memory",
+        "ephemeral-storage",
+        "requests.cpu",
+        "requests.memory",
+        "requests.ephemeral-storage",
+        "limits.cpu",
+        "limits.memory",
+        "limits.ephemeral-storage",
+        "pods",
+        "resourcequotas",
+        "services",
+        "replicationcontrollers",
+        "secrets",
+        "configmaps",
+        "persistentvolumeclaims",
+        "storage",
+        "requests.storage",
+        "services.nodeports",
+        "services.loadbalancers",
+    }
+)
+
+
+def _pod_level_name(name: str, where: Path) -> Iterator[Violation]:
+    """validatePodResourceName: a resource name, then one of cpu, memory and hugepages-*."""
+    problems = formats.qualified_name(name)
+    if problems:
+        yield from (invalid(where, name, msg) for msg in problems)
+    elif "/" not in name and not (
+        name in _STANDARD_RESOURCES or name.startswith(("hugepages-", "requests.hugepages-"))
+    ):
+        yield invalid(where, name, "must be a standard resource type or fully qualified")
+    elif name not in ("cpu", "memory") and not name.startswith(_HUGEPAGES):
+        yield not_supported(where, name, POD_LEVEL_RESOURCES)
+
+
+def pod_resources(pod: Pod) -> Iterator[Violation]:
+    resources = pod.spec.get("resources")
+    if pod.version < (1, 34) or not isinstance(resources, dict):
+        return
+    at = pod.path("resources")
+    if text(mapping(pod.spec.get("os")).get("name")) == "windows":
+        yield forbidden(at, "may not be set for a windows pod")
+        return
+    if resources.get("claims") is not None:
+        yield forbidden((*at, "claims"), "claims may not be set for Resources at pod-level")
+    yield from _requirements(resources, at, _pod_level_name)

@@ -1,7 +1,13 @@
 """Tolerations, node selectors, affinity and topology spread (Kubernetes 1.37 pkg/apis/core/validation:
 ValidateTolerations, validateTaintEffect, ValidateNodeSelectorRequirement, validateNodeAffinity,
-validatePodAffinityTerm, validateTopologySpreadConstraints; apimachinery ValidateLabels,
-ValidateLabelSelector)."""
+validatePodAffinityTerm, ValidateMatchLabelKeysAndMismatchLabelKeys, validateTopologySpreadConstraints,
+ValidateMatchLabelKeysInTopologySpread; apimachinery ValidateLabels, ValidateLabelSelector).
+
+Versioned: `matchLabelKeys` and `mismatchLabelKeys` of pod affinity terms are dropped unread before 1.31
+(feature MatchLabelKeysInPodAffinity off); a topology spread constraint's `matchLabelKeys` is dropped
+before 1.27 (MatchLabelKeysInPodTopologySpread off), follows the older rule (no key of its selector at
+all, never without a selector) from 1.27 to 1.33, and the newer one (feature
+MatchLabelKeysInPodTopologySpreadSelectorMerge) from 1.34."""
 
 from __future__ import annotations
 
@@ -114,8 +120,8 @@ def pod_affinity(pod: Pod) -> Iterator[Violation]:
         at = pod.path("affinity", kind)
         rules = mapping(affinity.get(kind))
         for index, term in enumerate(mappings(rules.get("requiredDuringSchedulingIgnoredDuringExecution"))):
-            yield from _topology_key(
-                term or {}, (*at, "requiredDuringSchedulingIgnoredDuringExecution", index)
+            yield from _pod_affinity_term(
+                term or {}, (*at, "requiredDuringSchedulingIgnoredDuringExecution", index), pod.version
             )
         for index, weighted in enumerate(
             mappings(rules.get("preferredDuringSchedulingIgnoredDuringExecution"))
@@ -124,9 +130,104 @@ def pod_affinity(pod: Pod) -> Iterator[Violation]:
             weight = number((weighted or {}).get("weight")) or 0
             if not 1 <= weight <= 100:
                 yield invalid((*where, "weight"), weight, "must be in the range 1-100")
-            yield from _topology_key(
-                mapping((weighted or {}).get("podAffinityTerm")), (*where, "podAffinityTerm")
+            yield from _pod_affinity_term(
+                mapping((weighted or {}).get("podAffinityTerm")), (*where, "podAffinityTerm"), pod.version
             )
+
+
+def _pod_affinity_term(term: dict[str, Any], at: Path, version: tuple[int, int]) -> Iterator[Violation]:
+    yield from label_selector(term.get("labelSelector"), (*at, "labelSelector"))
+    yield from label_selector(term.get("namespaceSelector"), (*at, "namespaceSelector"))
+    for name in term.get("namespaces") or []:
+        if isinstance(name, str):  # the server names the list `namespace`
+            yield from (invalid((*at, "namespace"), name, msg) for msg in formats.dns1123_label(name))
+    if version >= (1, 31):
+        yield from _label_keys(
+            at, term.get("matchLabelKeys"), term.get("mismatchLabelKeys"), term.get("labelSelector")
+        )
+    yield from _topology_key(term, at)
+
+
+def _strings(value: object) -> list[str]:
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+
+
+def _keys_named(at: Path, keys: list[str], selector: object) -> Iterator[Violation]:
+    if not keys:
+        return
+    if not isinstance(selector, dict):
+        yield forbidden(at, "must not be specified when labelSelector is not set")
+        return
+    for index, key in enumerate(keys):
+        yield from (invalid((*at, index), key, msg) for msg in formats.qualified_name(key))
+
+
+def _label_keys(at: Path, match: object, mismatch: object, selector: object) -> Iterator[Violation]:
+    """ValidateMatchLabelKeysAndMismatchLabelKeys, on a selector that has not been merged with the keys
+    (a template's: only a Pod's is merged as it is created)."""
+    match_keys, mismatch_keys = _strings(match), _strings(mismatch)
+    yield from _keys_named((*at, "matchLabelKeys"), match_keys, selector)
+    yield from _keys_named((*at, "mismatchLabelKeys"), mismatch_keys, selector)
+    if isinstance(selector, dict):
+        where = {key: index for index, key in enumerate(match_keys)}
+        seen = {str(key) for key in mapping(selector.get("matchLabels"))}
+        for expression in mappings(selector.get("matchExpressions")):
+            key = text((expression or {}).get("key"))
+            if key in where and key in seen:  # the server names the term, indexed by the key's place
+                yield invalid((*at, where[key]), key, "exists in both matchLabelKeys and labelSelector")
+            seen.add(key)
+    for index, key in enumerate(match_keys):
+        if key in mismatch_keys:
+            yield invalid(
+                (*at, "matchLabelKeys", index), key, "exists in both matchLabelKeys and mismatchLabelKeys"
+            )
+
+
+def _spread_label_keys(at: Path, match: object, selector: object) -> Iterator[Violation]:
+    """ValidateMatchLabelKeysInTopologySpread (Kubernetes 1.27 to 1.33)."""
+    keys = _strings(match)
+    if not keys:
+        return
+    at = (*at, "matchLabelKeys")
+    known: set[str] = set()
+    if isinstance(selector, dict):
+        known.update(str(key) for key in mapping(selector.get("matchLabels")))
+        known.update(text((e or {}).get("key")) for e in mappings(selector.get("matchExpressions")))
+    else:
+        yield forbidden(at, "must not be specified when labelSelector is not set")
+    for index, key in enumerate(keys):
+        yield from (invalid((*at, index), key, msg) for msg in formats.qualified_name(key))
+        if key in known:
+            yield invalid((*at, index), key, "exists in both matchLabelKeys and labelSelector")
+
+
+SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
+
+
+def label_selector(selector: object, at: Path) -> Iterator[Violation]:
+    """ValidateLabelSelector, invalid label values refused (as on every create)."""
+    if not isinstance(selector, dict):
+        return
+    yield from labels(selector.get("matchLabels"), (*at, "matchLabels"))
+    for index, rq in enumerate(mappings(selector.get("matchExpressions"))):
+        where = (*at, "matchExpressions", index)
+        rq = rq or {}
+        operator, values = text(rq.get("operator")), rq.get("values") or []
+        if operator in ("In", "NotIn"):
+            if not values:
+                yield required((*where, "values"), "must be specified when `operator` is 'In' or 'NotIn'")
+        elif operator in ("Exists", "DoesNotExist"):
+            if values:
+                yield forbidden(
+                    (*where, "values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
+                )
+        else:
+            yield invalid((*where, "operator"), operator, "not a valid selector operator")
+        key = text(rq.get("key"))
+        yield from (invalid((*where, "key"), key, msg) for msg in formats.qualified_name(key))
+        for j, value in enumerate(values if isinstance(values, list) else []):
+            if isinstance(value, str):
+                yield from (invalid((*where, "values", j), value, msg) for msg in formats.label_value(value))
 
 
 def _topology_key(term: dict[str, Any], at: Path) -> Iterator[Violation]:
@@ -166,3 +267,9 @@ def topology_spread(pod: Pod) -> Iterator[Violation]:
             policy = constraint.get(field)
             if isinstance(policy, str) and policy not in INCLUSION_POLICIES:
                 yield not_supported((*at, field), policy, INCLUSION_POLICIES)
+        selector = constraint.get("labelSelector")
+        if pod.version >= (1, 34):
+            yield from _label_keys(at, constraint.get("matchLabelKeys"), None, selector)
+        elif pod.version >= (1, 27):
+            yield from _spread_label_keys(at, constraint.get("matchLabelKeys"), selector)
+        yield from label_selector(selector, (*at, "labelSelector"))

@@ -1,13 +1,29 @@
 """Volume sources and volume mounts (Kubernetes 1.37 pkg/apis/core/validation: ValidateVolumes,
-validateVolumeSource and the common sources' own checks, ValidateVolumeMounts)."""
+validateVolumeSource and the common sources' own checks: validateNFSVolumeSource, validateCSIVolumeSource,
+ValidateCSIDriverName, validateProjectedVolumeSource, validateProjectionSources, validateKeyToPath,
+ValidateLocalNonReservedPath, validateEphemeralVolumeSource; ValidateVolumeMounts).
+
+Of a projected volume, the secret, configMap, downwardAPI and serviceAccountToken sources are checked;
+clusterTrustBundle and podCertificate sources, gated and rare, are neither checked nor counted, and
+`user` fields are not checked. Of a downward API file, all but a resource reference's divisor and a
+field reference's apiVersion. Of an ephemeral volume, only that it has a claim template."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
-from mpigen.checks.pod import formats
-from mpigen.checks.pod.field import Path, Violation, forbidden, invalid, not_found, not_supported, required
+from mpigen.checks.pod import env, formats
+from mpigen.checks.pod.field import (
+    Path,
+    Violation,
+    forbidden,
+    invalid,
+    not_found,
+    not_supported,
+    required,
+    too_long,
+)
 from mpigen.checks.pod.view import Pod, mapping, mappings, number, text
 
 SOURCES = (
@@ -154,12 +170,157 @@ def _key_to_path(item: dict[str, Any], where: Path) -> Iterator[Violation]:
     yield from _mode(item, where, "mode")
 
 
+def _nfs(source: dict[str, Any], where: Path) -> Iterator[Violation]:
+    if not text(source.get("server")):
+        yield required((*where, "server"))
+    path = text(source.get("path"))
+    if not path:
+        yield required((*where, "path"))
+    if not path.startswith("/"):
+        yield invalid((*where, "path"), path, "must be an absolute path")
+
+
+def _csi(source: dict[str, Any], where: Path) -> Iterator[Violation]:
+    driver = text(source.get("driver"))
+    if not driver:
+        yield required((*where, "driver"))
+    else:
+        if len(driver) > 63:
+            yield too_long((*where, "driver"), 63)
+        yield from (
+            invalid((*where, "driver"), driver, msg) for msg in formats.dns1123_subdomain(driver.lower())
+        )
+    secret = source.get("nodePublishSecretRef")
+    if isinstance(secret, dict):
+        name = text(secret.get("name"))
+        if not name:
+            yield required((*where, "nodePublishSecretRef", "name"))
+        else:  # the server names the secret's field `csi.name`
+            yield from (invalid((*where, "name"), name, msg) for msg in formats.dns1123_subdomain(name))
+
+
+def _local_path(path: str, where: Path) -> Iterator[Violation]:
+    """ValidateLocalNonReservedPath."""
+    if path.startswith("/"):
+        yield invalid(where, path, "must be a relative path")
+    if ".." in path.split("/"):
+        yield invalid(where, path, "must not contain '..'")
+    if path.startswith("..") and not path.startswith("../"):
+        yield invalid(where, path, "must not start with '..'")
+
+
+_PROJECTIONS = ("secret", "configMap", "downwardAPI", "serviceAccountToken")
+
+
+def _projected(source: dict[str, Any], where: Path) -> Iterator[Violation]:
+    yield from _mode(source, where, "defaultMode")
+    paths: set[str] = set()
+
+    def claim(path: str, value: object) -> Iterator[Violation]:
+        if path in paths:
+            yield invalid(where, value, "conflicting duplicate paths")
+        paths.add(path)
+
+    for index, item in enumerate(mappings(source.get("sources"))):
+        at = (*where, "sources", index)
+        present = [kind for kind in _PROJECTIONS if (item or {}).get(kind) is not None]
+        for kind in present:
+            part = mapping((item or {})[kind])
+            if kind in ("secret", "configMap"):
+                if not text(part.get("name")):
+                    yield required((*at, kind, "name"))
+                for j, key_path in enumerate(mappings(part.get("items"))):
+                    yield from _key_to_path(key_path or {}, (*at, kind, "items", j))
+                    if text((key_path or {}).get("path")):
+                        yield from claim(text((key_path or {}).get("path")), text(part.get("name")))
+            elif kind == "downwardAPI":
+                for file in mappings(part.get("items")):
+                    yield from _downward_file(file or {}, (*at, kind))
+                    path = text((file or {}).get("path"))
+                    if path:
+                        yield from claim(path, path)
+            else:
+                expiry = number(part.get("expirationSeconds"))
+                if expiry is not None and expiry < 600:
+                    yield invalid(
+                        (*at, kind, "expirationSeconds"),
+                        expiry,
+                        "may not specify a duration less than 10 minutes",
+                    )
+                if expiry is not None and expiry > 1 << 32:
+                    yield invalid(
+                        (*at, kind, "expirationSeconds"),
+                        expiry,
+                        "may not specify a duration larger than 2^32 seconds",
+                    )
+                path = text(part.get("path"))
+                if not path:  # the server names the volume's `projected.path`
+                    yield required((*where, "path"))
+                else:
+                    yield from _local_path(path, (*where, "path"))
+        if len(present) > 1:
+            yield forbidden(at, "may not specify more than 1 volume type per source")
+
+
+VOLUME_FIELD_PATHS = (
+    "metadata.annotations",
+    "metadata.labels",
+    "metadata.name",
+    "metadata.namespace",
+    "metadata.uid",
+)
+
+
+def _downward_file(file: dict[str, Any], where: Path) -> Iterator[Violation]:
+    """validateDownwardAPIVolumeFile; the server names the errors of every file at the source's path."""
+    path = text(file.get("path"))
+    if not path:
+        yield required((*where, "path"))
+    yield from _local_path(path, (*where, "path"))
+    field, resource = file.get("fieldRef"), file.get("resourceFieldRef")
+    if isinstance(field, dict):
+        yield from env.field_ref(field, (*where, "fieldRef"), VOLUME_FIELD_PATHS)
+        if resource is not None:
+            yield invalid(
+                where, "resource", "fieldRef and resourceFieldRef can not be specified simultaneously"
+            )
+    elif isinstance(resource, dict):
+        name = text(resource.get("resource"))
+        if not text(resource.get("containerName")):
+            yield required((*where, "resourceFieldRef", "containerName"))
+        elif not name:
+            yield required((*where, "resourceFieldRef", "resource"))
+        elif name not in env.RESOURCE_FIELDS and not name.startswith(
+            ("requests.hugepages-", "limits.hugepages-")
+        ):
+            yield not_supported((*where, "resourceFieldRef", "resource"), name, env.RESOURCE_FIELDS)
+    else:
+        yield required(where, "one of fieldRef and resourceFieldRef is required")
+    yield from _mode(file, where, "mode")
+
+
+def _downward_api(source: dict[str, Any], where: Path) -> Iterator[Violation]:
+    yield from _mode(source, where, "defaultMode")
+    for file in mappings(source.get("items")):
+        yield from _downward_file(file or {}, where)
+
+
+def _ephemeral(source: dict[str, Any], where: Path) -> Iterator[Violation]:
+    if source.get("volumeClaimTemplate") is None:
+        yield required((*where, "volumeClaimTemplate"))
+
+
 _CHECKS = {
     "emptyDir": _empty_dir,
     "hostPath": _host_path,
     "configMap": _named("name"),
     "secret": _named("secretName"),
     "persistentVolumeClaim": _named("claimName"),
+    "nfs": _nfs,
+    "csi": _csi,
+    "projected": _projected,
+    "ephemeral": _ephemeral,
+    "downwardAPI": _downward_api,
 }
 
 

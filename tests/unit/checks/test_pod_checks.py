@@ -208,3 +208,168 @@ def test_one_template_for_both_roles_is_reported_once() -> None:
 def test_no_validate_skips_the_pod_rules() -> None:
     job = make_job(V2BETA1, worker=bad(dnsPolicy="Sometimes"))
     assert mpigen.compile(job, mpigen.Options(validate=False))
+
+
+def sleeping(seconds: int, **spec: Any) -> dict[str, Any]:
+    hook = {"preStop": {"sleep": {"seconds": seconds}}}
+    return job({"containers": [{"name": "main", "image": "x", "lifecycle": hook}], **spec})
+
+
+def test_a_sleep_handler_follows_the_kubernetes_version_and_the_grace_period() -> None:
+    assert texts(sleeping(0), (1, 33)) == []
+    assert texts(sleeping(0), (1, 32)) == [
+        (
+            "spec.template.spec.containers[0].lifecycle.preStop.sleep: Invalid value: 0: must be greater than 0 "
+            "and less than terminationGracePeriodSeconds (30)"
+        )
+    ]
+    assert texts(sleeping(0), (1, 29)) == []  # the field is dropped unread before 1.30
+    assert texts(sleeping(31)) == [
+        (
+            "spec.template.spec.containers[0].lifecycle.preStop.sleep: Invalid value: 31: must be non-negative "
+            "and less than terminationGracePeriodSeconds (30)"
+        )
+    ]
+    assert texts(sleeping(31, terminationGracePeriodSeconds=60)) == []
+    assert texts(sleeping(5, terminationGracePeriodSeconds=0)) != []
+
+
+def affinity_term(**term: Any) -> dict[str, Any]:
+    term = {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "x"}}, **term}
+    affinity = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+    return job({**POD["spec"], "affinity": affinity})
+
+
+def test_match_label_keys_of_pod_affinity_are_read_from_kubernetes_1_31() -> None:
+    obj = affinity_term(matchLabelKeys=["a b"])
+    assert texts(obj, (1, 30)) == []
+    assert [t.split(":")[0] for t in texts(obj, (1, 31))] == [
+        (
+            "spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
+            ".matchLabelKeys[0]"
+        )
+    ]
+    assert texts(affinity_term(matchLabelKeys=["app"], mismatchLabelKeys=["app"])) == [
+        (
+            "spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
+            '.matchLabelKeys[0]: Invalid value: "app": exists in both matchLabelKeys and mismatchLabelKeys'
+        )
+    ]
+
+
+def test_label_selectors_of_affinity_terms_and_spread_constraints_are_checked() -> None:
+    selector = {"matchExpressions": [{"key": "app", "operator": "Exists", "values": ["x"]}]}
+    assert texts(affinity_term(labelSelector=selector)) == [
+        (
+            "spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
+            ".labelSelector.matchExpressions[0].values: Forbidden: may not be specified when `operator` is "
+            "'Exists' or 'DoesNotExist'"
+        )
+    ]
+    assert texts(affinity_term(namespaces=["Default"]))[0].startswith(
+        "spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
+        '.namespace: Invalid value: "Default"'
+    )
+    spread = {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}
+    bad_selector = {**spread, "labelSelector": {"matchLabels": {"app": "a b"}}}
+    assert texts(job({**POD["spec"], "topologySpreadConstraints": [bad_selector]}))[0].startswith(
+        'spec.template.spec.topologySpreadConstraints[0].labelSelector.matchLabels: Invalid value: "a b"'
+    )
+
+
+def test_match_label_keys_of_topology_spread_follow_the_kubernetes_version() -> None:
+    spread = {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule"}
+    in_selector = job(
+        {
+            **POD["spec"],
+            "topologySpreadConstraints": [
+                {**spread, "matchLabelKeys": ["app"], "labelSelector": {"matchLabels": {"app": "x"}}}
+            ],
+        }
+    )
+    assert texts(in_selector, (1, 34)) == []
+    assert texts(in_selector, (1, 33)) == [
+        (
+            "spec.template.spec.topologySpreadConstraints[0].matchLabelKeys[0]: Invalid value: "
+            '"app": exists in both matchLabelKeys and labelSelector'
+        )
+    ]
+    assert texts(in_selector, (1, 26)) == []
+    without = job({**POD["spec"], "topologySpreadConstraints": [{**spread, "matchLabelKeys": ["app"]}]})
+    forbidden = (
+        "spec.template.spec.topologySpreadConstraints[0].matchLabelKeys: Forbidden: "
+        "must not be specified when labelSelector is not set"
+    )
+    assert texts(without, (1, 37)) == texts(without, (1, 30)) == [forbidden]
+
+
+def test_host_ports_are_taken_once_by_the_regular_containers_and_once_in_each_init_container() -> None:
+    def ctr(name: str, *ports: dict[str, Any]) -> dict[str, Any]:
+        return {"name": name, "image": "x", "ports": list(ports)}
+
+    http, udp = (
+        {"containerPort": 80, "hostPort": 80},
+        {"containerPort": 80, "hostPort": 80, "protocol": "UDP"},
+    )
+    assert texts(job({"containers": [ctr("a", http), ctr("b", {**http, "protocol": "TCP"})]})) == [
+        'spec.template.spec.containers[1].ports[0].hostPort: Duplicate value: "TCP//80"'
+    ]
+    assert texts(job({"containers": [ctr("a", http), ctr("b", udp)]})) == []
+    assert texts(job({"containers": [ctr("a", http)], "initContainers": [ctr("i", http)]})) == []
+    assert texts(job({"containers": [ctr("a")], "initContainers": [ctr("i", http, http)]})) == [
+        'spec.template.spec.initContainers[0].ports[1].hostPort: Duplicate value: "TCP//80"'
+    ]
+
+
+def test_sysctls_of_the_host_namespaces_are_refused_with_them() -> None:
+    def sysctls(*names: str, **spec: Any) -> dict[str, Any]:
+        context = {"sysctls": [{"name": name, "value": "1"} for name in names]}
+        return job({**POD["spec"], "securityContext": context, **spec})
+
+    assert texts(sysctls("net/ipv4/ip_forward", "kernel.shm_rmid_forced")) == []
+    assert texts(sysctls("net/ipv4/ip_forward", hostNetwork=True)) == [
+        (
+            "spec.template.spec.securityContext.sysctls[0].name: Invalid value: "
+            "\"net/ipv4/ip_forward\": may not be specified when 'hostNetwork' is true"
+        )
+    ]
+    assert len(texts(sysctls("fs.mqueue.msg_max", "kernel.msgmax", "net.core.x", hostIPC=True))) == 2
+    assert [t.split(": ")[1] for t in texts(sysctls("a..b", "", "x", "x"))] == [
+        "Invalid value",
+        "Required value",
+        "Duplicate value",
+    ]
+
+
+def test_resource_claims_are_checked_from_kubernetes_1_34() -> None:
+    container = {"name": "main", "image": "x", "resources": {"claims": [{"name": "gpu"}, {"name": "nic"}]}}
+    obj = job(
+        {"containers": [container], "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "t"}]}
+    )
+    expected = [
+        (
+            'spec.template.spec.containers[0].resources.claims[1]: Not found: "nic": must be one of the names in '
+            "pod.spec.resourceClaims: gpu"
+        )
+    ]
+    assert texts(obj, (1, 34)) == expected
+    assert texts(obj, (1, 33)) == []  # dropped unread while DynamicResourceAllocation is off
+    both = job({**POD["spec"], "resourceClaims": [{"name": "gpu"}]})
+    assert [t.split(": ")[1] for t in texts(both)] == ["Invalid value"]
+
+
+def test_pod_level_resources_are_checked_from_kubernetes_1_34() -> None:
+    obj = job(
+        {
+            **POD["spec"],
+            "resources": {"limits": {"cpu": "2", "ephemeral-storage": "1Gi"}, "requests": {"cpu": "3"}},
+        }
+    )
+    assert texts(obj, (1, 34)) == [
+        (
+            'spec.template.spec.resources.limits[ephemeral-storage]: Unsupported value: "ephemeral-storage": '
+            'supported values: "cpu", "hugepages-", "memory"'
+        ),
+        'spec.template.spec.resources.requests: Invalid value: "3": must be less than or equal to cpu limit of 2',
+    ]
+    assert texts(obj, (1, 33)) == []  # dropped unread while PodLevelResources is off
