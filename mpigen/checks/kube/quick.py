@@ -216,7 +216,7 @@ def _pattern(compiler: _Compiler, value: str) -> Check:
     return check
 
 
-def _size(kind: type[list[Any]] | type[str], low: bool) -> Callable[[_Compiler, int], Check]:
+def _size(kind: type[list[Any] | str], low: bool) -> Callable[[_Compiler, int], Check]:
     """minItems/maxItems (arrays) and minLength/maxLength (strings, in code points as jsonschema counts);
     other types pass."""
 
