@@ -112,6 +112,8 @@ class OptionSpec(NamedTuple):
     metavar: str | None = None
     short: str | None = None
     needs: str | None = None  # the flag of another option this one means nothing without
+    # The targets on which what `needs` names is implied, so this option is met without it.
+    implied_on: tuple[str, ...] = ()
     # The targets (keys of mpigen.targets.TARGETS) this option means something on (empty: all), and why
     # it is refused on the others.
     targets: tuple[str, ...] = ()
@@ -201,10 +203,12 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         "scheduler-name",
         "scheduler_name",
         "dns-subdomain",
-        "schedulerName of the job's pods under gang scheduling, a DNS subdomain [default: volcano, or scheduler-plugins-scheduler].",
+        "schedulerName of the job's pods under gang scheduling, a DNS subdomain [default: volcano, or scheduler-plugins-scheduler]; with --target volcano the Volcano Job's schedulerName (gang scheduling implied).",
         "schedulerName of the job's pods under gang scheduling (a DNS subdomain).",
         metavar="NAME",
         needs="gang-scheduler",
+        # A Volcano Job is always one gang: spec.schedulerName names the Volcano scheduler that runs it.
+        implied_on=("volcano",),
     ),
     OptionSpec(
         "cluster-domain",
@@ -267,10 +271,14 @@ _FIELDS = {spec.flag: spec.field for spec in OPTION_TABLE}
 def unmet_needs(values: dict[str, Any]) -> list[tuple[str, str]]:
     """(flag, the flag it needs) for each option set in `values` (by field) without the option it needs:
     the one rule the flags, the plain call and the annotations each say in their own words."""
+    target = values.get("target") or DEFAULT_TARGET
     return [
         (spec.flag, spec.needs)
         for spec in OPTION_TABLE
-        if spec.needs is not None and values.get(spec.field) and not values.get(_FIELDS[spec.needs])
+        if spec.needs is not None
+        and values.get(spec.field)
+        and not values.get(_FIELDS[spec.needs])
+        and target not in spec.implied_on
     ]
 
 

@@ -135,6 +135,8 @@ class JobPlan(NamedTuple):
     ttl_seconds_after_finished: int | None = None
     # runPolicy.managedBy (v1, v2beta1): the operator's own value or Kueue's MultiKueue; None: unset.
     managed_by: str | None = None
+    # Where the job wrote its cleanPodPolicy; None: the version's default.
+    clean_pod_policy_at: Path | None = None
     suspend: bool = False
     # Job.spec.podReplacementPolicy: Failed (Kubernetes 1.29 and newer).
     pod_replacement_failed: bool = False

@@ -18,6 +18,7 @@ from mpigen.inputs.shared import INT32_MAX, INT64_MAX, Strict
 
 CleanPodPolicy = Literal["None", "Running", "All"]
 MULTIKUEUE = "kueue.x-k8s.io/multikueue"
+RUN_POLICY: Path = ("spec", "runPolicy")
 
 
 class SchedulingPolicy(Strict):
@@ -52,6 +53,7 @@ class Run(NamedTuple):
     """`runPolicy` with the operator's defaults applied (cleanPodPolicy None, suspend false)."""
 
     clean_pod_policy: CleanPodPolicy
+    clean_pod_policy_at: Path | None  # where the job wrote it; None: the default
     ttl_seconds_after_finished: int | None
     active_deadline_seconds: int | None
     backoff_limit: int | None
@@ -71,6 +73,13 @@ def resolve(policy: RunPolicy | None, clean_pod_policy: CleanPodPolicy | None = 
         )
     return Run(
         clean_pod_policy=policy.cleanPodPolicy or clean_pod_policy or "None",
+        clean_pod_policy_at=(
+            RUN_POLICY + ("cleanPodPolicy",)
+            if policy.cleanPodPolicy
+            else ("spec", "cleanPodPolicy")
+            if clean_pod_policy
+            else None
+        ),
         ttl_seconds_after_finished=policy.ttlSecondsAfterFinished,
         active_deadline_seconds=policy.activeDeadlineSeconds,
         backoff_limit=policy.backoffLimit,
@@ -102,11 +111,7 @@ def _check_managed_by(value: str | None, path: Path, controller: str) -> list[Is
     if value is None or value == controller:
         return []
     if value == MULTIKUEUE:
-        message = (
-            f"{MULTIKUEUE}: the operator would leave this job to Kueue's MultiKueue; "
-            "mpigen compiles it to run here"
-        )
-        return [Issue(path, message, "warning")]
+        return []  # each run target says what it does with it (mpigen.targets.shared.policy)
     known = [controller, MULTIKUEUE]
     import difflib  # for the hint only: not on a valid document's path
 

@@ -161,6 +161,7 @@ def plan_job(job: V1Job, document: dict[str, Any]) -> JobPlan:
         launcher_service_account=own_account or None,
         ttl_seconds_after_finished=run.ttl_seconds_after_finished,
         managed_by=run.managed_by,
+        clean_pod_policy_at=run.clean_pod_policy_at,
         suspend=run.suspend,
         scheduling=_scheduling(job),
         discover_hosts="slots",

@@ -133,6 +133,7 @@ def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
         backoff_limit=spec.backoffLimit if spec.backoffLimit is not None else DEFAULT_BACKOFF_LIMIT,
         active_deadline_seconds=spec.activeDeadlineSeconds,
         clean_pod_policy=spec.cleanPodPolicy or "None",
+        clean_pod_policy_at=("spec", "cleanPodPolicy") if spec.cleanPodPolicy else None,
         template_paths={
             "launcher": _SPECS + ("Launcher", "template"),
             "worker": _SPECS + ("Worker", "template"),

@@ -337,6 +337,7 @@ def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
         launcher_service_account=own_account if (waits and own_account) else None,
         ttl_seconds_after_finished=run.ttl_seconds_after_finished,
         managed_by=run.managed_by,
+        clean_pod_policy_at=run.clean_pod_policy_at,
         suspend=run.suspend,
         pod_replacement_failed=_pod_replacement(options),
         scheduling=_scheduling(job),

@@ -155,6 +155,16 @@ TOOLS: dict[str, Tool] = {
         ("kube-score",),
         ldflags=("-X main.version=v1.20.0",),
     ),
+    # Volcano's admission webhooks (jobs/validate, jobs/mutate), a tool of its own so that the controller
+    # and scheduler need not be rebuilt for it.
+    "volcano-webhook": Tool(
+        "volcano.sh/volcano",
+        "v1.10.0",
+        ("volcano.sh/volcano/cmd/webhook-manager",),
+        ("vc-webhook-manager",),
+        ldflags=("-X volcano.sh/volcano/pkg/version.Version=v1.10.0",),
+        copy_replaces=True,
+    ),
 }
 
 

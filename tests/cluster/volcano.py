@@ -6,11 +6,12 @@ Everything comes from the one pinned module: gotools.py builds the two binaries 
 CRDs are read from the same module's copy in the Go module cache (`config/crd/volcano/bases`), never from a
 copy in this repository.
 
-The admission webhooks (vc-webhook-manager) are not run. The mutating one only fills defaults on create:
-`queue: default`, `schedulerName`, `maxRetry: 3` when 0, `minAvailable` (the sum of the tasks'),
-each task's `name`, `minAvailable` (its replicas) and `maxRetry: 3`, and the `svc`/`ssh` plugins under the
-`mpi` plugin. A Job that spells all of these out is run the same with or without it; the tests' Jobs do. The
-validating one only refuses; what it would refuse is noted in the Volcano target's documentation.
+The admission webhooks (vc-webhook-manager, tool `volcano-webhook`) are not part of `start`. The mutating
+one only fills defaults on create: `queue: default`, `schedulerName`, `maxRetry: 3` when 0, `minAvailable`
+(the sum of the tasks'), each task's `name`, `minAvailable` (its replicas) and `maxRetry: 3`, and the
+`svc`/`ssh` plugins under the `mpi` plugin. A Job that spells all of these out is run the same with or
+without it; the tests' Jobs do. The validating one only refuses. `start_webhooks` runs the two Job webhooks
+on a started cluster (test_volcano_webhooks.py judges mpigen's output and refusals with them).
 
 kube-controller-manager runs what Volcano's objects rely on: the garbage collector (the Job's pods, and
 its plugins' Service, ConfigMap, Secret and NetworkPolicy, are owned by the Job; its TTL deletes it in the
@@ -20,8 +21,11 @@ namespace controller.
 
 from __future__ import annotations
 
+import base64
 import json
+import socket
 import subprocess
+import time
 from typing import Any
 
 import controlplane
@@ -198,3 +202,88 @@ def diagnostics(cluster: controlplane.Cluster) -> str:
         parts.append(f"$ kubectl {' '.join(argv)}\n" + "\n".join(lines[-60:]))
     parts.append(cluster.logs_tail(40))
     return "\n".join(parts)
+
+
+WEBHOOK_BINARY = "vc-webhook-manager"
+# The chart's configuration names (vc-webhook-manager patches their caBundle: volcano-admission-service +
+# the path with "/" as "-"), the webhooks' names and rules as pkg/webhooks/admission/jobs registers them.
+JOB_WEBHOOKS = (
+    ("MutatingWebhookConfiguration", "/jobs/mutate", "mutatejob.volcano.sh", ("CREATE",)),
+    ("ValidatingWebhookConfiguration", "/jobs/validate", "validatejob.volcano.sh", ("CREATE", "UPDATE")),
+)
+
+
+def webhook_configurations(port: int, ca: bytes) -> list[dict[str, Any]]:
+    """Volcano's Job webhooks, sent to https://127.0.0.1:<port> and trusted through `ca`. Side effects
+    None, so a server-side dry run calls them too."""
+    out = []
+    for kind, path, name, operations in JOB_WEBHOOKS:
+        hook = {
+            "name": name,
+            "admissionReviewVersions": ["v1"],
+            "sideEffects": "None",
+            "failurePolicy": "Fail",
+            "clientConfig": {
+                "url": f"https://127.0.0.1:{port}{path}",
+                "caBundle": base64.b64encode(ca).decode(),
+            },
+            "rules": [
+                {
+                    "apiGroups": ["batch.volcano.sh"],
+                    "apiVersions": ["v1alpha1"],
+                    "operations": list(operations),
+                    "resources": ["jobs"],
+                }
+            ],
+        }
+        out.append(
+            {
+                "apiVersion": "admissionregistration.k8s.io/v1",
+                "kind": kind,
+                "metadata": {"name": "volcano-admission-service" + path.replace("/", "-")},
+                "webhooks": [hook],
+            }
+        )
+    return out
+
+
+def start_webhooks(cluster: controlplane.Cluster, binary: str) -> list[dict[str, Any]]:
+    """Run vc-webhook-manager's Job webhooks (mutate, validate) on a cluster `start` made: a serving
+    certificate for 127.0.0.1 signed by the control plane's CA, the two configurations; returns them (a
+    caller that deletes them turns the webhooks off again)."""
+    from jobset import serving_certificate
+
+    assert cluster.ca is not None
+    certs = serving_certificate(cluster, "volcano-admission")
+    port = controlplane.free_port()
+    configurations = webhook_configurations(port, cluster.ca.read_bytes())
+    listed = {"apiVersion": "v1", "kind": "List", "items": configurations}
+    cluster.kubectl("apply", "--server-side", "-f", "-", input=json.dumps(listed))
+    cluster.start(
+        WEBHOOK_BINARY,
+        [
+            binary,
+            f"--kubeconfig={cluster.admin_kubeconfig}",
+            f"--tls-cert-file={certs / 'tls.crt'}",
+            f"--tls-private-key-file={certs / 'tls.key'}",
+            f"--ca-cert-file={cluster.ca}",
+            "--listen-address=127.0.0.1",
+            f"--port={port}",
+            f"--webhook-url=https://127.0.0.1:{port}",
+            "--enabled-admission=" + ",".join(path for _, path, _, _ in JOB_WEBHOOKS),
+            f"--scheduler-name={SCHEDULER_NAME}",
+            "--logtostderr",
+            "-v=3",
+        ],
+    )
+    deadline = time.monotonic() + controlplane.START_TIMEOUT
+    while True:
+        cluster.check_running()
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{WEBHOOK_BINARY} not listening\n{cluster.logs_tail(40)}") from None
+            time.sleep(0.3)
+    return configurations

@@ -20,6 +20,7 @@ from mpigen.targets.jobset.hosts import hosts, launcher_host
 from mpigen.targets.jobset.pods import OWN_NAMING
 from mpigen.targets.shared import mpi_env
 from mpigen.targets.shared.rbac import foreign_account_warning
+from mpigen.targets.shared.policy import clean_pod_policy_none_warnings, multikueue_warnings
 
 CONFIG_MAP_MAX_BYTES = 1024 * 1024
 
@@ -143,14 +144,16 @@ def warnings(plan: JobPlan, options: Options) -> list[Issue]:
             )
         )
         found += foreign_account_warning(plan, "get, list and exec into every pod of the namespace")
-    if plan.clean_pod_policy == "None":
-        found.append(
-            Issue(
-                ("spec",),
-                "cleanPodPolicy None: on --target jobset the workers are deleted when the JobSet finishes (JobSet always ends its running Jobs)",
-                "warning",
-            )
-        )
+    found += multikueue_warnings(
+        plan,
+        "kept on the JobSet: Kueue's MultiKueue runs it on a worker cluster, to which it copies the JobSet "
+        "alone (Kueue v0.17): apply every other object of this output there too (the ConfigMap "
+        f"{names.config_map(plan.name)} that the pods mount above all)",
+    )
+    found += clean_pod_policy_none_warnings(
+        plan,
+        "on --target jobset the workers are deleted when the JobSet finishes (JobSet always ends its running Jobs)",
+    )
     for role, template in (
         (names.ROLE_LAUNCHER, plan.launcher_template),
         (names.ROLE_WORKER, plan.worker_template),

@@ -3,7 +3,10 @@
 Workers: the operator target's worker container (kubexec: `sleep 365d` unless the version keeps the
 template's command, with kubexec.sh mounted; SSH: `sshd -De` unless the template gives a command, the
 key mounted), `restartPolicy: Never` (a Job allows no `Always`; a failed worker fails its Job and JobSet
-restarts the whole gang). No `dnsConfig` search entry: the hostfile gives full DNS names.
+restarts the whole gang). With SSH and a namespace, the DNS search list gains
+`<job>.<ns>.svc.<domain>` as on the operator target: the launcher finds the workers by the hostfile's
+full names, but MPICH's and Intel MPI's proxies on the workers call the launcher back by its bare
+hostname `<job>-launcher-0-0`, which only that entry completes (tests/e2e/test_e2e_jobset.py).
 
 Launcher: the template with the implementation's variables, the ConfigMap, and for kubectl exec the
 kubectl-delivery init container, the launcher ServiceAccount and its restart attempt (downward API,
@@ -77,6 +80,10 @@ def build_worker_template(plan: JobPlan, options: Options) -> dict[str, Any]:
             container["command"] = list(names.SSHD_COMMAND)
         add_ssh(pod, plan.ssh, names.ROLE_WORKER)
         host_network_dns(pod)
+        if plan.namespace is not None:  # the JobSet's subdomain is the job's name
+            search = names.dns_search(plan.name, plan.namespace, plan.hostnames.cluster_domain)
+            dns = pod.setdefault("dnsConfig", {})
+            dns["searches"] = [*(dns.get("searches") or []), search]
     join_gang(template, plan, options, names.ROLE_WORKER)
     return template
 

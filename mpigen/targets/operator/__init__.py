@@ -28,6 +28,7 @@ from mpigen.targets.shared.launcher import build_launcher_job
 from mpigen.targets.shared.limits import check_derived_names, check_sizes
 from mpigen.targets.shared.meta import template_warnings
 from mpigen.targets.shared.network import build_network_policy
+from mpigen.targets.shared.policy import multikueue_warnings
 from mpigen.targets.shared.rbac import (
     build_launcher_role,
     build_launcher_role_binding,
@@ -86,7 +87,12 @@ class OperatorTarget:
         return check_sizes(plan, options)
 
     def warnings(self, plan: JobPlan, options: Options) -> list[Issue]:
-        return gang_warnings(plan, options) + template_warnings(plan) + foreign_account_warnings(plan)
+        managed = multikueue_warnings(
+            plan, "the operator would leave this job to Kueue's MultiKueue; mpigen compiles it to run here"
+        )
+        return (
+            managed + gang_warnings(plan, options) + template_warnings(plan) + foreign_account_warnings(plan)
+        )
 
     def build(self, plan: JobPlan, options: Options) -> list[dict[str, Any]]:
         return [canonical(obj) for build in BUILDERS for obj in build(plan, options)]

@@ -27,6 +27,7 @@ from mpigen.targets.shared.gang import build_worker_pdb, gang_warnings, min_memb
 from mpigen.targets.shared.launcher import build_launcher_pod_template
 from mpigen.targets.shared.meta import object_meta, template_warnings
 from mpigen.targets.shared.network import build_network_policy
+from mpigen.targets.shared.policy import clean_pod_policy_none_warnings, multikueue_warnings
 from mpigen.targets.shared.rbac import (
     build_launcher_role,
     build_launcher_role_binding,
@@ -210,7 +211,17 @@ BUILDERS: tuple[Builder, ...] = (
 
 
 def warnings(plan: JobPlan, options: Options) -> list[Issue]:
-    found = [issue for issue in template_warnings(plan) if issue.path[-2:] != ("spec", "hostname")]
+    found = multikueue_warnings(
+        plan,
+        "the operator would leave this job to Kueue's MultiKueue; a Volcano Job has no managedBy, "
+        "so Volcano runs it on this cluster",
+    )
+    found += clean_pod_policy_none_warnings(
+        plan,
+        "on --target volcano the running workers are deleted when the launcher completes "
+        "(Volcano's CompleteJob ends every running pod of the Job)",
+    )
+    found += [issue for issue in template_warnings(plan) if issue.path[-2:] != ("spec", "hostname")]
     found += gang_warnings(plan, _gang(options))
     found += foreign_account_warnings(plan)
     for role, template in (

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from . import netns
+from . import controllers, netns
 from .cluster import Cluster, StartCluster
 from .netns import HarnessError
 from .pods import PlanError, Pod, one, parse_hostfile, plan_pods
@@ -21,6 +21,7 @@ __all__ = [
     "Run",
     "RunTimeout",
     "StartCluster",
+    "controllers",
     "netns",
     "one",
     "parse_hostfile",

@@ -366,7 +366,8 @@ class Cluster:
             self.pids[pod.name] = podfs.read_holder_pid(pod.name, proc, deadline)
 
     def _write_enter(self, pod: Pod) -> None:
-        """`pods/POD/enter CMD...`: what the fake kubectl execs (the pod's first container, clean env)."""
+        """`pods/POD/enter CMD...`: what the fake kubectl execs (the pod's first container, clean env);
+        `pods/POD/labels`: the pod's labels, one `key=value` a line, for `kubectl get -l`."""
         main = pod.containers[0]
         cmd = self.command(
             pod.name, [], self.container_env(pod.name, main), main.working_dir, self.user_of(main)
@@ -374,6 +375,8 @@ class Cluster:
         enter = self.workdir / "pods" / pod.name / "enter"
         enter.write_text(podfs.enter_script(cmd))
         enter.chmod(0o755)
+        labels = "".join(f"{k}={v}\n" for k, v in sorted(pod.labels.items()))
+        (self.workdir / "pods" / pod.name / "labels").write_text(labels)
 
 
 StartCluster = Callable[..., Cluster]

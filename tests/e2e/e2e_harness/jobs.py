@@ -82,3 +82,41 @@ def v1(name: str, command: Sequence[str], workers: int = 2, slots: int = 2) -> J
             },
         },
     }
+
+
+def v2beta1(
+    name: str,
+    command: Sequence[str],
+    implementation: str = "OpenMPI",
+    workers: int = 2,
+    slots: int = 2,
+    user: int | None = 1000,
+    ssh_auth_mount_path: str | None = "/home/mpiuser/.ssh",
+) -> Job:
+    """kubeflow.org/v2beta1 as mpi-operator's examples write it: the launcher runs `command`, each worker
+    `sshd -De` (with the image's `~/.sshd_config` when not root), both as `user` (None: the image's root);
+    `ssh_auth_mount_path` None leaves the API's default (/root/.ssh)."""
+    security = {} if user is None else {"securityContext": {"runAsUser": user}}
+    sshd = ["/usr/sbin/sshd", "-De"] + ([] if user is None else ["-f", "/home/mpiuser/.sshd_config"])
+    spec: dict[str, Any] = {
+        "slotsPerWorker": slots,
+        "mpiImplementation": implementation,
+        "mpiReplicaSpecs": {
+            "Launcher": {
+                "replicas": 1,
+                "template": {"spec": {"containers": [_container(command, **security)]}},
+            },
+            "Worker": {
+                "replicas": workers,
+                "template": {"spec": {"containers": [_container(sshd, **security)]}},
+            },
+        },
+    }
+    if ssh_auth_mount_path is not None:
+        spec["sshAuthMountPath"] = ssh_auth_mount_path
+    return {
+        "apiVersion": "kubeflow.org/v2beta1",
+        "kind": "MPIJob",
+        "metadata": {"name": name, "namespace": "e2e"},
+        "spec": spec,
+    }

@@ -2,9 +2,13 @@
 # Fake kubectl for the mpigen end-to-end harness: the only stand-in in it.
 #
 # Implements just what the rendered pods call:
-#   kubectl exec [-i|--stdin] [-c NAME] POD -- CMD...   run CMD in POD's namespaces (clean env of the
-#       pod's container); stdin is attached only with -i, as with the real one; exit code propagated,
-#       with the real one's "command terminated with exit code N" on stderr.
+#   kubectl exec [-i|--stdin] [-c NAME] [pod/]POD -- CMD...   run CMD in POD's namespaces (clean env of
+#       the pod's container); stdin is attached only with -i, as with the real one; exit code
+#       propagated, with the real one's "command terminated with exit code N" on stderr.
+#   kubectl get pods (-l|--selector) K=V[,K=V...] [--field-selector=status.phase=Running] -o name
+#       `pod/NAME` of every running pod whose labels have each K=V (equality terms only), in name
+#       order; nothing (exit 0) when none matches, as the real one prints "No resources found" on
+#       stderr.
 #   kubectl get pod[s] POD -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}'
 #       prints the pod's Ready condition as the test scripted it (True, False, empty), no newline.
 #   kubectl get pod[s] POD... [--no-headers] -o custom-columns=NAME:.metadata.name,READY:<that field>
@@ -38,7 +42,7 @@ kubectl_exec() {
             -c|--container) shift ;;
             --container=*|-c=*) ;;
             -*) usage "exec: unsupported flag $1" ;;
-            *) [ -n "$pod" ] && usage "exec: more than one pod" ; pod=$1 ;;
+            *) [ -n "$pod" ] && usage "exec: more than one pod" ; pod=${1#pod/}; pod=${pod#pods/} ;;
         esac
         shift
     done
@@ -74,17 +78,27 @@ kubectl_get() {
     pods=
     output=
     headers=1
+    selector=
     while [ $# -gt 0 ]; do
         case "$1" in
             -o|--output) shift; output=${1-} ;;
             -o=*|--output=*) output=${1#*=} ;;
             -o*) output=${1#-o} ;;
             --no-headers|--no-headers=true) headers= ;;
+            -l|--selector) shift; selector=${1-} ;;
+            --selector=*) selector=${1#*=} ;;
+            --field-selector=status.phase=Running) ;;  # every started pod runs
             -*) usage "get: unsupported flag $1" ;;
             *) pods="$pods $1" ;;
         esac
         shift
     done
+    if [ -n "$selector" ]; then
+        [ -z "$pods" ] || usage "get: pod names and a selector together"
+        [ "$output" = name ] || usage "get: with a selector only -o name is supported"
+        select_pods "$selector"
+        exit 0
+    fi
     [ -n "$pods" ] || usage "get: expected pod names"
     case "$output" in
         "jsonpath=$READY_JSONPATH")
@@ -98,6 +112,27 @@ kubectl_get() {
         *) usage "get: only -o jsonpath=$READY_JSONPATH or" \
                  "-o custom-columns=NAME:.metadata.name,READY:$READY_FIELD" ;;
     esac
+}
+
+# select_pods K=V[,K=V...]: `pod/NAME` for each started pod whose labels file has every K=V line.
+select_pods() {
+    case "$1" in *!*|*" in "*|*"notin"*|*"=="*) usage "get: only K=V selector terms are supported" ;; esac
+    found=
+    for dir in "$STATE"/pods/*/; do
+        pod=$(basename "$dir")
+        [ -x "$dir/enter" ] && [ -f "$dir/labels" ] || continue
+        match=1
+        old_ifs=$IFS
+        IFS=,
+        for term in $1; do
+            case "$term" in *=*) ;; *) IFS=$old_ifs; usage "get: selector term without =: $term" ;; esac
+            grep -qxF -- "$term" "$dir/labels" || match=
+        done
+        IFS=$old_ifs
+        [ -n "$match" ] && found="$found pod/$pod"
+    done
+    [ -n "$found" ] || { echo "No resources found in default namespace." >&2; return 0; }
+    for pod in $found; do echo "$pod"; done
 }
 
 # ready_table HEADERS POD...: the table kubectl prints (columns padded by 3), then one NotFound error

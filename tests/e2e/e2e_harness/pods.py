@@ -2,7 +2,10 @@
 
 `plan_pods(objects)` turns mpigen's output into one `Pod` per pod the cluster would create: one per
 StatefulSet replica (`<sts>-<i>`), one per worker Pod object (as mpi-operator v2beta1 creates them), and
-one for the launcher Job (`<job>-<suffix>`, a generated name like a Job controller's). Only what the
+one for the launcher Job (`<job>-<suffix>`, a generated name like a Job controller's); for a Volcano
+Job, its tasks' pods as Volcano's controller names them (`<job>-<task>-<i>`); for a JobSet, its
+replicated jobs' pods as the JobSet and Job controllers name them (`<jobset>-<rjob>-0-<i>-<suffix>`,
+hostname `<jobset>-<rjob>-0-<i>`), each with the labels its controller adds. Only what the
 harness needs is read: containers (command, args, env, workingDir, volume mounts, runAsUser/runAsGroup),
 init containers, volumes (ConfigMap and Secret items with their modes, emptyDirs), hostname and
 subdomain. Everything else (RBAC, PodGroups, resources) is ignored here; the tests check those elsewhere.
@@ -135,16 +138,26 @@ def expand(text: str, env: Mapping[str, str]) -> str:
     return _VAR_REF.sub(one, text)
 
 
-def _env(spec: Obj, pod: str, namespace: str, where: str) -> tuple[tuple[str, str], ...]:
+_LABEL_REF = re.compile(r"^metadata\.labels\['([^']+)'\]$")
+
+
+def _env(
+    spec: Obj, pod: str, namespace: str, where: str, labels: Mapping[str, str]
+) -> tuple[tuple[str, str], ...]:
     out: list[tuple[str, str]] = []
     known: dict[str, str] = {}
     for var in spec.get("env") or []:
         name = var["name"]
         if "valueFrom" in var:
-            ref = var["valueFrom"].get("fieldRef", {}).get("fieldPath")
+            ref = str(var["valueFrom"].get("fieldRef", {}).get("fieldPath"))
             fields = {"metadata.name": pod, "metadata.namespace": namespace}
+            label = _LABEL_REF.match(ref)
+            if label:  # the downward API gives "" for a label the pod does not have
+                fields[ref] = labels.get(label.group(1), "")
             if ref not in fields:
-                raise PlanError(f"{where}.env[{name}]: only fieldRef metadata.name/namespace is supported")
+                raise PlanError(
+                    f"{where}.env[{name}]: only fieldRef metadata.name/namespace/labels['...'] is supported"
+                )
             value = fields[ref]
         else:
             value = expand(str(var.get("value", "")), known)
@@ -153,8 +166,10 @@ def _env(spec: Obj, pod: str, namespace: str, where: str) -> tuple[tuple[str, st
     return tuple(out)
 
 
-def _container(spec: Obj, pod: str, namespace: str, where: str, pod_security: Obj) -> Container:
-    env = _env(spec, pod, namespace, where)
+def _container(
+    spec: Obj, pod: str, namespace: str, where: str, pod_security: Obj, labels: Mapping[str, str]
+) -> Container:
+    env = _env(spec, pod, namespace, where, labels)
     security = {**pod_security, **(spec.get("securityContext") or {})}
     argv = [expand(str(a), dict(env)) for a in (*(spec.get("command") or ()), *(spec.get("args") or ()))]
     mounts = tuple(
@@ -222,24 +237,28 @@ def _pod(
     template: Obj,
     sources: Mapping[str, Mapping[str, Obj]],
     subdomain: str = "",
+    controller_labels: Mapping[str, str] | None = None,
+    hostname: str = "",
 ) -> Pod:
+    """A pod of `template`; `controller_labels` and `hostname` are what the controller making it adds."""
     meta, spec = template.get("metadata") or {}, template["spec"]
     namespace = owner["metadata"].get("namespace") or "default"
     where = f"{owner['kind']}/{owner['metadata']['name']}"
     security = spec.get("securityContext") or {}
+    labels = {**(meta.get("labels") or {}), **(controller_labels or {})}
     return Pod(
         name=name,
         role=role,
         owner=where,
-        containers=tuple(_container(c, name, namespace, where, security) for c in spec["containers"]),
+        containers=tuple(_container(c, name, namespace, where, security, labels) for c in spec["containers"]),
         init_containers=tuple(
-            _container(c, name, namespace, where, security) for c in spec.get("initContainers") or []
+            _container(c, name, namespace, where, security, labels) for c in spec.get("initContainers") or []
         ),
         volumes=tuple(_volume(v, sources, where) for v in spec.get("volumes") or []),
         subdomain=str(spec.get("subdomain") or subdomain),
         namespace=namespace,
-        labels=dict(meta.get("labels") or {}),
-        hostname=str(spec.get("hostname") or ""),
+        labels=labels,
+        hostname=str(spec.get("hostname") or hostname),
         dns_searches=tuple(str(d) for d in (spec.get("dnsConfig") or {}).get("searches") or ()),
     )
 
@@ -268,17 +287,83 @@ def _volcano_task_pods(
     """A Volcano Job's task as Volcano's controller makes it: pods `<job>-<task>-<index>` whose
     hostname is the pod name and subdomain the job (the svc plugin)."""
     job = obj["metadata"]["name"]
+    namespace = obj["metadata"].get("namespace") or "default"
     return [
-        _pod(f"{job}-{task_name}-{i}", task_name, obj, task["template"], sources, subdomain=job)
+        _pod(
+            f"{job}-{task_name}-{i}",
+            task_name,
+            obj,
+            task["template"],
+            sources,
+            subdomain=job,
+            controller_labels={
+                "volcano.sh/job-name": job,
+                "volcano.sh/job-namespace": namespace,
+                "volcano.sh/task-spec": task_name,
+                "volcano.sh/task-index": str(i),
+            },
+        )
         for task in obj["spec"]["tasks"]
         if task["name"] == task_name
         for i in range(int(task.get("replicas", 1)))
     ]
 
 
+JOBSET = "jobset.x-k8s.io/v1alpha2"
+
+
+def _jobset_pods(
+    obj: Obj,
+    replicated_job: Literal["launcher", "worker"],
+    sources: Mapping[str, Mapping[str, Obj]],
+    suffix: str,
+) -> list[Pod]:
+    """A JobSet's replicated job as the JobSet and Job controllers make it: child Job
+    `<jobset>-<rjob>-<j>`, its Indexed pods `<job>-<i>-<suffix>` (a random suffix in a cluster) with
+    hostname `<job>-<i>`, subdomain the JobSet's (with DNS host names on), the controllers' labels
+    (restart attempt 0: the first run)."""
+    jobset = obj["metadata"]["name"]
+    network = obj["spec"].get("network") or {}
+    subdomain = str(network.get("subdomain") or jobset) if network.get("enableDNSHostnames") else ""
+    pods = []
+    for rjob in obj["spec"]["replicatedJobs"]:
+        if rjob["name"] != replicated_job:
+            continue
+        job_spec = rjob["template"]["spec"]
+        if job_spec.get("completionMode") != "Indexed":
+            raise PlanError(
+                f"JobSet/{jobset}: replicatedJobs[{replicated_job}]: completionMode is not Indexed"
+            )
+        for j in range(int(rjob.get("replicas", 1))):
+            child = f"{jobset}-{replicated_job}-{j}"
+            for i in range(int(job_spec.get("parallelism", 1))):
+                labels = {
+                    "jobset.sigs.k8s.io/jobset-name": jobset,
+                    "jobset.sigs.k8s.io/replicatedjob-name": replicated_job,
+                    "jobset.sigs.k8s.io/job-index": str(j),
+                    "jobset.sigs.k8s.io/restart-attempt": "0",
+                    "batch.kubernetes.io/job-completion-index": str(i),
+                    "batch.kubernetes.io/job-name": child,
+                }
+                pods.append(
+                    _pod(
+                        f"{child}-{i}-{suffix}",
+                        replicated_job,
+                        obj,
+                        job_spec["template"],
+                        sources,
+                        subdomain=subdomain,
+                        controller_labels=labels,
+                        hostname=f"{child}-{i}",
+                    )
+                )
+    return pods
+
+
 def plan_pods(objects: Iterable[Obj], launcher_suffix: str = "e2e00") -> list[Pod]:
     """The job's pods: one per worker StatefulSet replica or worker Pod, then the launcher Job's pod;
-    or a Volcano Job's worker task pods, then its launcher task's.
+    or a Volcano Job's worker task pods, then its launcher task's; or a JobSet's worker replicated
+    job's pods, then its launcher's.
 
     Other Jobs (mpigen's clean-up Job talks to the API server only) are not run.
     """
@@ -291,6 +376,8 @@ def plan_pods(objects: Iterable[Obj], launcher_suffix: str = "e2e00") -> list[Po
     for obj in objects:
         if obj.get("apiVersion") == VOLCANO_JOB and obj.get("kind") == "Job":
             pods += _volcano_task_pods(obj, "worker", sources)
+        if obj.get("apiVersion") == JOBSET and obj.get("kind") == "JobSet":
+            pods += _jobset_pods(obj, "worker", sources, launcher_suffix)
         if obj.get("kind") == "Pod" and role_of(obj) == "worker":
             pods.append(_pod(obj["metadata"]["name"], "worker", obj, obj, sources))
         if obj.get("kind") == "StatefulSet":
@@ -309,6 +396,8 @@ def plan_pods(objects: Iterable[Obj], launcher_suffix: str = "e2e00") -> list[Po
     for obj in objects:
         if obj.get("apiVersion") == VOLCANO_JOB and obj.get("kind") == "Job":
             pods += _volcano_task_pods(obj, "launcher", sources)
+        if obj.get("apiVersion") == JOBSET and obj.get("kind") == "JobSet":
+            pods += _jobset_pods(obj, "launcher", sources, launcher_suffix)
         if is_launcher_job(obj):
             name = f"{obj['metadata']['name']}-{launcher_suffix}"
             pods.append(_pod(name, "launcher", obj, obj["spec"]["template"], sources))

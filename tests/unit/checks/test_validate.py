@@ -137,6 +137,42 @@ VALID: dict[str, Callable[[], Obj]] = {
     },
     "PodGroup-volcano": volcano_podgroup,
     "PodGroup-scheduler-plugins": plugins_podgroup,
+    # The CRD schemas with array and string sizes (maxItems, minItems, maxLength) and defaults.
+    "JobSet": lambda: {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "metadata": META,
+        "spec": {
+            "failurePolicy": {"maxRestarts": 3, "restartStrategy": "Recreate"},
+            "network": {"enableDNSHostnames": True},
+            "replicatedJobs": [
+                {
+                    "name": "worker",
+                    "replicas": 1,
+                    "template": {"spec": {"parallelism": 2, "template": pod_template("Never")}},
+                },
+                {
+                    "name": "launcher",
+                    "dependsOn": [{"name": "worker", "status": "Ready"}],
+                    "template": {"spec": {"template": pod_template("Never")}},
+                },
+            ],
+            "successPolicy": {"operator": "All", "targetReplicatedJobs": ["launcher"]},
+        },
+    },
+    "VolcanoJob": lambda: {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": META,
+        "spec": {
+            "minAvailable": 3,
+            "plugins": {"svc": ["--disable-network-policy"]},
+            "tasks": [
+                {"name": "launcher", "replicas": 1, "template": pod_template("OnFailure")},
+                {"name": "worker", "replicas": 2, "template": pod_template("Always")},
+            ],
+        },
+    },
 }
 VERSIONS = sorted({"1.25", DEFAULT_KUBE_VERSION})
 

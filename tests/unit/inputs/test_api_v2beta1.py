@@ -241,14 +241,11 @@ def test_run_policy_rules(field: str, value: Any, expected: str) -> None:
     assert errors(job(runPolicy={field: value})) == [f"spec.runPolicy.{field}: {expected}"]
 
 
-def test_managed_by_the_operator_itself_is_accepted_and_multikueue_warned_about() -> None:
+def test_managed_by_the_operator_itself_or_multikueue_is_accepted_and_left_to_the_target() -> None:
+    """The front accepts both values without a word; each run target warns about MultiKueue in its own
+    terms (tests/unit/targets/test_target_table.py)."""
     assert warnings(job(runPolicy={"managedBy": "kubeflow.org/mpi-operator"})) == []
-    assert warnings(job(runPolicy={"managedBy": "kueue.x-k8s.io/multikueue"})) == [
-        (
-            "spec.runPolicy.managedBy: kueue.x-k8s.io/multikueue: the operator would leave this job to Kueue's "
-            "MultiKueue; mpigen compiles it to run here"
-        )
-    ]
+    assert warnings(job(runPolicy={"managedBy": "kueue.x-k8s.io/multikueue"})) == []
 
 
 def test_scheduling_policy_rules() -> None:

@@ -489,6 +489,19 @@ def test_the_reference_switch_sends_every_call_to_the_libraries(fresh_python: st
     assert len(outputs) == 1 and "kind: StatefulSet" in outputs.pop()
 
 
+@pytest.mark.parametrize("target", ["jobset", "volcano"])
+@pytest.mark.parametrize("version", ["v1alpha2", "v2beta1"])
+def test_a_run_target_renders_without_the_libraries(
+    fresh_python: str, tmp_path: Path, target: str, version: str
+) -> None:
+    """A JobSet or Volcano Job passes the quick check as the built-in kinds do (its CRD schema's array and
+    string sizes and defaults included): no jsonschema, and as fast as the default target."""
+    path = tmp_path / "job.yaml"
+    path.write_text(job_yaml(V2BETA1 if version == "v2beta1" else V1ALPHA2, 2))
+    libraries = {"yaml", "pydantic", "jsonschema", "jinja2", "click"}
+    assert not libraries & imported(fresh_python, tmp_path, "render", "--target", target, str(path))
+
+
 # The emitter's shortcut (mpigen/yaml/dump.py builds PyYAML's nodes itself and remembers resolved tags) must
 # write what PyYAML's own representer writes, byte for byte.
 SCALARS = (

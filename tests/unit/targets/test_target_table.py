@@ -54,3 +54,58 @@ def test_the_default_target_is_the_first_row_and_the_option_takes_the_table_s_na
     [issue] = caught.value.issues
     assert issue.path == ("metadata", "annotations", "mpigen.dev/target")
     assert issue.message == f'must be one of {", ".join(TARGETS)}; got "kueue"'
+
+
+def _warnings(job: dict[str, Any], name: str) -> list[str]:
+    from mpigen.compiler import compile_job
+
+    return [w.text() for w in compile_job(job, Options(target=name)).warnings if w.severity == "warning"]
+
+
+MULTIKUEUE_WARNINGS = {
+    "operator": "the operator would leave this job to Kueue's MultiKueue; mpigen compiles it to run here",
+    # The JobSet keeps spec.managedBy; Kueue v0.17's MultiKueue adapter copies the JobSet alone.
+    "jobset": "kept on the JobSet: Kueue's MultiKueue runs it on a worker cluster, to which it copies the JobSet "
+    "alone (Kueue v0.17): apply every other object of this output there too (the ConfigMap pi-config that "
+    "the pods mount above all)",
+    # A Volcano Job has no managedBy: it runs where it is applied.
+    "volcano": "the operator would leave this job to Kueue's MultiKueue; a Volcano Job has no managedBy, so "
+    "Volcano runs it on this cluster",
+}
+
+
+@pytest.mark.parametrize("version", [V1, V2BETA1])
+@pytest.mark.parametrize("name", sorted(TARGETS))
+def test_each_target_says_what_it_does_with_a_multikueue_job(name: str, version: str) -> None:
+    job = make_job(version, 2, runPolicy={"managedBy": "kueue.x-k8s.io/multikueue"})
+    managed = [w for w in _warnings(job, name) if w.startswith("spec.runPolicy.managedBy")]
+    assert managed == [f"spec.runPolicy.managedBy: kueue.x-k8s.io/multikueue: {MULTIKUEUE_WARNINGS[name]}"]
+    objects = mpigen.compile(job, Options(target=name))
+    carried = [o for o in objects if (o.get("spec") or {}).get("managedBy") == "kueue.x-k8s.io/multikueue"]
+    assert [o["kind"] for o in carried] == (["JobSet"] if name == "jobset" else [])
+
+
+CLEAN_POD_POLICY_NONE = {
+    "operator": None,  # the workers keep running, as the operator leaves them
+    "jobset": "on --target jobset the workers are deleted when the JobSet finishes (JobSet always ends its "
+    "running Jobs)",
+    "volcano": "on --target volcano the running workers are deleted when the launcher completes (Volcano's "
+    "CompleteJob ends every running pod of the Job)",
+}
+
+
+@pytest.mark.parametrize(
+    ("version", "where"),
+    [(V1ALPHA2, "spec"), (V1, "spec.runPolicy"), (V2BETA1, "spec.runPolicy")],
+)
+@pytest.mark.parametrize("name", sorted(TARGETS))
+def test_an_explicit_clean_pod_policy_none_is_warned_about_where_the_target_cannot_keep_workers(
+    name: str, version: str, where: str
+) -> None:
+    policy = {"cleanPodPolicy": "None"}
+    job = make_job(version, 2, **(policy if where == "spec" else {"runPolicy": policy}))
+    said = [w for w in _warnings(job, name) if "cleanPodPolicy" in w]
+    expected = CLEAN_POD_POLICY_NONE[name]
+    assert said == ([] if expected is None else [f"{where}.cleanPodPolicy: None: {expected}"])
+    # None by default (nothing written) is the version's default, not the job's wish: no warning.
+    assert not [w for w in _warnings(make_job(version, 2), name) if "cleanPodPolicy" in w]

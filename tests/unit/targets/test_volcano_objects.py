@@ -123,3 +123,35 @@ def test_the_volcano_target_names_the_pods_hosts_and_role_it_builds(version: str
     roles = [o for o in objects if o["kind"] == "Role"]
     assert run.launcher_role(plan) == (roles[0] if roles else None)
     assert not [o for o in objects if o["kind"] in ("StatefulSet", "PodGroup", "Service", "Secret")]
+
+
+def test_scheduler_name_alone_names_the_volcano_jobs_scheduler() -> None:
+    """A Volcano Job is always one gang, and Volcano sets its spec.schedulerName on every pod whose
+    template names none (v1.10 createJobPod): --scheduler-name needs no --gang-scheduler here, and means
+    what it means with --gang-scheduler volcano."""
+    from click.testing import CliRunner
+
+    from mpigen.cli import cli
+
+    job = v2beta1({})
+    alone = compile(job, Options(target="volcano", scheduler_name="vc-batch"))
+    assert alone == compile(
+        job, Options(target="volcano", gang_scheduler="volcano", scheduler_name="vc-batch")
+    )
+    (vcjob,) = [o for o in alone if o["apiVersion"] == "batch.volcano.sh/v1alpha1"]
+    assert vcjob["spec"]["schedulerName"] == "vc-batch"
+    assert not [t for t in vcjob["spec"]["tasks"] if "schedulerName" in t["template"]["spec"]]
+    annotated = {**job, "metadata": {**job["metadata"], "annotations": {
+        "mpigen.dev/target": "volcano", "mpigen.dev/scheduler-name": "vc-batch"}}}  # fmt: skip
+    assert [o for o in compile(annotated) if o["kind"] == "Job"] == [vcjob]
+    # The other targets gang-schedule only when asked: there the name still needs a gang scheduler.
+    for target in ("operator", "jobset"):
+        result = CliRunner().invoke(cli, ["render", "--target", target, "--scheduler-name", "x"], input="")
+        assert result.exit_code == 2 and "--scheduler-name needs --gang-scheduler" in result.stderr, target
+        refused = {**annotated, "metadata": {**annotated["metadata"], "annotations": {
+            "mpigen.dev/target": target, "mpigen.dev/scheduler-name": "x"}}}  # fmt: skip
+        with pytest.raises(CompileError) as caught:
+            compile(refused)
+        assert [i.text() for i in caught.value.issues] == [
+            'metadata.annotations["mpigen.dev/scheduler-name"]: needs mpigen.dev/gang-scheduler (or --gang-scheduler)'
+        ]
