@@ -19,8 +19,8 @@ from mpigen.plan import JobPlan
 from mpigen.targets.jobset.hosts import hosts, launcher_host
 from mpigen.targets.jobset.pods import OWN_NAMING
 from mpigen.targets.shared import mpi_env
-from mpigen.targets.shared.rbac import foreign_account_warning
 from mpigen.targets.shared.policy import clean_pod_policy_none_warnings, multikueue_warnings
+from mpigen.targets.shared.rbac import foreign_account_warning
 
 CONFIG_MAP_MAX_BYTES = 1024 * 1024
 
