@@ -1,4 +1,4 @@
-"""The compiler: one MPIJob document in, the Kubernetes objects that run it out. Pure.
+"""The compiler: one MPIJob (or TrainJob) document in, the Kubernetes objects that run it out. Pure.
 
 `compile_job` does no I/O and reads no clock, environment or randomness: the same document and
 options always give the same objects, in the same order.
@@ -7,7 +7,7 @@ options always give the same objects, in the same order.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mpigen import inputs as api
 from mpigen.checks.objectsize import check_object_sizes
@@ -17,6 +17,9 @@ from mpigen.inputs.shared import name_of
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 from mpigen.targets import target
+
+if TYPE_CHECKING:
+    from mpigen.inputs.trainjob import Runtimes
 
 
 @dataclass
@@ -100,3 +103,17 @@ def compile(job: object, options: Options | None = None) -> list[dict[str, Any]]
     Raises CompileError carrying every problem found (each with its field path).
     """
     return compile_job(job, options).objects
+
+
+def compile_train_job(document: dict[str, Any], runtimes: Runtimes, options: Options | None = None) -> Compilation:
+    """What Kubeflow Trainer's controller would create for one TrainJob (its runtime among `runtimes`), on
+    the jobset target whatever `options.target` says (Trainer runs every TrainJob as a JobSet)."""
+    from mpigen.inputs import trainjob
+    from mpigen.targets.jobset import trainjob as train_target
+
+    options = options or Options()
+    plan = trainjob.to_plan(document, runtimes, options)
+    issues = train_target.check(plan)
+    if issues:
+        raise CompileError(issues, kind="TrainJob", name=plan.name)
+    return Compilation(train_target.build(plan, options), list(plan.warnings), plan.name, options)

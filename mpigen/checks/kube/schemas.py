@@ -48,6 +48,10 @@ VENDORED_SCHEMAS: dict[tuple[str, str], str] = {
     # Written by tools/volcanoschema.py from the CRD of volcano.sh/volcano v1.10.0.
     ("batch.volcano.sh/v1alpha1", "Job"): "job-volcano-v1alpha1.json",
     ("jobset.x-k8s.io/v1alpha2", "JobSet"): "jobset-v1alpha2.json",
+    # Inputs: written by tools/trainerschema.py from the CRDs of Kubeflow Trainer v2.0.0.
+    ("trainer.kubeflow.org/v1alpha1", "TrainJob"): "trainjob-trainer-v1alpha1.json",
+    ("trainer.kubeflow.org/v1alpha1", "TrainingRuntime"): "trainingruntime-trainer-v1alpha1.json",
+    ("trainer.kubeflow.org/v1alpha1", "ClusterTrainingRuntime"): "clustertrainingruntime-trainer-v1alpha1.json",
 }
 
 _VERSION_DIR = re.compile(r"v(\d+)\.(\d+)\.0-local-strict")
