@@ -6,7 +6,7 @@ options always give the same objects, in the same order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from mpigen import inputs as api
@@ -111,9 +111,13 @@ def compile_train_job(document: dict[str, Any], runtimes: Runtimes, options: Opt
     from mpigen.inputs import trainjob
     from mpigen.targets.jobset import trainjob as train_target
 
-    options = options or Options()
-    plan = trainjob.to_plan(document, runtimes, options)
-    issues = train_target.check(plan)
+    options, option_issues = options_for(document, replace(options or Options(), target="jobset"))
+    try:
+        plan = trainjob.to_plan(document, runtimes, options)
+    except CompileError as exc:
+        exc.issues[:0] = option_issues
+        raise
+    issues = option_issues + train_target.check(plan)
     if issues:
         raise CompileError(issues, kind="TrainJob", name=plan.name)
     return Compilation(train_target.build(plan, options), list(plan.warnings), plan.name, options)

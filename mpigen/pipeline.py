@@ -35,14 +35,18 @@ def _too_large(data: dict[str, Any]) -> Issue | None:
     )
 
 
-def process(inputs: Sequence[tuple[str, list[Document] | str]], options: Options) -> Outcome:
+def process(
+    inputs: Sequence[tuple[str, list[Document] | str]], options: Options, runtimes: Any = None
+) -> Outcome:
     """Compile every MPIJob of every input; non-MPIJob documents pass through unchanged, in place.
     An input given as a text is one that could not be read: that text is its problem. Two documents
-    that would write the same object are refused (`check_collisions`)."""
+    that would write the same object are refused (`check_collisions`). A TrainJob is compiled with the
+    runtime it names from `runtimes` (mpigen.inputs.trainjob.Runtimes) when given, else from the inputs."""
     from mpigen.compiler import compile_job  # deferred: a stream without MPIJobs needs no pydantic
 
     result = Outcome()
-    runtimes = _runtimes(inputs, options, result)
+    given = runtimes is not None
+    runtimes = runtimes if given else _runtimes(inputs, options, result)
     for source, documents in inputs:
         if isinstance(documents, str):
             result.errors.append(Finding.line(documents))
@@ -65,7 +69,7 @@ def process(inputs: Sequence[tuple[str, list[Document] | str]], options: Options
                 continue
             result.jobs += 1
             if api.is_trainer(data):
-                _trainer_document(result, source, doc, data, runtimes, options)
+                _trainer_document(result, source, doc, data, runtimes, options, check_runtime=given)
                 continue
             try:
                 compilation = compile_job(data, options)
@@ -108,17 +112,26 @@ def _runtimes(inputs: Sequence[tuple[str, list[Document] | str]], options: Optio
 
 
 def _trainer_document(
-    result: Outcome, source: str, doc: Document, data: dict[str, Any], runtimes: Any, options: Options
+    result: Outcome,
+    source: str,
+    doc: Document,
+    data: dict[str, Any],
+    runtimes: Any,
+    options: Options,
+    check_runtime: bool,
 ) -> None:
-    """A TrainJob compiled with its runtime; a runtime (checked already) renders nothing of its own."""
+    """A TrainJob compiled with its runtime; a runtime renders nothing of its own (its problems are
+    reported here when `check_runtime`, else where the runtimes were collected)."""
     from mpigen.compiler import compile_train_job
-    from mpigen.inputs.trainjob import is_trainjob
+    from mpigen.inputs.trainjob import Runtimes, is_runtime, is_trainjob
 
     kind = str(data.get("kind"))
     if not is_trainjob(data):
         if data.get("apiVersion") != names.TRAINER_API:
             message = f"unsupported apiVersion {shown(str(data.get('apiVersion')))} for {kind}; mpigen compiles {names.TRAINER_API}"
             result.errors.append(_finding(source, doc, kind, _name(data), Issue(("apiVersion",), message)))
+        elif check_runtime and is_runtime(data):
+            result.errors += [_finding(source, doc, kind, _name(data), i) for i in Runtimes().add(data, options)]
         result.placements.append(_placement(source, doc, data, (), generated=True))
         return
     try:

@@ -74,9 +74,9 @@ def runtime_key(document: dict[str, Any], options: Options) -> RuntimeKey:
 
 def _runtime_webhook(document: dict[str, Any]) -> list[Issue]:
     """Trainer's runtime webhook (pkg/webhooks/trainingruntime_webhook.go): the launcher job and the jobs
-    of the trainer and initializer steps run one replica; and mpigen's own rule: an MPI policy."""
-    spec = document["spec"]
-    issues = _policy_issues(spec.get("mlPolicy"))
+    of the trainer and initializer steps run one replica. (A runtime with another ML policy is refused
+    only when a TrainJob names it: a folder may hold every runtime of a cluster.)"""
+    spec, issues = document["spec"], []
     for index, job in enumerate(spec["template"]["spec"].get("replicatedJobs") or []):
         labels = ((job.get("template") or {}).get("metadata") or {}).get("labels") or {}
         ancestor = labels.get(names.ANCESTOR_LABEL)
@@ -91,15 +91,17 @@ def _runtime_webhook(document: dict[str, Any]) -> list[Issue]:
     return issues
 
 
-def _policy_issues(policy: dict[str, Any] | None) -> list[Issue]:
-    path: Path = ("spec", "mlPolicy")
+def _policy_issues(kind: str, name: str, policy: dict[str, Any] | None) -> list[Issue]:
+    """mpigen compiles MPI runtimes only: a torch runtime, or one with no ML policy, is refused at the
+    TrainJob that names it."""
+    path: Path = ("spec", "runtimeRef", "name")
     if not policy or "mpi" not in policy:
         other = sorted(k for k in (policy or {}) if k != "numNodes")
-        what = f"a {other[0]} policy" if other else "no ML policy (plain)"
-        message = f"{what}: mpigen compiles MPI runtimes only (mlPolicy.mpi); run this one with Trainer's controller"
-        return [Issue((*path, other[0]) if other else path, message)]
+        what = f"has mlPolicy.{other[0]}" if other else "has no ML policy (plain)"
+        message = f'{kind} "{name}" {what}: mpigen compiles MPI runtimes only (mlPolicy.mpi); run this TrainJob with Kubeflow Trainer\'s controller'
+        return [Issue(path, message)]
     if "torch" in policy:
-        return [Issue((*path, "torch"), "torch and mpi are exclusive (Trainer's CEL rule)")]
+        return [Issue(path, f'{kind} "{name}" has both mlPolicy.mpi and mlPolicy.torch, which are exclusive (Trainer\'s CEL rule)')]
     return []
 
 
@@ -137,7 +139,8 @@ def _runtime(ref: dict[str, Any], namespace: str | None, runtimes: Runtimes) -> 
     runtime = runtimes.found[key]
     if runtime is None:
         return None, [Issue((*path, "name"), f'{kind} "{ref["name"]}" has errors (reported at its document)')]
-    return runtime, []
+    policy = _policy_issues(kind, ref["name"], runtime.get("mlPolicy"))
+    return (None, policy) if policy else (runtime, [])
 
 
 def _trainjob_webhook(spec: dict[str, Any], runtime: dict[str, Any]) -> list[Issue]:

@@ -173,11 +173,21 @@ def _meta(plan: TrainPlan, name: str, component: str, labels: dict[str, str] | N
     return meta
 
 
-def build_jobset(plan: TrainPlan) -> dict[str, Any]:
-    meta = _meta(plan, plan.name, names.COMPONENT_JOB, plan.labels)
+def build_jobset(plan: TrainPlan, options: Options) -> dict[str, Any]:
+    """The JobSet; with `--queue` Kueue's labels and `suspend: true` (Kueue starts it on admission), as
+    for an MPIJob on this target."""
+    labels = dict(plan.labels)
+    if options.queue is not None:
+        labels[names.QUEUE_LABEL] = options.queue
+    if options.priority_class is not None:
+        labels[names.PRIORITY_CLASS_LABEL] = options.priority_class
+    meta = _meta(plan, plan.name, names.COMPONENT_JOB, labels)
     if plan.annotations:
         meta["annotations"] = dict(plan.annotations)
-    return {"apiVersion": names.JOBSET_API, "kind": "JobSet", "metadata": meta, "spec": build_jobset_spec(plan)}
+    spec = build_jobset_spec(plan)
+    if options.queue is not None:
+        spec["suspend"] = True
+    return {"apiVersion": names.JOBSET_API, "kind": "JobSet", "metadata": meta, "spec": spec}
 
 
 def hosts(plan: TrainPlan) -> list[str]:
@@ -290,7 +300,7 @@ def build(plan: TrainPlan, options: Options) -> list[dict[str, Any]]:
         build_ssh_secret(plan),
         *build_pod_group(plan),
         *[_relabel(obj) for obj in build_keygen_job(keys, options)],
-        build_jobset(plan),
+        build_jobset(plan, options),
     ]
     return [canonical(obj) for obj in objects]
 
