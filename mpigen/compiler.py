@@ -105,7 +105,9 @@ def compile(job: object, options: Options | None = None) -> list[dict[str, Any]]
     return compile_job(job, options).objects
 
 
-def compile_train_job(document: dict[str, Any], runtimes: Runtimes, options: Options | None = None) -> Compilation:
+def compile_train_job(
+    document: dict[str, Any], runtimes: Runtimes, options: Options | None = None
+) -> Compilation:
     """What Kubeflow Trainer's controller would create for one TrainJob (its runtime among `runtimes`), on
     the jobset target whatever `options.target` says (Trainer runs every TrainJob as a JobSet)."""
     from mpigen.inputs import trainjob

@@ -131,7 +131,9 @@ def _trainer_document(
             message = f"unsupported apiVersion {shown(str(data.get('apiVersion')))} for {kind}; mpigen compiles {names.TRAINER_API}"
             result.errors.append(_finding(source, doc, kind, _name(data), Issue(("apiVersion",), message)))
         elif check_runtime and is_runtime(data):
-            result.errors += [_finding(source, doc, kind, _name(data), i) for i in Runtimes().add(data, options)]
+            result.errors += [
+                _finding(source, doc, kind, _name(data), i) for i in Runtimes().add(data, options)
+            ]
         result.placements.append(_placement(source, doc, data, (), generated=True))
         return
     try:

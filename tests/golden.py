@@ -269,7 +269,9 @@ def check_api(case: Case) -> None:
         for issue, line in zip(issues, errors, strict=True):
             assert line.endswith(": " + issue.text()), f"Python API: {issue.text()!r} is not in {line!r}"
         return
-    objects = [obj for data in inputs(case) for obj in (compile_one(data, case) if api.claims(data) else [data])]
+    objects = [
+        obj for data in inputs(case) for obj in (compile_one(data, case) if api.claims(data) else [data])
+    ]
     assert objects == case.expected_objects, "Python API: not render's objects"
 
 

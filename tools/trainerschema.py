@@ -97,7 +97,9 @@ def schema(kind: str) -> dict[str, Any]:
     spec = _strict(_root(kind)["properties"]["spec"])
     if kind != "TrainJob":
         jobs = spec["properties"]["template"]["properties"]["spec"]["properties"]["replicatedJobs"]
-        jobs["items"]["properties"]["template"] = {"$ref": DEFINITIONS + "io.k8s.api.batch.v1.JobTemplateSpec"}
+        jobs["items"]["properties"]["template"] = {
+            "$ref": DEFINITIONS + "io.k8s.api.batch.v1.JobTemplateSpec"
+        }
         mpi = spec["properties"]["mlPolicy"]["properties"]["mpi"]["properties"]
         mpi["mpiImplementation"]["enum"] = IMPLEMENTATIONS
     return {
@@ -130,7 +132,9 @@ def _defaults(node: Any) -> dict[str, Any] | None:
     out: dict[str, Any] = {}
     if "default" in node:
         out["default"] = node["default"]
-    properties = {name: found for name, sub in node.get("properties", {}).items() if (found := _defaults(sub))}
+    properties = {
+        name: found for name, sub in node.get("properties", {}).items() if (found := _defaults(sub))
+    }
     if properties:
         out["properties"] = properties
     for key in ("items", "additionalProperties"):

@@ -7,10 +7,10 @@ are vendored in schemas/trainer-defaults-v1alpha1.json by tools/trainerschema.py
 
 Overrides: Trainer v2.0.0 `mergePodSpecOverrides` (pkg/runtime/core/trainingruntime.go) marshals each
 override and applies it to the targeted job's `corev1.PodSpec` with `strategicpatch.StrategicMergePatch`:
-maps merge key by key, `volumes` merge by name (retainKeys: a volume named again keeps only the fields
-the override gives it), `containers`/`initContainers` and `schedulingGates` merge by name, a container's
-`env` by name and `volumeMounts` by mountPath; `tolerations` (no patch strategy) and scalars are replaced.
-A merged list keeps the original's order, with new entries appended.
+maps merge key by key, `volumes`, `containers`/`initContainers` and `schedulingGates` merge by name, a
+container's `env` by name and `volumeMounts` by mountPath; `tolerations` (no patch strategy) and scalars
+are replaced. The patch carries no `$retainKeys` directive, so a volume named again is merged field by
+field: a different source would give a volume of two sources, which mpigen.inputs.trainjob refuses.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from typing import Any
 # Lists merged by a key (PodSpec's and Container's patchMergeKey tags); the rest are replaced.
 _POD_LISTS = {"volumes": "name", "containers": "name", "initContainers": "name", "schedulingGates": "name"}
 _CONTAINER_LISTS = {"env": "name", "volumeMounts": "mountPath"}
-_RETAIN_KEYS = frozenset({"volumes"})
 
 
 @functools.cache
@@ -65,14 +64,17 @@ def merge_pod_spec(pod_spec: dict[str, Any], override: dict[str, Any]) -> dict[s
 
 
 def _merge(
-    original: dict[str, Any], patch: dict[str, Any], lists: dict[str, str], nested: dict[str, str] | None = None
+    original: dict[str, Any],
+    patch: dict[str, Any],
+    lists: dict[str, str],
+    nested: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     out = copy.deepcopy(original)
     for key, value in patch.items():
         if value is None:
             out.pop(key, None)
         elif key in lists and isinstance(value, list) and isinstance(out.get(key), list):
-            out[key] = _merge_list(out[key], value, lists[key], nested or {}, key in _RETAIN_KEYS)
+            out[key] = _merge_list(out[key], value, lists[key], nested or {})
         elif isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = _merge(out[key], value, {})
         else:
@@ -80,22 +82,33 @@ def _merge(
     return out
 
 
-def _merge_list(
-    original: list[Any], patch: list[Any], merge_key: str, nested: dict[str, str], retain_keys: bool
-) -> list[Any]:
-    out = copy.deepcopy(original)
+def _merge_list(original: list[Any], patch: list[Any], merge_key: str, nested: dict[str, str]) -> list[Any]:
+    """apimachinery strategicpatch `mergeSlice` with no `$setElementOrder` (Trainer's patch has none): the
+    patch's items (merged into the original's of the same key) in the patch's order, interleaved with the
+    original's other items by `mergeSortedSlice`: an original item goes first only when both it and the
+    next patch item are in the original and it stood before that one there."""
+    keys = [item.get(merge_key) if isinstance(item, dict) else None for item in original]
+    patched = []
     for item in patch:
-        at = next(
-            (
-                i
-                for i, old in enumerate(out)
-                if isinstance(old, dict) and isinstance(item, dict) and old.get(merge_key) == item.get(merge_key)
-            ),
-            None,
-        )
-        if at is None:
-            out.append(copy.deepcopy(item))
-            continue
-        base = {k: v for k, v in out[at].items() if k in item} if retain_keys else out[at]
-        out[at] = _merge(base, item, nested)
+        key = item.get(merge_key) if isinstance(item, dict) else None
+        at = keys.index(key) if key is not None and key in keys else None
+        patched.append(copy.deepcopy(item) if at is None else _merge(original[at], item, nested))
+    wanted = {item.get(merge_key) for item in patch if isinstance(item, dict)}
+    left = [copy.deepcopy(item) for item, key in zip(original, keys, strict=True) if key not in wanted]
+
+    def position(item: Any) -> int:
+        key = item.get(merge_key) if isinstance(item, dict) else None
+        return keys.index(key) if key in keys else -1
+
+    out: list[Any] = []
+    i = j = 0
+    while i < len(left) or j < len(patched):
+        if j >= len(patched) or (
+            i < len(left) and 0 <= position(left[i]) < position(patched[j]) and position(patched[j]) >= 0
+        ):
+            out.append(left[i])
+            i += 1
+        else:
+            out.append(patched[j])
+            j += 1
     return out

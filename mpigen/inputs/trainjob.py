@@ -86,7 +86,10 @@ def _runtime_webhook(document: dict[str, Any]) -> list[Issue]:
         )
         if keyed and job.get("replicas", 1) != 1:
             issues.append(
-                Issue((*RJOBS, index, "replicas"), f"must be 1 for the {job.get('name')} job (Trainer's webhook)")
+                Issue(
+                    (*RJOBS, index, "replicas"),
+                    f"must be 1 for the {job.get('name')} job (Trainer's webhook)",
+                )
             )
     return issues
 
@@ -101,7 +104,12 @@ def _policy_issues(kind: str, name: str, policy: dict[str, Any] | None) -> list[
         message = f'{kind} "{name}" {what}: mpigen compiles MPI runtimes only (mlPolicy.mpi); run this TrainJob with Kubeflow Trainer\'s controller'
         return [Issue(path, message)]
     if "torch" in policy:
-        return [Issue(path, f'{kind} "{name}" has both mlPolicy.mpi and mlPolicy.torch, which are exclusive (Trainer\'s CEL rule)')]
+        return [
+            Issue(
+                path,
+                f'{kind} "{name}" has both mlPolicy.mpi and mlPolicy.torch, which are exclusive (Trainer\'s CEL rule)',
+            )
+        ]
     return []
 
 
@@ -114,7 +122,9 @@ def to_plan(document: dict[str, Any], runtimes: Runtimes, options: Options) -> T
     namespace, ns_issues = resolve_namespace(document["metadata"].get("namespace"), options.namespace)
     issues += ns_issues
     if not names.is_dns1035_label(name):
-        issues.append(Issue(("metadata", "name"), f"{shown(name)} must be a DNS-1035 label (Trainer's webhook)"))
+        issues.append(
+            Issue(("metadata", "name"), f"{shown(name)} must be a DNS-1035 label (Trainer's webhook)")
+        )
     runtime, found = _runtime(spec["runtimeRef"], namespace, runtimes)
     issues += found
     if runtime is None or issues:
@@ -125,10 +135,14 @@ def to_plan(document: dict[str, Any], runtimes: Runtimes, options: Options) -> T
     return _plan(name, namespace, spec, runtime)
 
 
-def _runtime(ref: dict[str, Any], namespace: str | None, runtimes: Runtimes) -> tuple[dict[str, Any] | None, list[Issue]]:
+def _runtime(
+    ref: dict[str, Any], namespace: str | None, runtimes: Runtimes
+) -> tuple[dict[str, Any] | None, list[Issue]]:
     path: Path = ("spec", "runtimeRef")
     if ref["apiGroup"] != names.TRAINER_GROUP:
-        return None, [Issue((*path, "apiGroup"), f'must be "{names.TRAINER_GROUP}", got {shown(ref["apiGroup"])}')]
+        return None, [
+            Issue((*path, "apiGroup"), f'must be "{names.TRAINER_GROUP}", got {shown(ref["apiGroup"])}')
+        ]
     kind = ref["kind"]
     key = (kind, "" if kind == "ClusterTrainingRuntime" else namespace or "", ref["name"])
     if key not in runtimes.found:
@@ -151,8 +165,17 @@ def _trainjob_webhook(spec: dict[str, Any], runtime: dict[str, Any]) -> list[Iss
     jobs = {job["name"]: job for job in runtime["template"]["spec"].get("replicatedJobs") or []}
     procs = trainer.get("numProcPerNode")
     if procs is not None and (not isinstance(procs, int) or isinstance(procs, bool)):
-        issues.append(Issue(("spec", "trainer", "numProcPerNode"), f"must have an int value for an MPI TrainJob, got {shown(str(procs))}"))
-    if trainer.get("numNodes", 1) >= 2 and mpi["runLauncherAsNode"] and not {names.LAUNCHER_RJOB, names.NODE_RJOB} <= set(jobs):
+        issues.append(
+            Issue(
+                ("spec", "trainer", "numProcPerNode"),
+                f"must have an int value for an MPI TrainJob, got {shown(str(procs))}",
+            )
+        )
+    if (
+        trainer.get("numNodes", 1) >= 2
+        and mpi["runLauncherAsNode"]
+        and not {names.LAUNCHER_RJOB, names.NODE_RJOB} <= set(jobs)
+    ):
         message = "must be 1 when the MPI runtime runs its launcher as a node (runLauncherAsNode) and lacks a launcher or a node job"
         issues.append(Issue(("spec", "trainer", "numNodes"), message))
     for step in ("dataset", "model"):
@@ -175,18 +198,58 @@ def _override_issues(overrides: list[dict[str, Any]], jobs: dict[str, dict[str, 
         for t, target in enumerate(override["targetJobs"]):
             job_name = target["name"]
             if job_name in seen:
-                issues.append(Issue((*path, "targetJobs", t, "name"), f"{shown(job_name)} is targeted by an earlier override too"))
+                issues.append(
+                    Issue(
+                        (*path, "targetJobs", t, "name"),
+                        f"{shown(job_name)} is targeted by an earlier override too",
+                    )
+                )
             seen.add(job_name)
             if job_name not in jobs:
-                issues.append(Issue((*path, "targetJobs", t, "name"), f"no job {shown(job_name)} in the runtime; it has {', '.join(sorted(jobs))}"))
+                issues.append(
+                    Issue(
+                        (*path, "targetJobs", t, "name"),
+                        f"no job {shown(job_name)} in the runtime; it has {', '.join(sorted(jobs))}",
+                    )
+                )
                 continue
+            issues += _volume_issues(path, override, jobs[job_name])
             for key in ("initContainers", "containers"):
                 for c, container in enumerate(override.get(key) or []):
                     where = (*path, key, c, "name")
                     if container["name"] not in _containers(jobs[job_name]):
-                        issues.append(Issue(where, f"no container {shown(container['name'])} in the runtime's {job_name} job"))
+                        issues.append(
+                            Issue(
+                                where,
+                                f"no container {shown(container['name'])} in the runtime's {job_name} job",
+                            )
+                        )
                     elif key == "containers" and container.get("env") and container["name"] in reserved:
-                        issues.append(Issue((*path, key, c, "env"), f"must not set env of the {container['name']} container: use spec.trainer.env"))
+                        issues.append(
+                            Issue(
+                                (*path, key, c, "env"),
+                                f"must not set env of the {container['name']} container: use spec.trainer.env",
+                            )
+                        )
+    return issues
+
+
+def _volume_issues(path: Path, override: dict[str, Any], job: dict[str, Any]) -> list[Issue]:
+    """A volume the override names again with another source: Trainer's strategic merge (no retainKeys
+    directive) would keep both sources, a volume the API server refuses when the Job is created."""
+    pod = job["template"]["spec"]["template"].get("spec") or {}
+    runtime = {v.get("name"): v for v in pod.get("volumes") or []}
+    issues = []
+    for index, volume in enumerate(override.get("volumes") or []):
+        old = runtime.get(volume["name"])
+        ours, theirs = sorted(set(volume) - {"name"}), sorted(set(old or {}) - {"name"})
+        if old is not None and ours != theirs:
+            message = (
+                f"replaces the source of the runtime's volume {shown(volume['name'])} ({', '.join(theirs)}) with "
+                f"{', '.join(ours)}: Trainer v2.0.0 would merge the two into one volume of two sources, which "
+                "Kubernetes refuses; give the volume another name"
+            )
+            issues.append(Issue((*path, "volumes", index), message))
     return issues
 
 

@@ -51,7 +51,10 @@ VENDORED_SCHEMAS: dict[tuple[str, str], str] = {
     # Inputs: written by tools/trainerschema.py from the CRDs of Kubeflow Trainer v2.0.0.
     ("trainer.kubeflow.org/v1alpha1", "TrainJob"): "trainjob-trainer-v1alpha1.json",
     ("trainer.kubeflow.org/v1alpha1", "TrainingRuntime"): "trainingruntime-trainer-v1alpha1.json",
-    ("trainer.kubeflow.org/v1alpha1", "ClusterTrainingRuntime"): "clustertrainingruntime-trainer-v1alpha1.json",
+    (
+        "trainer.kubeflow.org/v1alpha1",
+        "ClusterTrainingRuntime",
+    ): "clustertrainingruntime-trainer-v1alpha1.json",
 }
 
 _VERSION_DIR = re.compile(r"v(\d+)\.(\d+)\.0-local-strict")

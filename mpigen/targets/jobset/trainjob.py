@@ -86,12 +86,18 @@ def launcher_env(plan: TrainPlan) -> list[dict[str, str]]:
 
 def _ssh_volume(plan: TrainPlan) -> dict[str, Any]:
     items = [{"key": key, "path": path} for key, path in names.MPI_SSH_ITEMS]
-    return {"name": names.MPI_SSH_VOLUME, "secret": {"secretName": names.trainjob_ssh_secret(plan.name), "items": items}}
+    return {
+        "name": names.MPI_SSH_VOLUME,
+        "secret": {"secretName": names.trainjob_ssh_secret(plan.name), "items": items},
+    }
 
 
 def _hostfile_volume(plan: TrainPlan) -> dict[str, Any]:
     item = {"key": names.HOSTFILE, "path": names.HOSTFILE, "mode": names.HOSTFILE_MODE}
-    return {"name": names.MPI_HOSTFILE_VOLUME, "configMap": {"name": names.trainjob_hostfile(plan.name), "items": [item]}}
+    return {
+        "name": names.MPI_HOSTFILE_VOLUME,
+        "configMap": {"name": names.trainjob_hostfile(plan.name), "items": [item]},
+    }
 
 
 def _enforce_mpi(plan: TrainPlan, job: dict[str, Any]) -> None:
@@ -109,7 +115,9 @@ def _enforce_mpi(plan: TrainPlan, job: dict[str, Any]) -> None:
         mounts = container.setdefault("volumeMounts", [])
         _upsert(mounts, {"name": names.MPI_SSH_VOLUME, "mountPath": plan.ssh_mount_path}, "mountPath")
         if launcher:
-            _upsert(mounts, {"name": names.MPI_HOSTFILE_VOLUME, "mountPath": names.MPI_HOSTFILE_DIR}, "mountPath")
+            _upsert(
+                mounts, {"name": names.MPI_HOSTFILE_VOLUME, "mountPath": names.MPI_HOSTFILE_DIR}, "mountPath"
+            )
             env = container.setdefault("env", [])
             for var in launcher_env(plan):
                 _upsert(env, var, "name")
@@ -127,7 +135,9 @@ def _enforce_trainer(plan: TrainPlan, job: dict[str, Any]) -> None:
                 container[key] = copy.deepcopy(trainer[key])
         wanted = trainer.get("resourcesPerNode") or {}
         if "limits" in wanted or "requests" in wanted:
-            container["resources"] = {k: copy.deepcopy(wanted[k]) for k in ("limits", "requests") if k in wanted}
+            container["resources"] = {
+                k: copy.deepcopy(wanted[k]) for k in ("limits", "requests") if k in wanted
+            }
         env = container.setdefault("env", [])
         for var in trainer.get("env") or []:
             _upsert(env, copy.deepcopy(var), "name")
@@ -195,7 +205,9 @@ def hosts(plan: TrainPlan) -> list[str]:
     subdomain = (plan.jobset_spec.get("network") or {}).get("subdomain") or plan.name
     found = []
     for job, count in zip(plan.jobset_spec.get("replicatedJobs") or [], pod_counts(plan), strict=True):
-        if job["name"] == names.NODE_RJOB or (job["name"] == names.LAUNCHER_RJOB and plan.run_launcher_as_node):
+        if job["name"] == names.NODE_RJOB or (
+            job["name"] == names.LAUNCHER_RJOB and plan.run_launcher_as_node
+        ):
             found += [f"{names.jobset_pod_host(plan.name, job['name'], i)}.{subdomain}" for i in range(count)]
     return found
 
@@ -239,7 +251,9 @@ def build_pod_group(plan: TrainPlan) -> list[dict[str, Any]]:
     if total.totals:
         spec["minResources"] = total.result()
     meta = _meta(plan, plan.name, names.COMPONENT_SCHEDULING)
-    return [{"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": meta, "spec": spec}]
+    return [
+        {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": meta, "spec": spec}
+    ]
 
 
 def _as_quantity(value: Any, fmt: str) -> str:
@@ -281,7 +295,12 @@ def _relabel(obj: dict[str, Any]) -> dict[str, Any]:
 
 def build_key_config(plan: TrainPlan) -> dict[str, Any]:
     meta = _meta(plan, names.config_map(plan.name), names.COMPONENT_CONFIG)
-    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {names.KEYGEN_SCRIPT: render_keygen(key_plan(plan))}}
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": meta,
+        "data": {names.KEYGEN_SCRIPT: render_keygen(key_plan(plan))},
+    }
 
 
 def build_ssh_secret(plan: TrainPlan) -> dict[str, Any]:
@@ -309,7 +328,9 @@ def check(plan: TrainPlan) -> list[Issue]:
     """JobSet's ValidateCreate on the names it derives: every child Job `<jobset>-<rjob>-<index>` and pod
     `<jobset>-<rjob>-<index>-<pod index>-<5 random>` a DNS-1035 label."""
     issues = []
-    for index, (job, count) in enumerate(zip(plan.jobset_spec.get("replicatedJobs") or [], pod_counts(plan), strict=True)):
+    for index, (job, count) in enumerate(
+        zip(plan.jobset_spec.get("replicatedJobs") or [], pod_counts(plan), strict=True)
+    ):
         pod = f"{plan.name}-{job['name']}-{job.get('replicas', 1) - 1}-{count - 1}"
         if len(pod) + names.POD_NAME_RANDOM_SUFFIX > DNS1035_MAX:
             message = f'pod names such as "{pod}-abcde" would be longer than {DNS1035_MAX} characters (JobSet refuses the JobSet); shorten the TrainJob\'s name'
