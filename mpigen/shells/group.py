@@ -41,6 +41,7 @@ class LazyGroup(click.Group):
 LAZY_COMMANDS = {
     "render": "mpigen.shells.render:command",
     "validate": "mpigen.shells.validate:command",
+    "convert": "mpigen.shells.convert:command",
     "schema": "mpigen.shells.schema:schema",
     "krm": "mpigen.shells.krm:command",
     "kustomize-plugin": "mpigen.shells.kustomize_plugin:command",
@@ -72,6 +73,7 @@ def cli() -> None:
       mpigen render job.yaml | kubectl apply -f -
       mpigen render -o json jobs/ > manifests.json
       mpigen validate -o json jobs/
+      mpigen convert job.yaml > trainjob.yaml     # MPIJob -> Kubeflow Trainer v2 TrainJob + runtime
       mpigen render --output-dir rendered/ jobs/ && mpigen render --check rendered/ jobs/
       mpigen kustomize-plugin install     # then: kubectl kustomize --enable-alpha-plugins DIR
       source <(mpigen completion bash)
