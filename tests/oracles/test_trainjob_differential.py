@@ -343,3 +343,19 @@ def test_shipped_runtimes_match_trainer(shipped: str, trainer: str) -> None:
         "spec": spec,
     }
     assert_same([runtime], job)
+
+
+# --- converted MPIJobs (mpigen convert) -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "examples" / "v2beta1").glob("*.yaml")), ids=lambda p: p.name)
+def test_converted_mpijobs_match_trainer(path: Path) -> None:
+    """What `mpigen convert` writes is a TrainJob and runtime Trainer takes, and compiles as Trainer does
+    (Intel MPI and MPICH as their Open MPI twins, departure 5)."""
+    from mpigen.convert import ConvertOptions, convert_job
+
+    for mpijob in documents(path):
+        runtime, job, _ = convert_job(mpijob, ConvertOptions())
+        if runtime["spec"]["mlPolicy"]["mpi"]["mpiImplementation"] in OTHER_IMPLEMENTATIONS:
+            runtime = as_openmpi([runtime])[0]
+        assert_same([runtime], job)

@@ -136,13 +136,68 @@ def _enforce_trainer(plan: TrainPlan, job: dict[str, Any]) -> None:
         wanted = trainer.get("resourcesPerNode") or {}
         if "limits" in wanted or "requests" in wanted:
             container["resources"] = {
-                k: copy.deepcopy(wanted[k]) for k in ("limits", "requests") if k in wanted
+                k: _quantities(wanted[k]) for k in ("limits", "requests") if k in wanted
             }
         env = container.setdefault("env", [])
         for var in trainer.get("env") or []:
-            _upsert(env, copy.deepcopy(var), "name")
+            _upsert(env, trainer_env_var(var), "name")
         if not env:
             del container["env"]
+
+
+def trainer_env_var(var: dict[str, Any]) -> dict[str, Any]:
+    """Trainer's apply.EnvVar: a TrainJob env entry as the controller copies it: `value` always written
+    (empty when unset) unless `valueFrom` is given, of which it copies only fieldRef's fieldPath,
+    resourceFieldRef (containerName, resource, divisor), configMapKeyRef and secretKeyRef (key, name,
+    optional)."""
+    source = var.get("valueFrom")
+    if source is None:
+        return {"name": var["name"], "value": var.get("value", "")}
+    copied: dict[str, Any] = {}
+    if "fieldRef" in source:
+        copied["fieldRef"] = {"fieldPath": source["fieldRef"]["fieldPath"]}
+    if "resourceFieldRef" in source:
+        ref = source["resourceFieldRef"]
+        copied["resourceFieldRef"] = {
+            "containerName": ref.get("containerName", ""),
+            "resource": ref["resource"],
+            "divisor": _quantity(ref.get("divisor", 0)),
+        }
+    for kind in ("configMapKeyRef", "secretKeyRef"):
+        if kind in source:
+            ref = source[kind]
+            copied[kind] = {key: ref[key] for key in ("key", "name", "optional") if key in ref}
+    return {"name": var["name"], "valueFrom": copied}
+
+
+def _quantity(value: Any) -> Any:
+    """A quantity as Go's resource.Quantity writes it back (Trainer's objects are typed: `1` is `"1"`)."""
+    from mpigen.quantity import canonical_quantity
+
+    try:
+        return canonical_quantity(value)
+    except ValueError:
+        return value  # not a quantity: the output check names it
+
+
+def _quantities(mapping: dict[str, Any]) -> dict[str, Any]:
+    return {name: _quantity(value) for name, value in mapping.items()}
+
+
+def _typed_pod(pod: dict[str, Any]) -> None:
+    """The quantities of a runtime pod spec as Trainer's typed copy writes them: containers' resources,
+    emptyDir size limits and the pod overhead."""
+    for container in (pod.get("initContainers") or []) + (pod.get("containers") or []):
+        resources = container.get("resources") or {}
+        for key in ("limits", "requests"):
+            if isinstance(resources.get(key), dict):
+                resources[key] = _quantities(resources[key])
+    for volume in pod.get("volumes") or []:
+        empty = volume.get("emptyDir")
+        if isinstance(empty, dict) and "sizeLimit" in empty:
+            empty["sizeLimit"] = _quantity(empty["sizeLimit"])
+    if isinstance(pod.get("overhead"), dict):
+        pod["overhead"] = _quantities(pod["overhead"])
 
 
 def _jobset_webhook_defaults(spec: dict[str, Any]) -> None:
@@ -161,6 +216,7 @@ def _jobset_webhook_defaults(spec: dict[str, Any]) -> None:
 def build_jobset_spec(plan: TrainPlan) -> dict[str, Any]:
     spec = copy.deepcopy(plan.jobset_spec)
     for job, count in zip(spec.get("replicatedJobs") or [], pod_counts(plan), strict=True):
+        _typed_pod(_pod(job))
         _enforce_mpi(plan, job)
         job["template"]["spec"]["parallelism"] = count
         job["template"]["spec"]["completions"] = count
