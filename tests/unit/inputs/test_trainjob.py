@@ -203,3 +203,22 @@ def test_schema_command_prints_the_trainer_kinds(kind: str) -> None:
         "spec": {"sped": 1},
     }
     assert not validator.is_valid(typo)
+
+
+def test_validate_checks_a_trainjob_with_the_runtimes_of_every_input(tmp_path: Path) -> None:
+    """`mpigen validate` of a runtime and a TrainJob in two files: valid (the runtime is found across files)."""
+    source = ROOT / "golden" / "trainjob-mpi-runtime" / "input.yaml"
+    runtime, job = [doc for doc in yaml.safe_load_all(source.read_text()) if doc]
+    (tmp_path / "runtime.yaml").write_text(yaml.safe_dump(runtime))
+    (tmp_path / "job.yaml").write_text(yaml.safe_dump(job))
+    done = CliRunner().invoke(cli, ["validate", "-o", "json", str(tmp_path)])
+    assert done.exit_code == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["summary"]["invalid"] == 0 and report["summary"]["errors"] == 0
+    assert {r["kind"] for r in report["resources"]} >= {"TrainJob", "ClusterTrainingRuntime", "JobSet"}
+    (tmp_path / "runtime.yaml").unlink()
+    done = CliRunner().invoke(cli, ["validate", str(tmp_path)])
+    assert (
+        done.exit_code == 1
+        and 'ClusterTrainingRuntime "openmpi" is not in the input' in done.stdout + done.stderr
+    )
