@@ -359,3 +359,11 @@ def test_converted_mpijobs_match_trainer(path: Path) -> None:
         if runtime["spec"]["mlPolicy"]["mpi"]["mpiImplementation"] in OTHER_IMPLEMENTATIONS:
             runtime = as_openmpi([runtime])[0]
         assert_same([runtime], job)
+
+
+def test_the_trainjob_examples_match_trainer() -> None:
+    docs = [doc for path in sorted((ROOT / "examples" / "trainjob").glob("*.yaml")) for doc in documents(path)]
+    jobs = list(filter(is_trainjob, docs))
+    assert jobs
+    for job in jobs:
+        assert_same(docs, job)
