@@ -122,4 +122,13 @@ def compile_train_job(
     issues = option_issues + train_target.check(plan)
     if issues:
         raise CompileError(issues, kind="TrainJob", name=plan.name)
-    return Compilation(train_target.build(plan, options), list(plan.warnings), plan.name, options)
+    objects = train_target.build(plan, options)
+    if options.validate:  # the API server's pod validation on every pod template, as for an MPIJob
+        from mpigen.checks.kube.versions import default_kube_version
+        from mpigen.checks.output import pod_issues
+
+        version = options.kube_version or default_kube_version()
+        refused = pod_issues(objects, train_target.key_plan(plan), document, version)
+        if refused:
+            raise CompileError(refused, kind="TrainJob", name=plan.name)
+    return Compilation(objects, list(plan.warnings), plan.name, options)

@@ -209,7 +209,7 @@ def _override_issues(overrides: list[dict[str, Any]], jobs: dict[str, dict[str, 
                 issues.append(
                     Issue(
                         (*path, "targetJobs", t, "name"),
-                        f"no job {shown(job_name)} in the runtime; it has {', '.join(sorted(jobs))}",
+                        f"no job {shown(job_name)} in the runtime; it has {', '.join(sorted(jobs)) or 'none'}",
                     )
                 )
                 continue
@@ -284,4 +284,25 @@ def _plan(name: str, namespace: str | None, spec: dict[str, Any], runtime: dict[
         suspend=spec["suspend"],
         managed_by=spec["managedBy"],
         schedule_timeout_seconds=None if coscheduling is None else coscheduling["scheduleTimeoutSeconds"],
+        warnings=tuple(_warnings(spec, runtime)),
     )
+
+
+def _warnings(spec: dict[str, Any], runtime: dict[str, Any]) -> list[Issue]:
+    """A runtime's mlPolicy.numNodes other than 1: Trainer v2.0.0 gives the trainer job (an MPI runtime's
+    launcher) that many pods, whatever the TrainJob's numNodes; mpigen does the same and says so."""
+    wanted = runtime["mlPolicy"].get("numNodes", 1)
+    trainer_jobs = [
+        job["name"]
+        for job in runtime["template"]["spec"].get("replicatedJobs") or []
+        if ((job["template"].get("metadata") or {}).get("labels") or {}).get(names.ANCESTOR_LABEL)
+        == names.ANCESTOR_TRAINER
+    ]
+    if wanted == 1 or not trainer_jobs:
+        return []
+    ref = spec["runtimeRef"]
+    message = (
+        f'{ref["kind"]} "{ref["name"]}" has mlPolicy.numNodes {wanted}: its trainer job "{trainer_jobs[0]}" runs '
+        f"{max(wanted, 1)} pods, as Trainer v2.0.0 runs them; an MPI runtime keeps it at 1"
+    )
+    return [Issue(("spec", "runtimeRef", "name"), message, "warning")]

@@ -17,6 +17,9 @@ that is not listed, fails:
 5. Intel MPI and MPICH runtimes compile (Trainer's CRD takes OpenMPI only): the same objects as the Open
    MPI runtime but for the launcher's MPI variables and the hostfile's `host:slots` syntax;
 6. a runtime with another ML policy (torch) is refused (Trainer runs it);
+8. a hostfile larger than a ConfigMap holds (1 MiB) is refused (Trainer writes it, the API server refuses it);
+9. a runtime volume given another source by a podSpecOverride is refused (Trainer merges the two sources,
+   which the API server refuses when the Job is created), in golden/trainjob-error-webhook;
 7. a TrainJob that names no namespace gives objects that name none (`kubectl apply -n` decides, as for
    an MPIJob); Trainer's are in the TrainJob's, `default` here.
 
@@ -284,8 +287,13 @@ def refused_golden_jobs() -> list[Any]:
 @pytest.mark.parametrize(("path", "job"), refused_golden_jobs())
 def test_refused_by_both(path: Path, job: Obj) -> None:
     docs = documents(path)
-    with pytest.raises(CompileError):
+    with pytest.raises(CompileError) as refused:
         mpigen_objects(docs, job)
+    if any("more than the 1 MiB a ConfigMap holds" in issue.message for issue in refused.value.issues):
+        # 8. Trainer writes the hostfile ConfigMap, which the API server refuses; mpigen refuses the job
+        [hostfile] = [o for o in oracle_objects(docs, job) if o["kind"] == "ConfigMap"]
+        assert len(hostfile["data"]["hostfile"].encode()) > 1024 * 1024
+        return
     runtime = job["spec"]["runtimeRef"]["name"]
     torch = [
         d
@@ -362,7 +370,9 @@ def test_converted_mpijobs_match_trainer(path: Path) -> None:
 
 
 def test_the_trainjob_examples_match_trainer() -> None:
-    docs = [doc for path in sorted((ROOT / "examples" / "trainjob").glob("*.yaml")) for doc in documents(path)]
+    docs = [
+        doc for path in sorted((ROOT / "examples" / "trainjob").glob("*.yaml")) for doc in documents(path)
+    ]
     jobs = list(filter(is_trainjob, docs))
     assert jobs
     for job in jobs:
