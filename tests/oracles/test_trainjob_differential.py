@@ -377,3 +377,18 @@ def test_the_trainjob_examples_match_trainer() -> None:
     assert jobs
     for job in jobs:
         assert_same(docs, job)
+
+
+def test_the_vendored_trainer_schemas_and_defaults_are_the_pinned_crds() -> None:
+    """schemas/*-trainer-v1alpha1.json and trainer-defaults-v1alpha1.json are what tools/trainerschema.py
+    writes from the CRDs of the Trainer version the oracle pins."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "trainerschema.py"), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
