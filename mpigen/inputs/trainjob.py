@@ -48,7 +48,6 @@ class Runtimes:
     (its problems are reported at its own document; a TrainJob naming it says so)."""
 
     found: dict[RuntimeKey, dict[str, Any] | None] = field(default_factory=dict)
-    used: set[RuntimeKey] = field(default_factory=set)
 
     def add(self, document: dict[str, Any], options: Options) -> list[Issue]:
         """Check and keep one runtime document; its problems (a duplicate is one)."""
@@ -60,9 +59,6 @@ class Runtimes:
         issues += [] if issues else _runtime_webhook(document)
         self.found[key] = None if issues else apply_defaults(document["kind"], document["spec"])
         return issues
-
-    def unused(self) -> list[RuntimeKey]:
-        return [key for key in self.found if key not in self.used]
 
 
 def runtime_key(document: dict[str, Any], options: Options) -> RuntimeKey:
@@ -149,7 +145,6 @@ def _runtime(
         where = f' in namespace "{key[1]}"' if key[1] else ""
         message = f'{kind} "{ref["name"]}"{where} is not in the input: give it in the same stream or directory as the TrainJob'
         return None, [Issue((*path, "name"), message)]
-    runtimes.used.add(key)
     runtime = runtimes.found[key]
     if runtime is None:
         return None, [Issue((*path, "name"), f'{kind} "{ref["name"]}" has errors (reported at its document)')]
