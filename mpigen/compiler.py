@@ -1,4 +1,4 @@
-"""The compiler: one MPIJob document in, the Kubernetes objects that run it out. Pure.
+"""The compiler: one MPIJob (or TrainJob) document in, the Kubernetes objects that run it out. Pure.
 
 `compile_job` does no I/O and reads no clock, environment or randomness: the same document and
 options always give the same objects, in the same order.
@@ -6,8 +6,8 @@ options always give the same objects, in the same order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from mpigen import inputs as api
 from mpigen.checks.objectsize import check_object_sizes
@@ -17,6 +17,9 @@ from mpigen.inputs.shared import name_of
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 from mpigen.targets import target
+
+if TYPE_CHECKING:
+    from mpigen.inputs.trainjob import Runtimes
 
 
 @dataclass
@@ -100,3 +103,32 @@ def compile(job: object, options: Options | None = None) -> list[dict[str, Any]]
     Raises CompileError carrying every problem found (each with its field path).
     """
     return compile_job(job, options).objects
+
+
+def compile_train_job(
+    document: dict[str, Any], runtimes: Runtimes, options: Options | None = None
+) -> Compilation:
+    """What Kubeflow Trainer's controller would create for one TrainJob (its runtime among `runtimes`), on
+    the jobset target whatever `options.target` says (Trainer runs every TrainJob as a JobSet)."""
+    from mpigen.inputs import trainjob
+    from mpigen.targets.jobset import trainjob as train_target
+
+    options, option_issues = options_for(document, replace(options or Options(), target="jobset"))
+    try:
+        plan = trainjob.to_plan(document, runtimes, options)
+    except CompileError as exc:
+        exc.issues[:0] = option_issues
+        raise
+    issues = option_issues + train_target.check(plan)
+    if issues:
+        raise CompileError(issues, kind="TrainJob", name=plan.name)
+    objects = train_target.build(plan, options)
+    if options.validate:  # the API server's pod validation on every pod template, as for an MPIJob
+        from mpigen.checks.kube.versions import default_kube_version
+        from mpigen.checks.output import pod_issues
+
+        version = options.kube_version or default_kube_version()
+        refused = pod_issues(objects, train_target.key_plan(plan), document, version)
+        if refused:
+            raise CompileError(refused, kind="TrainJob", name=plan.name)
+    return Compilation(objects, list(plan.warnings), plan.name, options)

@@ -257,3 +257,34 @@ def jobset_pod_host(job: str, replicated_job: str, index: int) -> str:
     """The hostname the Job controller gives pod `index` of the JobSet's only child Job of
     `replicated_job`: `<jobset>-<rjob>-0-<index>` (the JobSet's Service is its subdomain)."""
     return f"{job}-{replicated_job}-0-{index}"
+
+
+# --- trainer.kubeflow.org/v1alpha1 (Kubeflow Trainer v2.0.0 pkg/constants/constants.go)
+
+TRAINER_API = "trainer.kubeflow.org/v1alpha1"
+TRAINER_GROUP = "trainer.kubeflow.org"
+TRAINJOB_KIND = "TrainJob"
+RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")
+TRAINJOB_APP_NAME = "trainjob"
+ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step"
+ANCESTOR_TRAINER = "trainer"
+ANCESTOR_INITIALIZERS = ("dataset-initializer", "model-initializer")
+TRAINER_CONTAINER = "node"
+NODE_RJOB = "node"
+DEFAULT_MANAGED_BY = "trainer.kubeflow.org/trainjob-controller"
+MPI_SSH_VOLUME = "mpi-ssh-auth"
+MPI_HOSTFILE_VOLUME = "mpi-hostfile"
+MPI_HOSTFILE_DIR = "/etc/mpi"
+MPI_SSH_ITEMS = (
+    (SSH_PRIVATE_KEY, "id_rsa"),
+    (SSH_PUBLIC_KEY, "id_rsa.pub"),
+    (SSH_PUBLIC_KEY, "authorized_keys"),
+)
+
+
+def trainjob_ssh_secret(job: str) -> str:
+    return job + "-mpi-ssh-auth"
+
+
+def trainjob_hostfile(job: str) -> str:
+    return job + "-mpi-hostfile"

@@ -60,8 +60,11 @@ class Report:
         return exit_code(invalid, bugs)
 
 
-def check_documents(report: Report, source: str, documents: list[Document] | str, options: Options) -> None:
-    """Add to `report` one resource per document of `source` and per object it would produce."""
+def check_documents(
+    report: Report, source: str, documents: list[Document] | str, options: Options, runtimes: Any = None
+) -> None:
+    """Add to `report` one resource per document of `source` and per object it would produce (a TrainJob
+    with the runtimes of the whole input, `collect_runtimes`)."""
     if isinstance(documents, ForeignInput):
         msg = f"{documents} (names no MPIJob: skipped, not checked)"
         report.resources.append(Resource(source, "", "", "", SKIPPED, msg=msg))
@@ -70,7 +73,29 @@ def check_documents(report: Report, source: str, documents: list[Document] | str
         report.resources.append(Resource(source, "", "", "", ERROR, msg=documents))
         return
     for doc in documents:
-        report.resources += _resources(report, source, doc, options)
+        report.resources += _resources(report, source, doc, options, runtimes)
+
+
+def collect_runtimes(inputs: list[tuple[str, Any]], options: Options) -> Any:
+    """The Kubeflow Trainer runtimes of every input (None: none and no TrainJob); their own problems are
+    reported at their documents by `check_documents`."""
+    from mpigen import inputs as api
+
+    found = [
+        doc.data
+        for _, documents in inputs
+        if isinstance(documents, list)
+        for doc in documents
+        if isinstance(doc.data, dict) and api.is_trainer(doc.data)
+    ]
+    if not found:
+        return None
+    from mpigen.inputs.trainjob import Runtimes, is_runtime
+
+    runtimes = Runtimes()
+    for data in filter(is_runtime, found):
+        runtimes.add(data, options)
+    return runtimes
 
 
 def add_collisions(report: Report) -> None:
@@ -87,7 +112,9 @@ def add_collisions(report: Report) -> None:
         row.findings.append(finding)
 
 
-def _resources(report: Report, source: str, doc: Document, options: Options) -> list[Resource]:
+def _resources(
+    report: Report, source: str, doc: Document, options: Options, runtimes: Any = None
+) -> list[Resource]:
     data = doc.data
     kind, name, version = _identity(data)
     position = doc.index if doc.total > 1 else None
@@ -104,7 +131,7 @@ def _resources(report: Report, source: str, doc: Document, options: Options) -> 
         # pre-commit hook passes every YAML and JSON file here; one that holds an MPIJob is an error below
         msg = f"not a Kubernetes object but a {'list' if isinstance(data, list) else 'scalar'}, holding no MPIJob: skipped, not checked"
         return [Resource(source, "", "", "", SKIPPED, msg=msg, document=position)]
-    result = process([(source, [doc])], options)
+    result = process([(source, [doc])], options, runtimes)
     report.placements += result.placements
     job = Resource(
         source,

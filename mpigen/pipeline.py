@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from mpigen import inputs as api
-from mpigen.errors import CompileError, Issue
+from mpigen import names
+from mpigen.errors import CompileError, Issue, shown
 from mpigen.options import Options
 from mpigen.outcome import Finding, Outcome, Placement
 from mpigen.yaml.load import Document
@@ -34,13 +35,18 @@ def _too_large(data: dict[str, Any]) -> Issue | None:
     )
 
 
-def process(inputs: Sequence[tuple[str, list[Document] | str]], options: Options) -> Outcome:
+def process(
+    inputs: Sequence[tuple[str, list[Document] | str]], options: Options, runtimes: Any = None
+) -> Outcome:
     """Compile every MPIJob of every input; non-MPIJob documents pass through unchanged, in place.
     An input given as a text is one that could not be read: that text is its problem. Two documents
-    that would write the same object are refused (`check_collisions`)."""
+    that would write the same object are refused (`check_collisions`). A TrainJob is compiled with the
+    runtime it names from `runtimes` (mpigen.inputs.trainjob.Runtimes) when given, else from the inputs."""
     from mpigen.compiler import compile_job  # deferred: a stream without MPIJobs needs no pydantic
 
     result = Outcome()
+    given = runtimes is not None
+    runtimes = runtimes if given else _runtimes(inputs, options, result)
     for source, documents in inputs:
         if isinstance(documents, str):
             result.errors.append(Finding.line(documents))
@@ -62,6 +68,9 @@ def process(inputs: Sequence[tuple[str, list[Document] | str]], options: Options
                 result.placements.append(_placement(source, doc, data, (data,), generated=False))
                 continue
             result.jobs += 1
+            if api.is_trainer(data):
+                _trainer_document(result, source, doc, data, runtimes, options, check_runtime=given)
+                continue
             try:
                 compilation = compile_job(data, options)
             except CompileError as exc:
@@ -78,6 +87,67 @@ def process(inputs: Sequence[tuple[str, list[Document] | str]], options: Options
                 result.warnings.append(_finding(source, doc, "MPIJob", compilation.name, issue))
     result.errors += check_collisions(result.placements)
     return result
+
+
+def _runtimes(inputs: Sequence[tuple[str, list[Document] | str]], options: Options, result: Outcome) -> Any:
+    """Every TrainingRuntime and ClusterTrainingRuntime of the input, checked (their problems reported at
+    their own documents), for the TrainJobs that name them wherever they stand in the input."""
+    documents = [
+        (source, doc)
+        for source, docs in inputs
+        if not isinstance(docs, str)
+        for doc in docs
+        if isinstance(doc.data, dict) and api.is_trainer(doc.data)
+    ]
+    if not documents:
+        return None
+    from mpigen.inputs.trainjob import Runtimes, is_runtime
+
+    runtimes = Runtimes()
+    for source, doc in documents:
+        if is_runtime(doc.data):
+            for issue in runtimes.add(doc.data, options):
+                result.errors.append(_finding(source, doc, str(doc.data["kind"]), _name(doc.data), issue))
+    return runtimes
+
+
+def _trainer_document(
+    result: Outcome,
+    source: str,
+    doc: Document,
+    data: dict[str, Any],
+    runtimes: Any,
+    options: Options,
+    check_runtime: bool,
+) -> None:
+    """A TrainJob compiled with its runtime; a runtime renders nothing of its own (its problems are
+    reported here when `check_runtime`, else where the runtimes were collected)."""
+    from mpigen.compiler import compile_train_job
+    from mpigen.inputs.trainjob import Runtimes, is_runtime, is_trainjob
+
+    kind = str(data.get("kind"))
+    if not is_trainjob(data):
+        if data.get("apiVersion") != names.TRAINER_API:
+            message = f"unsupported apiVersion {shown(str(data.get('apiVersion')))} for {kind}; mpigen compiles {names.TRAINER_API}"
+            result.errors.append(_finding(source, doc, kind, _name(data), Issue(("apiVersion",), message)))
+        elif check_runtime and is_runtime(data):
+            result.errors += [
+                _finding(source, doc, kind, _name(data), i) for i in Runtimes().add(data, options)
+            ]
+        result.placements.append(_placement(source, doc, data, (), generated=True))
+        return
+    try:
+        compilation = compile_train_job(data, runtimes, options)
+    except CompileError as exc:
+        for issue in exc.issues:
+            result.errors.append(_finding(source, doc, exc.kind, exc.name, issue))
+        return
+    result.objects.extend(compilation.objects)
+    result.placements.append(_placement(source, doc, data, tuple(compilation.objects), generated=True))
+    if compilation.options.validate:
+        result.invalid_output += _check_output(source, doc, compilation.objects, compilation.options)
+    for issue in compilation.warnings:
+        result.warnings.append(_finding(source, doc, kind, compilation.name, issue))
 
 
 def _placement(

@@ -181,3 +181,35 @@ class JobPlan(NamedTuple):
             return pods
         domain = self.hostnames.cluster_domain
         return [names.host(pod, self.service.name, self.namespace, domain) for pod in pods]
+
+
+class TrainPlan(NamedTuple):
+    """A Kubeflow Trainer TrainJob with its runtime resolved (mpigen.inputs.trainjob): everything Trainer's
+    controller reads, already defaulted (the CRDs' defaults) and checked (its webhooks' rules). The
+    runtime's JobSet template is carried as the controller copies it: after the TrainJob's
+    podSpecOverrides, before the MPI, trainer and scheduling changes, which the jobset target makes."""
+
+    name: str
+    namespace: str | None
+    # "ClusterTrainingRuntime" or "TrainingRuntime", and its name.
+    runtime: tuple[str, str]
+    # metadata of the JobSet: the runtime template's labels and annotations, the TrainJob's over them.
+    labels: dict[str, str]
+    annotations: dict[str, str]
+    # The runtime's template.spec (a JobSetSpec) after podSpecOverrides.
+    jobset_spec: dict[str, Any]
+    # spec.trainer.numNodes of the TrainJob (None: unset) and mlPolicy.numNodes of the runtime (default 1).
+    num_nodes: int | None
+    runtime_num_nodes: int
+    # numProcPerNode: the TrainJob's, else the runtime's (default 1): the hostfile's slots.
+    slots: int
+    implementation: Implementation
+    ssh_mount_path: str
+    run_launcher_as_node: bool
+    # spec.trainer of the TrainJob (image, command, args, env, resourcesPerNode), as written.
+    trainer: dict[str, Any]
+    suspend: bool
+    managed_by: str
+    # podGroupPolicy.coscheduling.scheduleTimeoutSeconds; None: no podGroupPolicy.
+    schedule_timeout_seconds: int | None
+    warnings: tuple[Issue, ...] = ()

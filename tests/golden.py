@@ -258,7 +258,7 @@ def check_api(case: Case) -> None:
         issues = []
         for data in filter(api.claims, inputs(case)):
             try:
-                mpigen.compile(data)
+                compile_one(data, case)
             except mpigen.CompileError as exc:
                 issues += exc.issues
         errors = [line for line in case.lines("errors.txt") if ": warning: " not in line]
@@ -269,8 +269,31 @@ def check_api(case: Case) -> None:
         for issue, line in zip(issues, errors, strict=True):
             assert line.endswith(": " + issue.text()), f"Python API: {issue.text()!r} is not in {line!r}"
         return
-    objects = [obj for data in inputs(case) for obj in (mpigen.compile(data) if api.claims(data) else [data])]
+    objects = [
+        obj for data in inputs(case) for obj in (compile_one(data, case) if api.claims(data) else [data])
+    ]
     assert objects == case.expected_objects, "Python API: not render's objects"
+
+
+def compile_one(data: dict[str, Any], case: Case) -> list[dict[str, Any]]:
+    """`mpigen.compile` of an MPIJob; `compile_train_job` of a TrainJob, with the case's runtimes (a
+    runtime, checked there, gives no objects of its own)."""
+    import mpigen
+    from mpigen import inputs as api
+    from mpigen.compiler import compile_train_job
+    from mpigen.errors import CompileError
+    from mpigen.inputs.trainjob import Runtimes, is_runtime, is_trainjob
+    from mpigen.options import Options
+
+    if not api.is_trainer(data):
+        return mpigen.compile(data)
+    runtimes, own = Runtimes(), []
+    for doc in filter(is_runtime, inputs(case)):
+        found = runtimes.add(doc, Options())
+        own += found if doc == data else []
+    if own:
+        raise CompileError(own, kind=str(data["kind"]), name=str(data["metadata"]["name"]))
+    return compile_train_job(data, runtimes).objects if is_trainjob(data) else []
 
 
 # the kustomize plugin ---------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "mpigen"
 
 # The command modules: each imports the core and the shells' shared helpers, never another command.
-COMMANDS = {"render", "validate", "schema", "krm", "kustomize_plugin", "completion"}
+COMMANDS = {"render", "validate", "convert", "schema", "krm", "kustomize_plugin", "completion"}
 SHARED_SHELL_HELPERS = {
     "mpigen.shells.common",
     "mpigen.shells.flags",
@@ -38,7 +38,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("shells", SHELL_PREFIXES),
     ("krm", ("mpigen.krm",)),
     ("stream", ("mpigen.pipeline", "mpigen.per_resource")),
-    ("compiler", ("mpigen.compiler",)),
+    ("compiler", ("mpigen.compiler", "mpigen.convert")),
     ("targets", ("mpigen.targets.",)),
     ("inputs", ("mpigen.inputs",)),
     ("checks", ("mpigen.checks",)),

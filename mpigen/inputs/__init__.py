@@ -45,10 +45,23 @@ def claims(document: dict[str, Any]) -> bool:
     Every other document passes through, other kubeflow.org kinds (TFJob, PyTorchJob, Notebook) too.
     """
     kind, api_version = document.get("kind"), document.get("apiVersion")
-    if isinstance(kind, str) and kind.lower() == KIND.lower():
+    if isinstance(kind, str) and kind.lower() == KIND.lower() or is_trainer(document):
         return True
     return (
         isinstance(api_version, str) and _looks_like_kubeflow(api_version) and not _is_kubeflow(api_version)
+    )
+
+
+TRAINER_KINDS = (names.TRAINJOB_KIND, *names.RUNTIME_KINDS)
+
+
+def is_trainer(document: dict[str, Any]) -> bool:
+    """A Kubeflow Trainer TrainJob or runtime (any version of the group: only v1alpha1 is compiled)."""
+    api_version, kind = document.get("apiVersion"), document.get("kind")
+    return (
+        isinstance(api_version, str)
+        and api_version.partition("/")[0] == names.TRAINER_GROUP
+        and kind in TRAINER_KINDS
     )
 
 

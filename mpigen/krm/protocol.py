@@ -100,8 +100,9 @@ def process_resource_list(data: bytes) -> tuple[str, Outcome]:
     outcome = Outcome()
     if not jobs:
         return listing.text, outcome  # nothing to compile: the input, byte for byte
+    runtimes = _runtimes(jobs)
     for job in jobs:
-        _compile(job)
+        _compile(job, runtimes)
         outcome.add(job.outcome)
     results = [entry for job in jobs for entry in job.results]
     for finding, item in _collisions(listing.items(), jobs):
@@ -230,12 +231,31 @@ def _config_job(listing: Listing) -> dict[str, Any] | None:
     return config if isinstance(config, dict) and api.claims(config) else None
 
 
-def _compile(job: _Job) -> None:
+def _runtimes(jobs: list[_Job]) -> Any:
+    """The Kubeflow Trainer runtimes among the items, for the TrainJobs that name them (None: no TrainJob
+    or runtime at all); a runtime's own problems are reported when it is compiled as a job of its own."""
+    from mpigen import inputs as api
+
+    trainer = [job.data for job in jobs if api.is_trainer(job.data)]
+    if not trainer:
+        return None
+    from mpigen.inputs.trainjob import Runtimes, is_runtime
+    from mpigen.options import Options
+
+    runtimes = Runtimes()
+    for data in filter(is_runtime, trainer):
+        runtimes.add(data, Options())
+    return runtimes
+
+
+def _compile(job: _Job, runtimes: Any = None) -> None:
     """Compile one job through the pipeline every shell shares; fill in its outcome and results."""
     from mpigen.options import Options
     from mpigen.pipeline import process
 
-    job.outcome = outcome = process([(job.where.source, [job.where.as_document(job.data)])], Options())
+    job.outcome = outcome = process(
+        [(job.where.source, [job.where.as_document(job.data)])], Options(), runtimes
+    )
     for finding in outcome.errors + outcome.warnings:
         job.results.append(_result(job, finding.issue.message, finding.issue.severity, finding.issue.path))
     for finding in outcome.invalid_output:

@@ -41,6 +41,7 @@ class LazyGroup(click.Group):
 LAZY_COMMANDS = {
     "render": "mpigen.shells.render:command",
     "validate": "mpigen.shells.validate:command",
+    "convert": "mpigen.shells.convert:command",
     "schema": "mpigen.shells.schema:schema",
     "krm": "mpigen.shells.krm:command",
     "kustomize-plugin": "mpigen.shells.kustomize_plugin:command",
@@ -61,7 +62,8 @@ def cli() -> None:
     Supported: kubeflow.org/v2beta1 (mpi-operator v0.8.2; Open MPI 4 and 5, Intel MPI, MPICH;
     SSH, with the key pair generated in the cluster or --ssh-secret), kubeflow.org/v1
     (training-operator 1.9; Open MPI, and Intel MPI's Hydra, over kubectl exec) and
-    kubeflow.org/v1alpha1, v1alpha2 (mpi-operator v0.2.0; Open MPI over kubectl exec).
+    kubeflow.org/v1alpha1, v1alpha2 (mpi-operator v0.2.0; Open MPI over kubectl exec), and
+    Kubeflow Trainer v2.0.0 TrainJobs (trainer.kubeflow.org/v1alpha1) with an MPI runtime.
 
     Every option of render and validate can also be set on a job as an annotation
     `mpigen.dev/<option>` (e.g. mpigen.dev/gang-scheduler: volcano), which wins over the flag.
@@ -72,6 +74,7 @@ def cli() -> None:
       mpigen render job.yaml | kubectl apply -f -
       mpigen render -o json jobs/ > manifests.json
       mpigen validate -o json jobs/
+      mpigen convert job.yaml > trainjob.yaml     # MPIJob -> Kubeflow Trainer v2 TrainJob + runtime
       mpigen render --output-dir rendered/ jobs/ && mpigen render --check rendered/ jobs/
       mpigen kustomize-plugin install     # then: kubectl kustomize --enable-alpha-plugins DIR
       source <(mpigen completion bash)

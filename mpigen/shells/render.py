@@ -111,7 +111,10 @@ def command() -> click.Command:
 
         Directories are searched recursively for *.yaml, *.yml and *.json; with no PATH, stdin is read
         (on a terminal, end it with Ctrl-D). Documents that are not
-        MPIJobs pass through unchanged, in place. If any input is invalid, every problem is reported on
+        MPIJobs pass through unchanged, in place. A Kubeflow Trainer TrainJob (trainer.kubeflow.org/v1alpha1,
+        MPI runtime) becomes the JobSet and objects Trainer v2.0.0 would create, its ClusterTrainingRuntime
+        or TrainingRuntime taken from the same input (a runtime renders nothing of its own). If any input
+        is invalid, every problem is reported on
         stderr and nothing is printed. An input with no objects at all is an error unless --allow-empty.
 
         \b
@@ -121,6 +124,7 @@ def command() -> click.Command:
           mpigen render -o json jobs/ > all.json
           mpigen render --output-dir rendered/ jobs/
           mpigen render --check rendered/ jobs/     # in CI: exit 1 with a diff if rendered/ is stale
+          mpigen render runtimes/ trainjob.yaml     # a TrainJob and its runtime
         """
         if output_dir and check_path:
             raise click.UsageError("--output-dir and --check cannot be used together")

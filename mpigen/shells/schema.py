@@ -30,10 +30,19 @@ def read_schema(api_version: str) -> str:
     help="The MPIJob apiVersion whose schema to print.",
 )
 @click.option(
+    "--kind",
+    type=click.Choice(["MPIJob", "TrainJob", "TrainingRuntime", "ClusterTrainingRuntime"]),
+    default="MPIJob",
+    show_default=True,
+    help="MPIJob (of --api-version), or a Kubeflow Trainer kind of trainer.kubeflow.org/v1alpha1 (v2.0.0).",
+)
+@click.option(
     "--list", "list_versions", is_flag=True, help="Print the supported apiVersions, one per line, and exit."
 )
-def schema(api_version: str, list_versions: bool) -> None:
-    """Print the JSON Schema (draft 2020-12) of an MPIJob document of one apiVersion.
+def schema(api_version: str, kind: str, list_versions: bool) -> None:
+    """Print the JSON Schema (draft 2020-12) of an MPIJob document of one apiVersion, or of a Kubeflow
+    Trainer TrainJob or runtime (--kind; their pod templates inlined as Kubernetes' own, for the newest
+    Kubernetes version shipped).
 
     The schema describes the whole document (apiVersion, kind, metadata, spec) and forbids unknown
     fields, so a typo such as `slotPerWorker` is flagged as you type. Pod templates are described as
@@ -44,17 +53,34 @@ def schema(api_version: str, list_versions: bool) -> None:
     Examples:
       mpigen schema --list
       mpigen schema --api-version kubeflow.org/v1alpha2 > mpijob-v1alpha2.schema.json
+      mpigen schema --kind TrainJob > trainjob.schema.json
 
     \b
     Then, for editors using yaml-language-server (VS Code's YAML extension, Neovim, Helix, ...),
     start the job's file with:
       # yaml-language-server: $schema=./mpijob-v1alpha2.schema.json
     """
-    run_guarded(lambda: _print(api_version, list_versions))
+    run_guarded(lambda: _print(api_version, kind, list_versions))
 
 
-def _print(api_version: str, list_versions: bool) -> None:
-    text = (
-        "".join(f"{version}\n" for version in api_versions()) if list_versions else read_schema(api_version)
-    )
+def _print(api_version: str, kind: str, list_versions: bool) -> None:
+    if list_versions:
+        text = "".join(f"{version}\n" for version in api_versions())
+    elif kind != "MPIJob":
+        text = trainer_schema(kind)
+    else:
+        text = read_schema(api_version)
     write_stdout(text)
+
+
+def trainer_schema(kind: str) -> str:
+    """The shipped schema of a Kubeflow Trainer kind (tools/trainerschema.py), Kubernetes' definitions inlined."""
+    import json
+
+    from mpigen.checks.kube.schemas import object_schema
+    from mpigen.checks.kube.versions import default_kube_version
+    from mpigen.names import TRAINER_API
+
+    found = object_schema(default_kube_version(), TRAINER_API, kind)
+    assert found is not None, kind
+    return json.dumps(found, indent=2) + "\n"

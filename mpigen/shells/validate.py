@@ -10,7 +10,14 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from mpigen.options import Options
-from mpigen.per_resource import FORMATS, Report, add_collisions, check_documents, summary_line
+from mpigen.per_resource import (
+    FORMATS,
+    Report,
+    add_collisions,
+    check_documents,
+    collect_runtimes,
+    summary_line,
+)
 from mpigen.shells.common import plain_call, read_inputs, refuse_empty, run_guarded
 from mpigen.shells.streams import write_stdout
 
@@ -103,8 +110,9 @@ def _validate(
     inputs = read_inputs(paths, skip_foreign_past_bound=True)
     if not allow_empty:
         refuse_empty(paths, inputs, "validate")
+    runtimes = collect_runtimes(inputs, options)
     for source, documents in inputs:
-        check_documents(report, source, documents, options)
+        check_documents(report, source, documents, options, runtimes)
     add_collisions(report)
     text = FORMATS[output](report)
     if output == "text" and summary:

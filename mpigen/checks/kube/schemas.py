@@ -49,6 +49,14 @@ VENDORED_SCHEMAS: dict[tuple[str, str], str] = {
     ("batch.volcano.sh/v1alpha1", "Job"): "job-volcano-v1alpha1.json",
     ("jobset.x-k8s.io/v1alpha2", "JobSet"): "jobset-v1alpha2.json",
 }
+# CRD inputs (never emitted, so not in the shipped strict file), written by tools/trainerschema.py from
+# the CRDs of Kubeflow Trainer v2.0.0.
+TRAINER = "trainer.kubeflow.org/v1alpha1"
+INPUT_SCHEMAS: dict[tuple[str, str], str] = {
+    (TRAINER, "TrainJob"): "trainjob-trainer-v1alpha1.json",
+    (TRAINER, "TrainingRuntime"): "trainingruntime-trainer-v1alpha1.json",
+    (TRAINER, "ClusterTrainingRuntime"): "clustertrainingruntime-trainer-v1alpha1.json",
+}
 
 _VERSION_DIR = re.compile(r"v(\d+)\.(\d+)\.0-local-strict")
 _API_VERSION = re.compile(r"(?:([a-z0-9][a-z0-9.-]*)/)?(v[0-9][a-z0-9]*)")
@@ -177,7 +185,7 @@ def _vendored_file(name: str) -> Schema:
 @functools.lru_cache(maxsize=256)
 def object_schema(version: str, api_version: str, kind: str) -> Schema | None:
     """The strict schema of `kind` in `api_version` for Kubernetes `version`, or None if none is shipped."""
-    vendored = VENDORED_SCHEMAS.get((api_version, kind))
+    vendored = VENDORED_SCHEMAS.get((api_version, kind)) or INPUT_SCHEMAS.get((api_version, kind))
     schema = _vendored_file(vendored) if vendored else _kube_file(version, api_version, kind)
     return None if schema is None else _Inliner(_definitions(version)).root(schema)
 

@@ -1,0 +1,114 @@
+"""What the API server and Trainer do to a TrainJob's documents before its controller reads them: the CRDs'
+`default:` values, and the strategic merge of `podSpecOverrides` into a runtime job's pod spec.
+
+Defaults: the API server fills every absent field whose schema has a `default`, top down, so a defaulted
+object gets its own fields' defaults too (structural schema defaulting). The paths that lead to a default
+are vendored in schemas/trainer-defaults-v1alpha1.json by tools/trainerschema.py from the pinned CRDs.
+
+Overrides: Trainer v2.0.0 `mergePodSpecOverrides` (pkg/runtime/core/trainingruntime.go) marshals each
+override and applies it to the targeted job's `corev1.PodSpec` with `strategicpatch.StrategicMergePatch`:
+maps merge key by key, `volumes`, `containers`/`initContainers` and `schedulingGates` merge by name, a
+container's `env` by name and `volumeMounts` by mountPath; `tolerations` (no patch strategy) and scalars
+are replaced. The patch carries no `$retainKeys` directive, so a volume named again is merged field by
+field: a different source would give a volume of two sources, which mpigen.inputs.trainjob refuses.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+from typing import Any
+
+# Lists merged by a key (PodSpec's and Container's patchMergeKey tags); the rest are replaced.
+_POD_LISTS = {"volumes": "name", "containers": "name", "initContainers": "name", "schedulingGates": "name"}
+_CONTAINER_LISTS = {"env": "name", "volumeMounts": "mountPath"}
+
+
+@functools.cache
+def _defaults_tree() -> dict[str, Any]:
+    import importlib.resources
+
+    text = importlib.resources.files("mpigen.schemas").joinpath("trainer-defaults-v1alpha1.json").read_text()
+    tree: dict[str, Any] = json.loads(text)["kinds"]
+    return tree
+
+
+def apply_defaults(kind: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `spec` of a `kind` object with the CRD's defaults filled in, as the API server fills them."""
+    out = copy.deepcopy(spec)
+    _fill(out, _defaults_tree()[kind])
+    return out
+
+
+def _fill(value: Any, tree: dict[str, Any]) -> None:
+    if isinstance(value, dict):
+        for name, sub in (tree.get("properties") or {}).items():
+            if name not in value and "default" in sub:
+                value[name] = copy.deepcopy(sub["default"])
+            if name in value:
+                _fill(value[name], sub)
+        extra = tree.get("additionalProperties")
+        if isinstance(extra, dict):
+            for item in value.values():
+                _fill(item, extra)
+    elif isinstance(value, list) and isinstance(tree.get("items"), dict):
+        for item in value:
+            _fill(item, tree["items"])
+
+
+def merge_pod_spec(pod_spec: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """`pod_spec` with one podSpecOverride merged in (its `targetJobs` is not a PodSpec field: dropped)."""
+    patch = {key: value for key, value in override.items() if key != "targetJobs"}
+    return _merge(pod_spec, patch, _POD_LISTS, nested=_CONTAINER_LISTS)
+
+
+def _merge(
+    original: dict[str, Any],
+    patch: dict[str, Any],
+    lists: dict[str, str],
+    nested: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    out = copy.deepcopy(original)
+    for key, value in patch.items():
+        if value is None:
+            out.pop(key, None)
+        elif key in lists and isinstance(value, list) and isinstance(out.get(key), list):
+            out[key] = _merge_list(out[key], value, lists[key], nested or {})
+        elif isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value, {})
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _merge_list(original: list[Any], patch: list[Any], merge_key: str, nested: dict[str, str]) -> list[Any]:
+    """apimachinery strategicpatch `mergeSlice` with no `$setElementOrder` (Trainer's patch has none): the
+    patch's items (merged into the original's of the same key) in the patch's order, interleaved with the
+    original's other items by `mergeSortedSlice`: an original item goes first only when both it and the
+    next patch item are in the original and it stood before that one there."""
+    keys = [item.get(merge_key) if isinstance(item, dict) else None for item in original]
+    patched = []
+    for item in patch:
+        key = item.get(merge_key) if isinstance(item, dict) else None
+        at = keys.index(key) if key is not None and key in keys else None
+        patched.append(copy.deepcopy(item) if at is None else _merge(original[at], item, nested))
+    wanted = {item.get(merge_key) for item in patch if isinstance(item, dict)}
+    left = [copy.deepcopy(item) for item, key in zip(original, keys, strict=True) if key not in wanted]
+
+    def position(item: Any) -> int:
+        key = item.get(merge_key) if isinstance(item, dict) else None
+        return keys.index(key) if key in keys else -1
+
+    out: list[Any] = []
+    i = j = 0
+    while i < len(left) or j < len(patched):
+        if j >= len(patched) or (
+            i < len(left) and 0 <= position(left[i]) < position(patched[j]) and position(patched[j]) >= 0
+        ):
+            out.append(left[i])
+            i += 1
+        else:
+            out.append(patched[j])
+            j += 1
+    return out

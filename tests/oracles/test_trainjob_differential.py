@@ -1,0 +1,394 @@
+"""mpigen's TrainJob compile judged by Kubeflow Trainer's own code (the oracle, tests/oracles/trainer).
+
+Every TrainJob of the golden corpus (golden/trainjob-*) and of Trainer's own MPI runtimes (mpi-distributed,
+deepspeed-distributed, mlx-distributed, read from the pinned module, with TrainJobs made here) is compiled by
+both, and the objects are compared field by field. The only differences allowed are the departures listed
+in docs/departures.md ("Kubeflow Trainer TrainJobs"); `undo_departures` takes each one back out of mpigen's
+objects and asserts that it is exactly what the list says, so a departure that changes, or a difference
+that is not listed, fails:
+
+1. no ownerReferences (no TrainJob object exists in the cluster);
+2. the SSH Secret is rendered empty, `Opaque` and mutable, and filled in the cluster by the key Job
+   `<job>-ssh-keygen` (its ServiceAccount, Role, RoleBinding and script ConfigMap `<job>-config`): Trainer
+   writes a `kubernetes.io/ssh-auth` immutable Secret holding a fresh ECDSA P-521 key;
+3. mpigen's `app.kubernetes.io/*` labels on each object's metadata;
+4. the JobSet webhook's defaults written out (successPolicy, startupPolicy, network, completionMode, the
+   pods' restartPolicy) where the runtime leaves them out;
+5. Intel MPI and MPICH runtimes compile (Trainer's CRD takes OpenMPI only): the same objects as the Open
+   MPI runtime but for the launcher's MPI variables and the hostfile's `host:slots` syntax;
+6. a runtime with another ML policy (torch) is refused (Trainer runs it);
+8. a hostfile larger than a ConfigMap holds (1 MiB) is refused (Trainer writes it, the API server refuses it);
+9. a runtime volume given another source by a podSpecOverride is refused (Trainer merges the two sources,
+   which the API server refuses when the Job is created), in golden/trainjob-error-webhook;
+7. a TrainJob that names no namespace gives objects that name none (`kubectl apply -n` decides, as for
+   an MPIJob); Trainer's are in the TrainJob's, `default` here.
+
+Refusals: each TrainJob that mpigen refuses in an error golden is refused by the oracle too (but for the
+torch runtime, departure 6).
+
+The oracle's own noise (the typed-to-apply conversion's `resources: {}` and `metadata: {}`, a namespace of
+"" for a TrainJob that names none) is removed from its side.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trainer_oracle
+import yaml
+
+from mpigen import names
+from mpigen.compiler import compile_train_job
+from mpigen.errors import CompileError
+from mpigen.inputs.trainjob import Runtimes, is_runtime, is_trainjob
+from mpigen.options import Options
+
+pytestmark = pytest.mark.slow
+
+Obj = dict[str, Any]
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = sorted(ROOT.glob("golden/trainjob-*/input.yaml"))
+MPIGEN_LABELS = (
+    "app.kubernetes.io/name",
+    "app.kubernetes.io/instance",
+    "app.kubernetes.io/component",
+    "app.kubernetes.io/managed-by",
+)
+WEBHOOK_DEFAULTS = {
+    ("spec", "successPolicy"): {"operator": "All"},
+    ("spec", "startupPolicy"): {"startupPolicyOrder": "AnyOrder"},
+    ("spec", "network", "enableDNSHostnames"): True,
+    ("spec", "network", "publishNotReadyAddresses"): True,
+}
+OTHER_IMPLEMENTATIONS = ("Intel", "MPICH")
+
+
+def documents(path: Path) -> list[Obj]:
+    return [doc for doc in yaml.safe_load_all(path.read_text()) if doc]
+
+
+def mpigen_objects(docs: list[Obj], job: Obj) -> list[Obj]:
+    runtimes = Runtimes()
+    for doc in filter(is_runtime, docs):
+        runtimes.add(doc, Options())
+    return compile_train_job(job, runtimes).objects
+
+
+def oracle_objects(docs: list[Obj], job: Obj) -> list[Obj]:
+    """The oracle on the TrainJob and the runtimes of its name (another one's problem is not its)."""
+    named = [
+        d for d in filter(is_runtime, docs) if d["metadata"]["name"] == job["spec"]["runtimeRef"]["name"]
+    ]
+    return trainer_oracle.run([*named, job])
+
+
+# --- the oracle's noise -----------------------------------------------------------------------------
+
+
+def without_noise(value: Any) -> Any:
+    """The oracle's objects without `resources: {}` and template `metadata: {}` (typed-to-apply noise)."""
+    if isinstance(value, list):
+        return [without_noise(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    return {
+        key: without_noise(item)
+        for key, item in value.items()
+        if not (key in ("resources", "metadata", "minResources") and item == {})
+        and not (key == "namespace" and item == "")
+    }
+
+
+# --- departures ---------------------------------------------------------------------------------------
+
+
+def undo_departures(objects: list[Obj], oracle: list[Obj], job: str) -> list[Obj]:
+    """mpigen's objects with each listed departure taken out, asserting it is exactly that."""
+    key_job = f"{job}{names.SSH_KEYGEN_SUFFIX}"
+    # 2. the key Job and what it needs; the Secret compared on its own
+    extra = [
+        (o["kind"], o["metadata"]["name"])
+        for o in objects
+        if o["metadata"]["name"] in (key_job, names.config_map(job))
+    ]
+    assert extra == [
+        ("ServiceAccount", key_job),
+        ("Role", key_job),
+        ("RoleBinding", key_job),
+        ("ConfigMap", names.config_map(job)),
+        ("Job", key_job),
+    ]
+    [secret] = [o for o in objects if o["kind"] == "Secret"]
+    [theirs] = [o for o in oracle if o["kind"] == "Secret"]
+    assert secret["metadata"]["name"] == theirs["metadata"]["name"] == names.trainjob_ssh_secret(job)
+    assert (secret["type"], "data" in secret, "immutable" in secret) == ("Opaque", False, False)
+    assert (theirs["type"], theirs["immutable"], sorted(theirs["data"])) == (
+        "kubernetes.io/ssh-auth",
+        True,
+        [names.SSH_PRIVATE_KEY, names.SSH_PUBLIC_KEY],
+    )
+    kept = []
+    for obj in objects:
+        if obj["kind"] == "Secret" or obj["metadata"]["name"] in (key_job, names.config_map(job)):
+            continue
+        obj = copy.deepcopy(obj)
+        # 3. mpigen's labels
+        labels = obj["metadata"].pop("labels")
+        assert {k: labels.pop(k) for k in MPIGEN_LABELS} == {
+            **names.standard_labels(job, labels_component(obj)),
+            "app.kubernetes.io/name": "trainjob",
+        }
+        if labels:
+            obj["metadata"]["labels"] = labels
+        if obj["kind"] == "JobSet":
+            [their_jobset] = [o for o in oracle if o["kind"] == "JobSet"]
+            undo_webhook_defaults(obj, their_jobset)
+        kept.append(obj)
+    return kept
+
+
+def labels_component(obj: Obj) -> str:
+    return {"JobSet": "job", "ConfigMap": "config", "PodGroup": "scheduling"}[obj["kind"]]
+
+
+def undo_webhook_defaults(jobset: Obj, theirs: Obj) -> None:
+    """4. JobSet's defaulting webhook's values, written out where the runtime has none."""
+    for path, value in WEBHOOK_DEFAULTS.items():
+        if _get(theirs, path) is None:
+            assert _get(jobset, path) == value, path
+            _pop(jobset, path)
+    for ours, their in zip(jobset["spec"]["replicatedJobs"], theirs["spec"]["replicatedJobs"], strict=True):
+        for path, value in (
+            (("template", "spec", "completionMode"), "Indexed"),
+            (("template", "spec", "template", "spec", "restartPolicy"), "OnFailure"),
+        ):
+            if _get(their, path) is None:
+                assert _get(ours, path) == value, path
+                _pop(ours, path)
+
+
+def _get(obj: Any, path: tuple[str, ...]) -> Any:
+    for key in path:
+        if not isinstance(obj, dict) or key not in obj:
+            return None
+        obj = obj[key]
+    return obj
+
+
+def _pop(obj: Obj, path: tuple[str, ...]) -> None:
+    parent = _get(obj, path[:-1])
+    del parent[path[-1]]
+    if not parent and len(path) > 1:
+        _pop(obj, path[:-1])
+
+
+def compared(oracle: list[Obj], namespaced: bool) -> list[Obj]:
+    """The oracle's objects but the Secret (compared in undo_departures), without ownerReferences (1) and,
+    for a TrainJob that names no namespace, without the oracle's `default` (7)."""
+    kept = []
+    for obj in without_noise(oracle):
+        if obj["kind"] == "Secret":
+            continue
+        assert [ref["kind"] for ref in obj["metadata"].pop("ownerReferences")] == ["TrainJob"]
+        if not namespaced:
+            assert obj["metadata"].pop("namespace") == "default"
+        kept.append(obj)
+    return kept
+
+
+def assert_same(docs: list[Obj], job: Obj) -> None:
+    ours = mpigen_objects(docs, job)
+    theirs = oracle_objects(docs, job)
+    name = job["metadata"]["name"]
+    expected = sorted(
+        compared(theirs, "namespace" in job["metadata"]), key=lambda o: (o["kind"], o["metadata"]["name"])
+    )
+    actual = sorted(undo_departures(ours, theirs, name), key=lambda o: (o["kind"], o["metadata"]["name"]))
+    assert actual == expected
+
+
+# --- the cases ---------------------------------------------------------------------------------------
+
+
+def golden_jobs() -> list[Any]:
+    found = []
+    for path in GOLDEN:
+        if (path.parent / "errors.txt").exists():
+            continue
+        for job in filter(is_trainjob, documents(path)):
+            found.append(pytest.param(path, job, id=f"{path.parent.name}/{job['metadata']['name']}"))
+    return found
+
+
+def implementation(docs: list[Obj]) -> str:
+    return str(next(filter(is_runtime, docs))["spec"]["mlPolicy"]["mpi"].get("mpiImplementation", "OpenMPI"))
+
+
+@pytest.mark.parametrize(("path", "job"), golden_jobs())
+def test_golden_trainjob_matches_trainer(path: Path, job: Obj) -> None:
+    docs = documents(path)
+    if implementation(docs) in OTHER_IMPLEMENTATIONS:
+        pytest.skip("Intel MPI and MPICH: beyond Trainer, test_other_implementations_are_a_departure")
+    assert_same(docs, job)
+
+
+def as_openmpi(docs: list[Obj]) -> list[Obj]:
+    docs = copy.deepcopy(docs)
+    for doc in filter(is_runtime, docs):
+        doc["spec"]["mlPolicy"]["mpi"]["mpiImplementation"] = "OpenMPI"
+    return docs
+
+
+@pytest.mark.parametrize("case", ["trainjob-intel", "trainjob-mpich"])
+def test_other_implementations_are_a_departure(case: str) -> None:
+    """5. Trainer refuses them; mpigen's objects are the Open MPI ones but the variables and the hostfile."""
+    docs = documents(ROOT / "golden" / case / "input.yaml")
+    [job] = filter(is_trainjob, docs)
+    with pytest.raises(trainer_oracle.OracleRefused, match="MPI implementation for .* doesn't supported"):
+        oracle_objects(docs, job)
+    wanted = implementation(docs)
+    ours = {(o["kind"], o["metadata"]["name"]): o for o in mpigen_objects(docs, job)}
+    openmpi = {(o["kind"], o["metadata"]["name"]): o for o in mpigen_objects(as_openmpi(docs), job)}
+    assert_same(as_openmpi(docs), job)  # the Open MPI twin is Trainer's, departures apart
+    name = job["metadata"]["name"]
+    hostfile = ("ConfigMap", names.trainjob_hostfile(name))
+    assert ours[hostfile]["data"]["hostfile"] == openmpi[hostfile]["data"]["hostfile"].replace(" slots=", ":")
+    env_names = {
+        "Intel": ["I_MPI_HYDRA_HOST_FILE", "I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS", "I_MPI_PERHOST"],
+        "MPICH": ["HYDRA_HOST_FILE", "HYDRA_LAUNCH_EXTRA_ARGS"],
+    }
+    ours_js, theirs_js = ours[("JobSet", name)], openmpi[("JobSet", name)]
+    ours_env = ours_js["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][
+        0
+    ].pop("env")
+    theirs_env = theirs_js["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][
+        0
+    ].pop("env")
+    assert [v["name"] for v in ours_env] == env_names[wanted] + [v["name"] for v in theirs_env[4:]]
+    assert ours_env[len(env_names[wanted]) :] == theirs_env[4:]  # the TrainJob's own, after the MPI ones
+    assert ours_js == theirs_js
+    assert {k: v for k, v in ours.items() if k != hostfile and k[0] != "JobSet"} == {
+        k: v for k, v in openmpi.items() if k != hostfile and k[0] != "JobSet"
+    }
+
+
+def refused_golden_jobs() -> list[Any]:
+    found = []
+    for path in GOLDEN:
+        if (path.parent / "errors.txt").exists():
+            for job in filter(is_trainjob, documents(path)):
+                found.append(pytest.param(path, job, id=f"{path.parent.name}/{job['metadata']['name']}"))
+    return found
+
+
+@pytest.mark.parametrize(("path", "job"), refused_golden_jobs())
+def test_refused_by_both(path: Path, job: Obj) -> None:
+    docs = documents(path)
+    with pytest.raises(CompileError) as refused:
+        mpigen_objects(docs, job)
+    if any("more than the 1 MiB a ConfigMap holds" in issue.message for issue in refused.value.issues):
+        # 8. Trainer writes the hostfile ConfigMap, which the API server refuses; mpigen refuses the job
+        [hostfile] = [o for o in oracle_objects(docs, job) if o["kind"] == "ConfigMap"]
+        assert len(hostfile["data"]["hostfile"].encode()) > 1024 * 1024
+        return
+    runtime = job["spec"]["runtimeRef"]["name"]
+    torch = [
+        d
+        for d in filter(is_runtime, docs)
+        if d["metadata"]["name"] == runtime and "torch" in d["spec"]["mlPolicy"]
+    ]
+    if torch:
+        # 6. Trainer runs a torch runtime; mpigen refuses it
+        assert [o["kind"] for o in oracle_objects(docs, job)] == ["JobSet"]
+        return
+    with pytest.raises(trainer_oracle.OracleRefused):
+        oracle_objects(docs, job)
+
+
+# --- Trainer's own MPI runtimes --------------------------------------------------------------------
+
+SHIPPED = [
+    "manifests/base/runtimes/mpi_distributed.yaml",
+    "manifests/base/runtimes/deepspeed_distributed.yaml",
+    "manifests/base/runtimes/mlx_distributed.yaml",
+]
+TRAINERS = {
+    "bare": {},
+    "sized": {"numNodes": 4, "numProcPerNode": 3, "resourcesPerNode": {"limits": {"nvidia.com/gpu": "1"}}},
+    "one-node": {
+        "numNodes": 1,
+        "image": "registry.example/train:2",
+        "command": ["mpirun", "train"],
+        "args": ["--epochs", "3"],
+    },
+    "env": {
+        "numNodes": 2,
+        "env": [
+            {"name": "OMPI_MCA_orte_set_default_slots", "value": "9"},
+            {"name": "X", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}},
+        ],
+    },
+}
+
+
+@pytest.mark.parametrize("shipped", SHIPPED)
+@pytest.mark.parametrize("trainer", sorted(TRAINERS))
+def test_shipped_runtimes_match_trainer(shipped: str, trainer: str) -> None:
+    [runtime] = trainer_oracle.shipped(shipped)
+    spec: Obj = {
+        "runtimeRef": {"name": runtime["metadata"]["name"]},
+        "labels": {"kueue.x-k8s.io/queue-name": "q"},
+    }
+    if TRAINERS[trainer]:
+        spec["trainer"] = TRAINERS[trainer]
+    job = {
+        "apiVersion": names.TRAINER_API,
+        "kind": "TrainJob",
+        "metadata": {"name": f"j-{trainer}", "namespace": "team"},
+        "spec": spec,
+    }
+    assert_same([runtime], job)
+
+
+# --- converted MPIJobs (mpigen convert) -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "examples" / "v2beta1").glob("*.yaml")), ids=lambda p: p.name)
+def test_converted_mpijobs_match_trainer(path: Path) -> None:
+    """What `mpigen convert` writes is a TrainJob and runtime Trainer takes, and compiles as Trainer does
+    (Intel MPI and MPICH as their Open MPI twins, departure 5)."""
+    from mpigen.convert import ConvertOptions, convert_job
+
+    for mpijob in documents(path):
+        runtime, job, _ = convert_job(mpijob, ConvertOptions())
+        if runtime["spec"]["mlPolicy"]["mpi"]["mpiImplementation"] in OTHER_IMPLEMENTATIONS:
+            runtime = as_openmpi([runtime])[0]
+        assert_same([runtime], job)
+
+
+def test_the_trainjob_examples_match_trainer() -> None:
+    docs = [
+        doc for path in sorted((ROOT / "examples" / "trainjob").glob("*.yaml")) for doc in documents(path)
+    ]
+    jobs = list(filter(is_trainjob, docs))
+    assert jobs
+    for job in jobs:
+        assert_same(docs, job)
+
+
+def test_the_vendored_trainer_schemas_and_defaults_are_the_pinned_crds() -> None:
+    """schemas/*-trainer-v1alpha1.json and trainer-defaults-v1alpha1.json are what tools/trainerschema.py
+    writes from the CRDs of the Trainer version the oracle pins."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "trainerschema.py"), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
