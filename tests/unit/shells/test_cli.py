@@ -311,3 +311,72 @@ def test_every_option_value_of_the_python_api_is_checked_as_its_flag() -> None:
             mpigen.compile(job, mpigen.Options(**changes))
         assert message in str(caught.value), changes
     assert mpigen.compile(job, mpigen.Options(namespace="ml"))
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"), [("rendr", "render"), ("vaildate", "validate"), ("shema", "schema")]
+)
+def test_a_mistyped_command_is_answered_with_the_one_meant(typed: str, meant: str) -> None:
+    code, out, err = invoke(typed, "job.yaml")
+    assert (code, out) == (2, "")
+    assert err.endswith(f"Error: No such command '{typed}' (did you mean '{meant}'?).\n"), err
+
+
+def test_an_unknown_command_far_from_any_gets_no_guess() -> None:
+    code, _, err = invoke("frobnicate")
+    assert code == 2 and err.endswith("Error: No such command 'frobnicate'.\n"), err
+
+
+@pytest.mark.parametrize(
+    ("given", "meant"),
+    [
+        ("v1alpha2", "kubeflow.org/v1alpha2"),
+        ("v2beta1", "kubeflow.org/v2beta1"),
+        ("kubeflow.org/v1alpha3", "kubeflow.org/v1alpha2"),
+    ],
+)
+def test_schema_names_the_api_version_meant(given: str, meant: str) -> None:
+    code, out, err = invoke("schema", "--api-version", given)
+    assert (code, out) == (2, "")
+    assert f'"{given}" is not one of ' in err and err.endswith(f'(did you mean "{meant}"?)\n'), err
+
+
+def test_bare_mpigen_on_a_terminal_prints_its_help_on_stdout(mpigen_command: list[str]) -> None:
+    code, out, err = _run_on_a_terminal(mpigen_command, b"")
+    assert (code, err) == (0, "")
+    assert out.startswith("Usage: mpigen [OPTIONS] COMMAND [ARGS]...") and "render" in out
+
+
+@pytest.mark.parametrize("command", ["render", "validate"])
+def test_ctrl_c_at_the_stdin_prompt_ends_by_sigint_without_aborted(
+    mpigen_command: list[str], command: str
+) -> None:
+    """Ctrl-C while mpigen waits for typed input: ended by SIGINT (a shell says 130), as a shell's own
+    commands end, and not click's `Aborted!` and exit 1, which is also what invalid input exits with."""
+    import os
+    import pty
+    import signal
+    import time
+
+    master, slave = pty.openpty()
+    try:
+        process = subprocess.Popen(
+            [*mpigen_command, command],
+            stdin=slave,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # noqa: PLW1509 - as a terminal's job
+        )
+        os.close(slave)
+        os.write(master, b"apiVersion: kubeflow.org/v2beta1\n")  # a line typed, the input not ended
+        time.sleep(1.5)  # start-up, the announcement, then the read waits
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        os.close(master)
+    assert process.returncode == -signal.SIGINT, err
+    assert out == b""
+    assert (
+        err.decode()
+        == f"mpigen {command}: reading from stdin (the terminal); end the input with Ctrl-D, or name a file: mpigen {command} job.yaml\n"
+    )
