@@ -380,3 +380,34 @@ def test_ctrl_c_at_the_stdin_prompt_ends_by_sigint_without_aborted(
         err.decode()
         == f"mpigen {command}: reading from stdin (the terminal); end the input with Ctrl-D, or name a file: mpigen {command} job.yaml\n"
     )
+
+
+@pytest.mark.parametrize("folder", ["examples", "examples/v2beta1", "examples/gitops"])
+def test_the_example_folders_render_as_one_stream(folder: str) -> None:
+    code, out, err = invoke("render", str(ROOT / folder))
+    assert (code, err) == (0, ""), err
+    assert "kind: MPIJob" not in out
+
+
+def test_a_render_found_inside_a_directory_is_not_read_again(tmp_path: Path) -> None:
+    (tmp_path / "jobs").mkdir()
+    (tmp_path / "jobs" / "a.yaml").write_text(job_yaml(name="a"))
+    (tmp_path / "notes.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\n")
+    rendered = tmp_path / "rendered"
+    code, _, err = invoke("render", "--output-dir", str(rendered), str(tmp_path / "jobs"))
+    assert code == 0, err
+    (rendered / "kustomization.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kept\n")
+    code, out, err = invoke("render", str(tmp_path))
+    assert (code, err) == (0, "")
+    assert (
+        out
+        == invoke(
+            "render",
+            str(tmp_path / "jobs"),
+            str(tmp_path / "notes.yaml"),
+            str(rendered / "kustomization.yaml"),
+        )[1]
+    )
+    # Named itself, the rendered directory is read as any other.
+    code, out, err = invoke("render", str(rendered))
+    assert code == 0 and "name: a-launcher" in out, err
