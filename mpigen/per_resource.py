@@ -63,14 +63,21 @@ class Report:
 def check_documents(report: Report, source: str, documents: list[Document] | str, options: Options) -> None:
     """Add to `report` one resource per document of `source` and per object it would produce."""
     if isinstance(documents, ForeignInput):
-        msg = f"{documents} (names no MPIJob: skipped, not checked)"
+        msg = f"{_without_source(str(documents), source)} (names no MPIJob: skipped, not checked)"
         report.resources.append(Resource(source, "", "", "", SKIPPED, msg=msg))
         return
     if isinstance(documents, str):
-        report.resources.append(Resource(source, "", "", "", ERROR, msg=documents))
+        report.resources.append(Resource(source, "", "", "", ERROR, msg=_without_source(documents, source)))
         return
     for doc in documents:
         report.resources += _resources(report, source, doc, options)
+
+
+def _without_source(problem: str, source: str) -> str:
+    """A read problem (`job.yaml: line 4, column 1: ...`) without its file's name, which the resource's
+    `filename` already gives (each report names it once)."""
+    prefix = f"{source}: "
+    return problem.removeprefix(prefix)
 
 
 def add_collisions(report: Report) -> None:
@@ -205,7 +212,7 @@ def to_text(report: Report) -> str:
     lines = []
     for resource in report.resources:
         if resource.status == ERROR:
-            lines.append(resource.msg)
+            lines.append(f"{resource.filename}: {resource.msg}")
         lines += [finding.text() for finding in resource.findings + resource.warnings]
     return "".join(line + "\n" for line in lines)
 

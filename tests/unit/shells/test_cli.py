@@ -411,3 +411,28 @@ def test_a_render_found_inside_a_directory_is_not_read_again(tmp_path: Path) -> 
     # Named itself, the rendered directory is read as any other.
     code, out, err = invoke("render", str(rendered))
     assert code == 0 and "name: a-launcher" in out, err
+
+
+def test_the_two_hooks_report_a_broken_job_once(tmp_path: Path) -> None:
+    """pre-commit runs mpigen-validate and mpigen-check on one commit: the problem is listed once (by
+    validate); the check names the file and how to see it."""
+    import yaml
+
+    hooks = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    jobs = tmp_path / "jobs"
+    jobs.mkdir()
+    (jobs / "a.yaml").write_text(job_yaml(name="a"))
+    rendered = tmp_path / "rendered"
+    assert invoke("render", "--output-dir", str(rendered), str(jobs))[0] == 0
+    broken = jobs / "b.yaml"
+    broken.write_text("apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: b\n")
+    validate_args = hooks["mpigen-validate"]["entry"].split()[1:]
+    check_args = hooks["mpigen-check"]["entry"].split()[1:]
+    assert check_args == ["render", "--brief", "--check"]  # the hook's args follow: --check takes the first
+    code, validate_out, _ = invoke(*validate_args, str(broken))
+    assert code == 1 and validate_out == f"{broken}: line 4, column 1: did not find expected ',' or '}}'\n"
+    code, out, check_err = invoke(*check_args, str(rendered), str(jobs))
+    assert (code, out) == (1, "")
+    assert check_err == f"{broken}: 1 problem, not rendered (mpigen validate {broken} lists it)\n"
+    # Without --brief, render --check lists the problem itself, as render does.
+    assert invoke("render", "--check", str(rendered), str(jobs))[2] == validate_out
