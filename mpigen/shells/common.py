@@ -60,11 +60,12 @@ def _expand(paths: tuple[str, ...]) -> Iterator[tuple[str, bool, str]]:
     lists) are not read: they are the render of jobs, not jobs, and read with them would write every
     object twice (`mpigen render .` in a repository that keeps `jobs/` and `rendered/`). Named itself,
     such a directory is read as any other."""
-    from mpigen.gitops import MANIFEST
     from mpigen.shells.bounded import describe, shown
 
     for path in paths or (STDIN,):
         if path != STDIN and os.path.isdir(path):
+            from mpigen.gitops import MANIFEST
+
             found: list[tuple[str, str]] = []
 
             def unlisted(exc: OSError, found: list[tuple[str, str]] = found, top: str = path) -> None:
