@@ -53,17 +53,19 @@ def main() -> None:
     gc.disable()
     from mpigen.shells import streams
 
-    streams.prepare()  # closed standard descriptors held, SIGXFSZ ignored, SIGTERM unwinding
+    streams.prepare()  # closed standard descriptors held, SIGXFSZ ignored, SIGTERM and SIGINT unwinding
     args = sys.argv[1:]
     if not args and sys.stdin is not None and not sys.stdin.isatty() and COMPLETE_VAR not in os.environ:
         # No arguments and piped input: run as a KRM function, which is how kustomize
         # (`config.kubernetes.io/function: {exec: {path: mpigen}}`) and kpt call an executable.
         args = ["krm"]
+    elif not args and COMPLETE_VAR not in os.environ:
+        # Bare `mpigen` on a terminal: its help, on stdout with exit 0, as kubectl and helm answer.
+        args = ["--help"]
     try:
         code = _run(args)
-    except KeyboardInterrupt:
-        streams.write_stderr(["", "Aborted!"])  # what click writes when interrupted, and its exit code
-        code = 1
+    except KeyboardInterrupt:  # raised before streams.prepare took SIGINT over: end as quietly
+        code = 130
     except streams.Terminated as exc:
         streams.finish(0)
         streams.end_by_signal(exc.args[0])
@@ -79,7 +81,7 @@ def _run(args: list[str]) -> int:
         if run is None:
             from mpigen.shells.group import cli
 
-            cli(prog_name="mpigen")
+            cli(args=args, prog_name="mpigen")
             return 0
         return run()
     except SystemExit as exc:  # a command's own exit (sys.exit(1) after its problems), and click's

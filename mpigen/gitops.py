@@ -15,7 +15,6 @@ written (one whose bytes already equal the render loses nothing and is adopted).
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
@@ -145,6 +144,8 @@ def check_files(files: dict[str, str], owned: set[str]) -> tuple[dict[str, str],
 
 def diff_files(committed: dict[str, str], rendered: dict[str, str], root: str) -> str:
     """A unified diff from the committed files to the fresh render ("" when they are the same)."""
+    import difflib  # only a stale render is diffed: not on a render's path
+
     out: list[str] = []
     for name in sorted(committed.keys() | rendered.keys()):
         old, new = committed.get(name), rendered.get(name)

@@ -66,11 +66,11 @@ def check_documents(
     """Add to `report` one resource per document of `source` and per object it would produce (a TrainJob
     with the runtimes of the whole input, `collect_runtimes`)."""
     if isinstance(documents, ForeignInput):
-        msg = f"{documents} (names no MPIJob: skipped, not checked)"
+        msg = f"{_without_source(str(documents), source)} (names no MPIJob: skipped, not checked)"
         report.resources.append(Resource(source, "", "", "", SKIPPED, msg=msg))
         return
     if isinstance(documents, str):
-        report.resources.append(Resource(source, "", "", "", ERROR, msg=documents))
+        report.resources.append(Resource(source, "", "", "", ERROR, msg=_without_source(documents, source)))
         return
     for doc in documents:
         report.resources += _resources(report, source, doc, options, runtimes)
@@ -96,6 +96,13 @@ def collect_runtimes(inputs: list[tuple[str, Any]], options: Options) -> Any:
     for data in filter(is_runtime, found):
         runtimes.add(data, options)
     return runtimes
+
+
+def _without_source(problem: str, source: str) -> str:
+    """A read problem (`job.yaml: line 4, column 1: ...`) without its file's name, which the resource's
+    `filename` already gives (each report names it once)."""
+    prefix = f"{source}: "
+    return problem.removeprefix(prefix)
 
 
 def add_collisions(report: Report) -> None:
@@ -232,7 +239,7 @@ def to_text(report: Report) -> str:
     lines = []
     for resource in report.resources:
         if resource.status == ERROR:
-            lines.append(resource.msg)
+            lines.append(f"{resource.filename}: {resource.msg}")
         lines += [finding.text() for finding in resource.findings + resource.warnings]
     return "".join(line + "\n" for line in lines)
 

@@ -35,10 +35,29 @@ def test_one_version_everywhere(mpigen_command: list[str]) -> None:
     headings = re.findall(r"^## (\S+)", (ROOT / "CHANGELOG.md").read_text(), re.MULTILINE)
     [first] = [heading for heading in headings if heading != "Unreleased"][:1]
     assert first == version
+    # No release is tagged yet: the pre-commit snippets name a commit, never a tag that does not exist.
+    tags = subprocess.run(
+        ["git", "tag", "--list"], cwd=ROOT, capture_output=True, text=True, check=False
+    ).stdout
     for path in (ROOT / "README.md", ROOT / ".pre-commit-hooks.yaml"):
-        assert set(re.findall(r"rev: (\S+)", path.read_text())) == {f"v{version}"}, path
+        for rev in re.findall(r"rev: (\S+)", path.read_text()):
+            assert re.fullmatch(r"[0-9a-f]{40}", rev) or rev in tags.split(), (path, rev)
     done = subprocess.run([*mpigen_command, "--version"], capture_output=True, text=True, check=True)
     assert done.stdout == f"mpigen {version}\n"
+
+
+def test_one_project_address_everywhere() -> None:
+    """The project's address is one placeholder, the image's source label, wherever a file names it."""
+    source = re.search(r'^SOURCE = "(\S+)"$', (ROOT / "tools" / "image.py").read_text(), re.MULTILINE)
+    assert source and source.group(1) == "https://github.com/OWNER/mpigen"
+    named = subprocess.run(
+        ["git", "grep", "-h", "-o", "-E", r"https://github\.com/[A-Za-z0-9_-]+/mpigen\b[^ )`\"]*"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert named and set(named) == {source.group(1)}
 
 
 def test_the_wheel_installs_as_the_dockerfile_installs_it(tmp_path: Path, fresh_python: str) -> None:

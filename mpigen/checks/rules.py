@@ -54,7 +54,9 @@ def _images(pod: dict[str, Any], path: Path) -> list[Issue]:
     return [
         Issue(
             path + (field, index, "image"),
-            "required field is missing: the API server refuses a container without an image",
+            "required field is missing: the API server refuses a container without an image"
+            if container.get("image") is None
+            else "must not be empty: the API server refuses a container without an image",
         )
         for field in ("initContainers", "containers")
         for index, container in enumerate(pod.get(field) or [])

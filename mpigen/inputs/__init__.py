@@ -34,22 +34,33 @@ def supported() -> list[str]:
 
 
 KIND = "MPIJob"
+# The other kinds of kubeflow.org that mpigen passes through; one written in another case (`TfJob`) is a
+# near-miss kubectl would refuse with "no matches for kind", so mpigen names the kind meant instead.
+KUBEFLOW_KINDS = ("TFJob", "PyTorchJob", "MXJob", "XGBoostJob", "PaddleJob", "JAXJob", "Notebook")
+_KUBEFLOW_KIND_BY_LOWER = {kind.lower(): kind for kind in KUBEFLOW_KINDS}
 
 
 def claims(document: dict[str, Any]) -> bool:
     """Whether mpigen takes the document: an MPIJob it compiles, or a near-miss it must refuse rather
     than pass through (kubectl would apply it as a custom resource no controller reads).
 
-    Near-misses: a kind that is MPIJob in any case with any apiVersion (or none), and an apiVersion
-    that looks like Kubeflow's (`kubeflow/v1alpha2`, `Kubeflow.org/v1`) but is not `kubeflow.org/<v>`.
+    Near-misses: a kind that is MPIJob in any case with any apiVersion (or none), an apiVersion
+    that looks like Kubeflow's (`kubeflow/v1alpha2`, `Kubeflow.org/v1`) but is not `kubeflow.org/<v>`,
+    and another Kubeflow kind in the wrong case (`TfJob`) under a Kubeflow-like apiVersion.
     Every other document passes through, other kubeflow.org kinds (TFJob, PyTorchJob, Notebook) too.
     """
     kind, api_version = document.get("kind"), document.get("apiVersion")
     if isinstance(kind, str) and kind.lower() == KIND.lower() or is_trainer(document):
         return True
-    return (
-        isinstance(api_version, str) and _looks_like_kubeflow(api_version) and not _is_kubeflow(api_version)
-    )
+    if not isinstance(api_version, str) or not _looks_like_kubeflow(api_version):
+        return False
+    return not _is_kubeflow(api_version) or _miscased_kubeflow_kind(kind) is not None
+
+
+def _miscased_kubeflow_kind(kind: object) -> str | None:
+    """The Kubeflow kind (not MPIJob) that `kind` writes in another case, if it does."""
+    meant = _KUBEFLOW_KIND_BY_LOWER.get(kind.lower()) if isinstance(kind, str) else None
+    return meant if meant is not None and meant != kind else None
 
 
 TRAINER_KINDS = (names.TRAINJOB_KIND, *names.RUNTIME_KINDS)
@@ -81,8 +92,9 @@ def near_miss_issues(document: dict[str, Any]) -> list[Issue]:
     wanted = f"{', '.join(rest)} and {last}" if rest else last
     issues = []
     is_mpijob = isinstance(kind, str) and kind.lower() == KIND.lower()
-    if is_mpijob and kind != KIND:
-        issues.append(Issue(("kind",), f'unknown kind {shown(str(kind))} (did you mean "{KIND}"?)'))
+    meant = KIND if is_mpijob else _miscased_kubeflow_kind(kind)
+    if meant is not None and kind != meant:
+        issues.append(Issue(("kind",), f'unknown kind {shown(str(kind))} (did you mean "{meant}"?)'))
     if not isinstance(api_version, str) or not api_version:
         what = "missing" if api_version is None else f"expected a string, got {_what(api_version)}"
         issues.append(

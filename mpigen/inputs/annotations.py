@@ -47,7 +47,7 @@ def whole_number(high: int) -> Callable[[str], int]:
 
     def parse(value: str) -> int:
         if not _DIGITS.match(value) or not value.strip("0"):
-            raise ValueError(f"expected a whole number >= 1 (as a string), got {_quoted(value)}")
+            raise ValueError(f"expected a whole number >= 1, got {_quoted(value)}")
         if len(value.lstrip("0")) > len(str(high)) or int(value) > high:
             raise ValueError(f"must be at most {high}, got {value}")
         return int(value)

@@ -63,6 +63,7 @@ LOCAL_CONFIG = "config.kubernetes.io/local-config"
 INTERNAL = "internal.config.kubernetes.io/"
 PATH_KEYS = (INTERNAL + "path", "config.kubernetes.io/path")
 INDEX_KEYS = (INTERNAL + "index", "config.kubernetes.io/index")
+ORIGIN = "config.kubernetes.io/origin"
 _INDEX = re.compile("[0-9]{1,18}")
 NOT_CARRIED = {INTERNAL + "id", INTERNAL + "annotations-migration-resource-id", *INDEX_KEYS}
 
@@ -169,11 +170,41 @@ def _identity(item: dict[str, Any]) -> tuple[Any, ...]:
     )
 
 
-def _file(item: Any) -> tuple[str | None, int | None]:
+_ORIGIN_PATH = re.compile(
+    r"^path: (?:'((?:[^']|'')+)'|\"((?:[^\"\\]|\\.)+)\"|([^'\"\s].*?))[ \t]*$", re.MULTILINE
+)
+
+
+def _origin_path(origin: object) -> str | None:
+    """The file in kustomize's `config.kubernetes.io/origin` (a small YAML mapping it writes under
+    `buildMetadata: [originAnnotations]`: `path: jobs/pi.yaml`, with `repo:` and `ref:` for a remote one);
+    kustomize gives an exec function no path annotation."""
+    found = _ORIGIN_PATH.search(origin) if isinstance(origin, str) else None
+    if found is None:
+        return None
+    single, double, plain = found.groups()
+    if single is not None:
+        return single.replace("''", "'")
+    if double is not None:
+        import json
+
+        try:
+            text = json.loads(f'"{double}"')
+        except ValueError:
+            return None
+        return text if isinstance(text, str) else None
+    return plain
+
+
+def _file(item: Any, origin: bool = False) -> tuple[str | None, int | None]:
+    """The item's file and index there, from the path and index annotations (kpt, kyaml). With `origin`,
+    for naming the item in messages only, a file named by kustomize's origin annotation too."""
     annotations = _annotations(item)
     path = next(
         (annotations[k] for k in PATH_KEYS if isinstance(annotations.get(k), str) and annotations[k]), None
     )
+    if path is None and origin:
+        path = _origin_path(annotations.get(ORIGIN))
     index = next((annotations[k] for k in INDEX_KEYS if isinstance(annotations.get(k), str)), None)
     # kyaml reads the index with strconv.Atoi: ASCII digits, within int64 (not `²`, not 5,000 digits)
     return path, int(index) if index is not None and _INDEX.fullmatch(index) else None
@@ -184,7 +215,7 @@ def _locations(items: list[Any]) -> list[_Where]:
     name it, or when an item's index there is above 0 (the list may carry only some of its documents)."""
     from collections import Counter
 
-    files = [_file(item) for item in items]
+    files = [_file(item, origin=True) for item in items]
     counts = Counter(path for path, _ in files)  # counted once: a list may hold thousands of items
     locations = []
     for position, (path, index) in enumerate(files):
@@ -302,7 +333,7 @@ def _result(job: _Job, message: str, severity: str, path: tuple[str | int, ...])
         for key, value in zip(keys, (api_version, kind, name, namespace), strict=True)
         if isinstance(value, str) and value
     }
-    file_path, index = _file(job.data)
+    file_path, index = _file(job.data, origin=True)
     file = (
         None
         if file_path is None

@@ -36,15 +36,36 @@ class PastCallBound(InvalidInput):
     """The inputs of one call hold more than it reads (read_inputs); exit 1, nothing else said."""
 
 
+def _rendered_files(directory: str) -> set[str]:
+    """The files an `mpigen render --output-dir` wrote into `directory`, as its manifest lists them (none
+    when the manifest cannot be read: then every file is read)."""
+    from mpigen.gitops import MANIFEST, parse_manifest
+    from mpigen.shells.bounded import ReadError, read_file
+
+    try:
+        return parse_manifest(
+            read_file(os.path.join(directory, MANIFEST), 1 << 20, regular_only=True).decode()
+        )
+    except (ReadError, UnicodeDecodeError):
+        return set()
+
+
 def _expand(paths: tuple[str, ...]) -> Iterator[tuple[str, bool, str]]:
     """(path, named, problem): files as given (named=True); directories searched recursively for *.yaml,
     *.yml, *.json in sorted order (named=False: only regular files are read there). A directory that
     cannot be listed (the one named or one inside it) is a problem naming it, never skipped: a render
-    without its files would be taken for the whole (and `--check` would call their render stale)."""
+    without its files would be taken for the whole (and `--check` would call their render stale).
+
+    Inside a named directory, the files of an `--output-dir` render (those its `.mpigen-manifest`
+    lists) are not read: they are the render of jobs, not jobs, and read with them would write every
+    object twice (`mpigen render .` in a repository that keeps `jobs/` and `rendered/`). Named itself,
+    such a directory is read as any other."""
     from mpigen.shells.bounded import describe, shown
 
     for path in paths or (STDIN,):
         if path != STDIN and os.path.isdir(path):
+            from mpigen.gitops import MANIFEST
+
             found: list[tuple[str, str]] = []
 
             def unlisted(exc: OSError, found: list[tuple[str, str]] = found, top: str = path) -> None:
@@ -53,7 +74,12 @@ def _expand(paths: tuple[str, ...]) -> Iterator[tuple[str, bool, str]]:
 
             for root, dirs, files in os.walk(path, onerror=unlisted):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                found += [(os.path.join(root, f), "") for f in files if f.endswith(INPUT_SUFFIXES)]
+                rendered = _rendered_files(root) if root != path and MANIFEST in files else set()
+                found += [
+                    (os.path.join(root, f), "")
+                    for f in files
+                    if f.endswith(INPUT_SUFFIXES) and f not in rendered
+                ]
             yield from ((name, False, problem) for name, problem in sorted(found))
         else:
             yield path, True, ""

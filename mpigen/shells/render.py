@@ -14,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mpigen.options import Options
-from mpigen.outcome import EXIT_INVALID
+from mpigen.outcome import EXIT_INVALID, Outcome
 from mpigen.shells.common import (
     InvalidInput,
     fail,
@@ -42,6 +42,7 @@ class Target(NamedTuple):
     check_path: str | None = None
     allow_empty: bool = False
     args: tuple[str, ...] = ()
+    brief: bool = False  # each input with problems in one line, no warnings (the mpigen-check hook)
 
 
 def plain(args: list[str]) -> Callable[[], int] | None:
@@ -95,6 +96,11 @@ def command() -> click.Command:
         metavar="PATH",
         help="Render, print nothing but a unified diff, and exit 1 if PATH (a file of rendered YAML/JSON, or an --output-dir directory) is not exactly what would be rendered.",
     )
+    @click.option(
+        "--brief",
+        is_flag=True,
+        help="Name each input that has problems in one line (with the command that lists them) instead of listing every problem, and print no warnings: for the mpigen-check pre-commit hook, beside mpigen-validate, which lists them.",
+    )
     @allow_empty_option
     @compile_options
     def render(
@@ -104,6 +110,7 @@ def command() -> click.Command:
         output: str,
         output_dir: str | None,
         check_path: str | None,
+        brief: bool,
         allow_empty: bool,
         **values: Any,
     ) -> None:
@@ -134,7 +141,8 @@ def command() -> click.Command:
             )
         options = make_options(**values)
         paths = filenames + paths
-        target = Target(output, output_dir, check_path, allow_empty, tuple(ctx.meta.get("mpigen.args", ())))
+        args = tuple(ctx.meta.get("mpigen.args", ()))
+        target = Target(output, output_dir, check_path, allow_empty, args, brief)
         run_guarded(lambda: _render(paths, options, target))
 
     return render
@@ -145,7 +153,7 @@ def _render(paths: tuple[str, ...], options: Options, target: Target) -> None:
 
     inputs = read_inputs(paths)
     outcome = process(inputs, options)
-    write_lines(outcome.lines())
+    write_lines(_brief(inputs, outcome) if target.brief else outcome.lines())
     if outcome.exit_code:
         sys.exit(outcome.exit_code)
     if all(not documents for _, documents in inputs):
@@ -156,6 +164,30 @@ def _render(paths: tuple[str, ...], options: Options, target: Target) -> None:
         _check(outcome.objects, target)
     else:
         write_stdout(FORMATS[target.output](outcome.objects))
+
+
+def _brief(inputs: list[tuple[str, list[Any] | str]], outcome: Outcome) -> list[str]:
+    """`--brief`: each input with problems named once, with how many and the command that lists them;
+    no warnings. A bug (exit 3) is still shown whole."""
+    if outcome.crash:
+        return [outcome.crash]
+    if not outcome.errors:
+        return Outcome(invalid_output=outcome.invalid_output).lines()  # a bug's lines, without warnings
+    unreadable = [source for source, documents in inputs if isinstance(documents, str)]
+    counts: dict[str, int] = {}
+    whole: list[str] = []
+    for finding in outcome.errors:
+        source = finding.source or next(
+            (name for name in unreadable if finding.issue.message.startswith(f"{name}: ")), ""
+        )
+        if source:
+            counts[source] = counts.get(source, 0) + 1
+        else:
+            whole.append(finding.text())
+    return [
+        f"{source}: {count} problem{'s' * (count > 1)}, not rendered (mpigen validate {source} lists {'them' if count > 1 else 'it'})"
+        for source, count in counts.items()
+    ] + whole
 
 
 def _refuse_empty(paths: tuple[str, ...], inputs: list[tuple[str, list[Any] | str]], target: Target) -> None:

@@ -21,10 +21,26 @@ def read_schema(api_version: str) -> str:
     return importlib.resources.files("mpigen.schemas").joinpath(name).read_text(encoding="utf-8")
 
 
+class _ApiVersion(click.Choice):  # type: ignore[type-arg]
+    """An apiVersion of api_versions(); a bare version (`v1alpha2`) or a near miss is refused with the one
+    it stands for."""
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> object:
+        if not isinstance(value, str) or value in self.choices:
+            return super().convert(value, param, ctx)
+        import difflib
+
+        versions = [str(choice) for choice in self.choices]
+        full = [version for version in versions if version.rpartition("/")[2] == value.rpartition("/")[2]]
+        near = full or difflib.get_close_matches(value, versions, n=1)
+        hint = f' (did you mean "{near[0]}"?)' if near else ""
+        self.fail(f'"{value}" is not one of {", ".join(versions)}{hint}', param, ctx)
+
+
 @click.command()
 @click.option(
     "--api-version",
-    type=click.Choice(api_versions()),
+    type=_ApiVersion(api_versions()),
     default=api_versions()[-1],
     show_default=True,
     help="The MPIJob apiVersion whose schema to print.",

@@ -7,8 +7,8 @@ is written or the command exits non-zero with one line saying what failed.
 - A reader that goes away (`mpigen render | head -1`: EPIPE) ends mpigen quietly, as it ends `cat` or
   `kubectl`: by SIGPIPE (a shell reports status 141), whatever was left unwritten dropped.
 - SIGXFSZ is ignored, so a write past the file-size limit fails with EFBIG (and is reported) instead of
-  killing the process; SIGTERM unwinds like Ctrl-C, so a render removes its staged files, and then ends
-  mpigen by SIGTERM as it would have.
+  killing the process; SIGTERM and SIGINT (Ctrl-C) unwind, so a render removes its staged files, and then
+  end mpigen by that signal as it would have (a shell reports 143 and 130; no "Aborted!").
 - A standard descriptor closed when mpigen starts (`>&-`) is held by /dev/null, so that no file mpigen
   opens takes its number; Python leaves `sys.stdout` (or stdin, stderr) None then. A closed stdout is an
   error for a command that writes output; a closed stdin is an input that cannot be read; a closed
@@ -30,12 +30,13 @@ class OutputError(Exception):
 
 
 class Terminated(BaseException):
-    """SIGTERM: unwinds like KeyboardInterrupt (staged files are removed), then mpigen ends by SIGTERM."""
+    """SIGTERM or SIGINT (Ctrl-C): unwinds like KeyboardInterrupt (staged files are removed), then mpigen
+    ends by that signal."""
 
 
 def prepare() -> None:
     """Set up the process for the shells (see the module doc): closed standard descriptors held by
-    /dev/null, SIGXFSZ ignored, SIGTERM unwinding."""
+    /dev/null, SIGXFSZ ignored, SIGTERM and SIGINT unwinding."""
     for fd in (0, 1, 2):
         try:
             os.fstat(fd)
@@ -50,6 +51,10 @@ def prepare() -> None:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
         signal.signal(signal.SIGTERM, _terminate)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        # Ctrl-C unwinds the same way and ends mpigen by SIGINT (a shell reports 130), without click's
+        # "Aborted!" and exit 1, which a script could not tell from invalid input.
+        signal.signal(signal.SIGINT, _terminate)
 
 
 def _terminate(signum: int, frame: Any) -> None:

@@ -94,6 +94,72 @@ def test_the_function_example_builds_what_render_prints(
     assert build(argv, environ) == render(EXAMPLES / "function" / "jobs" / "pi.yaml")
 
 
+def test_without_enable_exec_kustomize_prints_the_job_uncompiled(
+    standalone: tuple[str, tuple[int, int]], environ: dict[str, str], tmp_path: Path
+) -> None:
+    """What the README warns of: `--enable-alpha-plugins` alone skips the exec function without a word."""
+    kustomize, version = standalone
+    examples, flags = copy_for(version, tmp_path)
+    argv = [kustomize, "build", "--enable-alpha-plugins", *flags, str(examples / "function")]
+    kinds = [obj["kind"] for obj in build(argv, environ)]
+    assert kinds == ["MPIJob"]
+    readme = (ROOT / "README.md").read_text()
+    assert "With `--enable-alpha-plugins` but without `--enable-exec`" in readme
+
+
+def test_under_kustomize_with_origin_annotations_a_bad_job_is_named_by_its_file(
+    standalone: tuple[str, tuple[int, int]], environ: dict[str, str], tmp_path: Path
+) -> None:
+    """kustomize tells an exec function no file, but with `buildMetadata: [originAnnotations]` (as the
+    README says) it writes the origin, which the function names the job by."""
+    kustomize, version = standalone
+    if version < (5, 0):
+        pytest.skip(f"kustomize v{version[0]}.{version[1]}: buildMetadata arrived in v5")
+    examples, flags = copy_for(version, tmp_path)
+    function = examples / "function"
+    job = function / "jobs" / "pi.yaml"
+    job.write_text(job.read_text().replace("replicas: 2", "replicas: 0", 1))
+    with (function / "kustomization.yaml").open("a") as out:
+        out.write("buildMetadata: [originAnnotations]\n")
+    argv = [kustomize, "build", "--enable-alpha-plugins", "--enable-exec", *flags, str(function)]
+    done = subprocess.run(argv, capture_output=True, text=True, env=environ, check=False, timeout=120)
+    assert done.returncode != 0
+    assert (
+        "jobs/pi.yaml: MPIJob/pi-function: spec.mpiReplicaSpecs.Worker.replicas: must be >= 1, got 0"
+        in done.stderr
+    )
+    readme = (ROOT / "README.md").read_text()
+    assert "buildMetadata: [originAnnotations]" in readme
+
+
+@pytest.mark.slow
+def test_the_readme_go_install_of_kustomize_builds_the_pinned_version(tmp_path: Path) -> None:
+    """The README's `go install` of kustomize names the version the suite builds, and that command works
+    with the installed Go (`@latest` does not: v5.8.3 needs Go 1.27)."""
+    from cluster import gotools
+
+    pin = gotools.TOOLS["kustomize"]
+    readme = (ROOT / "README.md").read_text()
+    [command] = re.findall(r"`(go install sigs\.k8s\.io/kustomize/\S+)`", readme)
+    assert command == f"go install {pin.module}@{pin.version}"
+    go = shutil.which("go")
+    if go is None:
+        pytest.skip("`go` is not on PATH")
+    # As the suite's own builds (tests/cluster/gotools.py): the installed Go, never a fetched toolchain;
+    # -trimpath shares their build cache. GOBIN keeps the binary here.
+    env = {
+        **os.environ,
+        "GOBIN": str(tmp_path),
+        "GOTOOLCHAIN": "local",
+        "GOFLAGS": "-trimpath -buildvcs=false",
+    }
+    env.setdefault("GOPROXY", "https://proxy.golang.org")
+    done = subprocess.run(command.split(), env=env, capture_output=True, text=True, check=False, timeout=1800)
+    assert done.returncode == 0, done.stderr
+    out = subprocess.run([str(tmp_path / "kustomize"), "version"], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == pin.version
+
+
 def test_the_plugin_examples_build_with_the_standalone_kustomize(
     standalone: tuple[str, tuple[int, int]], environ: dict[str, str], tmp_path: Path
 ) -> None:

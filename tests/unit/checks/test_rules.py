@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import yaml
-from jobs import make_job, pod
+from jobs import V2BETA1, make_job, pod
 
 from mpigen import names
 from mpigen.checks.rules import check_objects, label_value_problem, qualified_name_problem
@@ -281,8 +281,8 @@ def test_option_annotations_take_effect_and_are_not_copied() -> None:
             "must be a DNS subdomain (lower-case letters, digits, '-' and '.', at most 253 characters), as the API server requires of such names; got \"My Scheduler\"",
         ),
         ({"gang-scheduler": "volcano", "scheduler-name": "a" * 254}, "must be a DNS subdomain"),
-        ({"wait-timeout": "٣٠٠"}, 'expected a whole number >= 1 (as a string), got "٣٠٠"'),
-        ({"wait-timeout": "²"}, 'expected a whole number >= 1 (as a string), got "²"'),
+        ({"wait-timeout": "٣٠٠"}, 'expected a whole number >= 1, got "٣٠٠"'),
+        ({"wait-timeout": "²"}, 'expected a whole number >= 1, got "²"'),
         ({"wait-timeout": "1000000000"}, "must be at most 999999999, got 1000000000"),
         ({"wait-timeout": "9223372036854775808"}, "must be at most 999999999, got 9223372036854775808"),
         ({"gpus-per-node": "9" * 5000}, "must be at most 999999999"),
@@ -368,8 +368,9 @@ def test_bad_labels_on_output_are_caught() -> None:
         ("--scheduler-name", "My Scheduler", "must be a DNS subdomain"),
         ("--kubectl-delivery-image", "alpine\nid", "must be a container image reference"),
         ("--wait-timeout", "9223372036854775808", "must be at most 999999999"),
-        ("--wait-timeout", "٣٠٠", 'expected a whole number >= 1 (as a string), got "٣٠٠"'),
+        ("--wait-timeout", "٣٠٠", 'expected a whole number >= 1, got "٣٠٠"'),
         ("--gpus-per-node", "0", "expected a whole number >= 1"),
+        ("--wait-timeout", "0", 'expected a whole number >= 1, got "0"'),
     ],
 )
 def test_bad_option_flags_are_usage_errors_worded_as_for_annotations(
@@ -383,6 +384,7 @@ def test_bad_option_flags_are_usage_errors_worded_as_for_annotations(
         cli, ["render", "--gang-scheduler", "volcano", flag, value, "-"], input="", catch_exceptions=False
     )
     assert result.exit_code == 2 and f"Invalid value for '{flag}': {message}" in result.stderr
+    assert "as a string" not in result.stderr  # an annotation's wording, not a flag's
 
 
 def test_good_option_flags_are_taken() -> None:
@@ -402,3 +404,22 @@ def test_good_option_flags_are_taken() -> None:
     result = CliRunner().invoke(cli, ["render", *args, "-"], input=document, catch_exceptions=False)
     assert result.exit_code == 0, result.stderr
     assert "schedulerName: sched.example.com" in result.stdout and "timeout=999999999\n" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("image", "message"),
+    [
+        ("", "must not be empty: the API server refuses a container without an image"),
+        (None, "required field is missing: the API server refuses a container without an image"),
+    ],
+)
+def test_an_empty_image_is_called_empty_and_a_missing_one_missing(image: str | None, message: str) -> None:
+    launcher = pod()
+    launcher["spec"]["containers"][0]["image"] = image
+    if image is None:
+        del launcher["spec"]["containers"][0]["image"]
+    with pytest.raises(CompileError) as caught:
+        compile_job(make_job(V2BETA1, launcher=launcher), Options())
+    assert [issue.text() for issue in caught.value.issues] == [
+        f"spec.mpiReplicaSpecs.Launcher.template.spec.containers[0].image: {message}"
+    ]

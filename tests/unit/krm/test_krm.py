@@ -991,3 +991,37 @@ def test_a_bug_in_the_output_names_the_items_file(monkeypatch: pytest.MonkeyPatc
     assert outcome.lines()[1:] == [
         "jobs/train.yaml: document 2: StatefulSet/train-worker: spec.replicas: expected integer"
     ]
+
+
+@pytest.mark.parametrize(
+    ("origin", "named"),
+    [
+        ("path: jobs/pi.yaml\n", "jobs/pi.yaml"),
+        ("path: 'jobs/it''s.yaml'\n", "jobs/it's.yaml"),
+        ('path: "jobs/\\u00e9.yaml"\nrepo: https://example.com/r\nref: main\n', "jobs/é.yaml"),
+    ],
+)
+def test_under_kustomize_a_job_is_named_by_its_origin_file(origin: str, named: str) -> None:
+    """kustomize gives an exec function no path annotation; with `buildMetadata: [originAnnotations]` it
+    writes the file into `config.kubernetes.io/origin` (and the index annotations, all 0 here)."""
+    bad = job().replace("replicas: 2", "replicas: 0")
+    annotations = {
+        "config.kubernetes.io/origin": origin,
+        "config.kubernetes.io/index": "0",
+        "internal.config.kubernetes.io/index": "0",
+    }
+    result = run(resource_list(as_item(bad, annotations)))
+    assert result.code == 1
+    assert result.messages == [
+        f"{named}: MPIJob/train: spec.mpiReplicaSpecs.Worker.replicas: must be >= 1, got 0"
+    ]
+    [entry] = yaml.safe_load(result.output)["results"]
+    assert entry["file"] == {"path": named, "index": 0}
+
+
+def test_without_a_path_or_origin_a_job_is_named_by_its_place_in_the_list() -> None:
+    bad = job().replace("replicas: 2", "replicas: 0")
+    result = run(resource_list(as_item(bad, {"kustomize.config.k8s.io/id": "kind: MPIJob\n"})))
+    assert result.messages == [
+        "items[0]: MPIJob/train: spec.mpiReplicaSpecs.Worker.replicas: must be >= 1, got 0"
+    ]

@@ -311,3 +311,128 @@ def test_every_option_value_of_the_python_api_is_checked_as_its_flag() -> None:
             mpigen.compile(job, mpigen.Options(**changes))
         assert message in str(caught.value), changes
     assert mpigen.compile(job, mpigen.Options(namespace="ml"))
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"), [("rendr", "render"), ("vaildate", "validate"), ("shema", "schema")]
+)
+def test_a_mistyped_command_is_answered_with_the_one_meant(typed: str, meant: str) -> None:
+    code, out, err = invoke(typed, "job.yaml")
+    assert (code, out) == (2, "")
+    assert err.endswith(f"Error: No such command '{typed}' (did you mean '{meant}'?).\n"), err
+
+
+def test_an_unknown_command_far_from_any_gets_no_guess() -> None:
+    code, _, err = invoke("frobnicate")
+    assert code == 2 and err.endswith("Error: No such command 'frobnicate'.\n"), err
+
+
+@pytest.mark.parametrize(
+    ("given", "meant"),
+    [
+        ("v1alpha2", "kubeflow.org/v1alpha2"),
+        ("v2beta1", "kubeflow.org/v2beta1"),
+        ("kubeflow.org/v1alpha3", "kubeflow.org/v1alpha2"),
+    ],
+)
+def test_schema_names_the_api_version_meant(given: str, meant: str) -> None:
+    code, out, err = invoke("schema", "--api-version", given)
+    assert (code, out) == (2, "")
+    assert f'"{given}" is not one of ' in err and err.endswith(f'(did you mean "{meant}"?)\n'), err
+
+
+def test_bare_mpigen_on_a_terminal_prints_its_help_on_stdout(mpigen_command: list[str]) -> None:
+    code, out, err = _run_on_a_terminal(mpigen_command, b"")
+    assert (code, err) == (0, "")
+    assert out.startswith("Usage: mpigen [OPTIONS] COMMAND [ARGS]...") and "render" in out
+
+
+@pytest.mark.parametrize("command", ["render", "validate"])
+def test_ctrl_c_at_the_stdin_prompt_ends_by_sigint_without_aborted(
+    mpigen_command: list[str], command: str
+) -> None:
+    """Ctrl-C while mpigen waits for typed input: ended by SIGINT (a shell says 130), as a shell's own
+    commands end, and not click's `Aborted!` and exit 1, which is also what invalid input exits with."""
+    import os
+    import pty
+    import signal
+    import time
+
+    master, slave = pty.openpty()
+    try:
+        process = subprocess.Popen(
+            [*mpigen_command, command],
+            stdin=slave,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # noqa: PLW1509 - as a terminal's job
+        )
+        os.close(slave)
+        os.write(master, b"apiVersion: kubeflow.org/v2beta1\n")  # a line typed, the input not ended
+        time.sleep(1.5)  # start-up, the announcement, then the read waits
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        os.close(master)
+    assert process.returncode == -signal.SIGINT, err
+    assert out == b""
+    assert (
+        err.decode()
+        == f"mpigen {command}: reading from stdin (the terminal); end the input with Ctrl-D, or name a file: mpigen {command} job.yaml\n"
+    )
+
+
+@pytest.mark.parametrize("folder", ["examples", "examples/v2beta1", "examples/gitops"])
+def test_the_example_folders_render_as_one_stream(folder: str) -> None:
+    code, out, err = invoke("render", str(ROOT / folder))
+    assert (code, err) == (0, ""), err
+    assert "kind: MPIJob" not in out
+
+
+def test_a_render_found_inside_a_directory_is_not_read_again(tmp_path: Path) -> None:
+    (tmp_path / "jobs").mkdir()
+    (tmp_path / "jobs" / "a.yaml").write_text(job_yaml(name="a"))
+    (tmp_path / "notes.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\n")
+    rendered = tmp_path / "rendered"
+    code, _, err = invoke("render", "--output-dir", str(rendered), str(tmp_path / "jobs"))
+    assert code == 0, err
+    (rendered / "kustomization.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kept\n")
+    code, out, err = invoke("render", str(tmp_path))
+    assert (code, err) == (0, "")
+    assert (
+        out
+        == invoke(
+            "render",
+            str(tmp_path / "jobs"),
+            str(tmp_path / "notes.yaml"),
+            str(rendered / "kustomization.yaml"),
+        )[1]
+    )
+    # Named itself, the rendered directory is read as any other.
+    code, out, err = invoke("render", str(rendered))
+    assert code == 0 and "name: a-launcher" in out, err
+
+
+def test_the_two_hooks_report_a_broken_job_once(tmp_path: Path) -> None:
+    """pre-commit runs mpigen-validate and mpigen-check on one commit: the problem is listed once (by
+    validate); the check names the file and how to see it."""
+    import yaml
+
+    hooks = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    jobs = tmp_path / "jobs"
+    jobs.mkdir()
+    (jobs / "a.yaml").write_text(job_yaml(name="a"))
+    rendered = tmp_path / "rendered"
+    assert invoke("render", "--output-dir", str(rendered), str(jobs))[0] == 0
+    broken = jobs / "b.yaml"
+    broken.write_text("apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: b\n")
+    validate_args = hooks["mpigen-validate"]["entry"].split()[1:]
+    check_args = hooks["mpigen-check"]["entry"].split()[1:]
+    assert check_args == ["render", "--brief", "--check"]  # the hook's args follow: --check takes the first
+    code, validate_out, _ = invoke(*validate_args, str(broken))
+    assert code == 1 and validate_out == f"{broken}: line 4, column 1: did not find expected ',' or '}}'\n"
+    code, out, check_err = invoke(*check_args, str(rendered), str(jobs))
+    assert (code, out) == (1, "")
+    assert check_err == f"{broken}: 1 problem, not rendered (mpigen validate {broken} lists it)\n"
+    # Without --brief, render --check lists the problem itself, as render does.
+    assert invoke("render", "--check", str(rendered), str(jobs))[2] == validate_out

@@ -348,6 +348,6 @@ def test_gitops_manifests_are_valid_yaml_of_the_expected_kinds() -> None:
 def test_pre_commit_hooks_run_mpigen() -> None:
     hooks = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
     assert hooks["mpigen-validate"]["entry"] == "mpigen validate --allow-empty"
-    assert hooks["mpigen-check"]["entry"] == "mpigen render --check"
+    assert hooks["mpigen-check"]["entry"] == "mpigen render --brief --check"
     assert hooks["mpigen-check"]["pass_filenames"] is False
     assert all(hook["language"] == "python" for hook in hooks.values())

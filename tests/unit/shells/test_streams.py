@@ -261,7 +261,8 @@ def test_a_signal_mid_render_leaves_no_staged_file(
 ) -> None:
     rendered = tmp_path / "rendered"
     code, stderr = interrupt_while_staging(mpigen_command, rendered, signum)
-    assert code == (-signal.SIGTERM if signum == signal.SIGTERM else 1), stderr
+    assert code == -signum, stderr  # ended by the signal, Ctrl-C as SIGTERM: a shell reports 130 and 143
+    assert "Aborted!" not in stderr
     assert "internal error" not in stderr and "Traceback" not in stderr
     assert not staging(rendered)
 

@@ -76,7 +76,21 @@ def test_unreadable_inputs_are_errors(tmp_path: Path) -> None:
     assert code == 1
     assert [r["status"] for r in data["resources"]] == ["statusError", "statusError"]
     assert data["summary"]["errors"] == 2
-    assert "missing.yaml: cannot read" in data["resources"][1]["msg"]
+    # The file is the resource's filename, not repeated in its message.
+    assert data["resources"][1]["filename"].endswith("missing.yaml")
+    assert data["resources"][1]["msg"] == "cannot read: No such file or directory"
+    assert data["resources"][0]["msg"].startswith("line 3, column 1: ")
+
+
+@pytest.mark.parametrize("output", ["text", "tap", "json", "junit"])
+def test_a_yaml_syntax_error_names_its_file_once(tmp_path: Path, output: str) -> None:
+    path = tmp_path / "broken.yaml"
+    path.write_text("apiVersion: kubeflow.org/v2beta1\nkind: MPIJob\nmetadata: {name: a\n")
+    result = CliRunner().invoke(cli, ["validate", "-o", output, str(path)], catch_exceptions=False)
+    assert result.exit_code == 1
+    [line] = [line for line in result.stdout.splitlines() if "did not find expected" in line]
+    assert line.count("broken.yaml") == (1 if output in ("text", "tap") else 0), line
+    assert str(path) in result.stdout
 
 
 # Files a pre-commit hook sees in a repository that also keeps MPIJobs; none of them names one.
@@ -286,7 +300,8 @@ def test_junit_report_has_one_suite_per_file_and_one_case_per_resource(tmp_path:
     assert case.find("skipped") is not None and "not an MPIJob" in (case.find("skipped").get("message") or "")  # type: ignore[union-attr]
     assert suites[2].get("skipped") == "1"
     [error] = missing[0].findall("error")
-    assert "missing.yaml: cannot read" in (error.get("message") or "")
+    assert error.get("message") == "cannot read: No such file or directory"
+    assert missing[0].get("name", "").endswith("missing.yaml")
 
 
 def test_junit_report_escapes_and_is_the_same_bytes_every_run() -> None:
