@@ -131,6 +131,15 @@ def test_each_shipped_example_folder_renders_as_one_stream(folder: str) -> None:
     assert out.count("kind: Job\n") >= len(jobs)
 
 
+def test_the_whole_examples_folder_renders_as_one_stream() -> None:
+    """`mpigen render examples/`: every shipped job (MPIJobs of each version, the TrainJob, the GitOps
+    folder's jobs) has a name of its own, so the folder is one stream with no clash."""
+    code, out, err = invoke("render", str(ROOT / "examples"))
+    assert (code, err) == (0, "")
+    assert "kind: JobSet\n" in out  # the TrainJob's
+    assert "kind: StatefulSet\n" in out
+
+
 def test_two_files_with_one_job_are_refused_and_nothing_is_printed(tmp_path: Path) -> None:
     example = Path(__file__).resolve().parents[3] / "examples" / "v1alpha2" / "tensorflow-benchmarks.yaml"
     (tmp_path / "a.yaml").write_text(example.read_text())
