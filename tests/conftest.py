@@ -13,7 +13,6 @@ nothing. A tool that cannot be installed skips its tests, saying why.
 
 from __future__ import annotations
 
-import logging
 import os
 import shutil
 import sys
@@ -27,6 +26,7 @@ sys.path.insert(0, str(TESTS))
 
 import debian
 import npm
+import progress_report
 
 import tools
 
@@ -44,6 +44,22 @@ MARKER_BY_FIXTURE = {
 }
 SLOW = {"e2e", "cluster", "image", "kustomize", "kubeconform", "scripts", "shells"}
 
+# pytest-xdist (`--dist loadgroup`, pyproject.toml): tests that share a session's heavy fixture run in one
+# worker, so each control plane, the e2e namespaces and the image are set up once. First match wins.
+GROUP_BY_FIXTURE = {
+    "workloads": "workloads",
+    "jobset_cluster": "jobset",
+    "kueue_cluster": "jobset",
+    "volcano_cluster": "volcano",
+    "cluster": "cluster",
+}
+GROUP_BY_DIRECTORY = {"e2e": "e2e", "image": "image"}
+# The order in which a worker takes work (longest first, so that no long group starts last): the groups
+# by their warm time on 2 cores, then the single tests. Groups not named here come after these.
+LONGEST_FIRST = ("jobset", "volcano", "cluster", "e2e", "workloads", "reference", "image")
+# Workers for `-n auto`: the groups mostly wait on controllers, so more workers than cores pay.
+WORKERS_PER_CORE = 2
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
@@ -54,27 +70,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-class _LiveProgress(logging.Handler):
-    """Shows a Go tool's build progress (tests/cluster/gotools.py) on the terminal while a fixture waits
-    for it: a cold build takes minutes, and a silent one looks hung."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        super().__init__(logging.INFO)
-        self.config = config
-
-    def emit(self, record: logging.LogRecord) -> None:
-        capture = self.config.pluginmanager.getplugin("capturemanager")
-        reporter = self.config.pluginmanager.getplugin("terminalreporter")
-        if capture is None or reporter is None:
-            return
-        with capture.global_and_fixture_disabled():
-            reporter.write_line(self.format(record))
-
-
 def pytest_configure(config: pytest.Config) -> None:
-    progress = logging.getLogger("mpigen.tests.gotools")
-    progress.setLevel(logging.INFO)
-    progress.addHandler(_LiveProgress(config))
+    # Progress lines of the suite's builds and installs, and their summary (tests/progress_report.py).
+    config.pluginmanager.register(progress_report, "mpigen-progress")
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
@@ -89,6 +87,28 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 item.add_marker(MARKER_BY_FIXTURE[fixture])
         if SLOW & {mark.name for mark in item.iter_markers()}:
             item.add_marker("slow")
+        group = next((GROUP_BY_FIXTURE[f] for f in GROUP_BY_FIXTURE if f in item.fixturenames), None)
+        if len(parts) > 1 and parts[0] in GROUP_BY_DIRECTORY:
+            group = GROUP_BY_DIRECTORY[parts[0]]
+        if group and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(group))
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # every worker collects, and all in the same order
+        items.sort(key=_longest_first)
+
+
+def _longest_first(item: pytest.Item) -> int:
+    mark = item.get_closest_marker("xdist_group")
+    group = (mark.args[0] if mark.args else mark.kwargs.get("name")) if mark else None
+    return LONGEST_FIRST.index(group) if group in LONGEST_FIRST else len(LONGEST_FIRST) + (group is None)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto` (pyproject.toml): the whole suite (no paths given) runs in WORKERS_PER_CORE workers per
+    core; a run of chosen paths, usually a few tests, runs in this process (`-n N` chooses)."""
+    if config.args_source != pytest.Config.ArgsSource.TESTPATHS:
+        return 0
+    return WORKERS_PER_CORE * len(os.sched_getaffinity(0))
 
 
 @pytest.fixture(scope="session")
