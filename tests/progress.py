@@ -19,7 +19,7 @@ import logging
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -175,15 +175,25 @@ def locked(lock_path: Path, what: str, every: float = EVERY) -> Iterator[IO[str]
 
 
 @contextmanager
-def heartbeat(what: str, log: Path, every: float = EVERY) -> Iterator[None]:
+def heartbeat(
+    what: str, log: Path, step: Callable[[], str] = lambda: "", every: float = EVERY
+) -> Iterator[None]:
     """While the body runs (a build of steps this module does not run itself, such as tools/image.py's),
-    say every `every` seconds that `what` is still going, how long so far and where its log is."""
+    say every `every` seconds that `what` is still going, at which step (`step()`, when it names one),
+    how long so far and where its log is."""
     started = time.monotonic()
     stop = threading.Event()
 
     def beat() -> None:
         while not stop.wait(every):
-            say.info("%s: still going, %s so far; log: %s", what, elapsed(time.monotonic() - started), log)
+            at = step()
+            say.info(
+                "%s: still going%s, %s so far; log: %s",
+                what,
+                f" ({at})" if at else "",
+                elapsed(time.monotonic() - started),
+                log,
+            )
 
     thread = threading.Thread(target=beat, name="progress heartbeat", daemon=True)
     thread.start()

@@ -81,8 +81,14 @@ def cached_build(name: str, say: Callable[[str], None]) -> Built:
             log = directory / "build.log"
             say(f"[image] building the image into {directory}; log: {log}")
             started = time.monotonic()
-            with progress.heartbeat(f"[image] building {name}", log):
-                built = build_into(directory, lambda text: say(f"[image] {text}"))
+            steps = [""]
+
+            def step(text: str) -> None:
+                steps.append(text)
+                say(f"[image] {text}")
+
+            with progress.heartbeat(f"[image] building {name}", log, step=lambda: steps[-1]):
+                built = build_into(directory, step)
             seconds = time.monotonic() - started
             done.write_text(f"{built.digest} built in {seconds:.0f} s\n")
             progress.record("image", name, "built", seconds, log)
