@@ -95,10 +95,15 @@ def install_crds(cluster: controlplane.Cluster) -> None:
         "-",
         input="\n---\n".join(json.dumps(crd) for crd in documents),
     )
+    # Not `kubectl wait`: it fails on a CRD whose status has no conditions yet (just after the apply).
     for crd in documents:
-        cluster.kubectl(
-            "wait", "--for=condition=Established", f"crd/{crd['metadata']['name']}", "--timeout=60s"
-        )
+        name = crd["metadata"]["name"]
+
+        def established(name: str = name) -> bool:
+            conditions = cluster.get("crd", name).get("status", {}).get("conditions") or []
+            return any(c["type"] == "Established" and c["status"] == "True" for c in conditions)
+
+        cluster.wait_for(f"crd/{name} Established", established)
 
 
 def queue(name: str, weight: int = 1, capability: dict[str, str] | None = None) -> dict[str, Any]:
