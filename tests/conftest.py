@@ -13,12 +13,12 @@ nothing. A tool that cannot be installed skips its tests, saying why.
 
 from __future__ import annotations
 
-import logging
 import os
 import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,6 +27,7 @@ sys.path.insert(0, str(TESTS))
 
 import debian
 import npm
+import progress_report
 
 import tools
 
@@ -44,6 +45,53 @@ MARKER_BY_FIXTURE = {
 }
 SLOW = {"e2e", "cluster", "image", "kustomize", "kubeconform", "scripts", "shells"}
 
+# pytest-xdist (`-n auto --dist loadgroup`, pyproject.toml): the tests of one group run in one worker, one
+# after another, so that each session fixture a group shares (a control plane with its controllers, the
+# e2e namespaces, the image) is set up once; other tests go to any worker, one at a time. Groups are by
+# file (pytest_xdist_make_scheduler below; xdist's own xdist_group marks are lost under pytest 9.2,
+# pytest-xdist#1386). A group's files are split where each part pays for its control plane's start.
+GROUP_BY_PATH = {
+    "tests/cluster/test_jobset.py": "jobset",
+    "tests/cluster/test_jobset_target.py": "jobset-target",
+    "tests/cluster/test_volcano.py": "volcano",
+    "tests/cluster/test_volcano_target.py": "volcano-target",
+    "tests/cluster/test_lifecycle.py": "workloads",
+    "tests/cluster/": "cluster",
+    "tests/e2e/": "e2e",
+    "tests/image/": "image",
+}
+# The groups a session fixture may be used from: a test elsewhere would start one more of it.
+GROUPS_BY_FIXTURE = {
+    "jobset_cluster": ("jobset", "jobset-target"),
+    "kueue_cluster": ("jobset", "jobset-target"),
+    "volcano_cluster": ("volcano", "volcano-target"),
+    "workloads": ("workloads",),
+    "cluster": ("cluster",),
+    "namespaces": ("e2e",),
+    "built_image": ("image",),
+}
+# The order in which workers take work, longest first so that no long group starts last (warm times on
+# 2 cores, see README.md): the groups, then the reference pass's files, then everything else.
+LONGEST_FIRST = (
+    "volcano-target",
+    "e2e",
+    "jobset-target",
+    "cluster",
+    "volcano",
+    "jobset",
+    "workloads",
+    "image",
+    "tests/acceptance/test_reference.py",
+)
+# Workers for `-n auto`: the groups mostly wait on controllers, so more workers than cores pay.
+WORKERS_PER_CORE = 2
+
+
+def group_of(nodeid: str) -> str | None:
+    """The group of a test (its file's), or None for a test any worker may run."""
+    path = nodeid.split("::", 1)[0]
+    return next((group for prefix, group in GROUP_BY_PATH.items() if path.startswith(prefix)), None)
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
@@ -54,27 +102,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-class _LiveProgress(logging.Handler):
-    """Shows a Go tool's build progress (tests/cluster/gotools.py) on the terminal while a fixture waits
-    for it: a cold build takes minutes, and a silent one looks hung."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        super().__init__(logging.INFO)
-        self.config = config
-
-    def emit(self, record: logging.LogRecord) -> None:
-        capture = self.config.pluginmanager.getplugin("capturemanager")
-        reporter = self.config.pluginmanager.getplugin("terminalreporter")
-        if capture is None or reporter is None:
-            return
-        with capture.global_and_fixture_disabled():
-            reporter.write_line(self.format(record))
-
-
 def pytest_configure(config: pytest.Config) -> None:
-    progress = logging.getLogger("mpigen.tests.gotools")
-    progress.setLevel(logging.INFO)
-    progress.addHandler(_LiveProgress(config))
+    # Progress lines of the suite's builds and installs, and their summary (tests/progress_report.py).
+    config.pluginmanager.register(progress_report, "mpigen-progress")
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
@@ -89,6 +119,44 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 item.add_marker(MARKER_BY_FIXTURE[fixture])
         if SLOW & {mark.name for mark in item.iter_markers()}:
             item.add_marker("slow")
+        for fixture, groups in GROUPS_BY_FIXTURE.items():
+            if fixture in item.fixturenames and group_of(item.nodeid) not in groups:
+                raise pytest.UsageError(
+                    f"{item.nodeid} uses the session fixture {fixture}: list its file in GROUP_BY_PATH "
+                    f"(tests/conftest.py) under one of {', '.join(groups)}"
+                )
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # every worker collects, and all in the same order
+        items.sort(key=_longest_first)
+
+
+def _longest_first(item: pytest.Item) -> int:
+    path = item.nodeid.split("::", 1)[0]
+    rank = next((i for i, key in enumerate(LONGEST_FIRST) if key in (group_of(item.nodeid), path)), None)
+    return len(LONGEST_FIRST) if rank is None else rank
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`--dist loadgroup`: whole groups (GROUP_BY_PATH) to one worker each, in the order the workers
+    collected (LONGEST_FIRST); every other test is a unit of its own."""
+    if config.getoption("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByGroup(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return group_of(nodeid) or nodeid
+
+    return ByGroup(config, log)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto` (pyproject.toml): the whole suite (no paths given) runs in WORKERS_PER_CORE workers per
+    core; a run of chosen paths, usually a few tests, runs in this process (`-n N` chooses)."""
+    if config.args_source != pytest.Config.ArgsSource.TESTPATHS:
+        return 0
+    return WORKERS_PER_CORE * len(os.sched_getaffinity(0))
 
 
 @pytest.fixture(scope="session")

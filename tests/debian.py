@@ -7,14 +7,23 @@ and the tests that need the tool skip, naming the package.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
-import subprocess
+import time
 from pathlib import Path
+
+import progress
 
 LOCK = Path("/tmp/mpigen-tests-apt.lock")
 TIMEOUT = 900
+
+
+def log_path() -> Path:
+    """apt-get's output, appended run after run (beside the Go tools' cache)."""
+    root = os.environ.get("MPIGEN_TEST_CACHE") or str(
+        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mpigen-tests"
+    )
+    return Path(root) / "logs" / "apt-get.log"
 
 
 def missing(tools: dict[str, str]) -> list[str]:
@@ -24,22 +33,36 @@ def missing(tools: dict[str, str]) -> list[str]:
 
 def ensure(tools: dict[str, str]) -> str | None:
     """Install the packages of missing tools; the reason it could not, or None when all are there."""
+    packages = sorted(set(tools.values()))
     if not missing(tools):
+        for package in packages:
+            progress.record("debian", package, "reused")
         return None
     if os.geteuid() != 0 or shutil.which("apt-get") is None:
-        return f"cannot install {' '.join(missing(tools))} here (needs root and apt-get)"
-    with LOCK.open("a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        packages = missing(tools)
-        if not packages:
+        why = "needs root and apt-get"
+        for package in missing(tools):
+            progress.record("debian", package, "unavailable", note=why)
+        return f"cannot install {' '.join(missing(tools))} here ({why})"
+    log = log_path()
+    with progress.locked(LOCK, f"[apt] installing Debian packages {' '.join(missing(tools))}"):
+        wanted = missing(tools)
+        if not wanted:
             return None
+        what = f"[apt] installing Debian packages {' '.join(wanted)}"
+        progress.say.info("%s with apt-get; log: %s", what, log)
+        started = time.monotonic()
         env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
         for argv in (
             ["apt-get", "update"],
-            ["apt-get", "install", "-y", "--no-install-recommends", *packages],
+            ["apt-get", "install", "-y", "--no-install-recommends", *wanted],
         ):
-            done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=TIMEOUT, check=False)
-            if done.returncode != 0:
-                return f"{' '.join(argv)} failed ({done.returncode}): {done.stderr.strip()[-500:]}"
+            try:
+                progress.run(argv, what=what, log=log, timeout=TIMEOUT, env=env)
+            except progress.StepFailed as failed:
+                for package in wanted:
+                    progress.record("debian", package, "failed", time.monotonic() - started, log)
+                return str(failed)[-800:]
+        for package in wanted:
+            progress.record("debian", package, "installed", time.monotonic() - started, log)
     left = missing(tools)
     return f"installed, but still missing: {' '.join(left)}" if left else None

@@ -7,10 +7,11 @@ npm the tests that need it skip, naming the package.
 
 from __future__ import annotations
 
-import fcntl
 import shutil
-import subprocess
+import time
 from pathlib import Path
+
+import progress
 
 ROOT = Path(__file__).resolve().parent.parent
 PREFIX = ROOT / ".cache" / "npm"
@@ -25,17 +26,29 @@ def binary(name: str) -> Path:
 def ensure(name: str, package: str) -> tuple[Path | None, str | None]:
     """(path of the installed executable, None), or (None, why it could not be installed)."""
     if binary(name).exists():
+        progress.record("npm", package, "reused", log=PREFIX)
         return binary(name), None
     npm = shutil.which("npm")
     if npm is None:
+        progress.record("npm", package, "unavailable", note="npm is not on PATH")
         return None, f"cannot install npm package {package}: npm is not on PATH"
     PREFIX.mkdir(parents=True, exist_ok=True)
-    with (PREFIX / ".lock").open("a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    what = f"[npm] installing npm package {package}"
+    with progress.locked(PREFIX / ".lock", what):
         if binary(name).exists():
+            progress.record("npm", package, "reused", log=PREFIX)
             return binary(name), None
+        log = PREFIX / "install.log"
+        progress.say.info("%s into %s; log: %s", what, PREFIX, log)
+        started = time.monotonic()
         argv = [npm, "install", "--prefix", str(PREFIX), "--no-audit", "--no-fund", "--no-save", package]
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT, check=False)
-        if done.returncode != 0 or not binary(name).exists():
-            return None, f"npm install {package} failed ({done.returncode}): {done.stderr.strip()[-500:]}"
+        try:
+            progress.run(argv, what=what, log=log, timeout=TIMEOUT)
+        except progress.StepFailed as failed:
+            progress.record("npm", package, "failed", time.monotonic() - started, log)
+            return None, f"npm install {package} failed: {str(failed)[-800:]}"
+        if not binary(name).exists():
+            progress.record("npm", package, "failed", time.monotonic() - started, log)
+            return None, f"npm install {package} gave no {binary(name)}; {log}"
+        progress.record("npm", package, "installed", time.monotonic() - started, log)
     return binary(name), None

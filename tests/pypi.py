@@ -11,13 +11,14 @@ nothing is installed and the caller skips with the reason.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
-import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
+
+import progress
 
 CACHE = Path(os.environ.get("MPIGEN_TEST_CACHE", "/var/cache/mpigen-tests"))
 TIMEOUT = 900
@@ -41,6 +42,7 @@ def ensure(name: str, requirements: Sequence[str]) -> tuple[Path | None, str | N
     Raises RuntimeError when pip was run and failed: that is a broken machine, not a skip.
     """
     if installed(name, requirements):
+        progress.record("pypi", name, "reused", log=prefix(name))
         return prefix(name), None
     try:
         (CACHE / "pypi").mkdir(parents=True, exist_ok=True)
@@ -48,10 +50,18 @@ def ensure(name: str, requirements: Sequence[str]) -> tuple[Path | None, str | N
         return None, f"cannot install {' '.join(requirements)} under {CACHE}: {exc}"
     if not os.access(CACHE / "pypi", os.W_OK):
         return None, f"cannot install {' '.join(requirements)}: {CACHE / 'pypi'} is not writable"
-    with (CACHE / "pypi.lock").open("a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not installed(name, requirements):
-            _install(prefix(name), requirements)
+    with progress.locked(CACHE / "pypi.lock", f"[pypi] installing {' '.join(requirements)} from PyPI"):
+        if installed(name, requirements):
+            progress.record("pypi", name, "reused", log=prefix(name))
+        else:
+            log = CACHE / "pypi" / f"{name}.log"
+            started = time.monotonic()
+            try:
+                _install(prefix(name), requirements, log)
+            except RuntimeError:
+                progress.record("pypi", name, "failed", time.monotonic() - started, log)
+                raise
+            progress.record("pypi", name, "installed", time.monotonic() - started, log)
     return prefix(name), None
 
 
@@ -59,8 +69,11 @@ def _marker_text(requirements: Sequence[str]) -> str:
     return "".join(f"{req}\n" for req in requirements)
 
 
-def _install(dest: Path, requirements: Sequence[str]) -> None:
+def _install(dest: Path, requirements: Sequence[str], log: Path) -> None:
     shutil.rmtree(dest, ignore_errors=True)
+    log.unlink(missing_ok=True)
+    what = f"[pypi] installing {' '.join(requirements)} into {dest}"
+    progress.say.info("%s; log: %s", what, log)
     steps = [
         [sys.executable, "-m", "venv", "--without-pip", str(dest)],
         [
@@ -77,8 +90,9 @@ def _install(dest: Path, requirements: Sequence[str]) -> None:
         ],
     ]
     for argv in steps:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT, check=False)
-        if done.returncode != 0:
+        try:
+            progress.run(argv, what=what, log=log, timeout=TIMEOUT)
+        except progress.StepFailed as failed:
             shutil.rmtree(dest, ignore_errors=True)
-            raise RuntimeError(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr.strip()[-800:]}")
+            raise RuntimeError(str(failed)[-1500:]) from None
     (dest / MARKER).write_text(_marker_text(requirements))

@@ -2,8 +2,9 @@
 stand-in declines, the libraries (libyaml, PyYAML's dumper, pydantic, jsonschema, jinja2, click) do all
 the work, and every golden file, message and exit code must come out the same.
 
-One pytest process of its own, since the switch is read once per process; it runs whatever of those
-tests the outer run's `-m` selects (so `python -m pytest` runs them all both ways).
+One pytest process of its own per test file, since the switch is read once per process (one file each,
+so that pytest-xdist's workers share the pass); it runs whatever of those tests the outer run's `-m`
+selects (so `python -m pytest` runs them all both ways).
 """
 
 from __future__ import annotations
@@ -18,12 +19,20 @@ import pytest
 from mpigen.reference import REFERENCE, VARIABLE
 
 ROOT = Path(__file__).resolve().parents[2]
-BOTH_WAYS = ["tests/acceptance/test_golden.py", "tests/unit/shells"]
+BOTH_WAYS = [
+    "tests/acceptance/test_golden.py",
+    *sorted(str(path.relative_to(ROOT)) for path in (ROOT / "tests" / "unit" / "shells").glob("test_*.py")),
+]
+
+
+def test_every_shells_test_file_runs_both_ways() -> None:
+    assert "tests/unit/shells/test_cli.py" in BOTH_WAYS and len(BOTH_WAYS) >= 8, BOTH_WAYS
 
 
 @pytest.mark.slow  # a second run of the golden corpus and the shells' tests: about as long as the first
 @pytest.mark.skipif(REFERENCE, reason=f"this run is already under {VARIABLE}=1")
-def test_the_libraries_alone_give_the_same_bytes(request: pytest.FixtureRequest) -> None:
+@pytest.mark.parametrize("tests", BOTH_WAYS)
+def test_the_libraries_alone_give_the_same_bytes(tests: str, request: pytest.FixtureRequest) -> None:
     if request.config.getoption("--update-golden"):
         pytest.skip("--update-golden rewrites the golden files from the fast path only")
     marks = request.config.getoption("markexpr")
@@ -34,7 +43,9 @@ def test_the_libraries_alone_give_the_same_bytes(request: pytest.FixtureRequest)
         "-q",
         "-p",
         "no:cacheprovider",
-        *BOTH_WAYS,
+        "-n",
+        "0",  # in this process: the outer run's workers share the files out
+        tests,
         *(["-m", marks] if marks else []),
     ]
     env = {**os.environ, VARIABLE: "1"}

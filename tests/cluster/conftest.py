@@ -124,16 +124,19 @@ def _own_control_plane(kubectl: str) -> controlplane.Cluster:
 
 
 @pytest.fixture(scope="session")
-def workloads(cluster: controlplane.Cluster) -> Iterator[controlplane.Cluster]:
+def workloads() -> Iterator[controlplane.Cluster]:
     """A control plane of its own with controllers, a scheduler and kwok fake nodes (only where the suite
     runs its own control planes): `cluster` keeps every apply case's objects, which controllers started
-    there would reconcile, or the namespace controller delete, for minutes."""
-    if not cluster.owned:
+    there would reconcile, or the namespace controller delete, for minutes. Independent of `cluster`, so
+    a pytest-xdist worker running only these tests starts only this one."""
+    if _existing():
         pytest.skip(
             "job lifecycle tests need the suite's own control plane with kwok fake nodes "
             "(unset MPIGEN_CLUSTER=existing)"
         )
-    started = _own_control_plane(cluster.kubectl_path)
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, signal.default_int_handler)  # as in `cluster`: teardown runs on TERM
+    started = _own_control_plane(find_kubectl())
     try:
         binaries = {
             name: gotools.require(name) for name in ("kube-controller-manager", "kube-scheduler", "kwok")

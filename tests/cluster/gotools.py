@@ -16,13 +16,13 @@ tests/goyaml, tests/oracles/trainer) are built the same way into `<tool>-<hash>/
 their sources (whose go.mod and go.sum pin every module) and the Go version, with `-mod=readonly`.
 
 Where `go` is missing, `require()` skips the test and says why; a build that fails is a test failure with
-the end of the build log. Run `python tests/cluster/gotools.py [tool ...]` to build ahead of a test run;
-each build step says on stderr what it runs, then every 20 s how far it has got.
+the end of the build log. Run `python tests/cluster/gotools.py [tool ...]` to build ahead of a test run.
+Each build step says what it runs, then every 20 s how far it has got, with the path of its log
+(tests/progress.py: on stderr here, on the terminal past pytest's capture in a test run).
 """
 
 from __future__ import annotations
 
-import fcntl
 import functools
 import hashlib
 import json
@@ -36,14 +36,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for progress.py
+import progress
+
 KUBERNETES_VERSION = "v1.37.2"
 BUILD_TIMEOUT = 3600
-PROGRESS_EVERY = 20.0
-
-# Build progress (a cold build takes minutes). `main` prints it; under pytest tests/conftest.py shows it
-# on the terminal as it happens. A logger, not a module global: this module is imported under two names
-# (`gotools` from tests/cluster, `cluster.gotools` from tests/tools.py).
-progress = logging.getLogger("mpigen.tests.gotools")
 
 
 @dataclass(frozen=True)
@@ -253,19 +250,29 @@ def binary(binary_name: str) -> Path:
 
 
 def ensure(name: str) -> Path:
-    """The bin directory of tool `name`, built now if the cache lacks it."""
+    """The bin directory of tool `name`, built now if the cache lacks it (recorded for the session's
+    summary: built, reused or unavailable)."""
+    directory = tool_dir(name)
     if _built(name):
-        return tool_dir(name) / "bin"
+        progress.record("go", name, "reused", log=directory)
+        return directory / "bin"
     go = shutil.which("go")
     if go is None:
         what = LOCAL_TOOLS[name].source if name in LOCAL_TOOLS else TOOLS[name].module
+        progress.record("go", name, "unavailable", note="`go` is not on PATH")
         raise Unavailable(f"cannot build {name} ({what}): `go` is not on PATH")
-    directory = tool_dir(name)
     directory.parent.mkdir(parents=True, exist_ok=True)
-    with (directory.parent / f".{name}.lock").open("a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not _built(name):
-            (_build_local if name in LOCAL_TOOLS else _build)(go, name, directory)
+    with progress.locked(directory.parent / f".{name}.lock", f"[go] building {name}"):
+        if _built(name):  # built meanwhile by the process that held the lock
+            progress.record("go", name, "reused", log=directory)
+        else:
+            started = time.monotonic()
+            try:
+                (_build_local if name in LOCAL_TOOLS else _build)(go, name, directory)
+            except BuildFailed:
+                progress.record("go", name, "failed", time.monotonic() - started, directory / "build.log")
+                raise
+            progress.record("go", name, "built", time.monotonic() - started, directory / "build.log")
     return directory / "bin"
 
 
@@ -280,47 +287,12 @@ def _go_env(tool: Tool | None) -> dict[str, str]:
 
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str], log: Path, what: str) -> None:
-    """Run one build step, its output into `log`; every PROGRESS_EVERY seconds say how far it got (the
+    """Run one build step, its output into `log`, saying every progress.EVERY seconds how far it got (the
     lines `go get` and `go build -v` wrote: modules fetched, packages compiled)."""
-    with log.open("a") as out:
-        out.write(f"$ {' '.join(argv)}\n")
-        out.flush()
-        start_lines = _lines(log)
-        started = time.monotonic()
-        process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
-        try:
-            while True:
-                try:
-                    process.wait(timeout=PROGRESS_EVERY)
-                    break
-                except subprocess.TimeoutExpired:
-                    elapsed = time.monotonic() - started
-                    if elapsed > BUILD_TIMEOUT:
-                        raise BuildFailed(
-                            f"{' '.join(argv)} still running after {elapsed:.0f} s; {log}"
-                        ) from None
-                    progress.info(
-                        "%s: %s, %.0f s, %d lines of output so far (%s)",
-                        what,
-                        argv[1],
-                        elapsed,
-                        _lines(log) - start_lines,
-                        log,
-                    )
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-    if process.returncode != 0:
-        tail = log.read_text(errors="replace").splitlines()[-30:]
-        raise BuildFailed(
-            f"{' '.join(argv)} failed ({process.returncode}) in {cwd}; {log}:\n" + "\n".join(tail)
-        )
-
-
-def _lines(log: Path) -> int:
-    with log.open("rb") as text:
-        return sum(1 for _ in text)
+    try:
+        progress.run(argv, what=what, log=log, timeout=BUILD_TIMEOUT, cwd=cwd, env=env)
+    except progress.StepFailed as failed:
+        raise BuildFailed(f"{failed} (in {cwd})") from None
 
 
 def _copied_replacements(name: str) -> list[str]:
@@ -375,8 +347,8 @@ def _build(go: str, name: str, directory: Path) -> None:
     if tool.copy_replaces:
         lines += ["replace (", *_copied_replacements(name), ")", ""]
     (src / "go.mod").write_text("\n".join(lines))
-    what = f"building {name} {tool.version}"
-    progress.info("%s from the Go module proxy (a cold build takes minutes; log: %s)", what, log)
+    what = f"[go] building {name} {tool.version}"
+    progress.say.info("%s from the Go module proxy (a cold build takes minutes; log: %s)", what, log)
     _run([go, "get", *(f"{package}@{tool.version}" for package in tool.packages)], src, env, log, what)
     staging_bin = directory / "bin.partial"
     staging_bin.mkdir()
@@ -404,7 +376,7 @@ def _build(go: str, name: str, directory: Path) -> None:
     staging_bin.rename(directory / "bin")
     seconds = time.monotonic() - started
     (directory / "done").write_text(f"{tool.module}@{tool.version} built in {seconds:.0f} s\n")
-    progress.info("%s: done in %.0f s", what, seconds)
+    progress.say.info("%s: done in %.0f s", what, seconds)
 
 
 def module_dir(name: str) -> Path:
@@ -454,8 +426,8 @@ def _build_local(go: str, name: str, directory: Path) -> None:
         shutil.copy2(path, src / path.name)
     log = directory / "build.log"
     started = time.monotonic()
-    what = f"building {name} ({tool.source.relative_to(REPO)})"
-    progress.info("%s (a cold build takes minutes; log: %s)", what, log)
+    what = f"[go] building {name} ({tool.source.relative_to(REPO)})"
+    progress.say.info("%s (a cold build takes minutes; log: %s)", what, log)
     _run([go, "mod", "download"], src, env, log, what)
     staging_bin = directory / "bin.partial"
     staging_bin.mkdir()
@@ -469,7 +441,7 @@ def _build_local(go: str, name: str, directory: Path) -> None:
     staging_bin.rename(directory / "bin")
     seconds = time.monotonic() - started
     (directory / "done").write_text(f"{tool.source.relative_to(REPO)} built in {seconds:.0f} s\n")
-    progress.info("%s: done in %.0f s", what, seconds)
+    progress.say.info("%s: done in %.0f s", what, seconds)
 
 
 def require(binary_name: str) -> str:

@@ -184,8 +184,10 @@ def start(
         if name != "default":
             cluster.kubectl("apply", "-f", "-", input=json.dumps(queue(name)))
     for name in queues:
-        cluster.wait_for(
-            f"queue {name} Open", lambda name=name: cluster.check_running() or queue_open(cluster, name)
+        cluster.wait_for(  # part of the start: as long as the control plane's own (other workers start theirs)
+            f"queue {name} Open",
+            lambda name=name: cluster.check_running() or queue_open(cluster, name),
+            timeout=controlplane.START_TIMEOUT,
         )
 
 

@@ -3,7 +3,6 @@ podman with a configuration of the run's own. The fixtures are in conftest.py be
 
 from __future__ import annotations
 
-import fcntl
 import importlib.util
 import resource
 import subprocess
@@ -22,6 +21,7 @@ ROOT = TESTS.parent
 sys.path.insert(0, str(TESTS / "cluster"))
 
 import gotools
+import progress
 
 IMAGE_TOOLS = {"mmdebstrap": "mmdebstrap", "umoci": "umoci", "podman": "podman", "runc": "runc"}
 
@@ -65,17 +65,9 @@ def cache_root() -> Path:
 
 
 def say_past_capture(request: pytest.FixtureRequest) -> Callable[[str], None]:
-    """Print past pytest's capture: a build takes minutes, and its progress should show."""
-    capture = request.config.pluginmanager.getplugin("capturemanager")
-
-    def say(text: str) -> None:
-        if capture is None:
-            print(text, flush=True)
-            return
-        with capture.global_and_fixture_disabled():
-            print(f"\n{text}", end="", flush=True)
-
-    return say
+    """Print past pytest's capture (tests/progress.py's logger, which tests/conftest.py shows on the
+    terminal): a build takes minutes, and its progress should show."""
+    return progress.say.info
 
 
 def cached_build(name: str, say: Callable[[str], None]) -> Built:
@@ -83,14 +75,25 @@ def cached_build(name: str, say: Callable[[str], None]) -> Built:
     build it once): a warm run builds nothing."""
     directory = cache_root() / name
     directory.parent.mkdir(parents=True, exist_ok=True)
-    with (directory.parent / f".{name}.lock").open("a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with progress.locked(directory.parent / f".{name}.lock", f"[image] building {name}"):
         done = directory / "done"
         if not done.is_file():
-            say(f"[image] building the image into {directory}; log: {directory / 'build.log'}")
+            log = directory / "build.log"
+            say(f"[image] building the image into {directory}; log: {log}")
             started = time.monotonic()
-            built = build_into(directory, lambda text: say(f"[image] {text}"))
-            done.write_text(f"{built.digest} built in {time.monotonic() - started:.0f} s\n")
+            steps = [""]
+
+            def step(text: str) -> None:
+                steps.append(text)
+                say(f"[image] {text}")
+
+            with progress.heartbeat(f"[image] building {name}", log, step=lambda: steps[-1]):
+                built = build_into(directory, step)
+            seconds = time.monotonic() - started
+            done.write_text(f"{built.digest} built in {seconds:.0f} s\n")
+            progress.record("image", name, "built", seconds, log)
+        else:
+            progress.record("image", name, "reused", log=directory)
         return Built(directory, done.read_text().split()[0], builder.version())
 
 
