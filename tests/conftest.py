@@ -53,9 +53,12 @@ SLOW = {"e2e", "cluster", "image", "kustomize", "kubeconform", "scripts", "shell
 GROUP_BY_PATH = {
     "tests/cluster/test_jobset.py": "jobset",
     "tests/cluster/test_jobset_target.py": "jobset-target",
+    "tests/cluster/test_trainjob_target.py": "jobset-target",
     "tests/cluster/test_volcano.py": "volcano",
+    "tests/cluster/test_volcano_webhooks.py": "volcano",
     "tests/cluster/test_volcano_target.py": "volcano-target",
     "tests/cluster/test_lifecycle.py": "workloads",
+    "tests/cluster/test_admission.py": "workloads",
     "tests/cluster/": "cluster",
     "tests/e2e/": "e2e",
     "tests/image/": "image",

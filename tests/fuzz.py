@@ -725,6 +725,11 @@ def problems(case: Case, result: Result, timeout: float) -> list[str]:
     own = (*_OWN, tempfile.gettempdir())
     if case.entry == "krm":  # an item's path annotation names it, and the fuzzer writes odd ones
         own += tuple(text for text in HOSTILE_STRINGS if text.isprintable() and text)
+        own += (
+            "NaN",
+            "Infinity",
+            "-Infinity",
+        )  # a hostile float, as the JSON dump writes it (a string to YAML)
     stray = [x for x in lines if not x.startswith(own)]
     if stray:
         found.append(f"a line not its own ({case.entry}): {_normalised(stray[0])[:80]}")
