@@ -19,6 +19,7 @@ RESOURCE = {
     ("", "Secret"): "secret",
     ("", "Service"): "all",
     ("policy", "PodDisruptionBudget"): "pdb",
+    ("networking.k8s.io", "NetworkPolicy"): "networkpolicy",
     ("apps", "StatefulSet"): "all",
     ("batch", "Job"): "all",
     ("scheduling.volcano.sh", "PodGroup"): "podgroups.scheduling.volcano.sh",
