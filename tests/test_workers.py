@@ -3,12 +3,25 @@ session's control plane, the e2e namespaces or the image is in a group, so one w
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
+from types import ModuleType
 
-import conftest
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def _suite_conftest() -> ModuleType:
+    """tests/conftest.py itself: under xdist `import conftest` may find another folder's conftest first."""
+    spec = importlib.util.spec_from_file_location("suite_conftest", ROOT / "tests" / "conftest.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+conftest = _suite_conftest()
 
 
 def test_every_test_file_of_a_shared_fixture_directory_is_in_a_group() -> None:

@@ -183,6 +183,20 @@ def webhook_configurations(
     return configurations
 
 
+def create_missing(cluster: Cluster, objects: list[dict[str, Any]]) -> None:
+    """create_all of the cluster-scoped `objects` (CRDs) not there yet: two test modules of one session
+    (one xdist worker) install the same PodGroup CRDs."""
+    missing = [
+        o
+        for o in objects
+        if not cluster.kubectl(
+            "get", o["kind"].lower(), o["metadata"]["name"], "--ignore-not-found", "-o", "name"
+        ).stdout.strip()
+    ]
+    if missing:
+        create_all(cluster, missing)
+
+
 def create_all(cluster: Cluster, objects: list[dict[str, Any]]) -> None:
     """`kubectl create` (the JobSet CRD's last-applied annotation would pass 256 KiB with a client-side
     apply), then wait for every CRD among them to be Established."""

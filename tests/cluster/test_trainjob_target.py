@@ -42,7 +42,7 @@ def namespace(jobset_cluster: Cluster, request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture(scope="module")
 def podgroup_crds(jobset_cluster: Cluster) -> None:
-    jobset.create_all(jobset_cluster, crds.podgroup_crds())
+    jobset.create_missing(jobset_cluster, crds.podgroup_crds())
 
 
 def apply(cluster: Cluster, namespace: str, objects: list[Obj]) -> None:

@@ -10,8 +10,10 @@ default from 1.34; before, the server drops both fields unread).
 
 Pod-level resources (validatePodResources, validatePodResourceRequirements, validatePodResourceName),
 from Kubernetes 1.34 (feature PodLevelResources, on by default from 1.34): names, quantities, requests
-against limits; not yet the containers' aggregate requests and limits against them
-(validatePodResourceConsistency)."""
+against limits, and the pod-level requests against the containers' aggregate requests
+(validatePodResourceConsistency with resourcehelper.AggregateContainerRequests: the regular containers'
+and sidecars' sum, or an init container's with the sidecars started before it, whichever is larger);
+not yet the aggregate limits."""
 
 from __future__ import annotations
 
@@ -286,4 +288,58 @@ def pod_resources(pod: Pod) -> Iterator[Violation]:
         return
     if resources.get("claims") is not None:
         yield forbidden((*at, "claims"), "claims may not be set for Resources at pod-level")
-    yield from _requirements(resources, at, _pod_level_name)
+    found = list(_requirements(resources, at, _pod_level_name))
+    yield from found
+    if not found:
+        yield from _against_containers(pod, resources, at)
+
+
+def _container_request(container: Any, name: str) -> formats.Exact:
+    """A container's request of `name` after defaulting (its limit where it sets no request)."""
+    resources = mapping(mapping(container).get("resources"))
+    value = mapping(resources.get("requests")).get(name, mapping(resources.get("limits")).get(name))
+    return formats.parse_quantity(value) or formats.ZERO if value is not None else formats.ZERO
+
+
+def _plus(a: formats.Exact, b: formats.Exact) -> formats.Exact:
+    return formats.Exact(a[0] * b[1] + b[0] * a[1], a[1] * b[1])
+
+
+def _aggregate_request(pod: Pod, name: str) -> formats.Exact:
+    total = formats.ZERO
+    for container in mappings(pod.spec.get("containers")):
+        total = _plus(total, _container_request(container, name))
+    sidecars, largest_init = formats.ZERO, formats.ZERO
+    for container in mappings(pod.spec.get("initContainers")):
+        own = _container_request(container, name)
+        if text(mapping(container).get("restartPolicy")) == "Always":
+            sidecars = _plus(sidecars, own)
+            total = _plus(total, own)
+        else:
+            started = _plus(own, sidecars)
+            largest_init = max(largest_init, started)
+    return max(total, largest_init)
+
+
+def _against_containers(pod: Pod, resources: dict[str, Any], at: Path) -> Iterator[Violation]:
+    """Each pod-level request (a limit where no request is set) at least the containers' aggregate."""
+    requests, limits = mapping(resources.get("requests")), mapping(resources.get("limits"))
+    for name in sorted({*requests, *limits}):
+        raw = requests.get(name, limits.get(name))
+        value = formats.parse_quantity(raw)
+        if value is None:
+            continue
+        aggregate = _aggregate_request(pod, name)
+        if aggregate > value:
+            yield invalid(
+                (*at, "requests", name),
+                formats.quantity_text(raw),
+                f"must be greater than or equal to aggregate container requests of {_shown(aggregate)}",
+            )
+
+
+def _shown(value: formats.Exact) -> str:
+    """A quantity as the server prints a sum (whole units, else thousandths)."""
+    if value.milli_ceil() % 1000 == 0:
+        return str(value.milli_ceil() // 1000)
+    return f"{value.milli_ceil()}m"

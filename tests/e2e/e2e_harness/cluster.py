@@ -277,6 +277,10 @@ class Cluster:
         path = self.workdir / "pods" / pod
         path.mkdir(parents=True, exist_ok=True)
         (path / "ready").write_text("".join(f"{v}\n" for v in values))
+        # kubectl.sh pops the values as the container that calls it: mpigen's wait-for-workers runs as
+        # nobody (65534), not as the harness's user, and replaces the file beside it.
+        path.chmod(0o777)
+        (path / "ready").chmod(0o666)
 
     # -- internals --------------------------------------------------------------------------------
 
