@@ -1,17 +1,21 @@
 """Every golden output and every example's render, applied for real: the API server accepts all of it in one
 `kubectl apply -f -` (client-side and server-side), with no warning, and a second apply changes nothing
 (client-side: kubectl finds nothing to send, or where it always sends a patch the resourceVersions stay;
-server-side: the same resourceVersions)."""
+server-side: the same resourceVersions).
+
+The cases are applied in a few batches of many cases (`Batch`), each case in namespaces of its own; a
+batch that fails is checked again case by case, so that a failure names its case."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import subprocess
 import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 import yaml
@@ -27,7 +31,6 @@ EXAMPLES = sorted(
 CASES = {f"golden/{path.parent.name}": path for path in GOLDEN} | {
     str(path.relative_to(ROOT)): path for path in EXAMPLES
 }
-CONCURRENT_CASES = 4
 NAMESPACE_OBJECT = re.compile(r"^(kind: Namespace\nmetadata:\n  name: )([a-z0-9][a-z0-9-]*)$", re.MULTILINE)
 NAMESPACE_LINE = re.compile(r"^(\s*(?:- )?namespace: )(['\"]?)([a-z0-9][a-z0-9-]*)\2$", re.MULTILINE)
 
@@ -51,16 +54,16 @@ def manifest(case: str) -> str:
 
 class Namespaces:
     """Fresh namespace names, created together in one `kubectl create` (a call per namespace would be a
-    third of the calls the checks make)."""
+    third of the calls the checks make). Each name ends in a number of its own in this process."""
+
+    numbers = itertools.count()  # shared: the names of any two instances differ too
 
     def __init__(self) -> None:
-        self.taken = 0  # names handed out: each ends in its own number
         self.names: list[str] = []  # those to create
 
     def new(self, prefix: str, create: bool = True) -> str:
         prefix = re.sub(r"[^a-z0-9]+", "-", prefix.lower()).strip("-")[:45].strip("-") or "t"
-        name = f"{prefix}-{self.taken}"
-        self.taken += 1
+        name = f"{prefix}-{next(self.numbers)}"
         if create:
             self.names.append(name)
         return name
@@ -185,7 +188,7 @@ def check_client_side_apply(cluster: Cluster, case: str, text: str, namespaces: 
 
 
 def check_server_side_apply(cluster: Cluster, case: str, text: str, namespaces: list[str]) -> None:
-    argv = ("apply", "--server-side", "--field-manager=mpigen-test", "-n", namespaces[0], "-f", "-")
+    argv = ("apply", *SERVER_SIDE, "-n", namespaces[0], "-f", "-")
     first = cluster.kubectl(*argv, input=text, check=False)
     assert first.returncode == 0, f"the API server refused {case}:\n{first.stderr}"
     assert first.stderr == "", f"warnings applying {case}:\n{first.stderr}"
@@ -197,6 +200,7 @@ def check_server_side_apply(cluster: Cluster, case: str, text: str, namespaces: 
     )
 
 
+SERVER_SIDE = ("--server-side", "--field-manager=mpigen-test")
 CHECKS: dict[str, Callable[[Cluster, str, str, list[str]], None]] = {
     "client-side": check_client_side_apply,
     "server-side": check_server_side_apply,
@@ -210,11 +214,119 @@ def run_check(mode: str, cluster: Cluster, case: str, text: str, namespaces: lis
         delete_namespaces(cluster, namespaces)
 
 
+METADATA = re.compile(r"^metadata:\n((?:  .*\n)*)", re.MULTILINE)
+CLUSTER_SCOPED = {"Namespace"}  # the only cluster-scoped kind the cases hold (test_namespaced_kinds_only)
+
+
+def with_namespace(text: str, namespace: str) -> str:
+    """The same bytes with `namespace` written into the metadata of each namespaced object that names
+    none: what `kubectl apply -n <namespace>` does for one case, which a stream of many cases cannot ask."""
+    documents = re.split(r"^---\n", text, flags=re.MULTILINE)
+    out = []
+    for document in documents:
+        kind = re.search(r"^kind: (\S+)$", document, re.MULTILINE)
+        metadata = METADATA.search(document)
+        named = metadata and re.search(r"^  namespace: ", metadata[1], re.MULTILINE)
+        if kind and metadata and kind[1] not in CLUSTER_SCOPED and not named:
+            at = metadata.start(1)
+            document = f"{document[:at]}  namespace: {namespace}\n{document[at:]}"
+        out.append(document)
+    return "---\n".join(out)
+
+
+def versions_by_namespace(cluster: Cluster, text: str) -> dict[str, str]:
+    """namespace -> kind/name=resourceVersion of its objects in `text` (a Namespace object left out, as
+    in `resource_versions`)."""
+    jsonpath = (
+        "jsonpath={range .items[*]}{.metadata.namespace}/{.kind}/{.metadata.name}"
+        "={.metadata.resourceVersion}{' '}{end}"
+    )
+    listed = cluster.kubectl(
+        "get", "-f", "-", "-o", jsonpath, input=text, timeout=BATCH_TIMEOUT
+    ).stdout.split()
+    found: dict[str, list[str]] = {}
+    for item in listed:
+        namespace, rest = item.split("/", 1)
+        if not rest.startswith("Namespace/"):
+            found.setdefault(namespace, []).append(rest)
+    return {namespace: " ".join(items) for namespace, items in found.items()}
+
+
+class Batch(NamedTuple):
+    """Several cases of one mode applied as one stream, each in namespaces of its own: kubectl reads
+    the API's OpenAPI documents once per call, which costs more than most cases' objects (a call per
+    case made this file the longest in the suite)."""
+
+    mode: str
+    cases: list[str]
+    manifests: list[str]  # each case's own bytes
+    texts: list[str]  # the same in fresh namespaces, each named in its objects (with_namespace)
+    namespaces: list[list[str]]
+
+    @classmethod
+    def of(cls, mode: str, manifests: dict[str, str], namespaces: Namespaces) -> Batch:
+        prepared = [into_fresh_namespaces(namespaces, text, case) for case, text in manifests.items()]
+        return cls(
+            mode,
+            list(manifests),
+            list(manifests.values()),
+            [with_namespace(text, names[0]) for text, names in prepared],
+            [names for _, names in prepared],
+        )
+
+
+def check_batch(cluster: Cluster, batch: Batch) -> None:
+    """The checks of CHECKS for every case of `batch` at once: one apply, one reapply, and the
+    resourceVersions before and after. Any difference raises; `run_batch` then finds the case."""
+    stream = "".join(text if text.startswith("---") else f"---\n{text}" for text in batch.texts)
+    argv = ("apply", *(SERVER_SIDE if batch.mode == "server-side" else ()), "-f", "-")
+    created = "serverside-applied" if batch.mode == "server-side" else "created"
+    first = cluster.kubectl(*argv, input=stream, check=False, timeout=BATCH_TIMEOUT)
+    assert first.returncode == 0 and first.stderr == "", first.stderr
+    assert statuses(first.stdout) == [created] * object_count(stream), first.stdout
+    if batch.mode == "server-side":
+        expected = [created] * object_count(stream)
+    else:
+        expected = [status for text in batch.texts for status in expected_reapply_statuses(text)]
+    before = versions_by_namespace(cluster, stream)
+    again = cluster.kubectl(*argv, input=stream, timeout=BATCH_TIMEOUT)
+    assert again.stderr == "", again.stderr
+    assert statuses(again.stdout) == expected, again.stdout
+    assert versions_by_namespace(cluster, stream) == before, "a second apply changed objects"
+
+
+def run_batch(cluster: Cluster, batch: Batch) -> dict[tuple[str, str], BaseException | None]:
+    """Each case's outcome: all pass when the batch does; otherwise each case is checked again alone
+    (CHECKS, in namespaces of its own) so that a failure names its case, and a batch failure that no
+    case repeats alone is every case's."""
+    try:
+        try:
+            check_batch(cluster, batch)
+            return {(batch.mode, case): None for case in batch.cases}
+        finally:
+            delete_namespaces(cluster, [ns for names in batch.namespaces for ns in names])
+    except (AssertionError, subprocess.TimeoutExpired) as failure:
+        batch_failure = failure
+    alone: dict[tuple[str, str], BaseException | None] = {}
+    for case, own in zip(batch.cases, batch.manifests, strict=True):
+        namespaces = Namespaces()
+        text, names = into_fresh_namespaces(namespaces, own, f"alone-{case}")
+        namespaces.create(cluster)
+        try:
+            run_check(batch.mode, cluster, case, text, names)
+            alone[(batch.mode, case)] = None
+        except AssertionError as failure:
+            alone[(batch.mode, case)] = failure
+    if all(outcome is None for outcome in alone.values()):
+        failure = AssertionError(f"applied with {len(batch.cases) - 1} other cases:\n{batch_failure}")
+        return dict.fromkeys(alone, failure)
+    return alone
+
+
 @pytest.fixture(scope="module")
 def applied(cluster: Cluster, request: pytest.FixtureRequest) -> dict[tuple[str, str], BaseException | None]:
-    """Every check of every case, run a few at a time (each case in namespaces of its own, so they never
-    meet): kubectl and the API server wait on each other, and the cases together take minutes one by one.
-    Each test below reports its own case's outcome."""
+    """Every check of every case, BATCHES per mode run a few at a time (each case in namespaces of its
+    own, so they never meet). Each test below reports its own case's outcome."""
     selected: dict[str, set[str]] = {mode: set() for mode in CHECKS}
     for item in request.session.items:  # only the cases this run selected
         mode = MODE_OF_TEST.get(getattr(item, "originalname", ""))
@@ -222,15 +334,21 @@ def applied(cluster: Cluster, request: pytest.FixtureRequest) -> dict[tuple[str,
             selected[mode].add(item.callspec.params["case"])  # type: ignore[attr-defined]
     namespaces = Namespaces()
     manifests = {case: manifest(case) for case in sorted(set().union(*selected.values()))}
-    prepared = {
-        (mode, case): into_fresh_namespaces(namespaces, manifests[case], case)
-        for mode, cases in selected.items()
-        for case in sorted(cases)
-    }
+    batches = []
+    for mode, cases in selected.items():
+        ordered = sorted(cases)
+        for part in range(BATCHES):
+            chosen = {case: manifests[case] for case in ordered[part::BATCHES]}
+            if chosen:
+                batches.append(Batch.of(mode, chosen, namespaces))
     namespaces.create(cluster)
-    with ThreadPoolExecutor(max_workers=CONCURRENT_CASES) as pool:
-        futures = {key: pool.submit(run_check, key[0], cluster, key[1], *prepared[key]) for key in prepared}
-    return {key: future.exception() for key, future in futures.items()}
+    with ThreadPoolExecutor(max_workers=BATCHES) as pool:
+        outcomes = pool.map(lambda batch: run_batch(cluster, batch), batches)
+    return {key: outcome for found in outcomes for key, outcome in found.items()}
+
+
+BATCHES = 4  # per mode, applied concurrently: kubectl and the API server wait on each other
+BATCH_TIMEOUT = 900  # seconds for one kubectl call on a batch (a client-side reapply takes the longest)
 
 
 MODE_OF_TEST = {
@@ -255,3 +373,39 @@ def test_server_side_apply_accepts_everything_and_reapplies_without_change(
     applied: dict[tuple[str, str], BaseException | None], case: str
 ) -> None:
     outcome_of(applied, "server-side", case)
+
+
+def test_every_kind_of_the_cases_but_namespace_is_namespaced(cluster: Cluster) -> None:
+    """with_namespace writes a namespace into every object but a Namespace: right only while no case
+    holds another cluster-scoped kind."""
+    listed = cluster.kubectl("api-resources", "--namespaced=false", "-o", "wide", "--no-headers").stdout
+    cluster_scoped = {line.split()[-2] for line in listed.splitlines() if line.strip()}
+    kinds = {doc["kind"] for case in CASES for doc in yaml.safe_load_all(manifest(case)) if doc}
+    assert "Namespace" in cluster_scoped and kinds & cluster_scoped == CLUSTER_SCOPED
+
+
+def test_with_namespace_names_the_namespace_only_where_the_object_names_none() -> None:
+    text = (
+        "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels:\n    x: y\ndata:\n  k: v\n"
+        "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  namespace: own\n"
+        "---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: n\n"
+    )
+    objects = list(yaml.safe_load_all(with_namespace(text, "fresh")))
+    assert [obj["metadata"].get("namespace") for obj in objects] == ["fresh", "own", None]
+    assert objects[0]["metadata"]["labels"] == {"x": "y"} and objects[0]["data"] == {"k": "v"}
+
+
+BAD = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Not_A_Name\n"
+
+
+@pytest.mark.parametrize("mode", sorted(CHECKS))
+def test_a_failing_batch_names_the_case_that_fails_alone(cluster: Cluster, mode: str) -> None:
+    good = "golden/" + GOLDEN[0].parent.name
+    manifests = {good: manifest(good), "bad": BAD}
+    namespaces = Namespaces()
+    batch = Batch.of(mode, manifests, namespaces)
+    namespaces.create(cluster)
+    outcomes = run_batch(cluster, batch)
+    assert outcomes[(mode, good)] is None
+    assert "the API server refused bad" in str(outcomes[(mode, "bad")])
+    assert "Not_A_Name" in str(outcomes[(mode, "bad")])
