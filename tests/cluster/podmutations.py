@@ -869,7 +869,18 @@ def platform(rng: random.Random, pod: Obj, ctr: Obj) -> None:
     namespaces."""
     choice = rng.randrange(3)
     if choice == 0:
-        pod["os"] = pick(rng, [{"name": "windows"}, {"name": "linux"}, {"name": "Windows"}, {"name": ""}, {}])
+        pod["os"] = pick(
+            rng,
+            [
+                {"name": "windows"},
+                {"name": "linux"},
+                {"name": "windows"},
+                {"name": "linux"},
+                {"name": "Windows"},
+                {"name": ""},
+                {},
+            ],
+        )
         for _ in range(rng.choice([0, 1, 1, 2])):
             if rng.random() < 0.5:
                 field, value = pick(rng, OS_POD_CONTEXT)
@@ -906,7 +917,7 @@ def platform(rng: random.Random, pod: Obj, ctr: Obj) -> None:
         put(pod, os=maybe(rng, [{"name": "windows"}, {"name": "windows"}, {"name": "linux"}, None]))
     else:
         put(pod, hostUsers=maybe(rng, [False, False, True]))
-        if rng.random() < 0.4:
+        if rng.random() < 0.3:
             pod[pick(rng, ["hostNetwork", "hostPID", "hostIPC"])] = pick(rng, [True, True, False])
         if rng.random() < 0.4:
             target = ctr if rng.random() < 0.7 else _hosted(rng, pod)
@@ -932,7 +943,10 @@ APPARMOR_FIELDS: list[Obj] = [
 def aannot(rng: random.Random, pod: Obj, ctr: Obj, template: Obj) -> None:
     """AppArmor annotations of the pod template: the container each names, their values, and whether
     they agree with the appArmorProfile fields."""
-    name = pick(rng, [ctr["name"], ctr["name"], "missing", "init", "wait-for-workers", "ssh-keygen", "Train"])
+    name = pick(
+        rng,
+        [ctr["name"], ctr["name"], ctr["name"], "missing", "init", "wait-for-workers", "ssh-keygen", "Train"],
+    )
     value = pick(
         rng,
         [

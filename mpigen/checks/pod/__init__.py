@@ -61,7 +61,7 @@ K8S = "1.37"
 CHECKS: tuple[Check, ...] = (
     Check("metadata", K8S, metadata.template_labels),
     Check("metadata", K8S, metadata.template_annotations),
-    Check("apparmor", K8S, apparmor.annotations),
+    Check("apparmor", K8S, apparmor.annotated_profiles),
     Check("names", K8S, names.volume_names),
     Check("volumes", K8S, volumes.volume_sources),
     Check("names", K8S, names.container_names),

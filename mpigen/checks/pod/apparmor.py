@@ -18,7 +18,7 @@ _NAMED = {"runtime/default": "RuntimeDefault", "unconfined": "Unconfined"}
 FIELDS_READ_FROM = (1, 30)
 
 
-def annotations(pod: Pod) -> Iterator[Violation]:
+def annotated_profiles(pod: Pod) -> Iterator[Violation]:
     """ValidateAppArmorPodAnnotations: the container each names, and its value's syntax."""
     found = mapping(pod.meta.get("annotations"))
     if not any(str(key).startswith(PREFIX) for key in found):
