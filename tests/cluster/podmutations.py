@@ -793,7 +793,7 @@ def podres(rng: random.Random, pod: Obj, ctr: Obj) -> None:
 
 
 def windows(rng: random.Random, pod: Obj, ctr: Obj) -> None:
-    """A security context's windowsOptions (not hostProcess, whose pod-wide rules are not checked)."""
+    """A security context's windowsOptions (hostProcess and what it asks of the pod: `platform`)."""
     options: Obj = {}
     put(
         options,
@@ -821,6 +821,172 @@ def windows(rng: random.Random, pod: Obj, ctr: Obj) -> None:
     owner.setdefault("securityContext", {})["windowsOptions"] = options
 
 
+OS_POD_CONTEXT: list[tuple[str, Any]] = [
+    ("runAsNonRoot", True),
+    ("runAsUser", 1000),
+    ("runAsGroup", 0),
+    ("fsGroup", 2000),
+    ("fsGroupChangePolicy", "Always"),
+    ("seccompProfile", {"type": "RuntimeDefault"}),
+    ("seLinuxOptions", {"level": "s0:c1,c2"}),
+    ("appArmorProfile", {"type": "RuntimeDefault"}),
+    ("sysctls", [{"name": "kernel.shm_rmid_forced", "value": "1"}]),
+    ("sysctls", []),
+    ("supplementalGroups", [1]),
+    ("supplementalGroups", []),
+    ("supplementalGroupsPolicy", "Merge"),
+    ("seLinuxChangePolicy", "Recursive"),
+    ("windowsOptions", {"runAsUserName": "ContainerUser"}),
+]
+OS_CONTAINER_CONTEXT: list[tuple[str, Any]] = [
+    ("runAsNonRoot", True),
+    ("privileged", False),
+    ("allowPrivilegeEscalation", False),
+    ("readOnlyRootFilesystem", True),
+    ("capabilities", {"drop": ["ALL"]}),
+    ("procMount", "Default"),
+    ("runAsUser", 1000),
+    ("runAsGroup", 1000),
+    ("seccompProfile", {"type": "RuntimeDefault"}),
+    ("seLinuxOptions", {"level": "s0:c1,c2"}),
+    ("appArmorProfile", {"type": "Unconfined"}),
+    ("windowsOptions", {"runAsUserName": "ContainerUser"}),
+]
+
+
+def _hosted(rng: random.Random, pod: Obj) -> Obj:
+    """A second container of the pod: a regular one, a sidecar or an init container."""
+    where = pick(rng, ["containers", "initContainers", "sidecar"])
+    extra: Obj = {"name": f"extra{len(pod.get('initContainers', []))}", "image": "busybox:1.36"}
+    if where == "sidecar":
+        extra["restartPolicy"] = "Always"
+    pod.setdefault("containers" if where == "containers" else "initContainers", []).append(extra)
+    return extra
+
+
+def platform(rng: random.Random, pod: Obj, ctr: Obj) -> None:
+    """spec.os and what each OS forbids; Windows host-process pods; hostUsers, procMount and the host
+    namespaces."""
+    choice = rng.randrange(3)
+    if choice == 0:
+        pod["os"] = pick(
+            rng,
+            [
+                {"name": "windows"},
+                {"name": "linux"},
+                {"name": "windows"},
+                {"name": "linux"},
+                {"name": "Windows"},
+                {"name": ""},
+                {},
+            ],
+        )
+        for _ in range(rng.choice([0, 1, 1, 2])):
+            if rng.random() < 0.5:
+                field, value = pick(rng, OS_POD_CONTEXT)
+                pod.setdefault("securityContext", {})[field] = copy.deepcopy(value)
+            elif rng.random() < 0.7:
+                field, value = pick(rng, OS_CONTAINER_CONTEXT)
+                target = ctr if rng.random() < 0.8 else _hosted(rng, pod)
+                target.setdefault("securityContext", {})[field] = copy.deepcopy(value)
+            else:
+                field, value = pick(
+                    rng,
+                    [
+                        ("hostPID", False),
+                        ("hostPID", True),
+                        ("hostIPC", True),
+                        ("shareProcessNamespace", False),
+                        ("hostUsers", True),
+                        ("hostUsers", False),
+                        ("hostNetwork", True),
+                    ],
+                )
+                pod[field] = value
+    elif choice == 1:
+        of_pod = maybe(rng, [True, False, None])
+        if of_pod is not None:
+            pod.setdefault("securityContext", {})["windowsOptions"] = {"hostProcess": of_pod}
+        own = maybe(rng, [True, True, False, None])
+        if own is not None:
+            ctr.setdefault("securityContext", {})["windowsOptions"] = {"hostProcess": own}
+        if rng.random() < 0.3:
+            extra = _hosted(rng, pod)
+            put(extra, securityContext=maybe(rng, [{"windowsOptions": {"hostProcess": True}}, {}, None]))
+        put(pod, hostNetwork=maybe(rng, [True, True, False]))
+        put(pod, os=maybe(rng, [{"name": "windows"}, {"name": "windows"}, {"name": "linux"}, None]))
+    else:
+        put(pod, hostUsers=maybe(rng, [False, False, True]))
+        if rng.random() < 0.3:
+            pod[pick(rng, ["hostNetwork", "hostPID", "hostIPC"])] = pick(rng, [True, True, False])
+        if rng.random() < 0.4:
+            target = ctr if rng.random() < 0.7 else _hosted(rng, pod)
+            target.setdefault("securityContext", {})["procMount"] = pick(
+                rng, ["Unmasked", "Default", "Bogus", ""]
+            )
+        if rng.random() < 0.15:
+            pod.setdefault("volumes", []).append(
+                {"name": "blk", "persistentVolumeClaim": {"claimName": "blk"}}
+            )
+            ctr["volumeDevices"] = [{"name": "blk", "devicePath": "/dev/xvdb"}]
+
+
+APPARMOR_PREFIX = "container.apparmor.security.beta.kubernetes.io/"
+APPARMOR_FIELDS: list[Obj] = [
+    {"type": "RuntimeDefault"},
+    {"type": "Unconfined"},
+    {"type": "Localhost", "localhostProfile": "k8s-apparmor-example"},
+    {"type": "Localhost", "localhostProfile": "other"},
+]
+
+
+def aannot(rng: random.Random, pod: Obj, ctr: Obj, template: Obj) -> None:
+    """AppArmor annotations of the pod template: the container each names, their values, and whether
+    they agree with the appArmorProfile fields."""
+    name = pick(
+        rng,
+        [ctr["name"], ctr["name"], ctr["name"], "missing", "init", "wait-for-workers", "ssh-keygen", "Train"],
+    )
+    value = pick(
+        rng,
+        [
+            "runtime/default",
+            "unconfined",
+            "localhost/k8s-apparmor-example",
+            "",
+            "localhost/other",
+            "bogus",
+            "localhost/",
+            "Unconfined",
+            "docker-default",
+        ],
+    )
+    template.setdefault("metadata", {}).setdefault("annotations", {})[APPARMOR_PREFIX + name] = value
+    if rng.random() < 0.3:
+        pod.setdefault("initContainers", []).append({"name": "init", "image": "busybox:1.36"})
+    if rng.random() < 0.6:
+        owner = pod if rng.random() < 0.4 else ctr
+        owner.setdefault("securityContext", {})["appArmorProfile"] = copy.deepcopy(pick(rng, APPARMOR_FIELDS))
+    if rng.random() < 0.1:
+        pod["os"] = {"name": "windows"}
+
+
+def podlimits(rng: random.Random, pod: Obj, ctr: Obj) -> None:
+    """Pod-level limits against the containers' limits: each regular container's, and the aggregate
+    hugepages (sidecars and init containers count)."""
+    limits = pod.setdefault("resources", {}).setdefault("limits", {})
+    limits.setdefault("memory", pick(rng, ["4Gi", "2Gi", "1Gi", "8Gi"]))
+    put(limits, cpu=maybe(rng, ["4", "2", "1", "500m"]))
+    put(limits, **{"hugepages-2Mi": maybe(rng, [None, "4Mi", "8Mi", "2Mi"])})
+    target = ctr if rng.random() < 0.6 else _hosted(rng, pod)
+    own = target.setdefault("resources", {}).setdefault("limits", {})
+    own.setdefault("memory", pick(rng, ["1Gi", "2Gi", "512Mi", "4Gi", "3Gi"]))
+    put(own, cpu=maybe(rng, ["1", "2", "3", "500m"]))
+    put(own, **{"hugepages-2Mi": maybe(rng, [None, "2Mi", "4Mi", "6Mi"])})
+    if rng.random() < 0.2:
+        pod["resources"]["requests"] = {"memory": pick(rng, ["1Gi", "4Gi"])}
+
+
 FAMILIES: dict[str, Mutation] = {
     "names": names,
     "ports": ports,
@@ -843,8 +1009,15 @@ FAMILIES: dict[str, Mutation] = {
     "claims": claims,
     "podres": podres,
     "windows": windows,
+    "platform": platform,
+    "podlimits": podlimits,
 }
-ALL_FAMILIES = (*FAMILIES, "metadata")
+# Families that change the template's metadata too: (rng, pod spec, first container, template).
+TEMPLATE_FAMILIES: dict[str, Callable[[random.Random, Obj, Obj, Obj], None]] = {
+    "metadata": metadata,
+    "aannot": aannot,
+}
+ALL_FAMILIES = (*FAMILIES, *TEMPLATE_FAMILIES)
 
 
 class Case(NamedTuple):
@@ -881,8 +1054,8 @@ def case(seed: int, number: int) -> Case:
     template = job["spec"]["mpiReplicaSpecs"][role]["template"]
     pod = template["spec"]
     for _ in range(rng.choice([1, 1, 2, 3])):
-        if family == "metadata":
-            metadata(rng, pod, pod["containers"][0], template)
+        if family in TEMPLATE_FAMILIES:
+            TEMPLATE_FAMILIES[family](rng, pod, pod["containers"][0], template)
         else:
             FAMILIES[family](rng, pod, pod["containers"][0])
     return Case(number, family, role, copy.deepcopy(job))

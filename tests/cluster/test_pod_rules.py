@@ -7,7 +7,7 @@ job?) must equal the server's (does it refuse any of the job's objects?) on ever
 where mpigen is deliberately stricter (docs/departures.md). A job whose input mpigen refuses before any
 object is built has its mutated template sent as a PodTemplate instead.
 
-MPIGEN_POD_RULES_CASES (default 4400: 200 per family) and MPIGEN_POD_RULES_SEED (default 1) choose the
+MPIGEN_POD_RULES_CASES (default 5000: 200 per family) and MPIGEN_POD_RULES_SEED (default 1) choose the
 cases; the agreement per family is printed (with `-s`), and written as JSON to MPIGEN_POD_RULES_REPORT
 when set.
 Its "same field" column: of the cases the server refused naming fields (HTTP 422), those where mpigen's
@@ -155,7 +155,7 @@ def _key(obj: Obj) -> str:
 def test_pod_rules_agree_with_the_api_server(cluster: Cluster, namespace: str) -> None:
     cases = [
         podmutations.case(int(os.environ.get("MPIGEN_POD_RULES_SEED", "1")), n)
-        for n in range(int(os.environ.get("MPIGEN_POD_RULES_CASES", "4400")))
+        for n in range(int(os.environ.get("MPIGEN_POD_RULES_CASES", "5000")))
     ]
     server = ApiServer(cluster.admin_kubeconfig, namespace)
     started = time.perf_counter()

@@ -15,10 +15,12 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from mpigen.checks.pod import (
+    apparmor,
     containers,
     env,
     metadata,
     names,
+    platform,
     ports,
     probes,
     resources,
@@ -59,6 +61,7 @@ K8S = "1.37"
 CHECKS: tuple[Check, ...] = (
     Check("metadata", K8S, metadata.template_labels),
     Check("metadata", K8S, metadata.template_annotations),
+    Check("apparmor", K8S, apparmor.annotated_profiles),
     Check("names", K8S, names.volume_names),
     Check("volumes", K8S, volumes.volume_sources),
     Check("names", K8S, names.container_names),
@@ -86,9 +89,13 @@ CHECKS: tuple[Check, ...] = (
     Check("dns", K8S, spec.dns_config),
     Check("spec", K8S, spec.gates),
     Check("scheduling", K8S, scheduling.topology_spread),
+    Check("platform", K8S, platform.host_process),
+    Check("platform", K8S, platform.host_users),
     Check("spec", K8S, spec.names),
     Check("scheduling", K8S, scheduling.tolerations),
     Check("dns", K8S, spec.host_aliases),
+    Check("platform", K8S, platform.os_rules),
+    Check("apparmor", K8S, apparmor.fields_match),
 )
 
 # Where each kind keeps its pod templates ("*": every item of a list), by API group and kind.

@@ -30,12 +30,19 @@ class Violation:
         return f"Violation({self.path!r}, {self.body!r})"
 
 
+class Key(str):
+    """A map key in a path where the server writes one outside the maps of `_MAPS` (field.Path.Key):
+    `template.annotations[container.apparmor.security.beta.kubernetes.io/main]`."""
+
+    __slots__ = ()
+
+
 def server_path(path: Path) -> str:
     """`spec.containers[0].resources.limits[nvidia.com/gpu]` (field.Path: an index or a map key in brackets)."""
     out = ""
     keyed = False
     for part in path:
-        if isinstance(part, int) or keyed:
+        if isinstance(part, int | Key) or keyed:
             out += f"[{part}]"
         else:
             out += f".{part}" if out else part

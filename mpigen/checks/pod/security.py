@@ -1,7 +1,7 @@
 """Security contexts of the pod and of each container (Kubernetes 1.37 pkg/apis/core/validation:
 validatePodSpecSecurityContext, ValidateSecurityContext, validateSeccompProfileField,
 validateFSGroupChangePolicy, validateSysctls, ValidateHostSysctl, ValidateAppArmorProfileField,
-validateWindowsSecurityContextOptions;
+validateWindowsSecurityContextOptions, ValidateProcMountType;
 apimachinery IsValidUserID, IsValidGroupID; component-helpers node/util/sysctl GetNamespace)."""
 
 from __future__ import annotations
@@ -215,6 +215,7 @@ def container_contexts(pod: Pod) -> Iterator[Violation]:
         yield from _seccomp(context, at)
         yield from _app_armor(context, at)
         yield from _windows(context, at)
+        yield from _proc_mount(pod, context, at)
         if context.get("allowPrivilegeEscalation") is False:
             if context.get("privileged") is True:
                 yield invalid(
@@ -226,3 +227,18 @@ def container_contexts(pod: Pod) -> Iterator[Violation]:
                     context,
                     "cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN",
                 )
+
+
+PROC_MOUNTS = ("Default", "Unmasked")
+
+
+def _proc_mount(pod: Pod, context: dict[str, Any], at: Path) -> Iterator[Violation]:
+    """From 1.33 (feature ProcMountType, on by default from 1.33; before, the server reads any value
+    as Default): a known type, and Unmasked only in the pod's own user namespace."""
+    mount = context.get("procMount")
+    if pod.version < (1, 33) or not isinstance(mount, str):
+        return
+    if mount not in PROC_MOUNTS:
+        yield not_supported((*at, "procMount"), mount, PROC_MOUNTS)
+    elif mount == "Unmasked" and pod.spec.get("hostUsers") is not False:
+        yield invalid((*at, "procMount"), mount, "`hostUsers` must be false to use `Unmasked`")
