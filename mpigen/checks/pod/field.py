@@ -9,6 +9,13 @@ from collections.abc import Iterable
 Path = tuple[str | int, ...]
 
 
+class Key(str):
+    """A map key in a path that no field name announces (field.Path.Key: `resources[storage]`,
+    `options[kubernetes.io/x]`); server_path writes it in brackets."""
+
+    __slots__ = ()
+
+
 class Violation:
     """One refusal: where (a path inside the object, as the server walks it), and the server's words
     (`Invalid value: "a_b": ...`, `Required value`, `Unsupported value: ...`). A plain slotted class:
@@ -35,7 +42,7 @@ def server_path(path: Path) -> str:
     out = ""
     keyed = False
     for part in path:
-        if isinstance(part, int) or keyed:
+        if isinstance(part, int | Key) or keyed:
             out += f"[{part}]"
         else:
             out += f".{part}" if out else part
