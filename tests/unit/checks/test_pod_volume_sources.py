@@ -366,6 +366,7 @@ def test_user_fields_are_dropped_unread_at_1_37() -> None:
         == []
     )
     assert projection({"serviceAccountToken": {"path": "t", "user": -5}}) == []
+    assert texts(job([{"name": "v", "emptyDir": {"mode": 0o7777}}])) == []  # EmptyDirVolumeMode: alpha, off
 
 
 def downward(ref: dict[str, Any]) -> list[str]:
