@@ -322,10 +322,12 @@ def _aggregate_request(pod: Pod, name: str) -> formats.Exact:
 
 
 def _against_containers(pod: Pod, resources: dict[str, Any], at: Path) -> Iterator[Violation]:
-    """Each pod-level request (a limit where no request is set) at least the containers' aggregate."""
-    requests, limits = mapping(resources.get("requests")), mapping(resources.get("limits"))
-    for name in sorted({*requests, *limits}):
-        raw = requests.get(name, limits.get(name))
+    """Each pod-level request at least the containers' aggregate. A template's pod-level request is not
+    defaulted from its limit (SetDefaults_Pod defaults Pods only), so a resource with a limit alone is
+    skipped, as the server skips it."""
+    requests = mapping(resources.get("requests"))
+    for name in sorted(requests):
+        raw = requests[name]
         value = formats.parse_quantity(raw)
         if value is None:
             continue
