@@ -987,6 +987,307 @@ def podlimits(rng: random.Random, pod: Obj, ctr: Obj) -> None:
         pod["resources"]["requests"] = {"memory": pick(rng, ["1Gi", "4Gi"])}
 
 
+def _driver(rng: random.Random) -> Obj:
+    """One in-tree driver's source (or an image volume), each field valid, missing or odd."""
+    kind = rng.randrange(20)
+    if kind == 0:
+        return {
+            "gitRepo": _fields(
+                rng,
+                repository=["https://example.com/r.git", ""],
+                directory=[".", "sub", "/abs", "a/../b", ".."],
+            )
+        }
+    if kind == 1:
+        iscsi = _fields(
+            rng,
+            targetPortal=["10.0.0.1:3260", "", "p" * 60],
+            iqn=["iqn.2001-04.com.example:storage", "eui.02004567A425678D", "naa.1234", "bogus", "iqn.x", ""],
+            lun=[0, 255, 256, -1],
+            initiatorName=[None, "iqn.2001-04.com.example:node", "x", "naa.0123456789abcdef0123456789abcdef"],
+            chapAuthSession=[None, True, False],
+            secretRef=[None, {"name": "chap"}],
+        )
+        return {"iscsi": iscsi}
+    if kind == 2:
+        return {"rbd": _fields(rng, monitors=[["10.0.0.1:6789"], []], image=["img", ""])}
+    if kind == 3:
+        return {"glusterfs": _fields(rng, endpoints=["gluster", ""], path=["vol", ""])}
+    if kind == 4:
+        return {"cephfs": _fields(rng, monitors=[["10.0.0.1:6789"], []], path=[None, "/"])}
+    if kind == 5:
+        return {"cinder": _fields(rng, volumeID=["vol-1", ""], secretRef=[None, {"name": "s"}, {"name": ""}])}
+    if kind == 6:
+        return {
+            "fc": _fields(
+                rng,
+                targetWWNs=[["500a0982991b8dc5"], []],
+                wwids=[None, ["3600508b400105e210000900000490000"]],
+                lun=[0, 2, 256, -1, None],
+            )
+        }
+    if kind == 7:
+        options = pick(
+            rng, [None, {"size": "1"}, {"kubernetes.io/x": "1"}, {"a.k8s.io": "1"}, {"example.com/x": "1"}]
+        )
+        return {"flexVolume": _fields(rng, driver=["example.com/lvm", ""], options=[options])}
+    if kind == 8:
+        return {"azureFile": _fields(rng, secretName=["azure", ""], shareName=["share", ""])}
+    if kind == 9:
+        disk = _fields(
+            rng,
+            diskName=["d1", ""],
+            diskURI=[
+                "https://acct.blob.core.windows.net/vhds/d1.vhd",
+                "/subscriptions/s/resourcegroups/g/providers/microsoft.compute/disks/d1",
+                "",
+            ],
+            kind=[None, "Shared", "Managed", "Dedicated", "Bogus"],
+            cachingMode=[None, "ReadOnly", "None", "Sometimes"],
+        )
+        return {"azureDisk": disk}
+    if kind == 10:
+        return {"vsphereVolume": _fields(rng, volumePath=["[ds] vols/v.vmdk", ""])}
+    if kind == 11:
+        return {
+            "quobyte": _fields(
+                rng,
+                registry=["reg:7861", "reg:7861,reg2:7861", "reg", "a:b:c", "[::1]:7861", ""],
+                volume=["v", ""],
+                tenant=[None, "t", "t" * 65],
+            )
+        }
+    if kind == 12:
+        return {
+            "scaleIO": _fields(
+                rng,
+                gateway=["https://gw", ""],
+                system=["sys", ""],
+                volumeName=["v", ""],
+                secretRef=[{"name": "s"}],
+            )
+        }
+    if kind == 13:
+        return {
+            "storageos": _fields(
+                rng,
+                volumeName=["vol", "Vol_1", ""],
+                volumeNamespace=[None, "ns", "NS"],
+                secretRef=[None, {"name": ""}],
+            )
+        }
+    if kind == 14:
+        return {"portworxVolume": _fields(rng, volumeID=["pwx1", ""])}
+    if kind == 15:
+        return {"photonPersistentDisk": _fields(rng, pdID=["pd1", ""])}
+    if kind == 16:
+        return {"gcePersistentDisk": _fields(rng, pdName=["pd", ""], partition=[None, 0, 1, 255, 256, -1])}
+    if kind == 17:
+        return {"awsElasticBlockStore": _fields(rng, volumeID=["vol-1", ""], partition=[None, 0, 3, 256, -1])}
+    if kind == 18:
+        return {"flocker": _fields(rng, datasetName=["ds", "a/b", None], datasetUUID=[None, "u-1"])}
+    return {
+        "image": _fields(
+            rng,
+            reference=["example.com/data:1.0", "", "example.com/data:latest"],
+            pullPolicy=[None, "IfNotPresent", "Always", "Sometimes"],
+        )
+    }
+
+
+def _fields(rng: random.Random, **pools: list[Any]) -> Obj:
+    """Each field its pool's first value, or one in three times a draw from the pool; None leaves it out."""
+    out: Obj = {}
+    put(out, **{name: pick(rng, pool) if rng.random() < 0.3 else pool[0] for name, pool in pools.items()})
+    return out
+
+
+def drivers(rng: random.Random, pod: Obj, ctr: Obj) -> None:
+    """The in-tree drivers' and the image volume's own fields; now and then a second source."""
+    name = f"d{len(pod.get('volumes', []))}"
+    source = _driver(rng)
+    if rng.random() < 0.1:
+        source = {**_driver(rng), **source}
+    pod.setdefault("volumes", []).append({"name": pick(rng, [name, name, "a" * 60]), **source})
+    if rng.random() < 0.5:
+        ctr.setdefault("volumeMounts", []).append({"name": name, "mountPath": f"/mnt/{name}"})
+
+
+def _divisor_ref(rng: random.Random) -> Obj:
+    resource: Obj = {"containerName": "train"}
+    put(
+        resource,
+        resource=pick(
+            rng,
+            [
+                "limits.cpu",
+                "requests.memory",
+                "limits.ephemeral-storage",
+                "requests.hugepages-2Mi",
+                "limits.gpu",
+            ],
+        ),
+        divisor=maybe(
+            rng,
+            ["1", "1m", "1Mi", "1Gi", "1k", "1000", "1024", "1e3", "1000m", "0", "2", "0.5", "-1", "x", 1],
+        ),
+    )
+    return resource
+
+
+def projections(rng: random.Random, pod: Obj, ctr: Obj) -> None:
+    """Projected clusterTrustBundle and podCertificate sources, 1.37's user fields (dropped unread),
+    and downward API divisors and field apiVersions, in volumes and env."""
+    choice = rng.randrange(4)
+    if choice == 3:
+        var: Obj = {"name": "V"}
+        if rng.random() < 0.5:
+            var["valueFrom"] = {"resourceFieldRef": _divisor_ref(rng)}
+        else:
+            var["valueFrom"] = {
+                "fieldRef": _fields(rng, fieldPath=["metadata.name"], apiVersion=[None, "v1", "v2", ""])
+            }
+        ctr.setdefault("env", []).append(var)
+        return
+    files = []
+    for _ in range(rng.choice([1, 1, 2])):
+        ref = (
+            {"resourceFieldRef": _divisor_ref(rng)}
+            if rng.random() < 0.6
+            else {
+                "fieldRef": _fields(
+                    rng,
+                    fieldPath=["metadata.labels", "metadata.name"],
+                    apiVersion=[None, "v1", "v2", "apps/v1"],
+                )
+            }
+        )
+        put(ref, user=maybe(rng, [None, None, 1000, -1, 2**31]))
+        files.append({"path": pick(rng, ["a", "b", "c"]), **ref})
+    sources: list[Obj] = [{"downwardAPI": {"items": files}}]
+    for _ in range(rng.choice([0, 1, 1, 2])):
+        if rng.random() < 0.5:
+            bundle = _fields(
+                rng,
+                signerName=[
+                    None,
+                    "example.com/signer",
+                    "",
+                    "example/signer",
+                    "example.com/a/b",
+                    "Example.com/x",
+                ],
+                name=[None, "bundle", "example.com:signer:bundle", "", "Bad_Name"],
+                labelSelector=[None, {"matchLabels": {"a": "b"}}, {"matchLabels": {"a b": "c"}}],
+                path=["ca.pem", "", "/abs", "a", "..x"],
+                optional=[None, True],
+            )
+            sources.append({"clusterTrustBundle": bundle})
+        else:
+            cert = _fields(
+                rng,
+                signerName=["example.com/signer", "", "kubernetes.io/kube-apiserver-client-pod", "signer"],
+                keyType=["ECDSAP256", "RSA4096", "ED25519", "DSA", ""],
+                maxExpirationSeconds=[None, 3600, 86400, 86401, 100, 7862400, 7862401],
+                credentialBundlePath=[None, "cred.pem", "/abs", "a"],
+                keyPath=[None, "key.pem", "..k"],
+                certificateChainPath=[None, "chain.pem"],
+                userAnnotations=[None, {"example.com/a": "b"}, {"nodomain": "x"}, {"A b/c": "x"}],
+            )
+            sources.append({"podCertificate": cert})
+    volume: Obj = {"sources": sources}
+    put(volume, defaultUser=maybe(rng, [None, None, 1000, -5]))
+    if rng.random() < 0.3:
+        pod.setdefault("volumes", []).append(
+            {
+                "name": f"p{len(pod.get('volumes', []))}",
+                "configMap": _fields(rng, name=["c"], defaultUser=[None, 7, -1]),
+            }
+        )
+    pod.setdefault("volumes", []).append({"name": f"p{len(pod.get('volumes', []))}", "projected": volume})
+    if choice == 2:
+        pod["volumes"][-1] = {"name": pod["volumes"][-1]["name"], "downwardAPI": {"items": files}}
+
+
+def claimtmpl(rng: random.Random, pod: Obj, ctr: Obj) -> None:
+    """An ephemeral volume's claim template: its metadata and its PersistentVolumeClaim spec."""
+    spec = _fields(
+        rng,
+        accessModes=[
+            ["ReadWriteOnce"],
+            ["ReadWriteOncePod"],
+            ["ReadWriteOncePod", "ReadOnlyMany"],
+            ["Everywhere"],
+            [],
+            None,
+            ["ReadWriteMany", "ReadOnlyMany"],
+        ],
+        resources=[
+            {"requests": {"storage": "1Gi"}},
+            {"requests": {"storage": "0"}},
+            {"requests": {"storage": "-1Gi"}},
+            {"requests": {"cpu": "1"}},
+            {"limits": {"storage": "1Gi"}},
+            {},
+            {"requests": {"storage": "1.5"}},
+        ],
+        storageClassName=[None, "fast", "Fast_SSD", ""],
+        volumeMode=[None, "Filesystem", "Block", "Raw"],
+        selector=[
+            None,
+            {"matchLabels": {"tier": "x"}},
+            {"matchExpressions": [{"key": "a", "operator": "In"}]},
+        ],
+        volumeAttributesClassName=[None, "gold", "Gold!"],
+    )
+    source = pick(
+        rng,
+        [
+            None,
+            None,
+            {"kind": "VolumeSnapshot", "apiGroup": "snapshot.storage.k8s.io", "name": "snap"},
+            {"kind": "PersistentVolumeClaim", "name": "src"},
+            {"kind": "VolumeSnapshot", "name": "snap"},
+            {"kind": "", "name": ""},
+            {"kind": "X", "apiGroup": "Bad_Group", "name": "n"},
+        ],
+    )
+    ref = pick(
+        rng,
+        [
+            None,
+            None,
+            "same",
+            {"kind": "PersistentVolumeClaim", "name": "other"},
+            {"kind": "PersistentVolumeClaim", "name": "src", "namespace": "ns"},
+            {"kind": "PersistentVolumeClaim", "name": "src", "namespace": "Bad_NS"},
+        ],
+    )
+    if source is not None:
+        spec["dataSource"] = source
+    if ref == "same" and source is not None:
+        spec["dataSourceRef"] = dict(source)
+    elif isinstance(ref, dict):
+        spec["dataSourceRef"] = ref
+    meta = _fields(
+        rng,
+        labels=[None, {"app": "x"}, {"a b": "x"}, {"app": "-x"}],
+        annotations=[None, {"example.com/a": "b"}, {"a b": "c"}],
+        name=[None, None, "claim", ""],
+        namespace=[None, None, "ns"],
+        finalizers=[None, None, ["example.com/f"], []],
+        generation=[None, 0, 3],
+        deletionGracePeriodSeconds=[None, None, 0],
+    )
+    template: Obj = {"spec": spec}
+    if meta or rng.random() < 0.3:
+        template["metadata"] = meta
+    name = f"e{len(pod.get('volumes', []))}"
+    pod.setdefault("volumes", []).append({"name": name, "ephemeral": {"volumeClaimTemplate": template}})
+    if rng.random() < 0.5:
+        ctr.setdefault("volumeMounts", []).append({"name": name, "mountPath": f"/mnt/{name}"})
+
+
 FAMILIES: dict[str, Mutation] = {
     "names": names,
     "ports": ports,
@@ -1011,6 +1312,9 @@ FAMILIES: dict[str, Mutation] = {
     "windows": windows,
     "platform": platform,
     "podlimits": podlimits,
+    "drivers": drivers,
+    "projections": projections,
+    "claimtmpl": claimtmpl,
 }
 # Families that change the template's metadata too: (rng, pod spec, first container, template).
 TEMPLATE_FAMILIES: dict[str, Callable[[random.Random, Obj, Obj, Obj], None]] = {

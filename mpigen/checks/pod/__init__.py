@@ -154,7 +154,8 @@ def check_template(
     those of the workload that runs it (mpigen.checks.pod.workloads)."""
     spec_ = template.get("spec")
     meta = template.get("metadata")
-    pod = Pod(spec_ if isinstance(spec_, dict) else {}, meta if isinstance(meta, dict) else {}, at, version)
+    read = volumes.as_read(spec_, version) if isinstance(spec_, dict) else {}
+    pod = Pod(read, meta if isinstance(meta, dict) else {}, at, version)
     found = [violation for check in CHECKS for violation in check.run(pod)]
     return found + list(workload(pod)) if workload is not None else found
 

@@ -70,26 +70,74 @@ def _value_from(var: dict[str, Any], where: Path) -> Iterator[Violation]:
     if "fieldRef" in present:
         yield from field_ref(source["fieldRef"], (*where, "fieldRef"))
     if "resourceFieldRef" in present:
-        ref = source["resourceFieldRef"]
-        resource = text(ref.get("resource"))
-        if not resource:
-            yield required((*where, "resourceFieldRef", "resource"))
-        elif resource not in RESOURCE_FIELDS and not resource.startswith(
-            ("requests.hugepages-", "limits.hugepages-")
-        ):
-            yield not_supported((*where, "resourceFieldRef", "resource"), resource, RESOURCE_FIELDS)
+        yield from resource_field_ref(source["resourceFieldRef"], (*where, "resourceFieldRef"))
     for name in ("configMapKeyRef", "secretKeyRef"):
         if name in present:
             yield from _key_ref(source[name], (*where, name))
 
 
+def resource_field_ref(ref: dict[str, Any], where: Path, volume: bool = False) -> Iterator[Violation]:
+    """validateContainerResourceFieldSelector, of an env var or (`volume`) a downward API volume file,
+    whose containerName is required."""
+    resource = text(ref.get("resource"))
+    if volume and not text(ref.get("containerName")):
+        yield required((*where, "containerName"))
+    elif not resource:
+        yield required((*where, "resource"))
+    elif resource not in RESOURCE_FIELDS and not resource.startswith(_HUGEPAGES):
+        yield not_supported((*where, "resource"), resource, RESOURCE_FIELDS)
+    yield from _divisor(resource, ref.get("divisor"), where)
+
+
+# validateContainerResourceDivisor: the divisors each resource allows, as Quantity.String() writes them.
+_BYTES = frozenset(("1", "1k", "1M", "1G", "1T", "1P", "1E", "1Ki", "1Mi", "1Gi", "1Ti", "1Pi", "1Ei"))
+_DIVISORS = {
+    "cpu": (frozenset(("1m", "1")), "only divisor's values 1m and 1 are supported with the cpu resource"),
+    "memory": (
+        _BYTES,
+        "only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the memory resource",
+    ),
+    "ephemeral-storage": (
+        _BYTES,
+        "only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the local ephemeral storage resource",
+    ),
+    "hugepages-": (
+        _BYTES,
+        "only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the hugepages resource",
+    ),
+}
+_HUGEPAGES = ("requests.hugepages-", "limits.hugepages-")
+
+
+def _divisor(resource: str, divisor: object, where: Path) -> Iterator[Violation]:
+    if divisor is None:
+        return
+    shown = formats.canonical_quantity(divisor)
+    if shown is None:  # refused as the object is decoded
+        yield invalid((*where, "divisor"), formats.quantity_text(divisor), formats.QUANTITY_MSG)
+        return
+    if shown == "0":  # the zero Quantity: as if unset
+        return
+    kind = resource.partition(".")[2]
+    rule = _DIVISORS.get("hugepages-" if resource.startswith(_HUGEPAGES) else kind)
+    if resource.partition(".")[0] in ("limits", "requests") and rule and shown not in rule[0]:
+        yield invalid((*where, "divisor"), resource, rule[1])
+
+
 def field_ref(
     ref: dict[str, Any], where: Path, expressions: tuple[str, ...] = FIELD_PATHS
 ) -> Iterator[Violation]:
-    """validateObjectFieldSelector, of an env var (FIELD_PATHS) or a downward API volume file."""
+    """validateObjectFieldSelector, of an env var (FIELD_PATHS) or a downward API volume file. An
+    empty apiVersion is defaulted to v1; ConvertDownwardAPIFieldLabel knows no other."""
     path = text(ref.get("fieldPath"))
     if not path:
         yield required((*where, "fieldPath"))
+        return
+    version = text(ref.get("apiVersion")) or "v1"
+    if version != "v1":
+        yield invalid(
+            (*where, "fieldPath"), path, f"error converting fieldPath: unsupported pod version: {version}"
+        )
         return
     base, bracket, rest = path.partition("[")
     if bracket:

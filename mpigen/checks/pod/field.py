@@ -9,6 +9,14 @@ from collections.abc import Iterable
 Path = tuple[str | int, ...]
 
 
+class Key(str):
+    """A map key in a path that no field name announces (field.Path.Key: `resources[storage]`,
+    `options[kubernetes.io/x]`, `template.annotations[container.apparmor.security.beta.kubernetes.io/main]`);
+    server_path writes it in brackets."""
+
+    __slots__ = ()
+
+
 class Violation:
     """One refusal: where (a path inside the object, as the server walks it), and the server's words
     (`Invalid value: "a_b": ...`, `Required value`, `Unsupported value: ...`). A plain slotted class:
@@ -28,13 +36,6 @@ class Violation:
 
     def __repr__(self) -> str:
         return f"Violation({self.path!r}, {self.body!r})"
-
-
-class Key(str):
-    """A map key in a path where the server writes one outside the maps of `_MAPS` (field.Path.Key):
-    `template.annotations[container.apparmor.security.beta.kubernetes.io/main]`."""
-
-    __slots__ = ()
 
 
 def server_path(path: Path) -> str:

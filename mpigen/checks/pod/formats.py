@@ -230,14 +230,14 @@ def parse_quantity(value: object) -> Exact | None:
     suffix = match["suffix"]
     number_text = text[: len(text) - len(suffix)]
     whole, _, fraction = number_text.lstrip("+-").partition(".")
-    numerator, denominator = int(whole + fraction or "0"), 10 ** len(fraction)
+    numerator, denominator = _whole_number(whole + fraction), 10 ** len(fraction)
     numerator = -numerator if number_text.startswith("-") else numerator
     if suffix in _BINARY:
         return Exact(numerator * 2 ** _BINARY[suffix], denominator)
     if suffix in _DECIMAL:
         exponent = _DECIMAL[suffix]
     elif len(suffix) > 1 and suffix[0] in "eE" and re.fullmatch(r"[-+]?[0-9]+", suffix[1:]):
-        exponent = int(suffix[1:])
+        exponent = _whole_number(suffix[1:].lstrip("+-")) * (-1 if suffix[1] == "-" else 1)
         if abs(exponent) >= 1000:
             return None  # beyond what the server's int64-scaled quantities hold
     else:
@@ -247,6 +247,50 @@ def parse_quantity(value: object) -> Exact | None:
     return Exact(numerator, denominator * 10**-exponent)
 
 
+def _whole_number(digits: str) -> int:
+    """The number ASCII `digits` write, however many: the server reads quantities of any length, and
+    Python's int() refuses more than 4,300 digits at a time (sys.get_int_max_str_digits). Long ones
+    are read in halves, which keeps a megabyte of digits to about a second."""
+    if len(digits) <= 4000:
+        return int(digits or "0")
+    low = len(digits) // 2
+    return _whole_number(digits[:-low]) * 10**low + _whole_number(digits[-low:])
+
+
 def quantity_text(value: object) -> str:
     """A quantity as the server prints it in a message (its canonical form, close enough: the input)."""
     return value.strip() if isinstance(value, str) else repr(value)
+
+
+def canonical_quantity(value: object) -> str | None:
+    """A quantity as `Quantity.String()` writes it (CanonicalizeBytes), None where the server refuses
+    the value: binary suffixes keep a power of 1024 (below 1024, or not whole, written as decimal SI),
+    decimal values keep an exponent that is a multiple of 3, written with an SI suffix or `e<n>`."""
+    exact = parse_quantity(value)
+    if exact is None:
+        return None
+    numerator, denominator = exact
+    if numerator == 0:
+        return "0"
+    text = value.strip() if isinstance(value, str) else repr(value)
+    suffix = _GO_QUANTITY.match(text)["suffix"]  # type: ignore[index]  # parse_quantity matched it
+    if suffix in _BINARY and abs(numerator) >= 1024 * denominator and numerator % denominator == 0:
+        whole, power = numerator // denominator, 0
+        while whole % 1024 == 0 and power < 6:
+            whole, power = whole // 1024, power + 1
+        return f"{whole}{('', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei')[power]}"
+    scale = 0  # numerator / denominator == mantissa * 10**scale; the denominator is a power of 10
+    while denominator % 10 == 0:
+        denominator //= 10
+        scale -= 1
+    mantissa = numerator
+    while mantissa % 10 == 0:
+        mantissa //= 10
+        scale += 1
+    exponent = scale - scale % 3
+    mantissa *= 10 ** (scale - exponent)
+    named = {v: k for k, v in _DECIMAL.items()}
+    exponential = suffix not in _BINARY and suffix not in _DECIMAL
+    if exponential or exponent not in named:
+        return f"{mantissa}e{exponent}" if exponent else str(mantissa)
+    return f"{mantissa}{named[exponent]}"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mpigen.checks.pod import formats
-from mpigen.checks.pod.field import Violation, invalid, too_long
+from mpigen.checks.pod.field import Path, Violation, invalid, too_long
 from mpigen.checks.pod.scheduling import labels
 from mpigen.checks.pod.view import Pod, mapping
 
@@ -20,10 +20,14 @@ def template_labels(pod: Pod) -> Iterator[Violation]:
 
 
 def template_annotations(pod: Pod) -> Iterator[Violation]:
-    annotations = mapping(pod.meta.get("annotations"))
-    at = (*pod.at, "annotations")
-    for key in annotations:
+    yield from annotation_map(pod.meta.get("annotations"), (*pod.at, "annotations"))
+
+
+def annotation_map(values: object, at: Path) -> Iterator[Violation]:
+    """ValidateAnnotations; errors name the map."""
+    found = mapping(values)
+    for key in found:
         yield from (invalid(at, key, msg) for msg in formats.qualified_name(str(key).lower()))
-    size = sum(len(str(k).encode()) + len(str(v).encode()) for k, v in annotations.items())
+    size = sum(len(str(k).encode()) + len(str(v).encode()) for k, v in found.items())
     if size > ANNOTATIONS_MAX_BYTES:
         yield too_long(at, ANNOTATIONS_MAX_BYTES)

@@ -1,19 +1,20 @@
 """Volume sources and volume mounts (Kubernetes 1.37 pkg/apis/core/validation: ValidateVolumes,
 validateVolumeSource and the common sources' own checks: validateNFSVolumeSource, validateCSIVolumeSource,
 ValidateCSIDriverName, validateProjectedVolumeSource, validateProjectionSources, validateKeyToPath,
-ValidateLocalNonReservedPath, validateEphemeralVolumeSource; ValidateVolumeMounts).
+ValidateLocalNonReservedPath, validateDownwardAPIVolumeFile; ValidateVolumeMounts). The in-tree drivers'
+sources and the image volume are in mpigen.checks.pod.drivers, the clusterTrustBundle and podCertificate
+projections in mpigen.checks.pod.projected, an ephemeral volume's claim template in
+mpigen.checks.pod.ephemeral.
 
-Of a projected volume, the secret, configMap, downwardAPI and serviceAccountToken sources are checked;
-clusterTrustBundle and podCertificate sources, gated and rare, are neither checked nor counted, and
-`user` fields are not checked. Of a downward API file, all but a resource reference's divisor and a
-field reference's apiVersion. Of an ephemeral volume, only that it has a claim template."""
+A server before 1.35 drops image volumes and their mounts before it validates (`as_read`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
-from mpigen.checks.pod import env, formats
+from mpigen.checks.pod import drivers, env, formats, projected
+from mpigen.checks.pod.ephemeral import ephemeral
 from mpigen.checks.pod.field import (
     Path,
     Violation,
@@ -77,7 +78,7 @@ def _checked(pod: Pod) -> list[tuple[dict[str, Any], list[Violation]]]:
     """Each volume with its source's violations, worked out once per template."""
     if "volumes" not in pod.memo:
         pod.memo["volumes"] = [
-            (volume, list(_source(volume, pod.path("volumes", index))))
+            (volume, list(_source(volume, pod.path("volumes", index), pod.version)))
             for index, volume in enumerate(mappings(pod.spec.get("volumes")))
             if volume is not None
         ]
@@ -100,14 +101,52 @@ def volume_sources(pod: Pod) -> Iterator[Violation]:
         yield from problems
 
 
-def _source(volume: dict[str, Any], where: Path) -> Iterator[Violation]:
+def _source(volume: dict[str, Any], where: Path, version: tuple[int, int]) -> Iterator[Violation]:
     # A volume without a source is defaulted to an emptyDir (k8s.io/kubernetes pkg/apis/core/v1
     # SetDefaults_Volume) before validation, so "must specify a volume type" never reaches a template.
     present = [name for name in SOURCES if volume.get(name) is not None]
     for name in present[1:]:
-        yield forbidden((*where, name), "may not specify more than 1 volume type")
+        yield forbidden(
+            (*where, drivers.FORBIDDEN_NAMES.get(name, name)), "may not specify more than 1 volume type"
+        )
     if present:
-        yield from _CHECKS.get(present[0], _none)(mapping(volume[present[0]]), (*where, present[0]))
+        first = present[0]
+        at = (*where, drivers.ERROR_NAMES.get(first, first))
+        if first in _VERSIONED:
+            yield from _VERSIONED[first](mapping(volume[first]), at, version)
+        else:
+            yield from _CHECKS.get(first, _none)(mapping(volume[first]), at)
+    if volume.get("iscsi") is not None:
+        yield from drivers.iscsi_name_length(volume, where)
+
+
+def as_read(spec: dict[str, Any], version: tuple[int, int]) -> dict[str, Any]:
+    """The pod spec as a server of `version` validates it: before 1.35 (ImageVolume off by default)
+    without its image volumes and their mounts (pkg/api/pod dropImageVolumes), so later indices move up
+    as the server's do."""
+    volumes = spec.get("volumes")
+    if version >= (1, 35) or not isinstance(volumes, list):
+        return spec
+    images = {text(v.get("name")) for v in volumes if isinstance(v, dict) and v.get("image") is not None}
+    if not images:
+        return spec
+    read = {
+        **spec,
+        "volumes": [v for v in volumes if not (isinstance(v, dict) and v.get("image") is not None)],
+    }
+    for field in ("containers", "initContainers", "ephemeralContainers"):
+        if isinstance(spec.get(field), list):
+            read[field] = [_without_mounts(c, images) for c in spec[field]]
+    return read
+
+
+def _without_mounts(container: object, images: set[str]) -> object:
+    if not isinstance(container, dict) or not isinstance(container.get("volumeMounts"), list):
+        return container
+    mounts = [
+        m for m in container["volumeMounts"] if not (isinstance(m, dict) and text(m.get("name")) in images)
+    ]
+    return {**container, "volumeMounts": mounts}
 
 
 def _none(source: dict[str, Any], where: Path) -> Iterator[Violation]:
@@ -199,20 +238,11 @@ def _csi(source: dict[str, Any], where: Path) -> Iterator[Violation]:
             yield from (invalid((*where, "name"), name, msg) for msg in formats.dns1123_subdomain(name))
 
 
-def _local_path(path: str, where: Path) -> Iterator[Violation]:
-    """ValidateLocalNonReservedPath."""
-    if path.startswith("/"):
-        yield invalid(where, path, "must be a relative path")
-    if ".." in path.split("/"):
-        yield invalid(where, path, "must not contain '..'")
-    if path.startswith("..") and not path.startswith("../"):
-        yield invalid(where, path, "must not start with '..'")
-
-
 _PROJECTIONS = ("secret", "configMap", "downwardAPI", "serviceAccountToken")
+_PROJECTIONS_1_37 = (*_PROJECTIONS, "clusterTrustBundle", "podCertificate")
 
 
-def _projected(source: dict[str, Any], where: Path) -> Iterator[Violation]:
+def _projected(source: dict[str, Any], where: Path, version: tuple[int, int]) -> Iterator[Violation]:
     yield from _mode(source, where, "defaultMode")
     paths: set[str] = set()
 
@@ -223,7 +253,8 @@ def _projected(source: dict[str, Any], where: Path) -> Iterator[Violation]:
 
     for index, item in enumerate(mappings(source.get("sources"))):
         at = (*where, "sources", index)
-        present = [kind for kind in _PROJECTIONS if (item or {}).get(kind) is not None]
+        kinds = _PROJECTIONS_1_37 if projected.read(version) else _PROJECTIONS
+        present = [kind for kind in kinds if (item or {}).get(kind) is not None]
         for kind in present:
             part = mapping((item or {})[kind])
             if kind in ("secret", "configMap"):
@@ -233,6 +264,10 @@ def _projected(source: dict[str, Any], where: Path) -> Iterator[Violation]:
                     yield from _key_to_path(key_path or {}, (*at, kind, "items", j))
                     if text((key_path or {}).get("path")):
                         yield from claim(text((key_path or {}).get("path")), text(part.get("name")))
+            elif kind == "clusterTrustBundle":
+                yield from projected.cluster_trust_bundle(part, (*at, kind), claim)
+            elif kind == "podCertificate":
+                yield from projected.pod_certificate(part, (*at, kind), claim)
             elif kind == "downwardAPI":
                 for file in mappings(part.get("items")):
                     yield from _downward_file(file or {}, (*at, kind))
@@ -257,7 +292,7 @@ def _projected(source: dict[str, Any], where: Path) -> Iterator[Violation]:
                 if not path:  # the server names the volume's `projected.path`
                     yield required((*where, "path"))
                 else:
-                    yield from _local_path(path, (*where, "path"))
+                    yield from projected.local_path(path, (*where, "path"))
         if len(present) > 1:
             yield forbidden(at, "may not specify more than 1 volume type per source")
 
@@ -276,7 +311,7 @@ def _downward_file(file: dict[str, Any], where: Path) -> Iterator[Violation]:
     path = text(file.get("path"))
     if not path:
         yield required((*where, "path"))
-    yield from _local_path(path, (*where, "path"))
+    yield from projected.local_path(path, (*where, "path"))
     field, resource = file.get("fieldRef"), file.get("resourceFieldRef")
     if isinstance(field, dict):
         yield from env.field_ref(field, (*where, "fieldRef"), VOLUME_FIELD_PATHS)
@@ -285,15 +320,7 @@ def _downward_file(file: dict[str, Any], where: Path) -> Iterator[Violation]:
                 where, "resource", "fieldRef and resourceFieldRef can not be specified simultaneously"
             )
     elif isinstance(resource, dict):
-        name = text(resource.get("resource"))
-        if not text(resource.get("containerName")):
-            yield required((*where, "resourceFieldRef", "containerName"))
-        elif not name:
-            yield required((*where, "resourceFieldRef", "resource"))
-        elif name not in env.RESOURCE_FIELDS and not name.startswith(
-            ("requests.hugepages-", "limits.hugepages-")
-        ):
-            yield not_supported((*where, "resourceFieldRef", "resource"), name, env.RESOURCE_FIELDS)
+        yield from env.resource_field_ref(resource, (*where, "resourceFieldRef"), volume=True)
     else:
         yield required(where, "one of fieldRef and resourceFieldRef is required")
     yield from _mode(file, where, "mode")
@@ -305,11 +332,6 @@ def _downward_api(source: dict[str, Any], where: Path) -> Iterator[Violation]:
         yield from _downward_file(file or {}, where)
 
 
-def _ephemeral(source: dict[str, Any], where: Path) -> Iterator[Violation]:
-    if source.get("volumeClaimTemplate") is None:
-        yield required((*where, "volumeClaimTemplate"))
-
-
 _CHECKS = {
     "emptyDir": _empty_dir,
     "hostPath": _host_path,
@@ -318,10 +340,10 @@ _CHECKS = {
     "persistentVolumeClaim": _named("claimName"),
     "nfs": _nfs,
     "csi": _csi,
-    "projected": _projected,
-    "ephemeral": _ephemeral,
     "downwardAPI": _downward_api,
+    **drivers.CHECKS,
 }
+_VERSIONED = {"projected": _projected, "ephemeral": ephemeral, "image": drivers.image}
 
 
 def volume_mounts(pod: Pod) -> Iterator[Violation]:

@@ -137,6 +137,8 @@ def test_fields_the_server_defaults_are_not_refused_empty() -> None:
         ("1e", True),
         ("1Ki5", True),
         ("-1", True),
+        ("9" * 5000, False),  # more digits than Python's int() reads at once; the server reads any number
+        ("1e" + "9" * 5000, True),  # an exponent beyond what the server's quantities hold
     ],
 )
 def test_quantities_as_the_server_reads_them(quantity: object, refused: bool) -> None:
