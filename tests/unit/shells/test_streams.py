@@ -255,6 +255,9 @@ def interrupt_while_staging(command: list[str], directory: Path, signum: int) ->
     pytest.fail("no render was caught while it staged its files")
 
 
+# The signal tests are `one_way`: what they catch is the staging of files and the exit on a signal,
+# which no stand-in takes part in, and the reference pass would repeat their many niced renders.
+@pytest.mark.one_way
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_signal_mid_render_leaves_no_staged_file(
     mpigen_command: list[str], tmp_path: Path, signum: int
@@ -267,6 +270,7 @@ def test_a_signal_mid_render_leaves_no_staged_file(
     assert not staging(rendered)
 
 
+@pytest.mark.one_way
 def test_a_render_killed_while_staging_is_noticed_by_check_and_cleaned_by_the_next(
     mpigen_command: list[str], tmp_path: Path, jobs_file: Path
 ) -> None:
