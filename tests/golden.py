@@ -37,9 +37,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from click.testing import CliRunner
-from jobs import to_yaml
+from jobs import load, load_all, to_yaml
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 CASES = sorted(p.name for p in GOLDEN.iterdir() if p.is_dir()) if GOLDEN.is_dir() else []
@@ -118,7 +117,7 @@ class Case:
 
     @property
     def expected_objects(self) -> list[Any]:
-        return [obj for obj in yaml.safe_load_all(self.read("expected.yaml") or "") if obj is not None]
+        return [obj for obj in load_all(self.read("expected.yaml") or "") if obj is not None]
 
 
 def assert_case(name: str, update: bool = False) -> None:
@@ -398,7 +397,7 @@ def check_krm(case: Case, mode: Transformer) -> None:
     assert case.documents is not None
     given = mode.resource_list()
     output_text, outcome = run_function(to_yaml(given))
-    output = yaml.safe_load(output_text)
+    output = load(output_text)
     results = output.get("results") or []
     assert {r["severity"] for r in results} <= {"error", "warning"}, mode.name
     # render writes the warnings first, then the errors, each in the order of the jobs

@@ -97,6 +97,21 @@ def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 KubeDumper.add_representer(str, _represent_str)
 
 
+# libyaml's reading where PyYAML has it: the same YAML 1.1 as yaml.safe_load, several times faster (the
+# golden corpus's checks spent most of their time reading YAML in pure Python).
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def load(text: str) -> Any:
+    """yaml.safe_load, by libyaml."""
+    return yaml.load(text, Loader=SAFE_LOADER)
+
+
+def load_all(text: str) -> list[Any]:
+    """yaml.safe_load_all's documents, by libyaml."""
+    return list(yaml.load_all(text, Loader=SAFE_LOADER))
+
+
 def to_yaml(document: Any, **options: Any) -> str:
     """YAML text of `document` that kubectl and PyYAML both read back as it is."""
     text: str = yaml.dump(document, Dumper=KubeDumper, **{"sort_keys": False, **options})

@@ -9,7 +9,7 @@ import copy
 from typing import Any
 
 import pytest
-import yaml
+from jobs import load_all
 
 from golden import CASES, GOLDEN, RENDER_ONLY, STREAM_PROBLEMS, Case, assert_case
 
@@ -74,7 +74,7 @@ def test_golden_output_is_valid_kubernetes(case: str) -> None:
     from mpigen.checks.kube.validator import validate_object
     from mpigen.checks.kube.versions import DEFAULT_KUBE_VERSION
 
-    objects = [obj for obj in yaml.safe_load_all((GOLDEN / case / "expected.yaml").read_text()) if obj]
+    objects = [obj for obj in load_all((GOLDEN / case / "expected.yaml").read_text()) if obj]
     assert objects
     # Other Kubeflow kinds pass through; Kubernetes ships no schema for them.
     objects = [obj for obj in objects if not obj["apiVersion"].startswith("kubeflow.org/")]

@@ -31,7 +31,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 import pytest
-import yaml
+from jobs import load_all
 from test_golden import without_newer_fields
 
 from mpigen.checks.kube import schemas as kubeschema
@@ -148,7 +148,7 @@ def references(node: Any) -> Iterator[str]:
 def golden_objects(version: str | None = None) -> list[Obj]:
     """Every golden object with a Kubernetes schema (other Kubeflow kinds pass through: none ships); for an
     older `version`, without the fields mpigen emits only for newer ones."""
-    objects = [obj for path in EXPECTED for obj in yaml.safe_load_all(path.read_text()) if obj]
+    objects = [obj for path in EXPECTED for obj in load_all(path.read_text()) if obj]
     objects = [obj for obj in objects if not obj["apiVersion"].startswith("kubeflow.org/")]
     return objects if version is None else [without_newer_fields(obj, version) for obj in objects]
 
@@ -293,7 +293,7 @@ def test_schema_tree_agrees_with_mpigen_on_golden_and_broken_objects(version: st
 
 
 def run_kubeconform(kubeconform: str, files: list[Path], version: str, schema_root: Path) -> dict[str, Any]:
-    kinds = kinds_of(obj for path in files for obj in yaml.safe_load_all(path.read_text()) if obj)
+    kinds = kinds_of(obj for path in files for obj in load_all(path.read_text()) if obj)
     locations = build_schema_tree(schema_root, version, kinds)
     command = [kubeconform, "-strict", "-summary", "-verbose", "-output", "json"]
     command += ["-kubernetes-version", full_version(version)]

@@ -254,7 +254,8 @@ def _whole_number(digits: str) -> int:
     if len(digits) <= 4000:
         return int(digits or "0")
     low = len(digits) // 2
-    return _whole_number(digits[:-low]) * 10**low + _whole_number(digits[-low:])
+    scale: int = 10**low
+    return _whole_number(digits[:-low]) * scale + _whole_number(digits[-low:])
 
 
 def quantity_text(value: object) -> str:
