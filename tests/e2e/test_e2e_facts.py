@@ -22,8 +22,8 @@ Render = Callable[..., list[dict[str, Any]]]
 SH_C = '-- /bin/sh -c "$*"'
 
 
-def small_job(render: Render, name: str, command: list[str]) -> list[dict[str, Any]]:
-    return render(jobs.v1alpha2(name, command, workers=2, slots=2))
+def small_job(render: Render, name: str, command: list[str], workers: int = 2) -> list[dict[str, Any]]:
+    return render(jobs.v1alpha2(name, command, workers=workers, slots=2))
 
 
 def hostfile_of(objects: list[dict[str, Any]]) -> list[tuple[str, int]]:
@@ -35,7 +35,8 @@ def test_kubexec_must_hand_the_orted_command_to_sh_c(
 ) -> None:
     """Open MPI passes ` orted -mca ess "env" ... "JOBID.0;tcp://IP:PORT"` as many arguments with quotes
     inside, meant for a remote shell; exec'd as they are (`-- "$@"`), they are no command."""
-    objects = small_job(render, "args", ["mpirun", "hostname"])
+    # One worker: mpirun starts its daemons at once, and two kubexec.sh traces would interleave on stderr.
+    objects = small_job(render, "args", ["mpirun", "hostname"], workers=1)
     data = one(objects, "ConfigMap")["data"]
     assert SH_C in data["kubexec.sh"]
     data["kubexec.sh"] = data["kubexec.sh"].replace(SH_C, '-- "$@"')

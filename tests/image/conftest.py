@@ -19,6 +19,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -54,9 +55,20 @@ def built_image(image_tools: None, request: pytest.FixtureRequest) -> Built:
 
 
 @pytest.fixture(scope="session")
-def podman(built_image: Built, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Podman]:
-    """podman holding the built image as localhost/mpigen:<version>; its storage is removed afterwards."""
-    directory = tmp_path_factory.mktemp("podman")
+def podman(built_image: Built) -> Iterator[Podman]:
+    """podman holding the built image as localhost/mpigen:<version>; its storage is removed afterwards.
+
+    In a directory of /tmp's own, not pytest's: under a pytest-xdist worker's longer temporary path,
+    conmon's sockets under the run root pass the 108 bytes a socket's path may have, and every
+    `podman run` then waits out conmon's 20-second timeout before it returns."""
+    directory = Path(tempfile.mkdtemp(prefix="mpigen-podman-"))
+    try:
+        yield from _podman_in(directory, built_image)
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def _podman_in(directory: Path, built_image: Built) -> Iterator[Podman]:
     (directory / "bin").mkdir()
     # kustomize runs container functions with `docker`: this one is podman.
     shim = directory / "bin" / "docker"
@@ -75,10 +87,10 @@ def podman(built_image: Built, tmp_path_factory: pytest.TempPathFactory) -> Iter
     else:
         pytest.skip(f"podman cannot work here: {'; '.join(problems)}")
     tool = Podman(env, built_image.name)
-    loaded = tool("load", "-i", str(built_image.archive))
-    assert loaded.returncode == 0, loaded.stderr.decode()
-    assert f"Loaded image: {built_image.name}" in loaded.stdout.decode() + loaded.stderr.decode()
     try:
+        loaded = tool("load", "-i", str(built_image.archive))
+        assert loaded.returncode == 0, loaded.stderr.decode()
+        assert f"Loaded image: {built_image.name}" in loaded.stdout.decode() + loaded.stderr.decode()
         yield tool
     finally:
         tool("system", "reset", "--force")
