@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 import pytest
 import yaml
 from controlplane import Cluster
+from jobs import load_all
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = sorted(ROOT.glob("golden/*/expected.yaml"))
@@ -94,9 +95,7 @@ def into_fresh_namespaces(namespaces: Namespaces, text: str, prefix: str) -> tup
     moved = NAMESPACE_LINE.sub(lambda m: m[1] + fresh[m[3]], text)
     moved = NAMESPACE_OBJECT.sub(lambda m: m[1] + fresh[m[2]], moved)
     named = {
-        doc["metadata"]["namespace"]
-        for doc in yaml.safe_load_all(moved)
-        if doc and "namespace" in doc["metadata"]
+        doc["metadata"]["namespace"] for doc in load_all(moved) if doc and "namespace" in doc["metadata"]
     }
     assert len(named) <= 1, f"objects in several namespaces: {sorted(named)}"
     target = named.pop() if named else fresh.get("default") or namespaces.new(prefix)
@@ -104,7 +103,7 @@ def into_fresh_namespaces(namespaces: Namespaces, text: str, prefix: str) -> tup
 
 
 def object_count(text: str) -> int:
-    return sum(1 for doc in yaml.safe_load_all(text) if doc)
+    return sum(1 for doc in load_all(text) if doc)
 
 
 def statuses(stdout: str) -> list[str]:
@@ -147,7 +146,7 @@ def expected_reapply_statuses(text: str) -> list[str]:
     JobSet (a custom resource gets a three-way JSON merge patch, in which a list the server defaulted
     into, such as `replicatedJobs`, differs from the one sent and is sent again whole), and objects with
     numeric quantities. The resourceVersions prove that nothing changes for those either."""
-    objects = [obj for obj in yaml.safe_load_all(text) if obj]
+    objects = [obj for obj in load_all(text) if obj]
     always_patched = ("PodDisruptionBudget", "JobSet")
     return [
         "configured" if obj["kind"] in always_patched or numeric_quantities(obj) else "unchanged"
@@ -234,22 +233,33 @@ def with_namespace(text: str, namespace: str) -> str:
     return "---\n".join(out)
 
 
+def kind_version_group(api_version: str, kind: str) -> str:
+    """`Job.v1.batch`, `ConfigMap.v1.`: a type as kubectl names it exactly."""
+    group, _, version = api_version.rpartition("/")
+    return f"{kind}.{version}.{group}"
+
+
 def versions_by_namespace(cluster: Cluster, text: str) -> dict[str, str]:
     """namespace -> kind/name=resourceVersion of its objects in `text` (a Namespace object left out, as
-    in `resource_versions`)."""
+    in `resource_versions`): one list of each kind over all namespaces (`kubectl get -f` would read
+    every object on its own)."""
+    objects = [obj for obj in load_all(text) if obj and obj["kind"] not in CLUSTER_SCOPED]
+    wanted = {(obj["metadata"]["namespace"], obj["kind"], obj["metadata"]["name"]) for obj in objects}
+    types = sorted({kind_version_group(obj["apiVersion"], obj["kind"]) for obj in objects})
     jsonpath = (
         "jsonpath={range .items[*]}{.metadata.namespace}/{.kind}/{.metadata.name}"
         "={.metadata.resourceVersion}{' '}{end}"
     )
     listed = cluster.kubectl(
-        "get", "-f", "-", "-o", jsonpath, input=text, timeout=BATCH_TIMEOUT
+        "get", ",".join(types), "-A", "-o", jsonpath, timeout=BATCH_TIMEOUT
     ).stdout.split()
     found: dict[str, list[str]] = {}
     for item in listed:
-        namespace, rest = item.split("/", 1)
-        if not rest.startswith("Namespace/"):
-            found.setdefault(namespace, []).append(rest)
-    return {namespace: " ".join(items) for namespace, items in found.items()}
+        namespace, kind, rest = item.split("/", 2)
+        if (namespace, kind, rest.split("=", 1)[0]) in wanted:
+            found.setdefault(namespace, []).append(f"{kind}/{rest}")
+    assert sum(map(len, found.values())) == len(wanted), "objects missing from the lists"
+    return {namespace: " ".join(sorted(items)) for namespace, items in found.items()}
 
 
 class Batch(NamedTuple):
@@ -380,7 +390,7 @@ def test_every_kind_of_the_cases_but_namespace_is_namespaced(cluster: Cluster) -
     holds another cluster-scoped kind."""
     listed = cluster.kubectl("api-resources", "--namespaced=false", "-o", "wide", "--no-headers").stdout
     cluster_scoped = {line.split()[-2] for line in listed.splitlines() if line.strip()}
-    kinds = {doc["kind"] for case in CASES for doc in yaml.safe_load_all(manifest(case)) if doc}
+    kinds = {doc["kind"] for case in CASES for doc in load_all(manifest(case)) if doc}
     assert "Namespace" in cluster_scoped and kinds & cluster_scoped == CLUSTER_SCOPED
 
 
@@ -390,7 +400,7 @@ def test_with_namespace_names_the_namespace_only_where_the_object_names_none() -
         "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  namespace: own\n"
         "---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: n\n"
     )
-    objects = list(yaml.safe_load_all(with_namespace(text, "fresh")))
+    objects = list(load_all(with_namespace(text, "fresh")))
     assert [obj["metadata"].get("namespace") for obj in objects] == ["fresh", "own", None]
     assert objects[0]["metadata"]["labels"] == {"x": "y"} and objects[0]["data"] == {"k": "v"}
 

@@ -328,7 +328,12 @@ def test_kueue_admits_a_jobset_whole_when_quota_frees(kueue_cluster: Cluster, na
     cluster.wait_for(
         "jobset/second admitted", lambda: admitted(workload_of(cluster, namespace, "second")), timeout=60
     )
-    assert cluster.get("jobset", "second", "-n", namespace)["spec"]["suspend"] is False
+    # Kueue admits the Workload first and then, in an update of its own, unsuspends the JobSet.
+    cluster.wait_for(
+        "jobset/second unsuspended",
+        lambda: cluster.get("jobset", "second", "-n", namespace)["spec"]["suspend"] is False,
+        timeout=30,
+    )
     cluster.wait_for(
         "both workers of jobset/second Ready",
         lambda: len([p for p in pods_of(cluster, namespace, "second", "worker") if ready(p)]) == 2,
