@@ -34,8 +34,9 @@ BOTH_WAYS = ["tests/acceptance/test_golden.py", *(path for path in SHELLS_TESTS 
 
 
 def test_every_shells_test_file_runs_both_ways_or_says_why_not() -> None:
-    assert "tests/unit/shells/test_cli.py" in BOTH_WAYS and len(BOTH_WAYS) >= 8, BOTH_WAYS
+    assert "tests/unit/shells/test_cli.py" in BOTH_WAYS and len(SHELLS_TESTS) >= 7, SHELLS_TESTS
     assert set(ONE_WAY_FILES) <= set(SHELLS_TESTS), "a file left out that is not there"
+    assert sorted([*BOTH_WAYS[1:], *ONE_WAY_FILES]) == SHELLS_TESTS
 
 
 @pytest.mark.slow  # a second run of the golden corpus and the shells' tests: about as long as the first
