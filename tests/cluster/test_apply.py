@@ -111,11 +111,10 @@ def statuses(stdout: str) -> list[str]:
 
 
 def resource_versions(cluster: Cluster, namespace: str, text: str) -> str:
-    """kind/name=resourceVersion of every object in `text`, but a Namespace (pass-through input that the
-    cluster's controllers may touch at any time)."""
-    jsonpath = "jsonpath={range .items[*]}{.kind}/{.metadata.name}={.metadata.resourceVersion}{' '}{end}"
-    listed = cluster.kubectl("get", "-n", namespace, "-f", "-", "-o", jsonpath, input=text).stdout
-    return " ".join(item for item in listed.split() if not item.startswith("Namespace/"))
+    """kind/name=resourceVersion of every object in `text` (those naming no namespace in `namespace`), but
+    a Namespace (pass-through input that the cluster's controllers may touch at any time)."""
+    found = versions_by_namespace(cluster, with_namespace(text, namespace))
+    return " ".join(found[name] for name in sorted(found))
 
 
 def numeric_quantities(obj: dict[str, Any]) -> bool:
