@@ -13,6 +13,7 @@ import resource
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -99,11 +100,15 @@ def command_args(name: str, tmp_path: Path, jobs_file: Path) -> tuple[list[str],
     return args, (RESOURCE_LIST.encode() if name == "krm" else None)
 
 
-# PYTHONUNBUFFERED changes how Python writes, not what: the reference pass runs the buffered half.
+# PYTHONUNBUFFERED changes how Python writes, not what: the reference pass runs the buffered half. The
+# `-o json|junit|tap` forms write what no stand-in formats, through the same writer as their command's
+# plain form: the reference pass runs the plain forms.
 @pytest.mark.parametrize(
     "unbuffered", [False, pytest.param(True, marks=pytest.mark.one_way)], ids=["buffered", "PYTHONUNBUFFERED"]
 )
-@pytest.mark.parametrize("name", list(COMMANDS))
+@pytest.mark.parametrize(
+    "name", [pytest.param(name, marks=pytest.mark.one_way) if " -o " in name else name for name in COMMANDS]
+)
 def test_a_short_write_is_an_exit_1_that_says_why(
     mpigen_command: list[str], tmp_path: Path, jobs_file: Path, name: str, unbuffered: bool
 ) -> None:
@@ -249,7 +254,7 @@ def interrupt_while_staging(command: list[str], directory: Path, signum: int) ->
             preexec_fn=niced,  # noqa: PLW1509 - no threads here
         )
         while process.poll() is None and not staging(directory):
-            pass
+            time.sleep(0.001)  # a busy loop here would take the CPU the niced render needs
         if process.poll() is None:
             process.send_signal(signum)
         _, stderr = process.communicate(timeout=120)
