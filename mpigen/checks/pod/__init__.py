@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from mpigen.checks.pod import (
+    annotated,
     apparmor,
     containers,
     env,
@@ -26,6 +27,7 @@ from mpigen.checks.pod import (
     probes,
     resources,
     scheduling,
+    seccomp,
     security,
     spec,
     volumes,
@@ -62,6 +64,8 @@ K8S = "1.37"
 CHECKS: tuple[Check, ...] = (
     Check("metadata", K8S, metadata.template_labels),
     Check("metadata", K8S, metadata.template_annotations),
+    Check("annotations", K8S, annotated.pod_annotations),
+    Check("seccomp", K8S, seccomp.annotated_profiles),
     Check("apparmor", K8S, apparmor.annotated_profiles),
     Check("names", K8S, names.volume_names),
     Check("volumes", K8S, volumes.volume_sources),
@@ -96,6 +100,7 @@ CHECKS: tuple[Check, ...] = (
     Check("scheduling", K8S, scheduling.tolerations),
     Check("dns", K8S, spec.host_aliases),
     Check("platform", K8S, platform.os_rules),
+    Check("seccomp", K8S, seccomp.fields_match),
     Check("apparmor", K8S, apparmor.fields_match),
 )
 
