@@ -1288,6 +1288,164 @@ def claimtmpl(rng: random.Random, pod: Obj, ctr: Obj) -> None:
         ctr.setdefault("volumeMounts", []).append({"name": name, "mountPath": f"/mnt/{name}"})
 
 
+SELINUX_OPTIONS: list[Obj] = [
+    {"level": "s0:c123,c456"},
+    {"user": "system_u", "role": "system_r", "type": "spc_t"},
+    {"type": "not a type!", "level": "bogus level"},
+    {"user": "", "role": "", "type": "", "level": ""},
+    {"user": "u" * 300},
+    {},
+]
+
+
+def selinux(rng: random.Random, pod: Obj, ctr: Obj) -> None:
+    """The pod's supplementalGroupsPolicy and seLinuxChangePolicy, and seLinuxOptions of the pod and of
+    its containers."""
+    context = pod.setdefault("securityContext", {})
+    put(
+        context,
+        supplementalGroupsPolicy=maybe(rng, ["Merge", "Strict", "merge", "", "Bogus"]),
+        seLinuxChangePolicy=maybe(rng, ["Recursive", "MountOption", "recursive", "", "Never"]),
+    )
+    if rng.random() < 0.5:
+        owner = pod["securityContext"] if rng.random() < 0.5 else ctr.setdefault("securityContext", {})
+        owner["seLinuxOptions"] = copy.deepcopy(pick(rng, SELINUX_OPTIONS))
+    if rng.random() < 0.1:
+        context["supplementalGroups"] = [1000]
+
+
+DEVICE_PATHS = ["", "dev/rel", "/dev/../x", "/data", "../up", "/dev/xvdb/", "/dev/xvdb"]
+
+
+def devices(rng: random.Random, pod: Obj, ctr: Obj) -> None:
+    """Raw block devices: the volume each names (a claim, an ephemeral claim, another source, none), their
+    paths, and their clashes with the container's mounts; in init containers and sidecars too."""
+    volumes = pod.setdefault("volumes", [])
+    target = ctr if rng.random() < 0.75 else _hosted(rng, pod)
+    count = len(target.get("volumeDevices", []))
+    name = pick(rng, [["blk", "eph", "blk2"][count % 3], "blk", "data", "cfg"])
+    if not any(v["name"] == name for v in volumes) and rng.random() < 0.9:
+        source = pick(
+            rng,
+            [
+                {"persistentVolumeClaim": {"claimName": name}},
+                {
+                    "ephemeral": {
+                        "volumeClaimTemplate": {
+                            "spec": {
+                                "accessModes": ["ReadWriteOnce"],
+                                "resources": {"requests": {"storage": "1Gi"}},
+                            }
+                        }
+                    }
+                },
+                {"emptyDir": {}},
+                {"configMap": {"name": "cfg"}},
+                {"persistentVolumeClaim": {"claimName": ""}},
+            ],
+        )
+        volumes.append({"name": name, **copy.deepcopy(source)})
+    named = name if rng.random() < 0.85 else pick(rng, ["missing", ""])
+    device = {"name": named, "devicePath": pick(rng, [f"/dev/xvd{'bcdefgh'[count]}", *DEVICE_PATHS])}
+    target.setdefault("volumeDevices", []).append(device)
+    if rng.random() < 0.3:
+        target.setdefault("volumeMounts", []).append(
+            {
+                "name": pick(rng, ["scratch", name]),
+                "mountPath": pick(rng, [f"/scratch{count}", device["devicePath"]]),
+            }
+        )
+        if not any(v["name"] == "scratch" for v in volumes):
+            volumes.append({"name": "scratch", "emptyDir": {}})
+    if rng.random() < 0.1:
+        pod["hostUsers"] = False
+
+
+SECCOMP_POD = "seccomp.security.alpha.kubernetes.io/pod"
+SECCOMP_CONTAINER = "container.seccomp.security.alpha.kubernetes.io/"
+SECCOMP_VALUES = [
+    "runtime/default",
+    "unconfined",
+    "localhost/profile.json",
+    "docker/default",
+    "localhost/other.json",
+    "localhost/",
+    "localhost//abs.json",
+    "localhost/../up.json",
+    "bogus",
+    "RuntimeDefault",
+    "",
+]
+SECCOMP_FIELDS: list[Obj] = [
+    {"type": "RuntimeDefault"},
+    {"type": "Unconfined"},
+    {"type": "Localhost", "localhostProfile": "profile.json"},
+    {"type": "Localhost", "localhostProfile": "other.json"},
+]
+
+
+def seccomp(rng: random.Random, pod: Obj, ctr: Obj, template: Obj) -> None:
+    """Seccomp annotations of the pod template: their values, the containers they name, and whether they
+    agree with the seccompProfile fields of the pod and of its containers."""
+    key = pick(rng, [SECCOMP_POD, SECCOMP_CONTAINER + ctr["name"], SECCOMP_CONTAINER + "missing"])
+    template.setdefault("metadata", {}).setdefault("annotations", {})[key] = pick(rng, SECCOMP_VALUES)
+    if rng.random() < 0.6:
+        owner = pod if rng.random() < 0.5 else ctr
+        owner.setdefault("securityContext", {})["seccompProfile"] = copy.deepcopy(pick(rng, SECCOMP_FIELDS))
+
+
+TOLERATION_ANNOTATIONS = [
+    '[{"key": "example.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]',
+    "",
+    "[]",
+    "null",
+    '[{"KEY": "a", "Value": "b", "effect": "NoExecute", "tolerationSeconds": 30, "extra": 1}]',
+    '[{"key": "a b", "operator": "Equal"}]',
+    '[{"operator": "Equal", "value": "x"}]',
+    '[{"key": "a", "operator": "Exists", "value": "x"}]',
+    '[{"key": "a", "operator": "In"}]',
+    '[{"key": "a", "effect": "Never"}]',
+    '[{"key": "a", "tolerationSeconds": 30}]',
+    '[{"key": "a", "effect": "NoExecute", "tolerationSeconds": 1.5}]',
+    '[{"key": "a", "effect": "NoExecute", "tolerationSeconds": "30"}]',
+    '[{"key": 1}]',
+    "[null]",
+    '["a"]',
+    '{"key": "a"}',
+    "[{",
+    "not json",
+    "[1,]",
+    '[{"key": "a"}] x',
+]
+DELETION_COSTS = [
+    "100",
+    "-5",
+    "0",
+    "2147483647",
+    "2147483648",
+    "-2147483648",
+    "+1",
+    "007",
+    "",
+    "1.5",
+    "-0",
+    " 1",
+]
+
+
+def podannot(rng: random.Random, pod: Obj, ctr: Obj, template: Obj) -> None:
+    """The tolerations, pod-deletion-cost and mirror-pod annotations of a pod template."""
+    annotations = template.setdefault("metadata", {}).setdefault("annotations", {})
+    choice = rng.randrange(5)
+    if choice < 2:
+        annotations["scheduler.alpha.kubernetes.io/tolerations"] = pick(rng, TOLERATION_ANNOTATIONS)
+    elif choice < 4:
+        annotations["controller.kubernetes.io/pod-deletion-cost"] = pick(rng, DELETION_COSTS)
+    else:
+        annotations["kubernetes.io/config.mirror"] = pick(rng, ["mirror", ""])
+        put(pod, nodeName=maybe(rng, ["node-1"]))
+
+
 FAMILIES: dict[str, Mutation] = {
     "names": names,
     "ports": ports,
@@ -1315,11 +1473,15 @@ FAMILIES: dict[str, Mutation] = {
     "drivers": drivers,
     "projections": projections,
     "claimtmpl": claimtmpl,
+    "selinux": selinux,
+    "devices": devices,
 }
 # Families that change the template's metadata too: (rng, pod spec, first container, template).
 TEMPLATE_FAMILIES: dict[str, Callable[[random.Random, Obj, Obj, Obj], None]] = {
     "metadata": metadata,
     "aannot": aannot,
+    "seccomp": seccomp,
+    "podannot": podannot,
 }
 ALL_FAMILIES = (*FAMILIES, *TEMPLATE_FAMILIES)
 
@@ -1347,6 +1509,11 @@ def _base(version: str) -> Obj:
             }
         },
     }
+
+
+def family(number: int) -> str:
+    """The family of case `number` (the families take turns)."""
+    return ALL_FAMILIES[number % len(ALL_FAMILIES)]
 
 
 def case(seed: int, number: int) -> Case:

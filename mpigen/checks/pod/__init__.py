@@ -15,16 +15,20 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from mpigen.checks.pod import (
+    annotated,
     apparmor,
     containers,
     env,
     metadata,
+    mounts,
     names,
     platform,
+    podresources,
     ports,
     probes,
     resources,
     scheduling,
+    seccomp,
     security,
     spec,
     volumes,
@@ -61,6 +65,8 @@ K8S = "1.37"
 CHECKS: tuple[Check, ...] = (
     Check("metadata", K8S, metadata.template_labels),
     Check("metadata", K8S, metadata.template_annotations),
+    Check("annotations", K8S, annotated.pod_annotations),
+    Check("seccomp", K8S, seccomp.annotated_profiles),
     Check("apparmor", K8S, apparmor.annotated_profiles),
     Check("names", K8S, names.volume_names),
     Check("volumes", K8S, volumes.volume_sources),
@@ -70,10 +76,10 @@ CHECKS: tuple[Check, ...] = (
     Check("ports", K8S, ports.container_ports),
     Check("env", K8S, env.env_vars),
     Check("env", K8S, env.env_from),
-    Check("volumes", K8S, volumes.volume_mounts),
+    Check("volumes", K8S, mounts.volume_mounts),
     Check("resources", K8S, resources.container_resources),
     Check("resources", K8S, resources.resource_claims),
-    Check("resources", K8S, resources.pod_resources),
+    Check("resources", K8S, podresources.pod_resources),
     Check("security", K8S, security.container_contexts),
     Check("containers", K8S, containers.init_containers),
     Check("containers", K8S, containers.regular_restart_policies),
@@ -95,6 +101,7 @@ CHECKS: tuple[Check, ...] = (
     Check("scheduling", K8S, scheduling.tolerations),
     Check("dns", K8S, spec.host_aliases),
     Check("platform", K8S, platform.os_rules),
+    Check("seccomp", K8S, seccomp.fields_match),
     Check("apparmor", K8S, apparmor.fields_match),
 )
 

@@ -25,18 +25,15 @@ INCLUSION_POLICIES = ("Honor", "Ignore")
 
 
 def tolerations(pod: Pod) -> Iterator[Violation]:
-    for index, toleration in enumerate(mappings(pod.spec.get("tolerations"))):
-        if toleration is not None:
-            yield from _toleration(toleration, pod.path("tolerations", index))
+    for index, item in enumerate(mappings(pod.spec.get("tolerations"))):
+        if item is not None:
+            yield from toleration(item, pod.path("tolerations", index))
 
 
-def _toleration(toleration: dict[str, Any], at: Path) -> Iterator[Violation]:
-    key, operator, value = (
-        text(toleration.get("key")),
-        text(toleration.get("operator")),
-        text(toleration.get("value")),
-    )
-    effect = text(toleration.get("effect"))
+def toleration(item: dict[str, Any], at: Path) -> Iterator[Violation]:
+    """One toleration of the spec, or of the tolerations annotation (mpigen.checks.pod.annotations)."""
+    key, operator, value = (text(item.get("key")), text(item.get("operator")), text(item.get("value")))
+    effect = text(item.get("effect"))
     if key:
         yield from (invalid((*at, "key"), key, msg) for msg in formats.qualified_name(key))
     elif operator != "Exists":
@@ -45,7 +42,7 @@ def _toleration(toleration: dict[str, Any], at: Path) -> Iterator[Violation]:
             operator,
             'operator must be Exists when `key` is empty, which means "match all values and all keys"',
         )
-    if toleration.get("tolerationSeconds") is not None and effect != "NoExecute":
+    if item.get("tolerationSeconds") is not None and effect != "NoExecute":
         yield invalid((*at, "effect"), effect, "effect must be 'NoExecute' when `tolerationSeconds` is set")
     if operator in ("Equal", ""):
         problems = formats.label_value(value)

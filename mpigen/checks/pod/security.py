@@ -16,6 +16,12 @@ from mpigen.checks.pod.view import Pod, mapping, number, text
 
 SECCOMP_TYPES = ("Localhost", "RuntimeDefault", "Unconfined")
 FS_GROUP_CHANGE_POLICIES = ("Always", "OnRootMismatch")
+SUPPLEMENTAL_GROUPS_POLICIES = ("Merge", "Strict")
+# SupplementalGroupsPolicy and SELinuxChangePolicy are on by default from 1.33 (before, the server drops
+# both fields unread); MountOption is allowed from 1.37, where SELinuxMount is on by default
+# (pkg/api/pod useOnlyRecursiveSELinuxChangePolicy: before, a new pod may only ask for Recursive).
+POLICIES_READ_FROM = (1, 33)
+MOUNT_OPTION_FROM = (1, 37)
 _RANGE = formats.range_error(0, formats.INT32_MAX)
 
 
@@ -64,6 +70,21 @@ def pod_context(pod: Pod) -> Iterator[Violation]:
     yield from _app_armor(context, at)
     yield from _windows(context, at)
     yield from _sysctls(pod, context, (*at, "sysctls"))
+    yield from _policies(pod, context, at)
+
+
+def _policies(pod: Pod, context: dict[str, Any], at: Path) -> Iterator[Violation]:
+    """validateSupplementalGroupsPolicy, validateSELinuxChangePolicy (seLinuxOptions' values are not
+    checked by the server at all)."""
+    if pod.version < POLICIES_READ_FROM:
+        return
+    groups = context.get("supplementalGroupsPolicy")
+    if isinstance(groups, str) and groups not in SUPPLEMENTAL_GROUPS_POLICIES:
+        yield not_supported((*at, "supplementalGroupsPolicy"), groups, SUPPLEMENTAL_GROUPS_POLICIES)
+    change = context.get("seLinuxChangePolicy")
+    allowed = ("MountOption", "Recursive") if pod.version >= MOUNT_OPTION_FROM else ("Recursive",)
+    if isinstance(change, str) and change not in allowed:
+        yield not_supported((*at, "seLinuxChangePolicy"), change, allowed)
 
 
 APP_ARMOR_TYPES = ("Localhost", "RuntimeDefault", "Unconfined")

@@ -1,10 +1,9 @@
-"""Volume sources and volume mounts (Kubernetes 1.37 pkg/apis/core/validation: ValidateVolumes,
-validateVolumeSource and the common sources' own checks: validateNFSVolumeSource, validateCSIVolumeSource,
-ValidateCSIDriverName, validateProjectedVolumeSource, validateProjectionSources, validateKeyToPath,
-ValidateLocalNonReservedPath, validateDownwardAPIVolumeFile; ValidateVolumeMounts). The in-tree drivers'
-sources and the image volume are in mpigen.checks.pod.drivers, the clusterTrustBundle and podCertificate
-projections in mpigen.checks.pod.projected, an ephemeral volume's claim template in
-mpigen.checks.pod.ephemeral.
+"""Volume sources (Kubernetes 1.37 pkg/apis/core/validation: ValidateVolumes, validateVolumeSource and
+the common sources' own checks: validateNFSVolumeSource, validateCSIVolumeSource, ValidateCSIDriverName).
+The files a configMap, secret, downward API or projected volume writes are checked in
+mpigen.checks.pod.files, the in-tree drivers' sources and the image volume in mpigen.checks.pod.drivers,
+an ephemeral volume's claim template in mpigen.checks.pod.ephemeral, mounts and devices in
+mpigen.checks.pod.mounts.
 
 A server before 1.35 drops image volumes and their mounts before it validates (`as_read`)."""
 
@@ -13,19 +12,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from mpigen.checks.pod import drivers, env, formats, projected
+from mpigen.checks.pod import drivers, files, formats
 from mpigen.checks.pod.ephemeral import ephemeral
 from mpigen.checks.pod.field import (
     Path,
     Violation,
     forbidden,
     invalid,
-    not_found,
     not_supported,
     required,
     too_long,
 )
-from mpigen.checks.pod.view import Pod, mapping, mappings, number, text
+from mpigen.checks.pod.view import Pod, mapping, mappings, text
 
 SOURCES = (
     "emptyDir",
@@ -69,9 +67,6 @@ HOST_PATH_TYPES = (
     "FileOrCreate",
     "Socket",
 )
-PROPAGATIONS = ("Bidirectional", "HostToContainer", "None")
-RECURSIVE_READ_ONLY = ("Disabled", "Enabled", "IfPossible")
-_FILE_MODE = "must be a number between 0 and 0777 (octal), both inclusive"
 
 
 def _checked(pod: Pod) -> list[tuple[dict[str, Any], list[Violation]]]:
@@ -86,13 +81,14 @@ def _checked(pod: Pod) -> list[tuple[dict[str, Any], list[Violation]]]:
     return checked
 
 
-def valid_volumes(pod: Pod) -> set[str]:
-    """The names of the volumes the server accepts (a mount of any other is `Not found`)."""
-    found: set[str] = set()
+def valid_volumes(pod: Pod) -> dict[str, str]:
+    """The volumes the server accepts, by name, each with its source (ValidateVolumes' map: a mount or
+    device naming any other is `Not found`); a volume without a source is an emptyDir."""
+    found: dict[str, str] = {}
     for volume, problems in _checked(pod):
         name = text(volume.get("name"))
         if name and not problems and not formats.dns1123_label(name) and name not in found:
-            found.add(name)
+            found[name] = next((s for s in SOURCES if volume.get(s) is not None), "emptyDir")
     return found
 
 
@@ -181,32 +177,11 @@ def _named(field: str) -> Any:
         if not text(source.get(field)):
             yield required((*where, field))
         if field in ("name", "secretName"):
-            yield from _mode(source, where, "defaultMode")
+            yield from files.mode(source, where, "defaultMode")
             for index, item in enumerate(mappings(source.get("items"))):
-                yield from _key_to_path(item or {}, (*where, "items", index))
+                yield from files.key_to_path(item or {}, (*where, "items", index))
 
     return check
-
-
-def _mode(source: dict[str, Any], where: Path, field: str) -> Iterator[Violation]:
-    mode = number(source.get(field))
-    if mode is not None and not 0 <= mode <= 0o777:
-        yield invalid((*where, field), mode, _FILE_MODE)
-
-
-def _key_to_path(item: dict[str, Any], where: Path) -> Iterator[Violation]:
-    if not text(item.get("key")):
-        yield required((*where, "key"))
-    path = text(item.get("path"))
-    if not path:
-        yield required((*where, "path"))
-    if path.startswith("/"):
-        yield invalid((*where, "path"), path, "must be a relative path")
-    if ".." in path.split("/"):
-        yield invalid((*where, "path"), path, "must not contain '..'")
-    if path.startswith("..") and not path.startswith("../"):
-        yield invalid((*where, "path"), path, "must not start with '..'")
-    yield from _mode(item, where, "mode")
 
 
 def _nfs(source: dict[str, Any], where: Path) -> Iterator[Violation]:
@@ -238,100 +213,6 @@ def _csi(source: dict[str, Any], where: Path) -> Iterator[Violation]:
             yield from (invalid((*where, "name"), name, msg) for msg in formats.dns1123_subdomain(name))
 
 
-_PROJECTIONS = ("secret", "configMap", "downwardAPI", "serviceAccountToken")
-_PROJECTIONS_1_37 = (*_PROJECTIONS, "clusterTrustBundle", "podCertificate")
-
-
-def _projected(source: dict[str, Any], where: Path, version: tuple[int, int]) -> Iterator[Violation]:
-    yield from _mode(source, where, "defaultMode")
-    paths: set[str] = set()
-
-    def claim(path: str, value: object) -> Iterator[Violation]:
-        if path in paths:
-            yield invalid(where, value, "conflicting duplicate paths")
-        paths.add(path)
-
-    for index, item in enumerate(mappings(source.get("sources"))):
-        at = (*where, "sources", index)
-        kinds = _PROJECTIONS_1_37 if projected.read(version) else _PROJECTIONS
-        present = [kind for kind in kinds if (item or {}).get(kind) is not None]
-        for kind in present:
-            part = mapping((item or {})[kind])
-            if kind in ("secret", "configMap"):
-                if not text(part.get("name")):
-                    yield required((*at, kind, "name"))
-                for j, key_path in enumerate(mappings(part.get("items"))):
-                    yield from _key_to_path(key_path or {}, (*at, kind, "items", j))
-                    if text((key_path or {}).get("path")):
-                        yield from claim(text((key_path or {}).get("path")), text(part.get("name")))
-            elif kind == "clusterTrustBundle":
-                yield from projected.cluster_trust_bundle(part, (*at, kind), claim)
-            elif kind == "podCertificate":
-                yield from projected.pod_certificate(part, (*at, kind), claim)
-            elif kind == "downwardAPI":
-                for file in mappings(part.get("items")):
-                    yield from _downward_file(file or {}, (*at, kind))
-                    path = text((file or {}).get("path"))
-                    if path:
-                        yield from claim(path, path)
-            else:
-                expiry = number(part.get("expirationSeconds"))
-                if expiry is not None and expiry < 600:
-                    yield invalid(
-                        (*at, kind, "expirationSeconds"),
-                        expiry,
-                        "may not specify a duration less than 10 minutes",
-                    )
-                if expiry is not None and expiry > 1 << 32:
-                    yield invalid(
-                        (*at, kind, "expirationSeconds"),
-                        expiry,
-                        "may not specify a duration larger than 2^32 seconds",
-                    )
-                path = text(part.get("path"))
-                if not path:  # the server names the volume's `projected.path`
-                    yield required((*where, "path"))
-                else:
-                    yield from projected.local_path(path, (*where, "path"))
-        if len(present) > 1:
-            yield forbidden(at, "may not specify more than 1 volume type per source")
-
-
-VOLUME_FIELD_PATHS = (
-    "metadata.annotations",
-    "metadata.labels",
-    "metadata.name",
-    "metadata.namespace",
-    "metadata.uid",
-)
-
-
-def _downward_file(file: dict[str, Any], where: Path) -> Iterator[Violation]:
-    """validateDownwardAPIVolumeFile; the server names the errors of every file at the source's path."""
-    path = text(file.get("path"))
-    if not path:
-        yield required((*where, "path"))
-    yield from projected.local_path(path, (*where, "path"))
-    field, resource = file.get("fieldRef"), file.get("resourceFieldRef")
-    if isinstance(field, dict):
-        yield from env.field_ref(field, (*where, "fieldRef"), VOLUME_FIELD_PATHS)
-        if resource is not None:
-            yield invalid(
-                where, "resource", "fieldRef and resourceFieldRef can not be specified simultaneously"
-            )
-    elif isinstance(resource, dict):
-        yield from env.resource_field_ref(resource, (*where, "resourceFieldRef"), volume=True)
-    else:
-        yield required(where, "one of fieldRef and resourceFieldRef is required")
-    yield from _mode(file, where, "mode")
-
-
-def _downward_api(source: dict[str, Any], where: Path) -> Iterator[Violation]:
-    yield from _mode(source, where, "defaultMode")
-    for file in mappings(source.get("items")):
-        yield from _downward_file(file or {}, where)
-
-
 _CHECKS = {
     "emptyDir": _empty_dir,
     "hostPath": _host_path,
@@ -340,69 +221,7 @@ _CHECKS = {
     "persistentVolumeClaim": _named("claimName"),
     "nfs": _nfs,
     "csi": _csi,
-    "downwardAPI": _downward_api,
+    "downwardAPI": files.downward_api,
     **drivers.CHECKS,
 }
-_VERSIONED = {"projected": _projected, "ephemeral": ephemeral, "image": drivers.image}
-
-
-def volume_mounts(pod: Pod) -> Iterator[Violation]:
-    volumes = valid_volumes(pod)
-    for at, container in pod.containers():
-        paths: set[str] = set()
-        for index, mount in enumerate(mappings(container.get("volumeMounts"))):
-            if mount is not None:
-                yield from _mount(mount, (*at, "volumeMounts", index), volumes, paths, container)
-
-
-def _mount(
-    mount: dict[str, Any], where: Path, volumes: set[str], paths: set[str], container: dict[str, Any]
-) -> Iterator[Violation]:
-    name, target = text(mount.get("name")), text(mount.get("mountPath"))
-    if not name:
-        yield required((*where, "name"))
-    if name not in volumes:
-        yield not_found((*where, "name"), name)
-    if not target:
-        yield required((*where, "mountPath"))
-    if target in paths:
-        yield invalid((*where, "mountPath"), target, "must be unique")
-    paths.add(target)
-    listed = where[:-1]  # the server names subPath errors at volumeMounts.subPath
-    for field in ("subPath", "subPathExpr"):
-        sub = text(mount.get(field))
-        if sub.startswith("/"):
-            yield invalid((*listed, field), sub, "must be a relative path")
-        if ".." in sub.split("/"):
-            yield invalid((*listed, field), sub, "must not contain '..'")
-    if text(mount.get("subPath")) and text(mount.get("subPathExpr")):
-        yield invalid(
-            (*where, "subPathExpr"), mount["subPathExpr"], "subPathExpr and subPath are mutually exclusive"
-        )
-    yield from _propagation(mount, listed, container)
-
-
-def _propagation(mount: dict[str, Any], listed: Path, container: dict[str, Any]) -> Iterator[Violation]:
-    mode = mount.get("mountPropagation")
-    if isinstance(mode, str):
-        if mode not in PROPAGATIONS:
-            yield not_supported((*listed, "mountPropagation"), mode, PROPAGATIONS)
-        if (
-            mode == "Bidirectional"
-            and mapping(container.get("securityContext")).get("privileged") is not True
-        ):
-            yield forbidden(
-                (*listed, "mountPropagation"),
-                "Bidirectional mount propagation is available only to privileged containers",
-            )
-    rro = mount.get("recursiveReadOnly")
-    if isinstance(rro, str):
-        if rro not in RECURSIVE_READ_ONLY:
-            yield not_supported((*listed, "recursiveReadOnly"), rro, RECURSIVE_READ_ONLY)
-        elif rro != "Disabled" and mount.get("readOnly") is not True:
-            yield forbidden((*listed, "recursiveReadOnly"), "may only be specified when readOnly is true")
-        elif rro != "Disabled" and mode not in (None, "None"):
-            yield forbidden(
-                (*listed, "recursiveReadOnly"),
-                "may only be specified when mountPropagation is None or not specified",
-            )
+_VERSIONED = {"projected": files.projected_volume, "ephemeral": ephemeral, "image": drivers.image}

@@ -172,7 +172,8 @@ def test_a_pod_in_its_own_user_namespace_shares_no_host_namespace() -> None:
 
 def test_block_devices_need_the_host_user_namespace_from_1_34() -> None:
     devices = [{"name": "blk", "devicePath": "/dev/xvdb"}]
-    obj = job({"hostUsers": False, "containers": [ctr(volumeDevices=devices)]})
+    claim = [{"name": "blk", "persistentVolumeClaim": {"claimName": "blk"}}]
+    obj = job({"hostUsers": False, "volumes": claim, "containers": [ctr(volumeDevices=devices)]})
     assert texts(obj) == [f"{AT}.containers[0].volumeDevices: Forbidden: when `hostUsers` is false"]
     assert texts(obj, (1, 33)) == []
 
