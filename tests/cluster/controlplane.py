@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import restget
 import yaml
 
 SERVICE_CIDR = "10.96.0.0/16"
@@ -147,6 +148,7 @@ class Cluster:
     owned: bool = True  # started by the suite (so it may have fake nodes and be torn down)
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     log_files: dict[str, Path] = field(default_factory=dict)
+    reader: restget.Reader | None = field(default=None, repr=False)
 
     # ---- kubectl ----------------------------------------------------------------------------------
 
@@ -175,7 +177,34 @@ class Cluster:
         return done
 
     def get(self, *argv: str, kubeconfig: Path | None = None) -> Any:
+        """`kubectl get <argv> -o json`, parsed; on the suite's own control plane, as admin, read over
+        HTTPS where tests/cluster/restget.py can (the same JSON without a kubectl process)."""
+        reader = self.own_reader() if kubeconfig is None else None
+        found = reader.get(argv) if reader else None
+        if found is not None:
+            return found
         return json.loads(self.kubectl("get", *argv, "-o", "json", kubeconfig=kubeconfig).stdout)
+
+    def find(self, resource: str, name: str, *argv: str) -> Any | None:
+        """The object `kubectl get <resource> <name> <argv> -o json` prints, or None where there is
+        none (`--ignore-not-found`)."""
+        reader = self.own_reader()
+        try:
+            found = reader.get((resource, name, *argv)) if reader else None
+        except restget.Refused as refused:
+            if refused.reason == "NotFound":
+                return None
+            raise
+        if found is not None:
+            return found
+        found = self.kubectl("get", resource, name, *argv, "--ignore-not-found", "-o", "json").stdout
+        return json.loads(found) if found.strip() else None
+
+    def own_reader(self) -> restget.Reader | None:
+        """The HTTPS reader of the suite's own control plane (None for an existing cluster)."""
+        if self.reader is None and self.owned and self.ca is not None:
+            self.reader = restget.Reader(self.server, self.ca.parent)
+        return self.reader
 
     def create_namespace(self, prefix: str) -> str:
         """A fresh namespace (`prefix-<n>`), deleted with the cluster (or by `delete_namespaces`)."""

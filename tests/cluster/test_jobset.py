@@ -102,12 +102,10 @@ def ready(pod: dict[str, Any]) -> bool:
 
 
 def conditions(cluster: Cluster, namespace: str, name: str) -> set[str]:
-    found = cluster.kubectl("get", "jobset", name, "-n", namespace, "--ignore-not-found", "-o", "json").stdout
-    if not found.strip():
+    found = cluster.find("jobset", name, "-n", namespace)
+    if found is None:
         return set()
-    return {
-        c["type"] for c in json.loads(found).get("status", {}).get("conditions", []) if c["status"] == "True"
-    }
+    return {c["type"] for c in found.get("status", {}).get("conditions", []) if c["status"] == "True"}
 
 
 def gone(cluster: Cluster, namespace: str, name: str) -> bool:

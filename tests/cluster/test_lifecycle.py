@@ -53,8 +53,7 @@ def conditions(cluster: Cluster, namespace: str, kind: str, name: str) -> set[st
 
 
 def exists(cluster: Cluster, namespace: str, kind: str, name: str) -> bool:
-    done = cluster.kubectl("get", kind, name, "-n", namespace, "--ignore-not-found", "-o", "name")
-    return bool(done.stdout.strip())
+    return cluster.find(kind, name, "-n", namespace) is not None
 
 
 def spec_of(version: str, policy: str | None, outcome: str) -> dict[str, Any]:

@@ -112,17 +112,15 @@ def apply(cluster: Cluster, namespace: str, obj: Obj) -> None:
 
 
 def phase(cluster: Cluster, namespace: str, job: str) -> str | None:
-    done = cluster.kubectl("get", "vcjob", job, "-n", namespace, "--ignore-not-found", "-o", "json")
-    if not done.stdout.strip():
+    done = cluster.find("vcjob", job, "-n", namespace)
+    if done is None:
         return None
-    found: str = json.loads(done.stdout).get("status", {}).get("state", {}).get("phase", "")
+    found: str = done.get("status", {}).get("state", {}).get("phase", "")
     return found
 
 
 def exists(cluster: Cluster, namespace: str, kind: str, name: str) -> bool:
-    return bool(
-        cluster.kubectl("get", kind, name, "-n", namespace, "--ignore-not-found", "-o", "name").stdout.strip()
-    )
+    return cluster.find(kind, name, "-n", namespace) is not None
 
 
 def pods(cluster: Cluster, namespace: str, job: str) -> list[Obj]:

@@ -119,10 +119,10 @@ def apply(cluster: Cluster, namespace: str, job: Obj) -> list[Obj]:
 
 
 def phase(cluster: Cluster, namespace: str, job: str) -> str | None:
-    done = cluster.kubectl("get", "vcjob", job, "-n", namespace, "--ignore-not-found", "-o", "json")
-    if not done.stdout.strip():
+    done = cluster.find("vcjob", job, "-n", namespace)
+    if done is None:
         return None
-    found: str = json.loads(done.stdout).get("status", {}).get("state", {}).get("phase", "")
+    found: str = done.get("status", {}).get("state", {}).get("phase", "")
     return found
 
 

@@ -126,10 +126,8 @@ def queue(name: str, weight: int = 1, capability: dict[str, str] | None = None) 
 
 
 def queue_open(cluster: controlplane.Cluster, name: str) -> bool:
-    done = cluster.kubectl("get", "queue", name, "--ignore-not-found", "-o", "json")
-    if not done.stdout.strip():
-        return False
-    return bool(json.loads(done.stdout).get("status", {}).get("state") == "Open")
+    done = cluster.find("queue", name)
+    return done is not None and done.get("status", {}).get("state") == "Open"
 
 
 def start(
