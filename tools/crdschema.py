@@ -55,11 +55,11 @@ def closed(node: Any) -> Any:
     if not isinstance(node, dict):
         return node
     out = {
-        key: value if key in LEAVES else closed(value)
+        key: value if key in LEAVES or key == "properties" else closed(value)
         for key, value in node.items()
         if key != "description" and not key.startswith("x-kubernetes-")
     }
-    if "properties" in node:
+    if "properties" in node:  # each property's schema once (a map of names is no schema of its own)
         out["properties"] = {name: closed(sub) for name, sub in node["properties"].items()}
         out.setdefault("additionalProperties", False)
     return out
@@ -128,7 +128,10 @@ class CRDSchema:
         return ROOT / "schemas" / self.filename
 
     def schema(self) -> dict[str, Any]:
-        crd = yaml.safe_load((gotools.module_dir(self.tool) / self.crd).read_text(encoding="utf-8"))
+        crd = yaml.load(
+            (gotools.module_dir(self.tool) / self.crd).read_text(encoding="utf-8"),
+            Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader),
+        )
         version = self.api_version.rsplit("/", 1)[1]
         (served,) = [v for v in crd["spec"]["versions"] if v["name"] == version]
         spec = closed(served["schema"]["openAPIV3Schema"]["properties"]["spec"])

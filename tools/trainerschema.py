@@ -70,7 +70,9 @@ def module_dir() -> Path:
 
 
 def _root(kind: str) -> dict[str, Any]:
-    crd = yaml.safe_load((module_dir() / CRDS / KINDS[kind]).read_text())
+    crd = yaml.load(
+        (module_dir() / CRDS / KINDS[kind]).read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    )
     (served,) = [v for v in crd["spec"]["versions"] if v["name"] == "v1alpha1"]
     root: dict[str, Any] = served["schema"]["openAPIV3Schema"]
     return root
@@ -82,11 +84,11 @@ def _strict(node: Any) -> Any:
     if not isinstance(node, dict):
         return node
     out = {
-        key: _strict(value) if key not in ("enum", "required") else value
+        key: _strict(value) if key not in ("enum", "required", "properties") else value
         for key, value in node.items()
         if key not in ("description", "default") and not key.startswith("x-kubernetes-")
     }
-    if "properties" in out:
+    if "properties" in out:  # each property's schema once (a map of names is no schema of its own)
         out["properties"] = {name: _strict(sub) for name, sub in node["properties"].items()}
         if not node.get("x-kubernetes-preserve-unknown-fields"):
             out["additionalProperties"] = False
