@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
+from jobs import load, load_all
 
 import mpigen
 from mpigen.options import Options
@@ -125,16 +126,16 @@ def test_every_path_gives_the_same_objects(
     kustomize_binary: str,
 ) -> None:
     text = JOBS[name]
-    job = yaml.safe_load(text)
+    job = load(text)
     (tmp_path / "job.yaml").write_text(text)
     paths: dict[str, list[dict[str, Any]]] = {}
 
     paths["api"] = mpigen.compile(job, Options())
-    paths["render"] = list(yaml.safe_load_all(run([*mpigen_command, "render", str(tmp_path / "job.yaml")])))
+    paths["render"] = load_all(run([*mpigen_command, "render", str(tmp_path / "job.yaml")]))
 
-    generated = yaml.safe_load(run(mpigen_command, stdin=resource_list([], job)))
+    generated = load(run(mpigen_command, stdin=resource_list([], job)))
     paths["krm generator"] = strip(generated["items"])
-    transformed = yaml.safe_load(run([*mpigen_command, "krm"], stdin=resource_list([job])))
+    transformed = load(run([*mpigen_command, "krm"], stdin=resource_list([job])))
     paths["krm transformer"] = strip(transformed["items"])
 
     plugin_dir = tmp_path / "plugin"
@@ -143,7 +144,7 @@ def test_every_path_gives_the_same_objects(
     (plugin_dir / "kustomization.yaml").write_text("generators:\n- job.yaml\nsortOptions:\n  order: fifo\n")
     env = {**os.environ, "KUSTOMIZE_PLUGIN_HOME": str(plugin_home), "TMPDIR": str(tmp_path)}
     built = run([kubectl_binary, "kustomize", "--enable-alpha-plugins", str(plugin_dir)], env=env)
-    paths["kubectl kustomize plugin"] = strip(list(yaml.safe_load_all(built)))
+    paths["kubectl kustomize plugin"] = strip(load_all(built))
 
     function_dir = tmp_path / "function"
     function_dir.mkdir()
@@ -164,7 +165,7 @@ def test_every_path_gives_the_same_objects(
         [kustomize_binary, "build", "--enable-alpha-plugins", "--enable-exec", str(function_dir)], env=env
     )
     # Standalone kustomize 4 sorts by kind (no sortOptions); compare as sets of objects.
-    paths["kustomize exec function"] = strip(list(yaml.safe_load_all(built)))
+    paths["kustomize exec function"] = strip(load_all(built))
 
     reference = paths["api"]
     assert len(reference) >= 8

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import gotools
 import yaml
+from jobs import load_all
 from mpijobs import compiled, job
 
 from tools import function_executable
@@ -49,7 +50,7 @@ def test_kpt_fn_eval_exec_compiles_the_packages_jobs_in_place(tmp_path: Path) ->
     function = function_executable(tmp_path)
     done = kpt("fn", "eval", "--exec", str(function), str(jobs), cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
-    written = list(yaml.safe_load_all((jobs / "train.yaml").read_text()))
+    written = load_all((jobs / "train.yaml").read_text())
     expected = compiled(job("v1alpha2", "train"), None)
     assert identities(written) == identities(expected)
     assert written == expected
@@ -93,7 +94,7 @@ def test_kpt_fn_eval_exec_compiles_a_large_package_and_keeps_every_other_file(tm
     done = kpt("fn", "eval", "--exec", str(function), str(jobs), cwd=tmp_path, timeout=900)
     assert done.returncode == 0, done.stdout + done.stderr
     for index in range(LARGE):
-        written = list(yaml.safe_load_all((jobs / f"train-{index}.yaml").read_text()))
+        written = load_all((jobs / f"train-{index}.yaml").read_text())
         assert written == compiled(job("v1alpha2", f"train-{index}"), None)
         assert (jobs / f"settings-{index}.yaml").read_text() == commented_settings(index)
     before = {path.name: path.read_text() for path in jobs.iterdir()}

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
-from jobs import COMMAND, job_yaml, pod
+from jobs import COMMAND, job_yaml, load, load_all, pod
 
 import mpigen
 from mpigen.krm import NotAResourceList, protocol, yamltext
@@ -71,7 +71,7 @@ def job(
 
 def as_item(document: str, annotations: dict[str, str] | None = None) -> str:
     """A YAML document as an item of `items:` in kyaml's layout, with reader annotations."""
-    data = yaml.safe_load(document)
+    data = load(document)
     if annotations:
         data["metadata"].setdefault("annotations", {}).update(annotations)
     text = to_yaml([data])
@@ -96,7 +96,7 @@ def resource_list(items: str, function_config: str | None = None) -> str:
         f"items:\n{items}" if items else "items: []\n"
     )
     if function_config is not None:
-        config = to_yaml([yaml.safe_load(function_config)])
+        config = to_yaml([load(function_config)])
         text += "functionConfig:\n" + "".join(f"  {line}\n" for line in config.splitlines())
     return text
 
@@ -119,7 +119,7 @@ def run(text: str) -> Run:
 
 
 def items_of(output: str) -> list[Any]:
-    items: list[Any] = yaml.safe_load(output)["items"]
+    items: list[Any] = load(output)["items"]
     return items
 
 
@@ -134,7 +134,7 @@ def without_bookkeeping(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def compiled(document: str) -> list[dict[str, Any]]:
-    return mpigen.compile(yaml.safe_load(document))
+    return mpigen.compile(load(document))
 
 
 # The shells, as kustomize and kpt run them -------------------------------------------------------
@@ -168,9 +168,9 @@ def test_generator_through_the_shells(args: list[str], shell: Shell) -> None:
     done = shell(args, text.encode())
     assert done.returncode == 0, done.stderr.decode()
     assert done.stderr == b""
-    output = yaml.safe_load(done.stdout)
+    output = load(done.stdout)
     assert "functionConfig" not in output
-    assert output["items"][0] == yaml.safe_load(config)  # the local-config copy, for kustomize to drop
+    assert output["items"][0] == load(config)  # the local-config copy, for kustomize to drop
     assert output["items"][1:] == compiled(config)
     assert "Traceback" not in done.stderr.decode()
 
@@ -229,8 +229,8 @@ def test_invalid_job_writes_the_list_back_with_results_and_exits_1(shell: Shell)
     text = resource_list(PASS_THROUGH + as_item(job(replicas=0), annotations) + AFTER)
     done = shell(["krm"], text.encode())
     assert done.returncode == 1
-    output = yaml.safe_load(done.stdout)
-    assert output["items"] == yaml.safe_load(text)["items"]  # unchanged: nothing half-generated
+    output = load(done.stdout)
+    assert output["items"] == load(text)["items"]  # unchanged: nothing half-generated
     assert done.stdout.decode().startswith(text)  # pass-through text and comments as given
     assert output["results"] == [
         {
@@ -266,7 +266,7 @@ def test_transformer_replaces_each_job_in_place_and_keeps_other_items_byte_for_b
     items = items_of(outcome.output)
     generated = items[1:-1]
     assert [without_bookkeeping(obj) for obj in generated] == compiled(job())
-    assert items[0] == yaml.safe_load(PASS_THROUGH)[0] and items[-1] == yaml.safe_load(AFTER)[0]
+    assert items[0] == load(PASS_THROUGH)[0] and items[-1] == load(AFTER)[0]
 
 
 def test_generated_objects_are_filed_with_the_job_under_fresh_indices() -> None:
@@ -314,16 +314,16 @@ def test_local_config_items_are_never_compiled() -> None:
 def test_other_function_configs_are_ignored_and_kept() -> None:
     config = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: fn-config}\ndata: {gang-scheduler: volcano}\n"
     text = resource_list(as_item(job()), function_config=config)
-    output = yaml.safe_load(run(text).output)
+    output = load(run(text).output)
     assert output["items"] == compiled(job())
-    assert output["functionConfig"] == yaml.safe_load(config)
+    assert output["functionConfig"] == load(config)
 
 
 def test_a_function_config_that_is_also_an_item_is_compiled_once_and_dropped() -> None:
     text = resource_list(as_item(job()), function_config=job())
     output = run(text).output
     assert items_of(output) == compiled(job())
-    assert "functionConfig" not in yaml.safe_load(output)  # else a second run compiles it again
+    assert "functionConfig" not in load(output)  # else a second run compiles it again
     assert run(output) == Run(output, 0, [])
 
 
@@ -331,7 +331,7 @@ def test_options_are_read_from_mpigen_annotations() -> None:
     annotated = job(annotations={"mpigen.dev/gang-scheduler": "volcano", "mpigen.dev/wait-timeout": "300"})
     items = items_of(run(resource_list(as_item(annotated))).output)
     assert "PodGroup" in [item["kind"] for item in items]
-    assert items == mpigen.compile(yaml.safe_load(annotated))
+    assert items == mpigen.compile(load(annotated))
     assert all(
         "annotations" not in item["metadata"]
         or not any(k.startswith("mpigen.dev/") for k in item["metadata"]["annotations"])
@@ -401,7 +401,7 @@ def test_warnings_are_results_and_do_not_fail() -> None:
     document = job(worker_fields={"restartPolicy": "OnFailure"})
     outcome = run(resource_list(as_item(document)))
     assert outcome.code == 0
-    output = yaml.safe_load(outcome.output)
+    output = load(outcome.output)
     assert output["items"] == compiled(document)
     [result] = output["results"]
     path = "spec.mpiReplicaSpecs.Worker.restartPolicy"
@@ -421,8 +421,8 @@ def test_every_problem_of_every_job_is_a_result() -> None:
     text = resource_list(as_item(job("good")) + as_item(bad))
     outcome = run(text)
     assert outcome.code == 1
-    output = yaml.safe_load(outcome.output)
-    assert output["items"] == yaml.safe_load(text)["items"]
+    output = load(outcome.output)
+    assert output["items"] == load(text)["items"]
     paths = [result["field"]["path"] for result in output["results"]]
     assert paths == [
         'metadata.annotations["mpigen.dev/gang-schedular"]',
@@ -439,7 +439,7 @@ def test_results_already_present_are_kept() -> None:
         resource_list(as_item(job(worker_fields={"restartPolicy": "OnFailure"})))
         + "results:\n- message: earlier\n  severity: info\n"
     )
-    results = yaml.safe_load(run(text).output)["results"]
+    results = load(run(text).output)["results"]
     assert [result["message"] for result in results][:1] == ["earlier"] and len(results) == 2
 
 
@@ -459,8 +459,8 @@ def test_invalid_output_is_an_internal_error(monkeypatch: pytest.MonkeyPatch) ->
     text = resource_list(as_item(job()))
     outcome = run(text)
     assert outcome.code == 3
-    output = yaml.safe_load(outcome.output)
-    assert output["items"] == yaml.safe_load(text)["items"]
+    output = load(outcome.output)
+    assert output["items"] == load(text)["items"]
     [result] = output["results"]
     assert result["severity"] == "error" and "internal error" in result["message"]
     assert 'Service/train-worker: spec.clusterIp: unknown field "clusterIp"' in result["message"]
@@ -476,8 +476,8 @@ def test_unexpected_failures_exit_3_with_the_list_echoed(where: str, monkeypatch
     text = resource_list(as_item(job()))
     stdout, stderr = io.BytesIO(), io.StringIO()
     assert run_function(io.BytesIO(text.encode()), stdout, stderr) == 3
-    output = yaml.safe_load(stdout.getvalue())
-    assert output["items"] == yaml.safe_load(text)["items"]
+    output = load(stdout.getvalue())
+    assert output["items"] == load(text)["items"]
     assert output["results"] == [
         {"message": "mpigen: internal error: RuntimeError: kaboom (please report this)", "severity": "error"}
     ]
@@ -531,7 +531,7 @@ def test_other_layouts_keep_their_data_and_comments() -> None:
             assert listing.cut is None  # the whole-list path
         outcome = run(text)
         assert outcome.code == 0, outcome.messages
-        source = yaml.safe_load(text)["items"]
+        source = load(text)["items"]
         expected = [obj for item in source for obj in (mpigen.compile(item) if is_job(item) else [item])]
         assert [without_bookkeeping(item) for item in items_of(outcome.output)] == [
             without_bookkeeping(item) for item in expected
@@ -566,7 +566,7 @@ def test_a_list_dense_with_comments_is_cut_and_keeps_every_comment(indent: int) 
     assert listing.cut is not None and listing.cut.indent == indent
     outcome = run(text)
     assert outcome.code == 0, outcome.messages
-    source = yaml.safe_load(text)["items"]
+    source = load(text)["items"]
     expected = [obj for item in source for obj in (mpigen.compile(item) if is_job(item) else [item])]
     assert [without_bookkeeping(item) for item in items_of(outcome.output)] == [
         without_bookkeeping(item) for item in expected
@@ -613,7 +613,7 @@ def test_a_json_resource_list_is_answered_in_yaml() -> None:
         "kind": "ResourceList",
         "items": [
             {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ml"}},
-            yaml.safe_load(job()),
+            load(job()),
         ],
     }
     outcome = run(json.dumps(document, indent=2))
@@ -640,13 +640,13 @@ def test_a_list_with_no_comment_is_written_from_its_data_without_the_round_trip(
     document = {
         "apiVersion": "config.kubernetes.io/v1",
         "kind": "ResourceList",
-        "items": [*passed, yaml.safe_load(job())],
+        "items": [*passed, load(job())],
         "results": [{"message": "earlier", "severity": "info"}],
     }
     outcome = run(json.dumps(document))
     assert outcome.code == 0, outcome.messages
     assert items_of(outcome.output) == [*passed, *compiled(job())]
-    assert yaml.safe_load(outcome.output)["results"] == document["results"]
+    assert load(outcome.output)["results"] == document["results"]
     assert run(outcome.output) == Run(outcome.output, 0, [])
 
 
@@ -660,7 +660,7 @@ def test_older_resource_list_versions_are_read() -> None:
     text = resource_list(as_item(job())).replace(
         "config.kubernetes.io/v1\n", "config.kubernetes.io/v1alpha1\n"
     )
-    output = yaml.safe_load(run(text).output)
+    output = load(run(text).output)
     assert output["apiVersion"] == "config.kubernetes.io/v1alpha1"
     assert output["items"] == compiled(job())
 
@@ -691,7 +691,7 @@ def test_other_kubeflow_kinds_pass_through_and_near_misses_are_errors() -> None:
     tfjob = "apiVersion: kubeflow.org/v1\nkind: TFJob\nmetadata:\n  name: tf\nspec: {}\n"
     outcome = run(resource_list(as_item(tfjob) + as_item(job())))
     assert outcome.code == 0, outcome.messages
-    assert items_of(outcome.output)[0] == yaml.safe_load(tfjob)
+    assert items_of(outcome.output)[0] == load(tfjob)
     near = job().replace("apiVersion: kubeflow.org/v1alpha2", "apiVersion: kubeflow/v1alpha2")
     outcome = run(resource_list(as_item(near, reader_annotations("jobs/train.yaml", 0, 0))))
     assert outcome.code == 1
@@ -708,7 +708,7 @@ def test_an_item_that_is_also_generated_is_refused_naming_both_files() -> None:
     )
     outcome = run(text)
     assert outcome.code == 1
-    [result] = yaml.safe_load(outcome.output)["results"]
+    [result] = load(outcome.output)["results"]
     assert result["file"] == {"path": "sa.yaml", "index": 0}
     assert "is also generated for MPIJob/train at jobs/train.yaml" in result["message"]
     assert items_of(outcome.output) == items_of(text)  # nothing half-generated
@@ -736,7 +736,7 @@ def test_the_function_reads_back_an_output_at_its_size_limit_and_refuses_a_large
         f"mpigen: <stdin>: the output ResourceList would be {len(output.encode()) / 2**20:,.1f} MiB, over the 0 MiB the function reads; compile fewer jobs at once"
     ]
     assert items_of(refused.output) == items_of(text)  # items as given
-    assert yaml.safe_load(refused.output)["results"][0]["message"] == refused.messages[0]
+    assert load(refused.output)["results"][0]["message"] == refused.messages[0]
 
 
 def test_a_list_read_whole_may_not_grow_past_the_values_it_is_read_with(
@@ -748,7 +748,7 @@ def test_a_list_read_whole_may_not_grow_past_the_values_it_is_read_with(
 
     monkeypatch.setattr(limits, "MAX_VALUES", 100)  # one job's objects hold more
     as_json = json.dumps(
-        {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [yaml.safe_load(job())]}
+        {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": [load(job())]}
     )
     refused = run(as_json)
     assert refused.code == 1 and "more than 100 values where it is read whole" in refused.messages[0]
@@ -791,15 +791,13 @@ def by_identity(objects: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str
 
 def test_kustomize_runs_it_as_a_generator(tmp_path: Path, build: Build) -> None:
     annotated = job(annotations={"mpigen.dev/gang-scheduler": "volcano"})
-    data = yaml.safe_load(annotated)
+    data = load(annotated)
     data["metadata"]["annotations"][FUNCTION] = f"exec:\n  path: {function_executable(tmp_path)}\n"
     (tmp_path / "job.yaml").write_text(yaml.safe_dump(data))
     (tmp_path / "kustomization.yaml").write_text("generators:\n- job.yaml\n")
     done = build(tmp_path)
     assert done.returncode == 0, done.stderr
-    assert by_identity(list(yaml.safe_load_all(done.stdout))) == by_identity(
-        mpigen.compile(yaml.safe_load(annotated))
-    )
+    assert by_identity(load_all(done.stdout)) == by_identity(mpigen.compile(load(annotated)))
 
 
 def test_kustomize_runs_it_as_a_transformer(tmp_path: Path, build: Build) -> None:
@@ -823,7 +821,7 @@ def test_kustomize_runs_it_as_a_transformer(tmp_path: Path, build: Build) -> Non
     assert done.returncode == 0, done.stderr
     other = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "other"}, "data": {"a": "yes"}}
     expected = by_identity([*compiled(job()), other])
-    assert by_identity(list(yaml.safe_load_all(done.stdout))) == expected
+    assert by_identity(load_all(done.stdout)) == expected
     (tmp_path / "job.yaml").write_text(job(replicas=0))
     failed = build(tmp_path)
     assert failed.returncode != 0
@@ -872,9 +870,9 @@ def test_kustomize_runs_it_twice_on_a_large_list(tmp_path: Path, build: Build) -
     expected = [
         obj
         for index in range(LARGE)
-        for obj in [*compiled(job(f"train-{index}")), yaml.safe_load(commented_settings(index))]
+        for obj in [*compiled(job(f"train-{index}")), load(commented_settings(index))]
     ]
-    output = list(yaml.safe_load_all(done.stdout))
+    output = load_all(done.stdout)
     assert len(output) == len(expected)
     assert by_identity(output) == by_identity(expected)
 
@@ -896,7 +894,7 @@ def _stream_lines(documents: list[str], style: str) -> tuple[list[str], list[str
     from mpigen.pipeline import process
     from mpigen.yaml.load import Document
 
-    datas = [yaml.safe_load(document) for document in documents]
+    datas = [load(document) for document in documents]
     total = len(datas)
     rendered = process(
         [("input.yaml", [Document(i + 1, data, total) for i, data in enumerate(datas)])], Options()
@@ -907,7 +905,7 @@ def _stream_lines(documents: list[str], style: str) -> tuple[list[str], list[str
         for i, document in enumerate(documents)
     )
     output, outcome = protocol.process_resource_list(resource_list(items).encode())
-    return rendered, outcome.lines(), yaml.safe_load(output).get("results") or []
+    return rendered, outcome.lines(), load(output).get("results") or []
 
 
 RENDERED_DOCUMENT = re.compile(r"input\.yaml: document (\d+)(?=:)|input\.yaml \(document (\d+)\)")
@@ -1015,7 +1013,7 @@ def test_under_kustomize_a_job_is_named_by_its_origin_file(origin: str, named: s
     assert result.messages == [
         f"{named}: MPIJob/train: spec.mpiReplicaSpecs.Worker.replicas: must be >= 1, got 0"
     ]
-    [entry] = yaml.safe_load(result.output)["results"]
+    [entry] = load(result.output)["results"]
     assert entry["file"] == {"path": named, "index": 0}
 
 

@@ -22,7 +22,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
-from jobs import V1, V1ALPHA1, V1ALPHA2, V2BETA1, make_job
+from jobs import V1, V1ALPHA1, V1ALPHA2, V2BETA1, load, make_job
 from strategies import TEXT
 
 from mpigen.krm import NotAResourceList, protocol
@@ -106,13 +106,13 @@ def other_items(draw: Draw, index: int) -> Item:
     }
     if kind == "scalar":
         text = yaml.safe_dump([draw(TEXT)], allow_unicode=True, width=1 << 16)
-        return Item(text, yaml.safe_load(text)[0], True)
+        return Item(text, load(text)[0], True)
     if kind == "keep":  # a `|+` scalar: its trailing blank lines are part of its value
         text = f"- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: other-{index}\n  data:\n    script: |+\n      echo hi\n\n\n"
-        return Item(text, yaml.safe_load(text)[0], True)
+        return Item(text, load(text)[0], True)
     if kind == "flow":
         text = f"- {{apiVersion: v1, kind: Secret, metadata: {{name: other-{index}}}, stringData: {{a: 'yes'}}}}  # flow\n"
-        return Item(text, yaml.safe_load(text)[0], True)
+        return Item(text, load(text)[0], True)
     if kind == "TFJob":
         data: dict[str, Any] = {
             "apiVersion": "kubeflow.org/v1",

@@ -16,9 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from click.testing import CliRunner
-from jobs import COMMAND, job_yaml, pod
+from jobs import COMMAND, job_yaml, load, load_all, pod
 
 import mpigen
 from mpigen.cli import cli
@@ -49,7 +48,7 @@ def invoke(*args: str) -> tuple[int, str, str]:
 def render(*args: str) -> list[dict[str, Any]]:
     code, out, err = invoke("render", *args)
     assert code == 0, err
-    return list(yaml.safe_load_all(out))
+    return load_all(out)
 
 
 Build = Callable[[Path], "subprocess.CompletedProcess[str]"]
@@ -72,7 +71,7 @@ def build(kubectl_binary: str, plugin_home: Path, tmp_path_factory: pytest.TempP
 def built_objects(build: Build, directory: Path) -> list[dict[str, Any]]:
     result = build(directory)
     assert result.returncode == 0, result.stderr
-    return list(yaml.safe_load_all(result.stdout))
+    return load_all(result.stdout)
 
 
 def kustomization(tmp_path: Path, job: str, kustomization: str = KUSTOMIZATION) -> Path:
@@ -176,7 +175,7 @@ def test_wrapper_runs_a_python_whose_path_has_spaces_and_quotes(tmp_path: Path, 
         [str(plugin), str(config)], capture_output=True, text=True, cwd=tmp_path, check=False
     )
     assert result.returncode == 0, result.stderr
-    assert list(yaml.safe_load_all(result.stdout)) == render(str(config))
+    assert load_all(result.stdout) == render(str(config))
 
 
 def test_stand_in_python_keeps_the_virtualenv(tmp_path: Path, fresh_python: str) -> None:
@@ -218,7 +217,7 @@ def test_run_prints_objects_and_sends_warnings_to_stderr(
     config.write_text(job_yaml(worker_fields={"restartPolicy": "OnFailure"}))
     code, out, err = invoke("kustomize-plugin", "run", str(config))
     assert code == 0
-    assert list(yaml.safe_load_all(out)) == render(str(config))
+    assert load_all(out) == render(str(config))
     assert err.startswith(f"{tmp_path} (kustomize generator): MPIJob/pi: warning: ")
 
 
@@ -339,14 +338,14 @@ def test_gitops_manifests_are_valid_yaml_of_the_expected_kinds() -> None:
     for path in sorted((EXAMPLES / "gitops").glob("*/*.yaml")):
         if path.parent.name in ("jobs", "rendered"):
             continue
-        kinds += [doc["kind"] for doc in yaml.safe_load_all(path.read_text())]
+        kinds += [doc["kind"] for doc in load_all(path.read_text())]
     assert sorted(kinds) == sorted(
         ["Application", "Application", "ConfigMap", "Deployment", "GitRepository", "Kustomization"]
     )
 
 
 def test_pre_commit_hooks_run_mpigen() -> None:
-    hooks = {hook["id"]: hook for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    hooks = {hook["id"]: hook for hook in load((ROOT / ".pre-commit-hooks.yaml").read_text())}
     assert hooks["mpigen-validate"]["entry"] == "mpigen validate --allow-empty"
     assert hooks["mpigen-check"]["entry"] == "mpigen render --brief --check"
     assert hooks["mpigen-check"]["pass_filenames"] is False
