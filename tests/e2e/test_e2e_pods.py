@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -152,3 +153,16 @@ def test_a_failed_start_cleans_up(objects: list[dict[str, Any]]) -> None:
     with pytest.raises(HarnessError, match="no parent directory"):
         failing.start()  # fails after the namespaces were made
     assert failing.leftovers() == []
+
+
+def test_an_mpi_prefix_under_tmp_is_refused_with_the_reason(
+    namespaces: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Each pod mounts a /tmp of its own, so a PyPI MPI installed under /tmp would be missing in every
+    pod: the harness says so rather than letting mpirun fail to load libmpi."""
+    import pypi
+    from e2e_harness import mpi
+
+    monkeypatch.setattr(pypi, "CACHE", Path("/tmp") / tmp_path.name)
+    with pytest.raises(RuntimeError, match="under /tmp, which every e2e pod replaces with a /tmp of its own"):
+        mpi.ensure("mpich")

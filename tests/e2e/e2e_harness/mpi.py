@@ -111,6 +111,11 @@ def ensure(name: str) -> tuple[Implementation | None, str | None]:
         return None, "openssh-server installed, but /usr/sbin/sshd is missing"
     if name == "openmpi4":
         return Implementation(name, Path("/usr")), None
+    if Path("/tmp") in pypi.prefix(f"mpi-{name}").resolve().parents:
+        raise RuntimeError(
+            f"{name} would be installed in {pypi.prefix(f'mpi-{name}')}, under /tmp, which every e2e pod "
+            "replaces with a /tmp of its own: set MPIGEN_TEST_CACHE to a directory outside /tmp"
+        )
     prefix, problem = pypi.ensure(f"mpi-{name}", PYPI[name])
     if prefix is None:
         return None, problem
