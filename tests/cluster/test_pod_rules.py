@@ -7,7 +7,7 @@ job?) must equal the server's (does it refuse any of the job's objects?) on ever
 where mpigen is deliberately stricter (docs/departures.md). A job whose input mpigen refuses before any
 object is built has its mutated template sent as a PodTemplate instead.
 
-MPIGEN_POD_RULES_CASES (default 6400: 200 per family) and MPIGEN_POD_RULES_SEED (default 1) choose the
+MPIGEN_POD_RULES_CASES (default 4800: 150 per family) and MPIGEN_POD_RULES_SEED (default 1) choose the
 cases; MPIGEN_POD_RULES_FAMILIES (comma-separated) keeps only those families' cases among them, so that
 a large count judges a few families deeply. The agreement per family is printed (with `-s`), and
 written as JSON to MPIGEN_POD_RULES_REPORT when set.
@@ -161,7 +161,7 @@ def test_pod_rules_agree_with_the_api_server(cluster: Cluster, namespace: str) -
     )
     cases = [
         podmutations.case(int(os.environ.get("MPIGEN_POD_RULES_SEED", "1")), n)
-        for n in range(int(os.environ.get("MPIGEN_POD_RULES_CASES", "6400")))
+        for n in range(int(os.environ.get("MPIGEN_POD_RULES_CASES", "4800")))
         if podmutations.family(n) in chosen
     ]
     server = ApiServer(cluster.admin_kubeconfig, namespace)

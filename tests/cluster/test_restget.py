@@ -22,8 +22,10 @@ def reader(cluster: Cluster) -> restget.Reader:
     return restget.Reader(cluster.server, cluster.ca.parent)
 
 
-@pytest.fixture
-def objects(cluster: Cluster, namespace: str) -> str:
+@pytest.fixture(scope="module")
+def objects(cluster: Cluster) -> str:
+    """A namespace of this module's own with a few objects, which the tests only read."""
+    namespace = cluster.create_namespace("t-restget")
     documents: list[dict[str, Any]] = [
         {
             "apiVersion": "v1",
