@@ -383,13 +383,18 @@ def module_dir(name: str) -> Path:
     """The source of tool `name`'s pinned module in the Go module cache (`go mod download`: from the module
     proxy, checked against go.sum's database; instant once there), for the files a test reads from it,
     such as the JobSet and Kueue CRDs and webhook configurations."""
+    tool = TOOLS[name]
+    return download(tool.module, tool.version, tool)
+
+
+def download(module: str, version: str, tool: Tool | None = None) -> Path:
+    """`module@version` in the Go module cache (`go mod download`, with `tool`'s environment)."""
     go = shutil.which("go")
     if go is None:
-        raise Unavailable(f"cannot read {TOOLS[name].module}: `go` is not on PATH")
-    tool = TOOLS[name]
+        raise Unavailable(f"cannot read {module}: `go` is not on PATH")
     cache_root().mkdir(parents=True, exist_ok=True)
     done = subprocess.run(
-        [go, "mod", "download", "-json", f"{tool.module}@{tool.version}"],
+        [go, "mod", "download", "-json", f"{module}@{version}"],
         cwd=cache_root(),
         env=_go_env(tool),
         capture_output=True,
@@ -398,7 +403,7 @@ def module_dir(name: str) -> Path:
         check=False,
     )
     if done.returncode != 0:
-        raise BuildFailed(f"go mod download {tool.module}@{tool.version} failed: {done.stdout}{done.stderr}")
+        raise BuildFailed(f"go mod download {module}@{version} failed: {done.stdout}{done.stderr}")
     return Path(json.loads(done.stdout)["Dir"])
 
 

@@ -14,9 +14,7 @@ A refused input raises OracleRefused with the oracle's one-line message.
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
@@ -55,19 +53,12 @@ def module_dir() -> Path:
     module proxy where the cache lacks it: a test may read it before any test built the oracle)."""
     import pytest
 
-    go = shutil.which("go")
-    if go is None:
-        pytest.skip("Trainer's module is read with `go mod download`, and `go` is not on PATH")
-    done = subprocess.run(
-        [go, "mod", "download", "-json", f"{MODULE}@{version()}"],
-        capture_output=True,
-        text=True,
-        check=False,
-        cwd=SOURCE,
-        env={**os.environ, "GOTOOLCHAIN": "local"},
-    )
-    assert done.returncode == 0, f"go mod download {MODULE}@{version()} failed:\n{done.stderr}{done.stdout}"
-    return Path(json.loads(done.stdout)["Dir"])
+    try:
+        return gotools.download(MODULE, version())
+    except gotools.Unavailable as why:
+        pytest.skip(str(why))
+    except gotools.BuildFailed as why:
+        pytest.fail(str(why), pytrace=False)
 
 
 def shipped(relative: str) -> list[Obj]:
