@@ -6,7 +6,6 @@ options always give the same objects, in the same order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from mpigen import inputs as api
@@ -22,15 +21,39 @@ if TYPE_CHECKING:
     from mpigen.inputs.trainjob import Runtimes
 
 
-@dataclass
 class Compilation:
-    """The objects of one job, and the warnings met on the way."""
+    """The objects of one job, and the warnings met on the way. Two are equal when every field is."""
 
-    objects: list[dict[str, Any]]
-    warnings: list[Issue] = field(default_factory=list)
-    name: str = ""
-    # The options the job was compiled with: the caller's, with the job's `mpigen.dev/*` annotations.
-    options: Options = field(default_factory=Options)
+    __slots__ = ("name", "objects", "options", "warnings")
+
+    def __init__(
+        self,
+        objects: list[dict[str, Any]],
+        warnings: list[Issue] | None = None,
+        name: str = "",
+        options: Options | None = None,
+    ) -> None:
+        self.objects = objects
+        self.warnings: list[Issue] = [] if warnings is None else warnings
+        self.name = name
+        # The options the job was compiled with: the caller's, with the job's `mpigen.dev/*` annotations.
+        self.options = Options() if options is None else options
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.objects, self.warnings, self.name, self.options)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Compilation):
+            return NotImplemented
+        return self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
+
+    def __repr__(self) -> str:
+        return (
+            f"Compilation(objects={self.objects!r}, warnings={self.warnings!r}, name={self.name!r},"
+            f" options={self.options!r})"
+        )
 
 
 def plan_job(job: object, options: Options) -> tuple[JobPlan, Options]:
@@ -113,7 +136,7 @@ def compile_train_job(
     from mpigen.inputs import trainjob
     from mpigen.targets.jobset import trainjob as train_target
 
-    options, option_issues = options_for(document, replace(options or Options(), target="jobset"))
+    options, option_issues = options_for(document, (options or Options()).replace(target="jobset"))
     try:
         plan = trainjob.to_plan(document, runtimes, options)
     except CompileError as exc:

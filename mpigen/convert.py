@@ -21,8 +21,7 @@ import copy
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from mpigen import names
 from mpigen.errors import CompileError, Issue, Path
@@ -36,12 +35,11 @@ OWN_NAMING = ("hostname", "subdomain")
 LIFTED = ("command", "args", "env", "resources")
 
 
-@dataclass(frozen=True)
-class ConvertOptions:
+class ConvertOptions(NamedTuple):
     """`namespaced`: a TrainingRuntime in each job's namespace instead of a ClusterTrainingRuntime."""
 
     namespaced: bool = False
-    compile: Options = field(default_factory=Options)
+    compile: Options = Options()
 
 
 def convert(inputs: Sequence[tuple[str, list[Document] | str]], options: ConvertOptions) -> Outcome:

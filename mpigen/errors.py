@@ -9,8 +9,7 @@ the shells (cli, krm); this module only holds the data and the path notation.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 Path = tuple[str | int, ...]
 Severity = Literal["error", "warning"]
@@ -63,8 +62,7 @@ def format_path(path: Path) -> str:
     return out
 
 
-@dataclass(frozen=True)
-class Issue:
+class Issue(NamedTuple):
     """One problem (or warning) at one place in one input document."""
 
     path: Path
@@ -83,22 +81,41 @@ class Issue:
 MAX_ISSUES_PER_JOB = 100
 
 
-@dataclass
 class CompileError(Exception):
     """An input job could not be compiled; `issues` holds every problem found (past MAX_ISSUES_PER_JOB,
-    the first ones and a line saying how many more), `warnings` what was found besides."""
+    the first ones and a line saying how many more), `warnings` what was found besides. Two are equal
+    when their issues, kind, name and warnings are."""
 
-    issues: list[Issue]
-    kind: str = "MPIJob"
-    name: str = ""
-    warnings: list[Issue] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        if len(self.issues) > MAX_ISSUES_PER_JOB:  # 20,000 broken containers are not 20,000 lines
-            rest = len(self.issues) - MAX_ISSUES_PER_JOB
+    def __init__(
+        self, issues: list[Issue], kind: str = "MPIJob", name: str = "", warnings: list[Issue] | None = None
+    ) -> None:
+        if len(issues) > MAX_ISSUES_PER_JOB:  # 20,000 broken containers are not 20,000 lines
+            rest = len(issues) - MAX_ISSUES_PER_JOB
             more = Issue((), f"and {rest:,} more problems (the first {MAX_ISSUES_PER_JOB} are shown)")
-            self.issues = [*self.issues[:MAX_ISSUES_PER_JOB], more]
+            issues = [*issues[:MAX_ISSUES_PER_JOB], more]
+        self.issues = issues
+        self.kind = kind
+        self.name = name
+        self.warnings = [] if warnings is None else warnings
         super().__init__(self.__str__())
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CompileError):
+            return NotImplemented
+        return (self.issues, self.kind, self.name, self.warnings) == (
+            other.issues,
+            other.kind,
+            other.name,
+            other.warnings,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
+
+    def __repr__(self) -> str:
+        return (
+            f"CompileError(issues={self.issues!r}, kind={self.kind!r}, name={self.name!r},"
+            f" warnings={self.warnings!r})"
+        )
 
     def __str__(self) -> str:
         who = f"{self.kind}/{self.name}" if self.name else self.kind

@@ -19,8 +19,7 @@ import json
 import os
 import re
 import shlex
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from mpigen.yaml.dump import FORMATS
 
@@ -80,8 +79,7 @@ def parse_manifest(text: str) -> set[str]:
 # Planning an update (pure) -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """What is in the directory under one name: "file", "directory", "symbolic link", ... and, for a
     regular file, its text (None when it is not UTF-8)."""
 
@@ -90,14 +88,18 @@ class Entry:
     problem: str = ""  # why a regular file has no text: too large, not UTF-8
 
 
-@dataclass
 class Update:
-    write: dict[str, str] = field(default_factory=dict)  # name -> new text (new or changed)
-    remove: list[str] = field(default_factory=list)  # mpigen's files no render needs any more
-    unchanged: list[str] = field(default_factory=list)
-    conflicts: list[str] = field(default_factory=list)  # messages, one per name; nothing is written
-    manifest: str = ""  # the manifest once done
-    journal: str = ""  # the manifest while replacing: old and new names, so an interrupted pass is mine
+    """What a pass over the output directory writes, removes and keeps, or why it writes nothing."""
+
+    __slots__ = ("conflicts", "journal", "manifest", "remove", "unchanged", "write")
+
+    def __init__(self) -> None:
+        self.write: dict[str, str] = {}  # name -> new text (new or changed)
+        self.remove: list[str] = []  # mpigen's files no render needs any more
+        self.unchanged: list[str] = []
+        self.conflicts: list[str] = []  # messages, one per name; nothing is written
+        self.manifest = ""  # the manifest once done
+        self.journal = ""  # the manifest while replacing: old and new names, so an interrupted pass is mine
 
 
 def plan_update(

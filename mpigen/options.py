@@ -11,7 +11,6 @@ kubeflow.org/v1 jobs, which is the training-operator's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from typing import Any, Literal, NamedTuple
 
 from mpigen.targets import DEFAULT_TARGET, TARGETS
@@ -40,9 +39,9 @@ NETWORK_POLICIES = ("same-job",)
 DEFAULT_SCHEDULER_NAMES = {VOLCANO: "volcano", SCHEDULER_PLUGINS: "scheduler-plugins-scheduler"}
 
 
-@dataclass(frozen=True)
-class Options:
-    """How to compile. Fields set on a job's spec take precedence over the per-node defaults here."""
+class Options(NamedTuple):
+    """How to compile. Fields set on a job's spec take precedence over the per-node defaults here.
+    A NamedTuple (its fields in `Options._fields`), so immutable, hashable and compared by value."""
 
     gpus_per_node: int = 8
     processing_units_per_node: int = 1
@@ -87,8 +86,12 @@ class Options:
 
     def replace(self, **changes: Any) -> Options:
         """The same options with the fields named in `changes` set (`options.replace(namespace="ml")`).
-        A field name that is not one of Options' is a TypeError."""
-        return replace(self, **changes)
+        A field name that is not one of Options' is a TypeError, as a keyword the constructor does not
+        take is."""
+        unknown = changes.keys() - self._fields
+        if unknown:
+            raise TypeError(f"Options has no field {', '.join(sorted(unknown))}")
+        return self._replace(**changes)
 
 
 # How an option's value is written and checked: on the command line (click type), in an annotation

@@ -15,7 +15,6 @@ It also computes the exit code, once (`exit_code`), and words the internal-error
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from mpigen.errors import Issue, Path, format_path, one_line, plain_or_shown
@@ -88,18 +87,31 @@ class Placement(NamedTuple):
         return self.source + (f" (document {self.document})" if self.document else "")
 
 
-@dataclass
 class Outcome:
     """The objects made from some inputs and every problem found in them."""
 
-    objects: list[dict[str, Any]] = field(default_factory=list)
-    errors: list[Finding] = field(default_factory=list)
-    warnings: list[Finding] = field(default_factory=list)
-    # Emitted objects that fail Kubernetes' schemas: mpigen's bugs, never the user's (exit 3).
-    invalid_output: list[Finding] = field(default_factory=list)
-    jobs: int = 0
-    crash: str = ""  # the internal-error line of an unexpected exception
-    placements: list[Placement] = field(default_factory=list)  # what each document put in `objects`
+    __slots__ = ("crash", "errors", "invalid_output", "jobs", "objects", "placements", "warnings")
+
+    def __init__(
+        self,
+        objects: list[dict[str, Any]] | None = None,
+        errors: list[Finding] | None = None,
+        warnings: list[Finding] | None = None,
+        invalid_output: list[Finding] | None = None,
+        jobs: int = 0,
+        crash: str = "",
+        placements: list[Placement] | None = None,
+    ) -> None:
+        self.objects: list[dict[str, Any]] = [] if objects is None else objects
+        self.errors: list[Finding] = [] if errors is None else errors
+        self.warnings: list[Finding] = [] if warnings is None else warnings
+        # Emitted objects that fail Kubernetes' schemas: mpigen's bugs, never the user's (exit 3).
+        self.invalid_output: list[Finding] = [] if invalid_output is None else invalid_output
+        self.jobs = jobs
+        self.crash = crash  # the internal-error line of an unexpected exception
+        self.placements: list[Placement] = (
+            [] if placements is None else placements
+        )  # what each document put in `objects`
 
     @classmethod
     def crashed(cls, exc: BaseException) -> Outcome:

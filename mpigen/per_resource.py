@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -30,25 +29,58 @@ from mpigen.yaml.load import Document, ForeignInput
 VALID, INVALID, ERROR, SKIPPED = "statusValid", "statusInvalid", "statusError", "statusSkipped"
 
 
-@dataclass
 class Resource:
-    filename: str
-    kind: str
-    name: str
-    version: str
-    status: str
-    findings: list[Finding] = field(default_factory=list)  # errors (or schema failures) of this resource
-    warnings: list[Finding] = field(default_factory=list)
-    msg: str = ""
-    bug: bool = False
-    document: int | None = None  # the input document's position, for findings about it; not reported
-    namespace: str = ""  # named in the JUnit report only, as kubeconform's testcase names it
+    """One resource's line of the report, as kubeconform reports one."""
+
+    __slots__ = (
+        "bug",
+        "document",
+        "filename",
+        "findings",
+        "kind",
+        "msg",
+        "name",
+        "namespace",
+        "status",
+        "version",
+        "warnings",
+    )
+
+    def __init__(  # kubeconform's fields
+        self,
+        filename: str,
+        kind: str,
+        name: str,
+        version: str,
+        status: str,
+        findings: list[Finding] | None = None,
+        warnings: list[Finding] | None = None,
+        msg: str = "",
+        bug: bool = False,
+        document: int | None = None,
+        namespace: str = "",
+    ) -> None:
+        self.filename = filename
+        self.kind = kind
+        self.name = name
+        self.version = version
+        self.status = status
+        self.findings: list[Finding] = [] if findings is None else findings  # errors (or schema failures)
+        self.warnings: list[Finding] = [] if warnings is None else warnings
+        self.msg = msg
+        self.bug = bug
+        self.document = document  # the input document's position, for findings about it; not reported
+        self.namespace = namespace  # named in the JUnit report only, as kubeconform's testcase names it
 
 
-@dataclass
 class Report:
-    resources: list[Resource] = field(default_factory=list)
-    placements: list[Placement] = field(default_factory=list)  # what each document would output
+    """Every resource of a validate run, and what each document would output."""
+
+    __slots__ = ("placements", "resources")
+
+    def __init__(self) -> None:
+        self.resources: list[Resource] = []
+        self.placements: list[Placement] = []  # what each document would output
 
     def count(self, status: str) -> int:
         return sum(resource.status == status for resource in self.resources)

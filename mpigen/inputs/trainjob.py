@@ -14,7 +14,6 @@ OpenMPI only). Refused: every other ML policy (torch, none), with a message sayi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from mpigen import names
@@ -42,12 +41,14 @@ def _schema_issues(document: dict[str, Any], options: Options) -> list[Issue]:
     return validate_object(document, options.kube_version)
 
 
-@dataclass
 class Runtimes:
     """The runtimes of one input, by kind, namespace and name; a runtime with problems is kept as None
     (its problems are reported at its own document; a TrainJob naming it says so)."""
 
-    found: dict[RuntimeKey, dict[str, Any] | None] = field(default_factory=dict)
+    __slots__ = ("found",)
+
+    def __init__(self) -> None:
+        self.found: dict[RuntimeKey, dict[str, Any] | None] = {}
 
     def add(self, document: dict[str, Any], options: Options) -> list[Issue]:
         """Check and keep one runtime document; its problems (a duplicate is one)."""

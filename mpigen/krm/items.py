@@ -8,7 +8,6 @@ when it may be an MPIJob or when the list holds a job; any other list is read wh
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from mpigen.krm import MAX_LIST_BYTES, STDIN, NotAResourceList, layout
@@ -29,17 +28,27 @@ NO_INPUT = (
 _UNREAD = object()
 
 
-@dataclass
 class Listing:
     """One ResourceList as read. `header` is the list's data; read whole, its `items` are the items'
     data, else `cut` holds the items' texts, each read as data on demand (`item`)."""
 
-    text: str
-    header: dict[str, Any]
-    token: str  # a placeholder prefix no input holds: it names a digest of the input
-    cut: layout.Cut | None = None
-    heads: list[tuple[Any, Any] | str | None] = field(default_factory=list)
-    _items: list[Any] = field(default_factory=list)
+    __slots__ = ("_items", "cut", "header", "heads", "text", "token")
+
+    def __init__(
+        self,
+        text: str,
+        header: dict[str, Any],
+        token: str,  # a placeholder prefix no input holds: it names a digest of the input
+        cut: layout.Cut | None = None,
+        heads: list[tuple[Any, Any] | str | None] | None = None,
+        items: list[Any] | None = None,
+    ) -> None:
+        self.text = text
+        self.header = header
+        self.token = token
+        self.cut = cut
+        self.heads: list[tuple[Any, Any] | str | None] = [] if heads is None else heads
+        self._items: list[Any] = [] if items is None else items
 
     def __len__(self) -> int:
         return len(self._items)
@@ -104,7 +113,7 @@ def read_whole(text: str) -> Listing:
         )
     header = documents[0].data
     _check_shape(header)
-    return Listing(text, header, _token(text), _items=list(header.get("items") or []))
+    return Listing(text, header, _token(text), items=list(header.get("items") or []))
 
 
 def _read_cut(text: str) -> Listing:

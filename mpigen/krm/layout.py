@@ -20,7 +20,6 @@ in C and written back byte for byte.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 # The top-level `items:` key with a block value; an item's first line; the first line at column 0 that
@@ -45,7 +44,6 @@ class NotCut(Exception):
     """The text is not laid out as kyaml writes it (or a cut cannot be proved): read the list whole."""
 
 
-@dataclass(frozen=True)
 class Cut:
     """The list's text in three parts: `before` (the header and `items:`), each item's text (its head
     comments, its `- ` line and what follows up to the next item's head comments), and `after` (the
@@ -53,10 +51,15 @@ class Cut:
     comments are the comment lines just above an item's `- `, indented no further than it: they go
     with that item, and those after the last item stay with the list."""
 
-    text: str
-    bounds: tuple[int, ...]  # item i is text[bounds[i]:bounds[i + 1]]; the last bound is where `after` starts
-    dashes: tuple[int, ...]  # where item i's `-` is
-    indent: int = 0  # the column of every item's `-`
+    __slots__ = ("bounds", "dashes", "indent", "text")
+
+    def __init__(self, text: str, bounds: tuple[int, ...], dashes: tuple[int, ...], indent: int = 0) -> None:
+        self.text = text
+        self.bounds = (
+            bounds  # item i is text[bounds[i]:bounds[i + 1]]; the last bound is where `after` starts
+        )
+        self.dashes = dashes  # where item i's `-` is
+        self.indent = indent  # the column of every item's `-`
 
     @property
     def before(self) -> str:

@@ -52,8 +52,7 @@ them (kpt as `<kind>_<name>.yaml`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from mpigen.krm.items import Listing, read_resource_list
 from mpigen.krm.readback import refused_output
@@ -68,8 +67,7 @@ _INDEX = re.compile("[0-9]{1,18}")
 NOT_CARRIED = {INTERNAL + "id", INTERNAL + "annotations-migration-resource-id", *INDEX_KEYS}
 
 
-@dataclass(frozen=True)
-class _Where:
+class _Where(NamedTuple):
     """Where messages name an item, as render names a document: its file (the path annotation) and, in
     a file of several documents, its 1-based position there (the index annotation); else `items[N]`."""
 
@@ -83,15 +81,17 @@ class _Where:
         return Document(self.document or 1, data, 2 if self.document else 1)
 
 
-@dataclass
 class _Job:
     """One MPIJob to compile: an item (position in `items`) or the functionConfig (position None)."""
 
-    position: int | None
-    data: dict[str, Any]
-    where: _Where
-    outcome: Outcome = field(default_factory=Outcome)
-    results: list[dict[str, Any]] = field(default_factory=list)
+    __slots__ = ("data", "outcome", "position", "results", "where")
+
+    def __init__(self, position: int | None, data: dict[str, Any], where: _Where) -> None:
+        self.position = position
+        self.data = data
+        self.where = where
+        self.outcome = Outcome()
+        self.results: list[dict[str, Any]] = []
 
 
 def process_resource_list(data: bytes) -> tuple[str, Outcome]:

@@ -8,7 +8,6 @@ mpigen.cli runs `mpigen render PATH...` that way without loading click.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import fields as dataclass_fields
 from typing import Any
 
 import click
@@ -36,7 +35,7 @@ def _kube_version(ctx: click.Context, param: click.Parameter, value: str | None)
         raise click.BadParameter(str(exc)) from None
 
 
-_DEFAULTS = {spec.name: spec.default for spec in dataclass_fields(Options)}
+_DEFAULTS = Options._field_defaults
 
 
 class _Checked(click.ParamType):  # type: ignore[type-arg]

@@ -8,7 +8,6 @@ the bytes are bounded too (size, UTF-8), and every refusal names the input.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 MAX_INPUT_BYTES = 16 * 1024 * 1024
@@ -45,13 +44,25 @@ def may_hold_mpijob(text: str) -> bool:
     return _MPIJOB_KIND.search(text) is not None
 
 
-@dataclass(frozen=True)
 class Document:
-    """One non-empty document of an input, with its 1-based position in the stream."""
+    """One non-empty document of an input, with its 1-based position in the stream (of `total`)."""
 
-    index: int
-    data: Any
-    total: int = 1
+    __slots__ = ("data", "index", "total")
+
+    def __init__(self, index: int, data: Any, total: int = 1) -> None:
+        self.index = index
+        self.data = data
+        self.total = total
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Document):
+            return NotImplemented
+        return (self.index, self.data, self.total) == (other.index, other.data, other.total)
+
+    __hash__ = None  # type: ignore[assignment]  # its data is mutable
+
+    def __repr__(self) -> str:
+        return f"Document(index={self.index!r}, data={self.data!r}, total={self.total!r})"
 
 
 # Byte-order marks kubectl does not read: it decodes a file's bytes as UTF-16 when they start with a

@@ -23,8 +23,7 @@ Every refusal is a `YamlProblem` with the position (line, column) and the field 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from mpigen.errors import shown
 from mpigen.yaml import _fast_read as yamlfast
@@ -44,8 +43,9 @@ class YamlProblem(Exception):
     """Input that is not the YAML mpigen reads; `str()` is the one-line message, position first."""
 
 
-@dataclass(frozen=True)
-class Position:
+class Position(NamedTuple):
+    """Where in the text, as YAML errors give it."""
+
     line: int  # 1-based
     column: int  # 1-based
 

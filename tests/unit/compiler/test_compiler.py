@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import dataclasses
 from typing import Any
 
 import pytest
@@ -112,25 +111,35 @@ def test_compile_error_carries_every_issue() -> None:
     assert info.value.name == "pi"
 
 
-def test_the_public_types_are_dataclasses() -> None:
-    """Options and Issue are ordinary frozen dataclasses: replace, fields, asdict, hashing and equality by value."""
+def test_the_public_types_are_values() -> None:
+    """Options and Issue are NamedTuples: immutable, hashable, compared by value, with `_replace`,
+    `_fields` and `_asdict`; `Options.replace` refuses a name that is no field, as the constructor does.
+    CompileError and Compilation compare by their fields."""
     options = mpigen.Options(namespace="ml")
-    changed = dataclasses.replace(options, gpus_per_node=4)
-    assert changed == options.replace(gpus_per_node=4) != options
+    changed = options.replace(gpus_per_node=4)
+    assert changed == options._replace(gpus_per_node=4) != options
     assert (changed.namespace, changed.gpus_per_node) == ("ml", 4)
-    assert [field.name for field in dataclasses.fields(mpigen.Options)][:2] == [
-        "gpus_per_node",
-        "processing_units_per_node",
-    ]
+    assert mpigen.Options._fields[:2] == ("gpus_per_node", "processing_units_per_node")
+    assert mpigen.Options._field_defaults["gpus_per_node"] == 8
     assert hash(options) == hash(mpigen.Options(namespace="ml"))
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(AttributeError):
         options.namespace = "other"  # type: ignore[misc]
+    with pytest.raises(TypeError, match="no field gpus"):
+        options.replace(gpus=4)
+    with pytest.raises(TypeError):
+        mpigen.Options(gpus=4)  # type: ignore[call-arg]
     issue = mpigen.Issue(("spec",), "bad")
-    assert dataclasses.asdict(issue) == {"path": ("spec",), "message": "bad", "severity": "error"}
-    assert dataclasses.replace(issue, severity="warning") == mpigen.Issue(("spec",), "bad", "warning")
+    assert issue._asdict() == {"path": ("spec",), "message": "bad", "severity": "error"}
+    assert issue._replace(severity="warning") == mpigen.Issue(("spec",), "bad", "warning")
     error = mpigen.CompileError([issue], name="train")
-    assert dataclasses.fields(error) and error == mpigen.CompileError([issue], "MPIJob", "train", [])
-    assert dataclasses.is_dataclass(mpigen.compile_job(make_job(V2BETA1)))
+    assert error == mpigen.CompileError([issue], "MPIJob", "train", [])
+    assert error != mpigen.CompileError([issue], "MPIJob", "other", [])
+    assert (error.issues, error.kind, error.name, error.warnings) == ([issue], "MPIJob", "train", [])
+    assert str(error) == "MPIJob/train: spec: bad" and repr(error).startswith("CompileError(issues=[Issue(")
+    compiled = mpigen.compile_job(make_job(V2BETA1))
+    assert compiled == mpigen.compile_job(make_job(V2BETA1))
+    assert compiled.options == mpigen.Options() and compiled.warnings == []
+    assert compiled != mpigen.compile_job(make_job(V2BETA1), mpigen.Options(namespace="ml"))
 
 
 def test_compile_rejects_non_mapping() -> None:
