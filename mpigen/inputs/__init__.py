@@ -123,7 +123,7 @@ def _suggest_api_version(api_version: str, is_mpijob: bool) -> str:
     version = api_version.strip().rpartition("/")[2].lower()
     candidate = f"{names.GROUP}/{version}"
     if not is_mpijob:
-        return candidate if _VERSION.fullmatch(version) else f"{names.GROUP}/v1"
+        return candidate if re.fullmatch(_VERSION, version) else f"{names.GROUP}/v1"
     return candidate if (candidate, KIND) in FRONTS else api_versions()[-1]
 
 
@@ -150,7 +150,7 @@ def front_for(document: dict[str, Any]) -> Front | None:
     return to_plan
 
 
-_VERSION = re.compile(r"v(\d+)(?:(alpha|beta)(\d+))?")
+_VERSION = r"v(\d+)(?:(alpha|beta)(\d+))?"
 # Kubernetes orders versions GA > beta > alpha, then by number (apimachinery version priority).
 _STABILITY = {"alpha": 0, "beta": 1, None: 2}
 
@@ -167,7 +167,7 @@ def api_versions() -> list[str]:
 
 
 def _version_order(api_version: str) -> tuple[int, int, int]:
-    match = _VERSION.fullmatch(api_version.partition("/")[2])
+    match = re.fullmatch(_VERSION, api_version.partition("/")[2])
     if match is None:
         return (0, 0, 0)
     return (int(match[1]), _STABILITY[match[2]], int(match[3] or 0))

@@ -39,14 +39,14 @@ def _quoted(value: str) -> str:
     return shown(value)
 
 
-_DIGITS = re.compile(r"[0-9]+\Z")  # ASCII digits only: str.isdigit() also takes "٣" and "²"
+_DIGITS = r"[0-9]+\Z"  # ASCII digits only: str.isdigit() also takes "٣" and "²"
 
 
 def whole_number(high: int) -> Callable[[str], int]:
     """A parser of whole numbers from 1 to `high`, written in ASCII digits (an annotation, a flag)."""
 
     def parse(value: str) -> int:
-        if not _DIGITS.match(value) or not value.strip("0"):
+        if not re.match(_DIGITS, value) or not value.strip("0"):
             raise ValueError(f"expected a whole number >= 1, got {_quoted(value)}")
         if len(value.lstrip("0")) > len(str(high)) or int(value) > high:
             raise ValueError(f"must be at most {high}, got {value}")
@@ -64,11 +64,11 @@ def _choice(*choices: str) -> Callable[[str], str]:
     return parse
 
 
-_IMAGE = re.compile(r"[!-~]+\Z")  # printable ASCII, no spaces: what an image reference can hold
+_IMAGE = r"[!-~]+\Z"  # printable ASCII, no spaces: what an image reference can hold
 
 
 def _image(value: str) -> str:
-    if not _IMAGE.match(value):
+    if not re.match(_IMAGE, value):
         raise ValueError(
             f'must be a container image reference (no spaces, newlines or control characters), like "{DEFAULT_KUBECTL_DELIVERY_IMAGE}"; got {_quoted(value)}'
         )

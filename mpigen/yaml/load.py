@@ -95,7 +95,9 @@ def decode(data: bytes, source: str, limit: int = MAX_INPUT_BYTES) -> str:
                 may_hold_mpijob(data.decode("utf-16", "replace")),
             ) from None
     try:
-        return data.decode("utf-8-sig")
+        # A UTF-8 mark is dropped, as the utf-8-sig codec drops it (without importing that codec);
+        # the byte of an error counts from after the mark, as that codec counts it.
+        return (data[3:] if data.startswith(b"\xef\xbb\xbf") else data).decode("utf-8")
     except UnicodeDecodeError as exc:
         # the text is looked at as Latin-1 (every byte a character) to know whether it names an MPIJob
         raise InputError(

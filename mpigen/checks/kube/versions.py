@@ -10,7 +10,7 @@ import functools
 import re
 from typing import Any
 
-_KUBE_VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.\d+)?")
+_KUBE_VERSION = r"v?(\d+)\.(\d+)(?:\.\d+)?"
 
 
 @functools.cache
@@ -28,7 +28,7 @@ def default_kube_version() -> str:
 
 def parse_kube_version(text: str) -> str:
     """Normalise "1.30", "v1.30" or "1.30.2" to "1.30"; refuse versions without shipped schemas."""
-    match = _KUBE_VERSION.fullmatch(text.strip())
+    match = re.fullmatch(_KUBE_VERSION, text.strip())
     version = f"{int(match[1])}.{int(match[2])}" if match else None
     supported = supported_kube_versions()
     if version not in supported:

@@ -27,8 +27,8 @@ from mpigen.checks.pod.view import Pod, mapping, text
 TOLERATIONS = "scheduler.alpha.kubernetes.io/tolerations"
 DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
 MIRROR = "kubernetes.io/config.mirror"
-_INT32 = re.compile(r"-[0-9]+|0|[1-9][0-9]*")
-_INT = re.compile(r"-?[0-9]+")
+_INT32 = r"-[0-9]+|0|[1-9][0-9]*"
+_INT = r"-?[0-9]+"
 _INT64 = -(2**63)
 # The internal core.Toleration's string fields (no JSON tags: Go's names, matched in upper case).
 _FIELDS = {"KEY": "Key", "OPERATOR": "Operator", "VALUE": "Value", "EFFECT": "Effect"}
@@ -52,7 +52,7 @@ def pod_annotations(pod: Pod) -> Iterator[Violation]:
                 yield from toleration(item, (*at, TOLERATIONS, index))
     if DELETION_COST in found:
         cost = text(found[DELETION_COST])
-        if not _INT32.fullmatch(cost) or not -(2**31) <= int(cost) < 2**31:
+        if not re.fullmatch(_INT32, cost) or not -(2**31) <= int(cost) < 2**31:
             yield invalid((*at, Key(DELETION_COST)), cost, "must be a 32bit integer")
 
 
@@ -119,7 +119,7 @@ def _toleration(item: dict[str, Any]) -> dict[str, Any] | str:
                 continue
             if (
                 not isinstance(value, _Number)
-                or not _INT.fullmatch(value)
+                or not re.fullmatch(_INT, value)
                 or not _INT64 <= int(value) < -_INT64
             ):
                 return _type_error(_kind(value), _SECONDS, "int64")

@@ -25,9 +25,9 @@ from mpigen.checks.pod.view import mapping, number, text
 
 Source = Callable[[dict[str, Any], Path], Iterator[Violation]]
 
-_IQN = re.compile(r"iqn\.[0-9]{4}-[0-9]{2}\.([A-Za-z0-9.-]+)(:[^,;*&$|\t\n\f\r ]+)\Z")
-_EUI = re.compile(r"eui.[A-Za-z0-9]{16}\Z")
-_NAA = re.compile(r"naa.[A-Za-z0-9]{32}\Z")
+_IQN = r"iqn\.[0-9]{4}-[0-9]{2}\.([A-Za-z0-9.-]+)(:[^,;*&$|\t\n\f\r ]+)\Z"
+_EUI = r"eui.[A-Za-z0-9]{16}\Z"
+_NAA = r"naa.[A-Za-z0-9]{32}\Z"
 _PARTITION = formats.range_error(1, 255)  # pdPartitionErrorMsg: 0 is accepted all the same
 AZURE_CACHING_MODES = ("None", "ReadOnly", "ReadWrite")
 AZURE_DISK_KINDS = ("Dedicated", "Managed", "Shared")
@@ -70,7 +70,11 @@ def _git_repo(source: dict[str, Any], where: Path) -> Iterator[Violation]:
 def _iscsi_name(value: str, at: Path, detail: str) -> Iterator[Violation]:
     if not value.startswith(("iqn", "eui", "naa")):
         yield invalid(at, value, detail)
-    elif not {"iqn": _IQN.search, "eui": _EUI.match, "naa": _NAA.match}[value[:3]](value):
+    elif not (
+        re.search(_IQN, value)
+        if value[:3] == "iqn"
+        else re.match({"eui": _EUI, "naa": _NAA}[value[:3]], value)
+    ):
         yield invalid(at, value, "must be valid format")
 
 

@@ -115,12 +115,12 @@ def _app_armor(context: dict[str, Any], where: Path) -> Iterator[Violation]:
         yield not_supported((*at, "type"), kind, APP_ARMOR_TYPES)
 
 
-_CONTROL = re.compile("[\x00-\x1f\x7f]")
-_NETBIOS = re.compile(r'[^\\/:*?"<>|.][^\\/:*?"<>|]{0,14}')
+_CONTROL = "[\x00-\x1f\x7f]"
+_NETBIOS = r'[^\\/:*?"<>|.][^\\/:*?"<>|]{0,14}'
 _DNS_LABEL = "[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?"
-_DOMAIN_DNS = re.compile(f"{_DNS_LABEL}(?:\\.{_DNS_LABEL})*")
-_USER_CHARS = re.compile(r'["/\\:;|=,+*?<>@\[\]]')
-_DOTS_SPACES = re.compile("[. ]+")
+_DOMAIN_DNS = f"{_DNS_LABEL}(?:\\.{_DNS_LABEL})*"
+_USER_CHARS = r'["/\\:;|=,+*?<>@\[\]]'
+_DOTS_SPACES = "[. ]+"
 
 
 def _windows(context: dict[str, Any], where: Path) -> Iterator[Violation]:
@@ -149,7 +149,7 @@ def _user_name(value: str) -> Iterator[str]:
     if not value:
         yield "runAsUserName cannot be an empty string"
         return
-    if _CONTROL.search(value):
+    if re.search(_CONTROL, value):
         yield "runAsUserName cannot contain control characters"
         return
     parts = value.split("\\")
@@ -159,21 +159,21 @@ def _user_name(value: str) -> Iterator[str]:
     domain, user = (parts[0], parts[1]) if len(parts) == 2 else ("", parts[0])
     if len(domain.encode()) >= 256:
         yield "runAsUserName's Domain length must be under 256 characters"
-    if len(parts) == 2 and not (_NETBIOS.fullmatch(domain) or _DOMAIN_DNS.fullmatch(domain)):
+    if len(parts) == 2 and not (re.fullmatch(_NETBIOS, domain) or re.fullmatch(_DOMAIN_DNS, domain)):
         yield "runAsUserName's Domain doesn't match the NetBios nor the DNS format"
     if not user:
         yield "runAsUserName's User cannot be empty"
     elif len(user.encode()) > 104:
         yield "runAsUserName's User length must not be longer than 104 characters"
-    if _DOTS_SPACES.fullmatch(user):
+    if re.fullmatch(_DOTS_SPACES, user):
         yield "runAsUserName's User cannot contain only periods or spaces"
-    if _USER_CHARS.search(user):
+    if re.search(_USER_CHARS, user):
         yield "runAsUserName's User cannot contain the following characters: \"/\\:;|=,+*?<>@[]"
 
 
 _SYSCTL_SEGMENT = "[a-z0-9]([-_a-z0-9]*[a-z0-9])?"
 _SYSCTL = f"({_SYSCTL_SEGMENT}[\\./])*{_SYSCTL_SEGMENT}"
-_SYSCTL_NAME = re.compile(f"^{_SYSCTL}$")
+_SYSCTL_NAME = f"^{_SYSCTL}$"
 _SYSCTL_MSG = f"must have at most 253 characters and match regex ^{_SYSCTL}$"
 # Which sysctls live in the pod's network or IPC namespace (the host's, under hostNetwork or hostIPC).
 _IPC_SYSCTLS = frozenset(
@@ -214,7 +214,7 @@ def _sysctls(pod: Pod, context: dict[str, Any], at: Path) -> Iterator[Violation]
         where = (*at, index, "name")
         if not name:
             yield required(where)
-        elif len(name) > 253 or not _SYSCTL_NAME.match(name):
+        elif len(name) > 253 or not re.match(_SYSCTL_NAME, name):
             yield invalid(where, name, _SYSCTL_MSG)
         elif name in seen:
             yield duplicate(where, name)
