@@ -28,6 +28,7 @@ sys.path.insert(0, str(TESTS))
 import debian
 import npm
 import progress_report
+import pythons
 
 import tools
 
@@ -214,6 +215,7 @@ def fresh_python() -> str:
 
 
 @pytest.fixture(scope="session")
-def mpigen_command(fresh_python: str) -> list[str]:
-    """The argv that runs this checkout's mpigen CLI in a new process: `python -m mpigen`."""
-    return [fresh_python, "-m", "mpigen"]
+def mpigen_command() -> list[str]:
+    """The argv that runs this checkout's mpigen CLI in a new process: `python -m mpigen`, with the
+    Python of tests/pythons.py (the packages of this one, without its site-packages' start-up hooks)."""
+    return pythons.mpigen_argv()

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import sysconfig
 from pathlib import Path
 
 import npm
 import pytest
+import pythons
 
 
 def find_kubectl() -> str:
@@ -42,6 +42,6 @@ def find_kustomize() -> str | None:
 def function_executable(directory: Path) -> Path:
     """An executable that runs this checkout's mpigen with no arguments, as kustomize runs functions."""
     script = directory / "mpigen-fn"
-    script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m mpigen "$@"\n')
+    script.write_text(f'#!/bin/sh\nexec "{pythons.mpigen_python()}" -m mpigen "$@"\n')
     script.chmod(0o755)
     return script

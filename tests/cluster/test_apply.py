@@ -11,13 +11,13 @@ from __future__ import annotations
 import itertools
 import re
 import subprocess
-import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
+import pythons
 import yaml
 from controlplane import Cluster
 from jobs import load_all
@@ -38,7 +38,7 @@ NAMESPACE_LINE = re.compile(r"^(\s*(?:- )?namespace: )(['\"]?)([a-z0-9][a-z0-9-]
 
 def render(path: Path) -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "mpigen", "render", str(path)],
+        [*pythons.mpigen_argv(), "render", str(path)],
         capture_output=True,
         text=True,
         check=False,

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+import pythons
 from controlplane import Cluster
 from jobs import V2BETA1, job_yaml
 
@@ -48,7 +48,7 @@ def smaller_job(namespace: str) -> str:
 
 def render(job: str) -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "mpigen", "render"],
+        [*pythons.mpigen_argv(), "render"],
         check=False,
         input=job,
         capture_output=True,

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import pythons
 import volcano
 import yaml
 from controlplane import Cluster, end_pod
@@ -82,7 +82,7 @@ def mpijob(
 
 def render(job: Obj, namespace: str) -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "mpigen", "render", "--target", "volcano", "-n", namespace, "-"],
+        [*pythons.mpigen_argv(), "render", "--target", "volcano", "-n", namespace, "-"],
         input=json.dumps(job),
         capture_output=True,
         text=True,

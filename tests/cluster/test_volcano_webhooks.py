@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import gotools
 import pytest
+import pythons
 import volcano
 import yaml
 from controlplane import Cluster
@@ -74,7 +74,7 @@ def volcano_job(rendered: str, namespace: str) -> Obj:
 
 def render(job: Obj, *flags: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "mpigen", "render", "--target", "volcano", *flags, "-"],
+        [*pythons.mpigen_argv(), "render", "--target", "volcano", *flags, "-"],
         input=json.dumps(job),
         capture_output=True,
         text=True,

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+import pythons
 import yaml
 from e2e_harness import StartCluster, jobs, one, parse_hostfile
 from e2e_harness.openmpi import RUN_AS_ROOT_ENV
@@ -75,7 +75,7 @@ def test_the_yaml_that_mpigen_render_prints_runs_too(
     job = tmp_path / "job.yaml"
     job.write_text(json.dumps(jobs.v1alpha1_gpus("cli", ["mpirun", str(program)], gpus=4, gpus_per_node=2)))
     done = subprocess.run(
-        [sys.executable, "-m", "mpigen", "render", str(job)], capture_output=True, text=True, check=False
+        [*pythons.mpigen_argv(), "render", str(job)], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stderr
     objects = [doc for doc in yaml.safe_load_all(done.stdout) if doc]

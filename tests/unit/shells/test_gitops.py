@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+import pythons
 import yaml
 from click.testing import CliRunner
 from jobs import job_yaml
@@ -43,7 +43,7 @@ def invoke(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
 
 
 def mpigen(*args: str, **kwargs: object) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "mpigen", *args], text=True, **kwargs)  # type: ignore[call-overload]
+    return subprocess.Popen([*pythons.mpigen_argv(), *args], text=True, **kwargs)  # type: ignore[call-overload]
 
 
 def run_limited(*args: str, stdin: object = subprocess.DEVNULL) -> subprocess.CompletedProcess[bytes]:
@@ -55,7 +55,7 @@ def run_limited(*args: str, stdin: object = subprocess.DEVNULL) -> subprocess.Co
         resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
 
     return subprocess.run(
-        [sys.executable, "-m", "mpigen", *args],
+        [*pythons.mpigen_argv(), *args],
         stdin=stdin,
         capture_output=True,
         preexec_fn=limit,
@@ -470,14 +470,14 @@ def test_check_of_a_path_whose_name_is_not_utf8(jobs: Path, tmp_path: Path) -> N
     _, stream, _ = invoke(str(jobs))
     Path(name).write_text(stream)
     proc = subprocess.run(
-        [sys.executable, "-m", "mpigen", "render", "--check", name, str(jobs)],
+        [*pythons.mpigen_argv(), "render", "--check", name, str(jobs)],
         capture_output=True,
         check=False,
     )
     assert (proc.returncode, proc.stderr) == (0, b"")
     Path(name).write_text(stream.replace("slots=1", "slots=2"))
     proc = subprocess.run(
-        [sys.executable, "-m", "mpigen", "render", "--check", name, str(jobs)],
+        [*pythons.mpigen_argv(), "render", "--check", name, str(jobs)],
         capture_output=True,
         check=False,
     )
@@ -488,7 +488,7 @@ def test_check_refuses_a_fifo_instead_of_blocking(jobs: Path, tmp_path: Path) ->
     fifo = tmp_path / "all.yaml"
     os.mkfifo(fifo)
     proc = subprocess.run(
-        [sys.executable, "-m", "mpigen", "render", "--check", str(fifo), str(jobs)],
+        [*pythons.mpigen_argv(), "render", "--check", str(fifo), str(jobs)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -506,7 +506,7 @@ def test_check_refuses_a_fifo_under_a_rendered_name(jobs: Path, tmp_path: Path) 
     (out / A_FILES[0]).unlink()
     os.mkfifo(out / A_FILES[0])
     proc = subprocess.run(
-        [sys.executable, "-m", "mpigen", "render", "--check", str(out), str(jobs)],
+        [*pythons.mpigen_argv(), "render", "--check", str(out), str(jobs)],
         capture_output=True,
         text=True,
         timeout=120,

@@ -6,10 +6,10 @@ import io
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+import pythons
 from click.testing import CliRunner
 
 from mpigen.cli import cli
@@ -40,7 +40,7 @@ def run_limited(*args: str, stdin: object = subprocess.DEVNULL) -> subprocess.Co
         resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
 
     return subprocess.run(
-        [sys.executable, "-m", "mpigen", *args],
+        [*pythons.mpigen_argv(), *args],
         stdin=stdin,
         capture_output=True,
         preexec_fn=limit,
@@ -97,7 +97,7 @@ def test_dev_zero_is_read_with_the_same_bound() -> None:
 def test_a_named_fifo_is_read_like_a_file(tmp_path: Path) -> None:
     """`mpigen render <(kustomize build)` hands mpigen a pipe by name: it is read, not refused."""
     proc = subprocess.run(
-        ["bash", "-c", f'{sys.executable} -m mpigen render <(printf "%s" "$JOB")'],
+        ["bash", "-c", f'{pythons.mpigen_python()} -m mpigen render <(printf "%s" "$JOB")'],
         env={**os.environ, "JOB": JOB},
         capture_output=True,
         text=True,
@@ -111,7 +111,7 @@ def test_a_fifo_inside_an_input_directory_is_refused_not_waited_on(tmp_path: Pat
     (tmp_path / "a.yaml").write_text(JOB)
     os.mkfifo(tmp_path / "b.yaml")
     proc = subprocess.run(
-        [sys.executable, "-m", "mpigen", "render", str(tmp_path)],
+        [*pythons.mpigen_argv(), "render", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -137,9 +137,7 @@ def test_a_link_to_a_device_inside_an_input_directory_is_refused(tmp_path: Path)
 def test_an_input_file_name_that_is_not_utf8_is_shown_escaped(tmp_path: Path) -> None:
     name = os.fsdecode(bytes(tmp_path) + b"/j\xff.yaml")
     Path(name).write_bytes(b"kind: [\n")
-    proc = subprocess.run(
-        [sys.executable, "-m", "mpigen", "render", str(tmp_path)], capture_output=True, check=False
-    )
+    proc = subprocess.run([*pythons.mpigen_argv(), "render", str(tmp_path)], capture_output=True, check=False)
     assert proc.returncode == 1 and proc.stderr.startswith(bytes(tmp_path) + b"/j\\xff.yaml: ")
 
 

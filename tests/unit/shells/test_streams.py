@@ -387,7 +387,9 @@ def test_utf16_with_a_byte_order_mark_is_read_as_kubectl_reads_it_and_utf32_is_r
         path.write_bytes((b"\xfe\xff" if codec == "utf-16-be" else b"") + job_yaml(V2BETA1).encode(codec))
         result = run(mpigen_command, "render", str(path))
         assert (result.returncode, result.stdout) == (0, expected.stdout), result.stderr
-    marked = tmp_path / "utf8-mark.yaml"  # UTF-8 with a mark (Notepad's "UTF-8 with BOM"): the mark is dropped
+    marked = (
+        tmp_path / "utf8-mark.yaml"
+    )  # UTF-8 with a mark (Notepad's "UTF-8 with BOM"): the mark is dropped
     marked.write_bytes(b"\xef\xbb\xbf" + job_yaml(V2BETA1).encode())
     result = run(mpigen_command, "render", str(marked))
     assert (result.returncode, result.stdout) == (0, expected.stdout), result.stderr

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
+import pythons
 from click.testing import CliRunner
 from hostile_yaml import SHAPES
 
@@ -214,7 +214,7 @@ def _run_with_input(command: list[str], data: bytes) -> subprocess.CompletedProc
         resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
 
     return subprocess.run(
-        [sys.executable, "-m", "mpigen", *command],
+        [*pythons.mpigen_argv(), *command],
         input=data,
         capture_output=True,
         preexec_fn=limit,
