@@ -405,6 +405,7 @@ def _wheels(work: Path, epoch: int, log: Path, say: Say) -> Path:
             "install",
             "--no-index",
             "--no-deps",
+            "--no-compile",  # the build venv's own Python is not in the image: nothing to compile ahead
             "--find-links",
             str(tools),
             "--require-hashes",
