@@ -4,26 +4,37 @@
     python tools/image.py --output DIR     build into DIR
     python tools/image.py --lock           rewrite image/*.txt (each wheel's sha256) from image/*.in
     python tools/image.py --key            print the hash of the build's inputs
+    python tools/image.py --base-key       print the hash of the Debian base layer's inputs
 
 What it makes, in `build/image/`: `oci/`, an OCI image layout holding one image, `localhost/mpigen:<version>`,
 `mpigen-<version>.oci.tar`, the same layout as one archive (`podman load -i`, `docker load -i`), and
 `contents.txt`, every Debian and Python package inside with its version.
 
-How: the root file system is Debian bookworm's Essential packages and `python3` (`mmdebstrap
---variant=essential`, /usr merged by its hook), without documentation, manual pages or translations (each package's copyright is
-kept). A virtualenv in /opt/mpigen gets mpigen's wheel, built from this checkout with the pinned
-setuptools, and its dependencies' wheels from PyPI, each at the version and sha256 of image/requirements.txt;
-pip is run from its own wheel and is not left in the image, nor is any compiler. Of kubernetes-validate's
-schemas only the `-local-strict` ones stay: those are all mpigen reads (mpigen.checks.kube.schemas), for every
-Kubernetes version `--kube-version` accepts. Python files are compiled ahead (unchecked-hash .pyc files:
-the image's file system can be mounted read-only). The image runs `mpigen krm` as user 65532 and carries
-the OCI labels source, version (mpigen's), licenses, title and description. `umoci` packs it.
+How: two layers. The Debian base layer is bookworm's Essential packages and `python3` (`mmdebstrap
+--variant=essential`, /usr merged by its hook), without documentation, manual pages or translations (each
+package's copyright is kept). The mpigen layer is what installing mpigen changes on top of it, run in a
+chroot of the unpacked base: a virtualenv in /opt/mpigen gets mpigen's wheel, built from this checkout with
+the pinned setuptools, and its dependencies' wheels from PyPI, each at the version and sha256 of
+image/requirements.txt; pip is run from its own wheel and is not left in the image, nor is any compiler. Of
+kubernetes-validate's schemas only the `-local-strict` ones stay: those are all mpigen reads
+(mpigen.checks.kube.schemas), for every Kubernetes version `--kube-version` accepts. Python files are
+compiled ahead (unchecked-hash .pyc files: the image's file system can be mounted read-only). The user
+65532 is added to /etc/passwd and /etc/group, so the layer holds /opt/mpigen and those two files (and
+their parent directories), nothing else. The image runs `mpigen krm` as user 65532 and carries the OCI
+labels source, version (mpigen's), licenses, title and description. `umoci` packs it.
 
-Reproducible: with the same inputs (the files `key()` hashes: this script, image/, and the checkout's files
-that make mpigen's wheel; the Debian packages the mirror serves that day; SOURCE_DATE_EPOCH, 0 unless set)
-two builds give the same bytes, so the same digest. Every time stamp is SOURCE_DATE_EPOCH and the build
-runs in a clean environment. Debian is pinned to a release, not to package versions: the mirror serves
-only the newest of each, so a security update changes the image (contents.txt says what went in).
+Reproducible: with the same inputs two builds give the same bytes, so the same digest. Every time stamp is
+SOURCE_DATE_EPOCH (0 unless set) and the build runs in a clean environment. The inputs of the base layer
+(`base_key()`): the Debian part of this script (its text between the two section lines below), the clean
+environment, the versions of mmdebstrap and umoci, SOURCE_DATE_EPOCH, and the Debian packages the mirror
+serves that day. Debian is pinned to a release, not to package versions: the mirror serves only the newest
+of each, so a security update changes the image (contents.txt says what went in). Which versions the
+mirror serves cannot be known without asking it, so the key stands for them with the day (UTC): a base
+built from the key is reused, by whoever caches it (the test suite), until the next day, and a package
+Debian publishes later that day is taken up the next. The inputs of the image (`key()`): the base layer
+(its key, or once built its digest), SOURCE_DATE_EPOCH, and the files this script, image/, and the
+checkout's files that make mpigen's wheel. `build()` takes an already built base layer (`build_base()`),
+as the test suite does from its cache; `python tools/image.py` builds both, caching nothing.
 """
 
 from __future__ import annotations
@@ -34,6 +45,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tarfile
@@ -45,6 +57,70 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 IMAGE = ROOT / "image"
 DEFAULT_OUTPUT = ROOT / "build" / "image"
+CLEAN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+Say = Callable[[str], None]
+
+
+class BuildError(Exception):
+    """A step failed or a tool is missing: one line for the user (the step's output tail follows)."""
+
+
+def source_date_epoch() -> int:
+    text = os.environ.get("SOURCE_DATE_EPOCH", "0")
+    if not text.isdigit():
+        raise BuildError(f"SOURCE_DATE_EPOCH must be a number of seconds, got {text!r}")
+    return int(text)
+
+
+def _run(argv: Sequence[str], env: dict[str, str], log: Path, what: str) -> str:
+    with log.open("a") as out:
+        out.write(f"$ {' '.join(argv)}\n")
+    done = subprocess.run(list(argv), env=env, capture_output=True, text=True, check=False)
+    with log.open("a") as out:
+        out.write(done.stdout + done.stderr)
+    if done.returncode != 0:
+        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-25:])
+        raise BuildError(f"{what} failed (exit {done.returncode}): {' '.join(argv)}\n{tail}")
+    return done.stdout
+
+
+def _clean_env(epoch: int, **extra: str) -> dict[str, str]:
+    """Nothing of the caller's environment but the proxies, so two machines build alike."""
+    env = {
+        "PATH": CLEAN_PATH,
+        "LC_ALL": "C.UTF-8",
+        "TZ": "UTC",
+        "SOURCE_DATE_EPOCH": str(epoch),
+        "HOME": "/root",
+    }
+    env.update({name: value for name, value in os.environ.items() if name.lower().endswith("_proxy")})
+    env.update(extra)
+    return env
+
+
+def _history_created(epoch: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
+
+
+def digest(layout: Path) -> str:
+    """The manifest digest of the layout's one image (what `podman images --digests` shows)."""
+    (manifest,) = json.loads((layout / "index.json").read_text())["manifests"]
+    return str(manifest["digest"])
+
+
+def layer_digests(layout: Path) -> list[str]:
+    """The digests of the layout's one image's layers, lowest first."""
+    manifest = json.loads(_blob(layout, digest(layout)))
+    return [str(layer["digest"]) for layer in manifest["layers"]]
+
+
+def _blob(layout: Path, name: str) -> bytes:
+    algorithm, value = name.split(":")
+    return (layout / "blobs" / algorithm / value).read_bytes()
+
+
+# ---- The Debian base layer (base_key() hashes this script's text from this line to the next such one) ----
 
 SUITE = "bookworm"
 MIRRORS = (
@@ -53,6 +129,143 @@ MIRRORS = (
     f"deb http://deb.debian.org/debian-security {SUITE}-security main",
 )
 ARCHITECTURE = "amd64"
+# dpkg leaves these out of every package it unpacks (the copyright files stay: licences travel with code).
+DPKG_EXCLUDES = (
+    "path-exclude=/usr/share/doc/*",
+    "path-include=/usr/share/doc/*/copyright",
+    "path-exclude=/usr/share/man/*",
+    "path-exclude=/usr/share/info/*",
+    "path-exclude=/usr/share/locale/*",
+    "path-exclude=/usr/share/lintian/*",
+)
+MERGED_USR_HOOKS = "/usr/share/mmdebstrap/hooks/merged-usr"
+BASE_TAG = "debian"  # the base layout's one image
+DEBIAN_CONTENTS = "debian.txt"  # in a built base: its Debian packages, the first part of contents.txt
+
+
+def _mmdebstrap(work: Path, contents: Path, epoch: int, log: Path) -> Path:
+    layer = work / "rootfs.tar"
+    argv = [
+        "mmdebstrap",
+        "--variant=essential",
+        "--include=python3",
+        f"--architectures={ARCHITECTURE}",
+        # merged /usr by the hook (usr-is-merged), not by the usrmerge package, which brings perl along
+        f"--hook-dir={MERGED_USR_HOOKS}",
+        *(f"--dpkgopt={option}" for option in DPKG_EXCLUDES),
+        '--customize-hook=rm -f "$1/usr/share/info/dir"',  # the index of the info pages left out
+        f"--customize-hook=chroot \"$1\" dpkg-query -W -f '${{Package}} ${{Version}}\\n' > {contents}",
+        SUITE,
+        str(layer),
+        *MIRRORS,
+    ]
+    _run(argv, _clean_env(epoch, TMPDIR=str(work)), log, "mmdebstrap")
+    return layer
+
+
+def _umoci_base(layout: Path, layer: Path, epoch: int, log: Path) -> None:
+    created = _history_created(epoch)
+    env = _clean_env(epoch)
+    image = f"{layout}:{BASE_TAG}"
+    _run(["umoci", "init", "--layout", str(layout)], env, log, "umoci init")
+    _run(["umoci", "new", "--image", image], env, log, "umoci new")
+    _run(
+        [
+            "umoci",
+            "raw",
+            "add-layer",
+            "--image",
+            image,
+            "--history.created",
+            created,
+            "--history.created_by",
+            f"tools/image.py: Debian {SUITE} (essential, python3)",
+            str(layer),
+        ],
+        env,
+        log,
+        "umoci raw add-layer",
+    )
+    _run(
+        [
+            "umoci",
+            "config",
+            "--image",
+            image,
+            "--no-history",
+            "--created",
+            created,
+            "--architecture",
+            ARCHITECTURE,
+            "--os",
+            "linux",
+        ],
+        env,
+        log,
+        "umoci config",
+    )
+    _run(["umoci", "gc", "--layout", str(layout)], env, log, "umoci gc")
+
+
+def build_base(output: Path, say: Say = print, log: Path | None = None) -> str:
+    """Build the Debian base layer into `output` (replacing what was there): `oci/`, a layout holding it
+    as one image, and `debian.txt`, its packages; returns that image's digest."""
+    check_tools()
+    epoch = source_date_epoch()
+    started = time.monotonic()
+    output.mkdir(parents=True, exist_ok=True)
+    if log is None:
+        log = output / "build.log"
+        log.write_text("")
+    shutil.rmtree(output / "oci", ignore_errors=True)
+    (output / DEBIAN_CONTENTS).unlink(missing_ok=True)
+    with tempfile.TemporaryDirectory(prefix="mpigen-image-base-") as tmp:
+        work = Path(tmp)
+        say(f"making the Debian base layer: {SUITE}'s essential packages and python3 (mmdebstrap)")
+        packages = work / "packages.txt"
+        layer = _mmdebstrap(work, packages, epoch, log)
+        (output / DEBIAN_CONTENTS).write_text(f"# Debian {SUITE} packages\n{packages.read_text()}")
+        say("packing the Debian base layer (umoci)")
+        _umoci_base(output / "oci", layer, epoch, log)
+        size = layer.stat().st_size
+    found = digest(output / "oci")
+    say(
+        f"built the Debian base layer {found} in {time.monotonic() - started:.0f} s ({size / 1e6:.1f} MB unpacked)"
+    )
+    return found
+
+
+def _tool_version(tool: str) -> str:
+    if shutil.which(tool, path=CLEAN_PATH) is None:
+        return f"{tool}: missing"
+    done = subprocess.run([tool, "--version"], capture_output=True, text=True, check=False)
+    return done.stdout.strip() or done.stderr.strip()
+
+
+def base_key(epoch: int | None = None, day: str | None = None) -> str:
+    """The hash of the base layer's inputs: the Debian part of this script, the clean environment, the
+    versions of mmdebstrap and umoci, SOURCE_DATE_EPOCH and the day (UTC), which stands for the Debian
+    packages the mirror serves (they cannot be known without asking it)."""
+    epoch = source_date_epoch() if epoch is None else epoch
+    day = time.strftime("%Y-%m-%d", time.gmtime()) if day is None else day
+    text = Path(__file__).resolve().read_text()
+    (_, part, _) = text.split("\n# ---- The ", 2)
+    env = {name: value for name, value in _clean_env(epoch).items() if not name.lower().endswith("_proxy")}
+    digest = hashlib.sha256()
+    for line in (
+        f"day={day}",
+        f"SOURCE_DATE_EPOCH={epoch}",
+        json.dumps(env, sort_keys=True),
+        _tool_version("mmdebstrap"),
+        _tool_version("umoci"),
+        part,
+    ):
+        digest.update(f"{line}\0".encode())
+    return digest.hexdigest()[:32]
+
+
+# ---- The mpigen layer ----
+
 # The wheels that fit bookworm's python3 (CPython 3.11) on x86_64 with glibc 2.36.
 WHEEL_TARGET = (
     "--only-binary",
@@ -80,18 +293,6 @@ WHEEL_TARGET = (
         for arg in ("--platform", tag)
     ),
 )
-# dpkg leaves these out of every package it unpacks (the copyright files stay: licences travel with code).
-DPKG_EXCLUDES = (
-    "path-exclude=/usr/share/doc/*",
-    "path-include=/usr/share/doc/*/copyright",
-    "path-exclude=/usr/share/man/*",
-    "path-exclude=/usr/share/info/*",
-    "path-exclude=/usr/share/locale/*",
-    "path-exclude=/usr/share/lintian/*",
-)
-
-MERGED_USR_HOOKS = "/usr/share/mmdebstrap/hooks/merged-usr"
-
 VENV = "/opt/mpigen"
 SITE_PACKAGES = f"{VENV}/lib/python3.11/site-packages"
 SCHEMAS = f"{SITE_PACKAGES}/kubernetes_validate/kubernetes-json-schema"
@@ -110,13 +311,6 @@ DESCRIPTION = "mpigen's KRM function: compiles Kubeflow MPIJobs into plain Kuber
 
 # The checkout's files that make mpigen's wheel (pyproject.toml: packages, package-dir, readme, license).
 WHEEL_SOURCES = ("mpigen", "schemas", "templates", "pyproject.toml", "README.md", "LICENSE")
-CLEAN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-
-Say = Callable[[str], None]
-
-
-class BuildError(Exception):
-    """A step failed or a tool is missing: one line for the user (the step's output tail follows)."""
 
 
 def version() -> str:
@@ -155,50 +349,20 @@ def source_files() -> list[str]:
 
 
 def input_files() -> list[str]:
-    """Every file whose bytes decide the image: the wheel's sources, image/ and this script."""
+    """Every file whose bytes decide the mpigen layer: the wheel's sources, image/ and this script."""
     own = [str(path.relative_to(ROOT)) for path in sorted(IMAGE.iterdir()) if path.is_file()]
     return sorted({*source_files(), *own, str(Path(__file__).resolve().relative_to(ROOT))})
 
 
-def source_date_epoch() -> int:
-    text = os.environ.get("SOURCE_DATE_EPOCH", "0")
-    if not text.isdigit():
-        raise BuildError(f"SOURCE_DATE_EPOCH must be a number of seconds, got {text!r}")
-    return int(text)
-
-
-def key(epoch: int | None = None) -> str:
-    """The hash of the build's inputs: each input file's path and bytes, and SOURCE_DATE_EPOCH."""
-    digest = hashlib.sha256(f"SOURCE_DATE_EPOCH={source_date_epoch() if epoch is None else epoch}\n".encode())
+def key(epoch: int | None = None, base: str | None = None) -> str:
+    """The hash of the image's inputs: the base layer (`base`: its digest once built; its key, the
+    default, before), SOURCE_DATE_EPOCH, and each input file's path and bytes."""
+    epoch = source_date_epoch() if epoch is None else epoch
+    base = base_key(epoch) if base is None else base
+    digest = hashlib.sha256(f"SOURCE_DATE_EPOCH={epoch}\nbase={base}\n".encode())
     for name in input_files():
         digest.update(f"{name}\0{hashlib.sha256((ROOT / name).read_bytes()).hexdigest()}\n".encode())
     return digest.hexdigest()[:32]
-
-
-def _run(argv: Sequence[str], env: dict[str, str], log: Path, what: str) -> str:
-    with log.open("a") as out:
-        out.write(f"$ {' '.join(argv)}\n")
-    done = subprocess.run(list(argv), env=env, capture_output=True, text=True, check=False)
-    with log.open("a") as out:
-        out.write(done.stdout + done.stderr)
-    if done.returncode != 0:
-        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-25:])
-        raise BuildError(f"{what} failed (exit {done.returncode}): {' '.join(argv)}\n{tail}")
-    return done.stdout
-
-
-def _clean_env(epoch: int, **extra: str) -> dict[str, str]:
-    """Nothing of the caller's environment but the proxies, so two machines build alike."""
-    env = {
-        "PATH": CLEAN_PATH,
-        "LC_ALL": "C.UTF-8",
-        "TZ": "UTC",
-        "SOURCE_DATE_EPOCH": str(epoch),
-        "HOME": "/root",
-    }
-    env.update({name: value for name, value in os.environ.items() if name.lower().endswith("_proxy")})
-    env.update(extra)
-    return env
 
 
 def _wheels(work: Path, epoch: int, log: Path, say: Say) -> Path:
@@ -241,6 +405,7 @@ def _wheels(work: Path, epoch: int, log: Path, say: Say) -> Path:
             "install",
             "--no-index",
             "--no-deps",
+            "--no-compile",  # the build venv's own Python is not in the image: nothing to compile ahead
             "--find-links",
             str(tools),
             "--require-hashes",
@@ -284,18 +449,38 @@ def _wheels(work: Path, epoch: int, log: Path, say: Say) -> Path:
     return wheels
 
 
-def customize(rootfs: Path, wheels: Path, contents: Path) -> None:
-    """mmdebstrap's customize hook: mpigen's venv, the pruned schemas, compiled Python, the user."""
+def _unpack(layout: Path, rootfs: Path, log: Path) -> None:
+    """The base layout's one layer, unpacked as it is (owners, modes, devices) into rootfs."""
+    (layer,) = layer_digests(layout)
+    algorithm, value = layer.split(":")
+    rootfs.mkdir()
+    _run(
+        [
+            "tar",
+            "--extract",
+            "--gzip",
+            "--numeric-owner",
+            "--same-permissions",
+            "--xattrs",
+            "--xattrs-include=*",
+            "--file",
+            str(layout / "blobs" / algorithm / value),
+            "--directory",
+            str(rootfs),
+        ],
+        _clean_env(0),
+        log,
+        "unpacking the base layer",
+    )
+
+
+def customize(rootfs: Path, wheels: Path, log: Path) -> str:
+    """In a chroot of the unpacked base: mpigen's venv, the pruned schemas, compiled Python, the user.
+    Returns the venv's Python packages (`pip list --format=freeze`)."""
     env = {"PATH": CLEAN_PATH, "LC_ALL": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "HOME": "/nonexistent"}
 
     def chroot(*argv: str) -> str:
-        done = subprocess.run(
-            ["chroot", str(rootfs), *argv], env=env, capture_output=True, text=True, check=False
-        )
-        sys.stdout.write(done.stdout + done.stderr)
-        if done.returncode != 0:
-            raise SystemExit(f"customize: {' '.join(argv)} failed (exit {done.returncode})")
-        return done.stdout
+        return _run(["chroot", str(rootfs), *argv], env, log, f"in the image: {argv[-1]}")
 
     inside = Path("/tmp/mpigen-wheels")
     shutil.copytree(wheels, rootfs / inside.relative_to("/"))
@@ -322,7 +507,6 @@ def customize(rootfs: Path, wheels: Path, contents: Path) -> None:
     for entry in sorted(schemas.iterdir()):
         if not KEPT_SCHEMAS.fullmatch(entry.name):
             shutil.rmtree(entry)
-    (rootfs / "usr/share/info/dir").unlink(missing_ok=True)  # the index of the info pages left out
     chroot(
         f"{VENV}/bin/python", "-m", "compileall", "-q", "--invalidation-mode", "unchecked-hash", SITE_PACKAGES
     )
@@ -332,50 +516,95 @@ def customize(rootfs: Path, wheels: Path, contents: Path) -> None:
     with (rootfs / "etc/group").open("a") as group:
         group.write(f"{name}:x:{uid}:\n")
     chroot(f"{VENV}/bin/mpigen", "version")
-    debian_packages = chroot("dpkg-query", "-W", "-f", "${Package} ${Version}\n")
-    contents.write_text(
-        f"# Debian {SUITE} packages\n{debian_packages}# Python packages in {VENV}\n{python_packages}"
-    )
+    return python_packages
 
 
-def _mmdebstrap(work: Path, wheels: Path, epoch: int, log: Path) -> tuple[Path, Path]:
-    layer = work / "rootfs.tar"
-    contents = work / "contents.txt"
-    hook = f'{sys.executable} {Path(__file__).resolve()} --customize "$1" {wheels} {contents}'
-    argv = [
-        "mmdebstrap",
-        "--variant=essential",
-        "--include=python3",
-        f"--architectures={ARCHITECTURE}",
-        # merged /usr by the hook (usr-is-merged), not by the usrmerge package, which brings perl along
-        f"--hook-dir={MERGED_USR_HOOKS}",
-        *(f"--dpkgopt={option}" for option in DPKG_EXCLUDES),
-        f"--customize-hook={hook}",
-        SUITE,
-        str(layer),
-        *MIRRORS,
-    ]
-    _run(argv, _clean_env(epoch, TMPDIR=str(work)), log, "mmdebstrap")
-    return layer, contents
+Snapshot = dict[str, os.stat_result]
+
+
+def _snapshot(rootfs: Path) -> Snapshot:
+    """Every entry under rootfs (relative path) with its lstat, directories included."""
+    found: Snapshot = {}
+    pending = [rootfs]
+    while pending:
+        directory = pending.pop()
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                path = Path(entry.path)
+                found[str(path.relative_to(rootfs))] = path.lstat()
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(path)
+    return found
+
+
+def _changed(before: Snapshot, after: Snapshot, epoch: int) -> list[str]:
+    """What customizing changed: new entries; a directory whose owner, mode or (clamped) time changed; any
+    other entry written to or changed at all (its ctime, which nothing can set back, or its inode)."""
+    removed = sorted(set(before) - set(after))
+    if removed:
+        raise BuildError(f"installing mpigen removed files of the base layer: {' '.join(removed[:10])}")
+    changed = set()
+    for name, now in after.items():
+        was = before.get(name)
+        if was is None:
+            changed.add(name)
+        elif stat.S_ISDIR(now.st_mode) and stat.S_ISDIR(was.st_mode):
+            if (now.st_mode, now.st_uid, now.st_gid, min(int(now.st_mtime), epoch)) != (
+                was.st_mode,
+                was.st_uid,
+                was.st_gid,
+                min(int(was.st_mtime), epoch),
+            ):
+                changed.add(name)
+        elif (now.st_ino, now.st_ctime_ns, now.st_mtime_ns, now.st_size, now.st_mode) != (
+            was.st_ino,
+            was.st_ctime_ns,
+            was.st_mtime_ns,
+            was.st_size,
+            was.st_mode,
+        ):
+            changed.add(name)
+    # Each changed entry's parent directories come along (as they are), as a layer's entries usually do.
+    for name in list(changed):
+        parent = Path(name).parent
+        while str(parent) != ".":
+            changed.add(str(parent))
+            parent = parent.parent
+    return sorted(changed)
+
+
+def _layer(rootfs: Path, names: list[str], out: Path, epoch: int) -> None:
+    """The entries `names` of rootfs as a layer: sorted, numeric owners, times clamped to epoch."""
+    with tarfile.open(out, "w", format=tarfile.PAX_FORMAT) as tar:
+        for name in names:
+            path = rootfs / name
+            info = tar.gettarinfo(str(path), arcname=f"./{name}")
+            info.uname = info.gname = ""
+            info.mtime = min(int(path.lstat().st_mtime), epoch)
+            if info.isreg():
+                with path.open("rb") as data:
+                    tar.addfile(info, data)
+            else:
+                tar.addfile(info)
 
 
 def _umoci(layout: Path, tag: str, layer: Path, epoch: int, log: Path) -> None:
-    created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))
+    """The mpigen layer on top of the base image in `layout`, the image's configuration, tagged `tag`."""
+    created = _history_created(epoch)
     env = _clean_env(epoch)
-    image = f"{layout}:{tag}"
-    _run(["umoci", "init", "--layout", str(layout)], env, log, "umoci init")
-    _run(["umoci", "new", "--image", image], env, log, "umoci new")
     _run(
         [
             "umoci",
             "raw",
             "add-layer",
             "--image",
-            image,
+            f"{layout}:{BASE_TAG}",
+            "--tag",
+            tag,
             "--history.created",
             created,
             "--history.created_by",
-            f"tools/image.py: Debian {SUITE} (essential, python3) and mpigen {tag}",
+            f"tools/image.py: mpigen {tag} in {VENV}",
             str(layer),
         ],
         env,
@@ -394,7 +623,7 @@ def _umoci(layout: Path, tag: str, layer: Path, epoch: int, log: Path) -> None:
         "umoci",
         "config",
         "--image",
-        image,
+        f"{layout}:{tag}",
         "--no-history",
         "--created",
         created,
@@ -412,6 +641,7 @@ def _umoci(layout: Path, tag: str, layer: Path, epoch: int, log: Path) -> None:
         *(arg for name, value in labels.items() for arg in ("--manifest.annotation", f"{name}={value}")),
     ]
     _run(argv, env, log, "umoci config")
+    _run(["umoci", "remove", "--image", f"{layout}:{BASE_TAG}"], env, log, "umoci remove")
     _run(["umoci", "gc", "--layout", str(layout)], env, log, "umoci gc")
     # The reference a loader names the image by: podman reads ref.name, docker io.containerd.image.name;
     # umoci's ref.name is the bare tag, which podman would take for the image's name.
@@ -441,15 +671,11 @@ def _archive(layout: Path, archive: Path, epoch: int) -> None:
                 tar.addfile(info)
 
 
-def digest(layout: Path) -> str:
-    """The manifest digest of the layout's one image (what `podman images --digests` shows)."""
-    (manifest,) = json.loads((layout / "index.json").read_text())["manifests"]
-    return str(manifest["digest"])
-
-
 def check_tools() -> None:
     missing = [
-        tool for tool in ("mmdebstrap", "umoci", "chroot") if shutil.which(tool, path=CLEAN_PATH) is None
+        tool
+        for tool in ("mmdebstrap", "umoci", "chroot", "tar")
+        if shutil.which(tool, path=CLEAN_PATH) is None
     ]
     if missing:
         raise BuildError(f"missing {' '.join(missing)}: apt-get install mmdebstrap umoci (Debian packages)")
@@ -462,8 +688,9 @@ def check_tools() -> None:
         )
 
 
-def build(output: Path, say: Say = print) -> str:
-    """Build the image into `output` (replacing what was there); returns its digest."""
+def build(output: Path, say: Say = print, base: Path | None = None) -> str:
+    """Build the image into `output` (replacing what was there) on the base layer built into `base` by
+    build_base (built here first when not given); returns its digest."""
     check_tools()
     epoch = source_date_epoch()
     tag = version()
@@ -476,21 +703,32 @@ def build(output: Path, say: Say = print) -> str:
         (output / old).unlink(missing_ok=True)
     with tempfile.TemporaryDirectory(prefix="mpigen-image-") as tmp:
         work = Path(tmp)
+        if base is None:
+            base = work / "base"
+            build_base(base, say, log)
+        else:
+            say(f"on the Debian base layer {digest(base / 'oci')} of {base}")
         wheels = _wheels(work, epoch, log, say)
-        say(
-            f"making the root file system: Debian {SUITE} (essential, python3) and mpigen's venv (mmdebstrap)"
-        )
-        layer, contents = _mmdebstrap(work, wheels, epoch, log)
-        say(f"packing the OCI image mpigen:{tag} (umoci)")
+        say("installing mpigen's venv in a chroot of the unpacked base layer")
+        rootfs = work / "rootfs"
+        _unpack(base / "oci", rootfs, log)
+        before = _snapshot(rootfs)
+        python_packages = customize(rootfs, wheels, log)
+        say(f"packing the mpigen layer and the OCI image mpigen:{tag} (umoci)")
+        names = _changed(before, _snapshot(rootfs), epoch)
+        layer = work / "mpigen.tar"
+        _layer(rootfs, names, layer, epoch)
+        shutil.copytree(base / "oci", output / "oci")
         _umoci(output / "oci", tag, layer, epoch, log)
-        rootfs_size = layer.stat().st_size
-        shutil.copy2(contents, output / "contents.txt")
+        layer_size = layer.stat().st_size
+        debian = (base / DEBIAN_CONTENTS).read_text()
+        (output / "contents.txt").write_text(f"{debian}# Python packages in {VENV}\n{python_packages}")
     archive = output / f"mpigen-{tag}.oci.tar"
     _archive(output / "oci", archive, epoch)
     found = digest(output / "oci")
     say(
         f"built mpigen:{tag} {found} in {time.monotonic() - started:.0f} s: {archive} "
-        f"({archive.stat().st_size / 1e6:.1f} MB compressed, {rootfs_size / 1e6:.1f} MB unpacked)"
+        f"({archive.stat().st_size / 1e6:.1f} MB compressed; the mpigen layer {layer_size / 1e6:.1f} MB unpacked)"
     )
     return found
 
@@ -531,7 +769,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--lock", action="store_true", help="rewrite image/*.txt from image/*.in")
     parser.add_argument("--key", action="store_true", help="print the hash of the build's inputs")
     parser.add_argument(
-        "--customize", nargs=3, metavar=("ROOTFS", "WHEELS", "CONTENTS"), help=argparse.SUPPRESS
+        "--base-key", action="store_true", help="print the hash of the Debian base layer's inputs"
     )
     args = parser.parse_args(argv)
 
@@ -539,12 +777,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"[image] {text}", flush=True)
 
     try:
-        if args.customize:
-            customize(*(Path(arg) for arg in args.customize))
-        elif args.lock:
+        if args.lock:
             _lock(say)
         elif args.key:
             print(key())
+        elif args.base_key:
+            print(base_key())
         else:
             build(args.output.resolve(), say)
     except BuildError as exc:

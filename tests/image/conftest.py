@@ -1,9 +1,12 @@
 """Fixtures for the container image tests (marker `image`, by directory: tests/conftest.py).
 
-`built_image` builds the image with tools/image.py once, into a cache keyed by the hash of the build's
-inputs (`$MPIGEN_TEST_CACHE/image/<key>`, default `~/.cache/mpigen-tests/image/<key>`; the checkout's
-wheel sources, image/ and the script), under a file lock so parallel runs build it once, printing each
-step. mmdebstrap, umoci, podman and runc are Debian packages, installed by the suite (tests/debian.py).
+The image is built with tools/image.py in its two layers, each cached under a file lock (parallel runs
+build it once), printing each step. `base_layer` is the Debian base layer, cached by the hash of its own
+inputs (`$MPIGEN_TEST_CACHE/image/base/<base key>`, default `~/.cache/mpigen-tests/image/base/...`: the
+Debian part of the script, SOURCE_DATE_EPOCH and the day, which stands for Debian's packages of the day),
+so it is built at most once a day. `built_image` is the image on it, cached by the hash of the rest
+(`.../image/<key>`: the base's digest, the checkout's wheel sources, image/ and the script): a change to
+mpigen's package rebuilds the mpigen layer only. mmdebstrap, umoci, podman and runc are Debian packages, installed by the suite (tests/debian.py).
 The build needs root (mmdebstrap's chroot); without root, or where podman cannot start a container at
 all, the tests skip and say why.
 
@@ -30,9 +33,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import debian
 from images import (
     IMAGE_TOOLS,
+    Base,
     Built,
     Podman,
     builder,
+    cached_base,
     cached_build,
     containers_conf,
     say_past_capture,
@@ -49,9 +54,17 @@ def image_tools() -> None:
 
 
 @pytest.fixture(scope="session")
-def built_image(image_tools: None, request: pytest.FixtureRequest) -> Built:
-    """The image of this checkout, built on first use and then taken from the cache while its inputs hold."""
-    return cached_build(builder.key(), say_past_capture(request))
+def base_layer(image_tools: None, request: pytest.FixtureRequest) -> Base:
+    """The Debian base layer of the day, built on first use and then taken from the cache while its inputs
+    hold."""
+    return cached_base(builder.base_key(), say_past_capture(request))
+
+
+@pytest.fixture(scope="session")
+def built_image(base_layer: Base, request: pytest.FixtureRequest) -> Built:
+    """The image of this checkout on the base layer, built on first use and then taken from the cache
+    while its inputs hold."""
+    return cached_build(builder.key(base=base_layer.digest), base_layer, say_past_capture(request))
 
 
 @pytest.fixture(scope="session")

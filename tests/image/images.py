@@ -40,6 +40,23 @@ builder = load_builder()
 
 
 @dataclass(frozen=True)
+class Base:
+    """One built Debian base layer (tools/image.py's build_base): its directory (oci/, debian.txt), the
+    digest of the layout's one image and the name it is cached as."""
+
+    directory: Path
+    digest: str
+
+    @property
+    def layout(self) -> Path:
+        return self.directory / "oci"
+
+    @property
+    def name(self) -> str:
+        return self.directory.name
+
+
+@dataclass(frozen=True)
 class Built:
     """One built image: its output directory (oci/, the archive, contents.txt) and its digest."""
 
@@ -70,16 +87,18 @@ def say_past_capture(request: pytest.FixtureRequest) -> Callable[[str], None]:
     return progress.say.info
 
 
-def cached_build(name: str, say: Callable[[str], None]) -> Built:
-    """The build cached as `name` under cache_root(), made on first use under a file lock (parallel runs
-    build it once): a warm run builds nothing."""
-    directory = cache_root() / name
+def _cached(
+    directory: Path, what: str, say: Callable[[str], None], make: Callable[[Path, Callable[[str], None]], str]
+) -> str:
+    """The digest of what `make` builds into `directory`, built on first use under a file lock (parallel
+    runs build it once, saying each step and, every 20 s, how long so far): a warm run builds nothing."""
     directory.parent.mkdir(parents=True, exist_ok=True)
-    with progress.locked(directory.parent / f".{name}.lock", f"[image] building {name}"):
+    name = directory.name
+    with progress.locked(directory.parent / f".{name}.lock", f"[image] building {what} {name}"):
         done = directory / "done"
         if not done.is_file():
             log = directory / "build.log"
-            say(f"[image] building the image into {directory}; log: {log}")
+            say(f"[image] building {what} into {directory}; log: {log}")
             started = time.monotonic()
             steps = [""]
 
@@ -87,22 +106,37 @@ def cached_build(name: str, say: Callable[[str], None]) -> Built:
                 steps.append(text)
                 say(f"[image] {text}")
 
-            with progress.heartbeat(f"[image] building {name}", log, step=lambda: steps[-1]):
-                built = build_into(directory, step)
+            with progress.heartbeat(f"[image] building {what} {name}", log, step=lambda: steps[-1]):
+                try:
+                    found = make(directory, step)
+                except builder.BuildError as why:
+                    pytest.fail(str(why), pytrace=False)
             seconds = time.monotonic() - started
-            done.write_text(f"{built.digest} built in {seconds:.0f} s\n")
-            progress.record("image", name, "built", seconds, log)
+            done.write_text(f"{found} built in {seconds:.0f} s\n")
+            progress.record("image", f"{what} {name}", "built", seconds, log)
         else:
-            progress.record("image", name, "reused", log=directory)
-        return Built(directory, done.read_text().split()[0], builder.version())
+            progress.record("image", f"{what} {name}", "reused", log=directory)
+        return done.read_text().split()[0]
 
 
-def build_into(directory: Path, say: Callable[[str], None]) -> Built:
+def cached_base(name: str, say: Callable[[str], None]) -> Base:
+    """The Debian base layer cached as `name` under cache_root()/base."""
+    directory = cache_root() / "base" / name
+    return Base(directory, _cached(directory, "the Debian base layer", say, builder.build_base))
+
+
+def cached_build(name: str, base: Base, say: Callable[[str], None]) -> Built:
+    """The image on `base` cached as `name` under cache_root()."""
+    directory = cache_root() / name
+    found = _cached(directory, "the image", say, lambda into, step: builder.build(into, step, base.directory))
+    return Built(directory, found, builder.version())
+
+
+def build_base_into(directory: Path, say: Callable[[str], None]) -> Base:
     try:
-        digest = builder.build(directory, say)
+        return Base(directory, builder.build_base(directory, say))
     except builder.BuildError as why:
         pytest.fail(str(why), pytrace=False)
-    return Built(directory, digest, builder.version())
 
 
 class Podman:

@@ -1,6 +1,7 @@
 """The KRM function as a container image (tools/image.py): what the image holds, that it answers as the
-in-process function does, that kpt and kustomize run it by name, that it runs locked down, and that two
-builds give the same digest. Fixtures: conftest.py here."""
+in-process function does, that kpt and kustomize run it by name, that it runs locked down, that its two
+layers are the Debian base and mpigen's venv, and that two builds of each give the same digest.
+Fixtures: conftest.py here."""
 
 from __future__ import annotations
 
@@ -18,7 +19,17 @@ from typing import Any
 import gotools
 import pytest
 import yaml
-from images import ROOT, Built, Podman, build_into, builder, cached_build, say_past_capture
+from images import (
+    ROOT,
+    Base,
+    Built,
+    Podman,
+    build_base_into,
+    builder,
+    cached_base,
+    cached_build,
+    say_past_capture,
+)
 from mpijobs import job
 
 import mpigen
@@ -47,18 +58,49 @@ def config(built: Built) -> dict[str, Any]:
     return data
 
 
+def layer_tars(layout: Path, image: str) -> list[tarfile.TarFile]:
+    """Each layer of the image (by its manifest digest), lowest first, read from memory."""
+    return [
+        tarfile.open(fileobj=io.BytesIO(gzip.decompress(blob(layout, layer["digest"]))))
+        for layer in json.loads(blob(layout, image))["layers"]
+    ]
+
+
+def layers(layout: Path, image: str) -> list[dict[str, tarfile.TarInfo]]:
+    """Each layer of the image, lowest first: its members by name."""
+    return [
+        {member.name.removeprefix("./"): member for member in tar.getmembers()}
+        for tar in layer_tars(layout, image)
+    ]
+
+
+def read(tar: tarfile.TarFile, name: str) -> str:
+    member = tar.extractfile(f"./{name}")
+    assert member is not None
+    return member.read().decode()
+
+
 def layer_members(built: Built) -> dict[str, tarfile.TarInfo]:
-    (layer,) = manifest(built)["layers"]
-    with tarfile.open(fileobj=io.BytesIO(gzip.decompress(blob(built.layout, layer["digest"])))) as tar:
-        return {member.name.removeprefix("./"): member for member in tar.getmembers()}
+    """The image's file system: its layers one on another (a layer's entry replaces a lower one's; none
+    removes any: a whiteout would fail here)."""
+    members: dict[str, tarfile.TarInfo] = {}
+    for layer in layers(built.layout, built.digest):
+        assert not [name for name in layer if name.rsplit("/", 1)[-1].startswith(".wh.")]
+        members.update(layer)
+    return members
 
 
 def layer_file(built: Built, name: str) -> bytes:
-    (layer,) = manifest(built)["layers"]
-    with tarfile.open(fileobj=io.BytesIO(gzip.decompress(blob(built.layout, layer["digest"])))) as tar:
-        member = tar.extractfile(f"./{name}")
-        assert member is not None
-        return member.read()
+    """A file of the image's file system, from the topmost layer that holds it."""
+    for layer in reversed(manifest(built)["layers"]):
+        with tarfile.open(fileobj=io.BytesIO(gzip.decompress(blob(built.layout, layer["digest"])))) as tar:
+            try:
+                member = tar.extractfile(f"./{name}")
+            except KeyError:
+                continue
+            assert member is not None
+            return member.read()
+    raise AssertionError(f"{name} is in no layer")
 
 
 def pyc(source: str) -> str:
@@ -163,6 +205,34 @@ def test_the_build_records_the_packages_it_put_in(built_image: Built) -> None:
             contents,
             flags=re.MULTILINE | re.IGNORECASE,
         ), name
+
+
+def test_the_image_is_the_debian_base_layer_and_a_layer_of_mpigen_and_its_user(
+    built_image: Built, base_layer: Base
+) -> None:
+    """The lower layer is the base built on its own (whose reproducibility is checked below); the upper
+    holds mpigen's venv and the user, nothing of Debian's."""
+    (base_layer_digest,) = builder.layer_digests(base_layer.layout)
+    digests = builder.layer_digests(built_image.layout)
+    assert len(digests) == 2 and digests[0] == base_layer_digest
+    lower, upper = layer_tars(built_image.layout, built_image.digest)
+    base = {member.name.removeprefix("./") for member in lower.getmembers()}
+    added = {member.name.removeprefix("./") for member in upper.getmembers()}
+    assert [name for name in base if name.startswith("opt/mpigen")] == []
+    assert "usr/bin/python3.11" in base and "usr/lib/python3.11/os.py" in base
+    outside = [
+        name
+        for name in added
+        if name not in ("opt", "opt/mpigen", "etc", "etc/passwd", "etc/group")
+        and not name.startswith("opt/mpigen/")
+    ]
+    assert outside == []
+    assert {"opt/mpigen/bin/mpigen", "opt/mpigen/lib/python3.11/site-packages/mpigen/__init__.py"} <= added
+    # passwd and group are the base's with the user appended.
+    user = "mpigen:x:65532:65532:mpigen:/nonexistent:/usr/sbin/nologin\n"
+    for name, line in (("etc/passwd", user), ("etc/group", "mpigen:x:65532:\n")):
+        assert "mpigen" not in read(lower, name)
+        assert read(upper, name) == read(lower, name) + line
 
 
 # It answers as the in-process function ---------------------------------------------------------------
@@ -390,18 +460,36 @@ def test_a_kustomization_runs_the_image_as_a_containerised_transformer(
 
 
 def test_two_builds_give_the_same_digest(
-    built_image: Built, request: pytest.FixtureRequest, tmp_path: Path
+    built_image: Built, base_layer: Base, request: pytest.FixtureRequest
 ) -> None:
-    """A second, independent build of the same inputs (cached beside the first, so only a cold run
-    builds twice) gives the same digest and the same archive bytes."""
+    """A second, independent build of the same inputs on the same base layer (cached beside the first, so
+    only a run after a change builds twice): mpigen's wheel, the venv in a fresh chroot, the mpigen layer,
+    the image. It gives the same digest and the same archive bytes."""
+    again = cached_build(f"{built_image.directory.name}-again", base_layer, say_past_capture(request))
+    assert again.directory != built_image.directory
+    assert again.digest == built_image.digest
+    assert again.archive.read_bytes() == built_image.archive.read_bytes()
+    assert filecmp.cmp(again.layout / "index.json", built_image.layout / "index.json", shallow=False)
+    assert (again.directory / "contents.txt").read_text() == (
+        built_image.directory / "contents.txt"
+    ).read_text()
+
+
+def test_two_builds_of_the_debian_base_layer_give_the_same_digest(
+    base_layer: Base, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """A second, independent build of the base layer (cached beside the first: built when the base's key
+    changes, at most once a day) gives the same layer and the same image digest."""
     say = say_past_capture(request)
-    again = cached_build(f"{builder.key()}-again", say)
-    reference = built_image
-    if (again.directory / "contents.txt").read_text() != (built_image.directory / "contents.txt").read_text():
+    again = cached_base(f"{base_layer.name}-again", say)
+    reference = base_layer
+    if (again.directory / builder.DEBIAN_CONTENTS).read_text() != (
+        base_layer.directory / builder.DEBIAN_CONTENTS
+    ).read_text():
         # Debian published updates between the two builds: compare two builds of today's packages.
-        say("[image] Debian's packages changed between the two builds: building a third time")
-        reference = build_into(tmp_path / "third", lambda text: say(f"[image] {text}"))
+        say("[image] Debian's packages changed between the two builds: building the base a third time")
+        reference = build_base_into(tmp_path / "third", lambda text: say(f"[image] {text}"))
     assert again.directory != reference.directory
+    assert builder.layer_digests(again.layout) == builder.layer_digests(reference.layout)
     assert again.digest == reference.digest
-    assert again.archive.read_bytes() == reference.archive.read_bytes()
     assert filecmp.cmp(again.layout / "index.json", reference.layout / "index.json", shallow=False)
