@@ -73,6 +73,7 @@ GROUPS_BY_FIXTURE = {
     "cluster": ("cluster",),
     "namespaces": ("e2e",),
     "built_image": ("image",),
+    "base_layer": ("image",),
 }
 # The order in which workers take work, longest first so that no long group starts last (warm times on
 # 2 cores, see README.md): the groups, then the reference pass's files, then everything else.
