@@ -5,8 +5,10 @@ the work, and every golden file, message and exit code must come out the same.
 One pytest process of its own per test file, since the switch is read once per process (one file each,
 so that pytest-xdist's workers share the pass); it runs whatever of those tests the outer run's `-m`
 selects (so `python -m pytest` runs them all both ways), but those marked `one_way` and the files of
-ONE_WAY_FILES: tests of what a stand-in spares (they skip under the switch) and tests whose subject
-takes no stand-in's path (signals, staging files), which the pass would only repeat.
+ONE_WAY_FILES: tests of what a stand-in spares (they skip under the switch) and tests on whose way the
+switch changes nothing (signals, staging files, listing directories, a write that fails where click
+parses the call both ways), which the pass would only repeat (tests/unit/shells/test_streams.py says
+which of its tests the pass runs, and why).
 """
 
 from __future__ import annotations
