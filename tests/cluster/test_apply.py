@@ -8,6 +8,7 @@ batch that fails is checked again case by case, so that a failure names its case
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import subprocess
@@ -48,6 +49,7 @@ def render(path: Path) -> str:
     return done.stdout
 
 
+@functools.cache  # an example is rendered once for all the tests here (the render is deterministic)
 def manifest(case: str) -> str:
     path = CASES[case]
     return path.read_text() if case.startswith("golden/") else render(path)
