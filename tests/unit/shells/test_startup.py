@@ -11,6 +11,7 @@ import importlib.util
 import json
 import os
 import subprocess
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -419,22 +420,20 @@ def _run_all(
     fresh_python: str, cwd: Path, calls: list[tuple[list[str], str | None]]
 ) -> list[tuple[int, str, str]]:
     """(exit code, stdout, stderr) of `mpigen ARGS` with STDIN (None: empty) in `cwd`, for each call."""
-    given, answers = cwd / "calls.json", cwd / "results.json"
-    given.write_text(json.dumps([[str(cwd), args, stdin] for args, stdin in calls]))
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        [fresh_python, "-c", FORKED, str(given), str(answers)],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    results = [(code, stdout, stderr) for code, stdout, stderr in json.loads(answers.read_text())]
-    given.unlink()
-    answers.unlink()
-    return results
+    with tempfile.TemporaryDirectory() as exchange:
+        given, answers = Path(exchange) / "calls.json", Path(exchange) / "results.json"
+        given.write_text(json.dumps([[str(cwd), args, stdin] for args, stdin in calls]))
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        done = subprocess.run(
+            [fresh_python, "-c", FORKED, str(given), str(answers)],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        return [(code, stdout, stderr) for code, stdout, stderr in json.loads(answers.read_text())]
 
 
 @pins_a_stand_in
