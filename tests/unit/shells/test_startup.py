@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from jobs import V1, V1ALPHA1, V1ALPHA2, V2BETA1, job_yaml, make_job
+from jobs import V1, V1ALPHA1, V1ALPHA2, V2BETA1, job_yaml, load_all, make_job
 
 from mpigen.checks.kube import schemas as kubeschema
 from mpigen.checks.kube.versions import default_kube_version
@@ -625,10 +625,8 @@ def test_the_emitter_writes_what_pyyaml_writes(objects: list[dict[str, Any]]) ->
 
 @pytest.mark.slow  # every golden output twice; tests/unit/yaml/test_yaml_fast.py checks the writer on them quickly
 def test_the_emitter_writes_the_golden_outputs_as_pyyaml_does() -> None:
-    import yaml
-
     from mpigen.yaml.dump import to_yaml
 
     for path in sorted((ROOT / "golden").glob("*/expected.yaml")):
-        objects = [obj for obj in yaml.safe_load_all(path.read_text(encoding="utf-8")) if obj is not None]
+        objects = [obj for obj in load_all(path.read_text(encoding="utf-8")) if obj is not None]  # by libyaml
         assert to_yaml(objects) == reference_yaml(objects) == path.read_text(encoding="utf-8"), path
