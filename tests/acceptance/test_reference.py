@@ -5,8 +5,10 @@ the work, and every golden file, message and exit code must come out the same.
 One pytest process of its own per test file, since the switch is read once per process (one file each,
 so that pytest-xdist's workers share the pass); it runs whatever of those tests the outer run's `-m`
 selects (so `python -m pytest` runs them all both ways), but those marked `one_way` and the files of
-ONE_WAY_FILES: tests of what a stand-in spares (they skip under the switch) and tests whose subject
-takes no stand-in's path (signals, staging files), which the pass would only repeat.
+ONE_WAY_FILES: tests of what a stand-in spares (they skip under the switch) and tests on whose way the
+switch changes nothing (signals, staging files, listing directories, a write that fails where click
+parses the call both ways), which the pass would only repeat (tests/unit/shells/test_streams.py says
+which of its tests the pass runs, and why).
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ ONE_WAY_FILES = {
     "tests/unit/shells/test_startup.py": "it runs each stand-in beside its library itself (in processes "
     "of its own, with and without the switch) and pins generated files; under the switch its stand-in "
     "tests skip and the rest take no stand-in's path",
+    "tests/unit/shells/test_gitops.py": "its subject is the files `render --output-dir` writes and `--check` "
+    "compares (mpigen.shells.outdir, mpigen.gitops), which no stand-in takes part in: click parses those "
+    "calls both ways, and the bytes written are the render's, which the golden corpus holds both ways",
 }
 BOTH_WAYS = ["tests/acceptance/test_golden.py", *(path for path in SHELLS_TESTS if path not in ONE_WAY_FILES)]
 

@@ -11,6 +11,7 @@ import importlib.util
 import json
 import os
 import subprocess
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -19,7 +20,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from jobs import V1, V1ALPHA1, V1ALPHA2, V2BETA1, job_yaml, make_job
+from jobs import V1, V1ALPHA1, V1ALPHA2, V2BETA1, job_yaml, load_all, make_job
 
 from mpigen.checks.kube import schemas as kubeschema
 from mpigen.checks.kube.versions import default_kube_version
@@ -379,18 +380,64 @@ def test_common_flags_run_without_click_and_help_or_a_refused_value_loads_it(
     assert "click" in imported(fresh_python, tmp_path, "render", "-n", "ml", "--", str(path))
 
 
-def _run(fresh_python: str, cwd: Path, *args: str, stdin: str | None = None) -> tuple[int, str, str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    result = subprocess.run(
-        [fresh_python, "-m", "mpigen", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        check=False,
-    )
-    return result.returncode, result.stdout, result.stderr
+# Runs many `mpigen` calls, each in a process of its own forked from one interpreter that has imported
+# every module of mpigen (and so click and the libraries) once: a call's own start-up is what the tests
+# above pin, and these compare only what each way says, which an interpreter's start would cost most of.
+# Each child runs mpigen.cli.main as `python -m mpigen` does, on its own stdin, stdout, stderr and exit.
+FORKED = """
+import json, os, sys, tempfile
+calls_file, results_file = sys.argv[1:]
+calls = json.load(open(calls_file))
+import importlib, pkgutil, mpigen
+for module in pkgutil.walk_packages(mpigen.__path__, "mpigen."):
+    if module.name != "mpigen.__main__":
+        importlib.import_module(module.name)
+results = []
+for cwd, args, stdin in calls:
+    with tempfile.TemporaryFile() as given, tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        given.write((stdin or "").encode())
+        given.seek(0)
+        pid = os.fork()
+        if pid == 0:
+            code = 70
+            try:
+                os.chdir(cwd)
+                for fd, file in ((0, given), (1, out), (2, err)):
+                    os.dup2(file.fileno(), fd)
+                sys.argv = ["mpigen", *args]
+                importlib.import_module("mpigen.cli").main()
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 1
+                for stream in (sys.stdout, sys.stderr):
+                    stream and stream.flush()
+            finally:
+                os._exit(code)
+        status = os.waitpid(pid, 0)[1]
+        out.seek(0)
+        err.seek(0)
+        results.append([os.waitstatus_to_exitcode(status), out.read().decode(), err.read().decode()])
+json.dump(results, open(results_file, "w"))
+"""
+
+
+def _run_all(
+    fresh_python: str, cwd: Path, calls: list[tuple[list[str], str | None]]
+) -> list[tuple[int, str, str]]:
+    """(exit code, stdout, stderr) of `mpigen ARGS` with STDIN (None: empty) in `cwd`, for each call."""
+    with tempfile.TemporaryDirectory() as exchange:
+        given, answers = Path(exchange) / "calls.json", Path(exchange) / "results.json"
+        given.write_text(json.dumps([[str(cwd), args, stdin] for args, stdin in calls]))
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        done = subprocess.run(
+            [fresh_python, "-c", FORKED, str(given), str(answers)],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        return [(code, stdout, stderr) for code, stdout, stderr in json.loads(answers.read_text())]
 
 
 @pins_a_stand_in
@@ -424,29 +471,30 @@ def test_a_call_run_without_click_says_what_click_would(fresh_python: str, tmp_p
         ([], ["empty.yaml"]),
     ]
     calls += [(flags, ["valid.yaml"]) for flags in CLICK_FLAGS]
-    seen = set()
-    for flags, paths in calls:
-        for command in ("render", "validate"):
-            plain = _run(fresh_python, tmp_path, command, *flags, *paths)
-            assert plain == _run(fresh_python, tmp_path, command, *flags, "--", *paths), (
-                command,
-                flags,
-                paths,
-            )
-            seen.add(plain[0])
-    assert seen == {0, 1, 2}
     resource_list = f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {files['warning.yaml'].replace(chr(10), chr(10) + '  ')}"
-    for stdin in (
+    stdins = (
         resource_list,
         resource_list.replace("slotsPerWorker: 1", "slotsPerWorker: '1'"),
         "kind: Other\n",
-    ):
-        plain = _run(fresh_python, tmp_path, "krm", stdin=stdin)
-        assert (
-            plain
-            == _run(fresh_python, tmp_path, "krm", "--", stdin=stdin)
-            == _run(fresh_python, tmp_path, stdin=stdin)
-        )
+    )
+    runs: list[tuple[list[str], str | None]] = [
+        (argv, None)
+        for flags, paths in calls
+        for command in ("render", "validate")
+        for argv in ([command, *flags, *paths], [command, *flags, "--", *paths])
+    ]
+    runs += [(argv, stdin) for stdin in stdins for argv in (["krm"], ["krm", "--"], [])]
+    results = iter(_run_all(fresh_python, tmp_path, runs))
+    seen = set()
+    for flags, paths in calls:
+        for command in ("render", "validate"):
+            plain = next(results)
+            assert plain == next(results), (command, flags, paths)
+            seen.add(plain[0])
+    assert seen == {0, 1, 2}
+    for _ in stdins:
+        plain = next(results)
+        assert plain == next(results) == next(results)
 
 
 @pins_a_stand_in
@@ -455,9 +503,16 @@ def test_the_kustomize_plugin_runs_without_click_and_says_what_click_would(
 ) -> None:
     (tmp_path / "valid.yaml").write_text(job_yaml(V1ALPHA2, 2))
     (tmp_path / "invalid.yaml").write_text(job_yaml(V1ALPHA2, 2, slotsPerWorker="2"))
-    for name in ("valid.yaml", "invalid.yaml", "missing.yaml"):
-        plain = _run(fresh_python, tmp_path, "kustomize-plugin", "run", name)
-        assert plain == _run(fresh_python, tmp_path, "kustomize-plugin", "run", "--", name), name
+    names = ("valid.yaml", "invalid.yaml", "missing.yaml")
+    runs: list[tuple[list[str], str | None]] = [
+        (argv, None)
+        for name in names
+        for argv in (["kustomize-plugin", "run", name], ["kustomize-plugin", "run", "--", name])
+    ]
+    results = iter(_run_all(fresh_python, tmp_path, runs))
+    for name in names:
+        plain = next(results)
+        assert plain == next(results), name
         assert plain[0] == (0 if name == "valid.yaml" else 1)
     assert "click" not in imported(
         fresh_python, tmp_path, "kustomize-plugin", "run", str(tmp_path / "valid.yaml")
@@ -574,10 +629,8 @@ def test_the_emitter_writes_what_pyyaml_writes(objects: list[dict[str, Any]]) ->
 
 @pytest.mark.slow  # every golden output twice; tests/unit/yaml/test_yaml_fast.py checks the writer on them quickly
 def test_the_emitter_writes_the_golden_outputs_as_pyyaml_does() -> None:
-    import yaml
-
     from mpigen.yaml.dump import to_yaml
 
     for path in sorted((ROOT / "golden").glob("*/expected.yaml")):
-        objects = [obj for obj in yaml.safe_load_all(path.read_text(encoding="utf-8")) if obj is not None]
+        objects = [obj for obj in load_all(path.read_text(encoding="utf-8")) if obj is not None]  # by libyaml
         assert to_yaml(objects) == reference_yaml(objects) == path.read_text(encoding="utf-8"), path
