@@ -9,8 +9,8 @@ Defaults are those of the mpi-operator v0.2.0 as shipped (`deploy/3-mpi-operator
 kubeflow.org/v1 jobs, which is the training-operator's.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: NamedTuple would compile every field's annotation as a
+# ForwardRef (as in mpigen.plan).
 from typing import Any, Literal, NamedTuple
 
 from mpigen.targets import DEFAULT_TARGET, TARGETS
@@ -84,7 +84,7 @@ class Options(NamedTuple):
             return None
         return self.scheduler_name or DEFAULT_SCHEDULER_NAMES[self.gang_scheduler]
 
-    def replace(self, **changes: Any) -> Options:
+    def replace(self, **changes: Any) -> "Options":
         """The same options with the fields named in `changes` set (`options.replace(namespace="ml")`).
         A field name that is not one of Options' is a TypeError, as a keyword the constructor does not
         take is."""

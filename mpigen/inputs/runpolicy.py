@@ -8,7 +8,8 @@ validation), `activeDeadlineSeconds: 0` passes both its validation and the Job A
 Job at once (DeadlineExceeded).
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: NamedTuple would compile every field's annotation as a
+# ForwardRef (as in mpigen.plan).
 
 from typing import Any, Literal, NamedTuple
 

@@ -15,7 +15,8 @@ other than Launcher and Worker. Beyond them mpigen refuses what the operator acc
 - no workers (the hostfile lists at most a GPU launcher): warning.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: NamedTuple would compile every field's annotation as a
+# ForwardRef (as in mpigen.plan).
 
 from typing import Any, Literal, NamedTuple
 

@@ -16,7 +16,8 @@ accepts nonsense silently, mpigen refuses it or warns:
 - a template `restartPolicy` that the replica's replaces: warning.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: NamedTuple would compile every field's annotation as a
+# ForwardRef (as in mpigen.plan).
 
 import copy
 from typing import Any, Literal, NamedTuple
