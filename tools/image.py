@@ -186,25 +186,26 @@ def _umoci_base(layout: Path, layer: Path, epoch: int, log: Path) -> None:
         log,
         "umoci raw add-layer",
     )
-    _run(
-        [
-            "umoci",
-            "config",
-            "--image",
-            image,
-            "--no-history",
-            "--created",
-            created,
-            "--architecture",
-            ARCHITECTURE,
-            "--os",
-            "linux",
-        ],
-        env,
-        log,
-        "umoci config",
-    )
+    _run(_umoci_config(image, created), env, log, "umoci config")
     _run(["umoci", "gc", "--layout", str(layout)], env, log, "umoci gc")
+
+
+def _umoci_config(image: str, created: str) -> list[str]:
+    """`umoci config` of `image` as every layer of this build is configured: dated, no history entry of
+    its own, linux/amd64."""
+    return [
+        "umoci",
+        "config",
+        "--image",
+        image,
+        "--no-history",
+        "--created",
+        created,
+        "--architecture",
+        ARCHITECTURE,
+        "--os",
+        "linux",
+    ]
 
 
 def build_base(output: Path, say: Say = print, log: Path | None = None) -> str:
@@ -620,17 +621,7 @@ def _umoci(layout: Path, tag: str, layer: Path, epoch: int, log: Path) -> None:
         "org.opencontainers.image.created": created,
     }
     argv = [
-        "umoci",
-        "config",
-        "--image",
-        f"{layout}:{tag}",
-        "--no-history",
-        "--created",
-        created,
-        "--architecture",
-        ARCHITECTURE,
-        "--os",
-        "linux",
+        *_umoci_config(f"{layout}:{tag}", created),
         "--config.user",
         f"{USER[0]}:{USER[0]}",
         "--config.workingdir",
