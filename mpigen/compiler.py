@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from mpigen import inputs as api
 from mpigen.checks.objectsize import check_object_sizes
-from mpigen.errors import CompileError, Issue
+from mpigen.errors import ComparedByFields, CompileError, Issue
 from mpigen.inputs.annotations import options_for
 from mpigen.inputs.shared import name_of
 from mpigen.options import Options
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from mpigen.inputs.trainjob import Runtimes
 
 
-class Compilation:
+class Compilation(ComparedByFields):
     """The objects of one job, and the warnings met on the way. Two are equal when every field is."""
 
     __slots__ = ("name", "objects", "options", "warnings")
@@ -39,21 +39,7 @@ class Compilation:
         # The options the job was compiled with: the caller's, with the job's `mpigen.dev/*` annotations.
         self.options = Options() if options is None else options
 
-    def _key(self) -> tuple[object, ...]:
-        return (self.objects, self.warnings, self.name, self.options)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Compilation):
-            return NotImplemented
-        return self._key() == other._key()
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
-
-    def __repr__(self) -> str:
-        return (
-            f"Compilation(objects={self.objects!r}, warnings={self.warnings!r}, name={self.name!r},"
-            f" options={self.options!r})"
-        )
+    _compared = ("objects", "warnings", "name", "options")
 
 
 def plan_job(job: object, options: Options) -> tuple[JobPlan, Options]:

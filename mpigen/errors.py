@@ -62,6 +62,29 @@ def format_path(path: Path) -> str:
     return out
 
 
+class ComparedByFields:
+    """A mutable record compared by the values of the fields `_compared` names, in that order, and shown
+    by them in its repr; not hashable. (mpigen's records that are never compared are plain classes with
+    __slots__; the immutable ones are NamedTuples.)"""
+
+    __slots__ = ()
+    _compared: tuple[str, ...] = ()
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self._compared)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, type(self)):
+            return NotImplemented
+        return self._values() == other._values()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._compared)
+        return f"{type(self).__name__}({shown})"
+
+
 class Issue(NamedTuple):
     """One problem (or warning) at one place in one input document."""
 
@@ -81,7 +104,7 @@ class Issue(NamedTuple):
 MAX_ISSUES_PER_JOB = 100
 
 
-class CompileError(Exception):
+class CompileError(ComparedByFields, Exception):
     """An input job could not be compiled; `issues` holds every problem found (past MAX_ISSUES_PER_JOB,
     the first ones and a line saying how many more), `warnings` what was found besides. Two are equal
     when their issues, kind, name and warnings are."""
@@ -99,23 +122,7 @@ class CompileError(Exception):
         self.warnings = [] if warnings is None else warnings
         super().__init__(self.__str__())
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, CompileError):
-            return NotImplemented
-        return (self.issues, self.kind, self.name, self.warnings) == (
-            other.issues,
-            other.kind,
-            other.name,
-            other.warnings,
-        )
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
-
-    def __repr__(self) -> str:
-        return (
-            f"CompileError(issues={self.issues!r}, kind={self.kind!r}, name={self.name!r},"
-            f" warnings={self.warnings!r})"
-        )
+    _compared = ("issues", "kind", "name", "warnings")
 
     def __str__(self) -> str:
         who = f"{self.kind}/{self.name}" if self.name else self.kind

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from mpigen.errors import ComparedByFields
+
 MAX_INPUT_BYTES = 16 * 1024 * 1024
 # What one call of render or validate reads, over all its inputs together: the memory a call takes
 # grows with these (about 1 KiB a document rendered), so a call is bounded, not only each input.
@@ -44,7 +46,7 @@ def may_hold_mpijob(text: str) -> bool:
     return _MPIJOB_KIND.search(text) is not None
 
 
-class Document:
+class Document(ComparedByFields):
     """One non-empty document of an input, with its 1-based position in the stream (of `total`)."""
 
     __slots__ = ("data", "index", "total")
@@ -54,15 +56,7 @@ class Document:
         self.data = data
         self.total = total
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Document):
-            return NotImplemented
-        return (self.index, self.data, self.total) == (other.index, other.data, other.total)
-
-    __hash__ = None  # type: ignore[assignment]  # its data is mutable
-
-    def __repr__(self) -> str:
-        return f"Document(index={self.index!r}, data={self.data!r}, total={self.total!r})"
+    _compared = ("index", "data", "total")
 
 
 # Byte-order marks kubectl does not read: it decodes a file's bytes as UTF-16 when they start with a
