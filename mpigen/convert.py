@@ -17,13 +17,12 @@ Documents that are not MPIJobs pass through unchanged, in place.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from mpigen import names
+from mpigen import names, tree
 from mpigen.errors import CompileError, Issue, Path
 from mpigen.options import Options
 from mpigen.outcome import Finding, Outcome
@@ -128,19 +127,11 @@ def _refusals(plan: JobPlan) -> list[Issue]:
 def _clean(template: dict[str, Any], container: int) -> dict[str, Any]:
     """A pod template without nulls and its own hostname and subdomain (JobSet names the pods), its
     chosen container named `node` (Trainer finds the trainer and the nodes by that name)."""
-    copied: dict[str, Any] = _without_nulls(copy.deepcopy(template))
+    copied: dict[str, Any] = tree.without_nulls(template)
     for key in OWN_NAMING:
         copied.setdefault("spec", {}).pop(key, None)
     copied["spec"]["containers"][container]["name"] = names.TRAINER_CONTAINER
     return copied
-
-
-def _without_nulls(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: _without_nulls(item) for key, item in value.items() if item is not None}
-    if isinstance(value, list):
-        return [_without_nulls(item) for item in value]
-    return value
 
 
 def _job(plan: JobPlan, pods: int, template: dict[str, Any]) -> dict[str, Any]:
@@ -221,8 +212,8 @@ def _trainer(plan: JobPlan) -> dict[str, Any]:
     }
     for key in ("command", "args"):
         if container.get(key) is not None:
-            trainer[key] = copy.deepcopy(container[key])
-    env = copy.deepcopy(container.get("env") or [])
+            trainer[key] = tree.copy(container[key])
+    env = tree.copy(container.get("env") or [])
     if plan.ssh is not None:
         env.append({"name": names.JOB_ROLE_ENV, "value": names.ROLE_LAUNCHER})
     if plan.blank_launcher_gpus:  # the launcher that is no host does not take the node's GPUs (as render)
@@ -233,7 +224,7 @@ def _trainer(plan: JobPlan) -> dict[str, Any]:
         k: v for k, v in (container.get("resources") or {}).items() if k in ("limits", "requests") and v
     }
     if resources:
-        trainer["resourcesPerNode"] = copy.deepcopy(resources)
+        trainer["resourcesPerNode"] = tree.copy(resources)
     return trainer
 
 
@@ -244,7 +235,7 @@ def train_job(plan: JobPlan, document: dict[str, Any], kind: str, runtime: str) 
         meta["namespace"] = plan.namespace
     for key in ("labels", "annotations"):
         if own.get(key):
-            meta[key] = copy.deepcopy(own[key])
+            meta[key] = tree.copy(own[key])
     spec: dict[str, Any] = {"runtimeRef": {"apiGroup": names.TRAINER_GROUP, "kind": kind, "name": runtime}}
     queue = (own.get("labels") or {}).get(names.QUEUE_LABEL)
     if queue is not None:  # Trainer puts spec.labels, not the TrainJob's own, on the JobSet Kueue admits

@@ -53,6 +53,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "mpigen.outcome",
             "mpigen.reference",
             "mpigen.quantity",
+            "mpigen.tree",
             "mpigen.gitops",
             "mpigen.yaml",
         ),

@@ -26,7 +26,7 @@ from mpigen.plan import JobPlan
 _NAME = r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _LABEL_VALUE = re.compile(rf"({_NAME})?\Z")
 _QUALIFIED_NAME = re.compile(rf"{_NAME}\Z")
-_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z")
+_DNS1123_SUBDOMAIN = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z"
 QUALIFIED_NAME_MAX = 63
 PREFIX_MAX = 253
 
@@ -138,7 +138,7 @@ def _metadata_keys(meta: dict[str, Any], path: Path) -> list[Issue]:
 def qualified_name_problem(key: str) -> str | None:
     """Why `key` is not a valid label or annotation key (`[prefix/]name`), or None."""
     prefix, _, name = key.rpartition("/")
-    if "/" in key and (not prefix or len(prefix) > PREFIX_MAX or not _DNS1123_SUBDOMAIN.match(prefix)):
+    if "/" in key and (not prefix or len(prefix) > PREFIX_MAX or not re.match(_DNS1123_SUBDOMAIN, prefix)):
         return f"the prefix {shown(prefix)} must be a DNS subdomain of at most {PREFIX_MAX} characters"
     if len(name) > QUALIFIED_NAME_MAX or not _QUALIFIED_NAME.match(name):
         return (

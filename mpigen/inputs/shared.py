@@ -9,12 +9,11 @@ sure the parts the compiler edits have the shape it needs.
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from mpigen import names
+from mpigen import names, tree
 from mpigen.errors import Issue, Path, format_path, shown
 from mpigen.inputs.model import Field, Strict, parse_fast, pydantic_model
 
@@ -184,7 +183,7 @@ def parse_without_unknown_fields(model: type[Strict], document: dict[str, Any]) 
         errors = exc.errors(include_url=False)
     if any(error["type"] != "extra_forbidden" for error in errors):
         return None
-    pruned = copy.deepcopy(document)
+    pruned = tree.copy(document)
     for error in errors:
         *parents, key = document_path(document, error)
         node: Any = pruned

@@ -15,10 +15,11 @@ field: a different source would give a volume of two sources, which mpigen.input
 
 from __future__ import annotations
 
-import copy
 import functools
 import json
 from typing import Any
+
+from mpigen import tree
 
 # Lists merged by a key (PodSpec's and Container's patchMergeKey tags); the rest are replaced.
 _POD_LISTS = {"volumes": "name", "containers": "name", "initContainers": "name", "schedulingGates": "name"}
@@ -30,31 +31,31 @@ def _defaults_tree() -> dict[str, Any]:
     import importlib.resources
 
     text = importlib.resources.files("mpigen.schemas").joinpath("trainer-defaults-v1alpha1.json").read_text()
-    tree: dict[str, Any] = json.loads(text)["kinds"]
-    return tree
+    kinds: dict[str, Any] = json.loads(text)["kinds"]
+    return kinds
 
 
 def apply_defaults(kind: str, spec: dict[str, Any]) -> dict[str, Any]:
     """A copy of `spec` of a `kind` object with the CRD's defaults filled in, as the API server fills them."""
-    out = copy.deepcopy(spec)
+    out = tree.copy(spec)
     _fill(out, _defaults_tree()[kind])
     return out
 
 
-def _fill(value: Any, tree: dict[str, Any]) -> None:
+def _fill(value: Any, schema: dict[str, Any]) -> None:
     if isinstance(value, dict):
-        for name, sub in (tree.get("properties") or {}).items():
+        for name, sub in (schema.get("properties") or {}).items():
             if name not in value and "default" in sub:
-                value[name] = copy.deepcopy(sub["default"])
+                value[name] = tree.copy(sub["default"])
             if name in value:
                 _fill(value[name], sub)
-        extra = tree.get("additionalProperties")
+        extra = schema.get("additionalProperties")
         if isinstance(extra, dict):
             for item in value.values():
                 _fill(item, extra)
-    elif isinstance(value, list) and isinstance(tree.get("items"), dict):
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
         for item in value:
-            _fill(item, tree["items"])
+            _fill(item, schema["items"])
 
 
 def merge_pod_spec(pod_spec: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
@@ -69,7 +70,7 @@ def _merge(
     lists: dict[str, str],
     nested: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    out = copy.deepcopy(original)
+    out = tree.copy(original)
     for key, value in patch.items():
         if value is None:
             out.pop(key, None)
@@ -78,7 +79,7 @@ def _merge(
         elif isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = _merge(out[key], value, {})
         else:
-            out[key] = copy.deepcopy(value)
+            out[key] = tree.copy(value)
     return out
 
 
@@ -92,9 +93,9 @@ def _merge_list(original: list[Any], patch: list[Any], merge_key: str, nested: d
     for item in patch:
         key = item.get(merge_key) if isinstance(item, dict) else None
         at = keys.index(key) if key is not None and key in keys else None
-        patched.append(copy.deepcopy(item) if at is None else _merge(original[at], item, nested))
+        patched.append(tree.copy(item) if at is None else _merge(original[at], item, nested))
     wanted = {item.get(merge_key) for item in patch if isinstance(item, dict)}
-    left = [copy.deepcopy(item) for item, key in zip(original, keys, strict=True) if key not in wanted]
+    left = [tree.copy(item) for item, key in zip(original, keys, strict=True) if key not in wanted]
 
     def position(item: Any) -> int:
         key = item.get(merge_key) if isinstance(item, dict) else None

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mpigen import names
+from mpigen import names, tree
 from mpigen.errors import CompileError, Issue, Path, shown
 from mpigen.inputs.shared import name_of, resolve_namespace
 from mpigen.inputs.trainer_merge import apply_defaults, merge_pod_spec
@@ -250,10 +250,8 @@ def _volume_issues(path: Path, override: dict[str, Any], job: dict[str, Any]) ->
 
 
 def _plan(name: str, namespace: str | None, spec: dict[str, Any], runtime: dict[str, Any]) -> TrainPlan:
-    import copy
-
     template = runtime["template"]
-    jobset_spec = copy.deepcopy(template["spec"])
+    jobset_spec = tree.copy(template["spec"])
     for override in spec.get("podSpecOverrides") or []:
         targets = {target["name"] for target in override["targetJobs"]}
         for job in jobset_spec.get("replicatedJobs") or []:

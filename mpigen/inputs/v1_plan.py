@@ -20,10 +20,9 @@ workers, clean-up and the run policy without an operator) is in docs/departures.
 
 from __future__ import annotations
 
-import copy
 from typing import TYPE_CHECKING, Any
 
-from mpigen import names
+from mpigen import names, tree
 from mpigen.errors import Issue
 from mpigen.inputs.fields import V1 as API_VERSION
 from mpigen.inputs.runpolicy import SCHEDULING_POLICY
@@ -54,7 +53,7 @@ def _pod_restart_policy(policy: str) -> str:
 
 
 def _launcher_template(job: V1Job) -> dict[str, Any]:
-    template = copy.deepcopy(job.launcher.template)
+    template = tree.copy(job.launcher.template)
     template.setdefault("spec", {})["restartPolicy"] = _pod_restart_policy(job.launcher.restart_policy)
     return template
 
@@ -144,7 +143,7 @@ def plan_job(job: V1Job, document: dict[str, Any]) -> JobPlan:
         workers=job.workers,
         slots_per_worker=job.slots_per_worker,
         launcher_template=_launcher_template(job),
-        worker_template=copy.deepcopy(job.worker.template) if job.worker else {},
+        worker_template=tree.copy(job.worker.template) if job.worker else {},
         backoff_limit=_backoff_limit(job),
         active_deadline_seconds=run.active_deadline_seconds,
         clean_pod_policy=run.clean_pod_policy,

@@ -9,11 +9,10 @@ truncated; backoffLimit is 6 whatever the worker count.
 
 from __future__ import annotations
 
-import copy
 import math
 from typing import Any, Literal
 
-from mpigen import names
+from mpigen import names, tree
 from mpigen.errors import CompileError, Issue
 from mpigen.inputs.fields import explain_unknown_fields
 from mpigen.inputs.model import Field
@@ -149,7 +148,7 @@ def _first_container(template: dict[str, Any]) -> dict[str, Any]:
 def _worker_template(
     template: dict[str, Any], spec: MPIJobSpec, resource: str, units: int
 ) -> tuple[dict[str, Any], list[Issue]]:
-    worker = copy.deepcopy(template)
+    worker = tree.copy(template)
     if spec.replicas is not None:
         # Sized by replicas: the limit is where the units came from; leave it exactly as written
         # (v0.2.0 rewrites it, as "0" when absent or fractional).
@@ -167,7 +166,7 @@ def _worker_template(
 
 
 def _launcher_template(template: dict[str, Any], spec: MPIJobSpec) -> tuple[dict[str, Any], list[Issue]]:
-    launcher = copy.deepcopy(template)
+    launcher = tree.copy(template)
     pod = launcher["spec"]
     container = _first_container(launcher)
     resources = container.get("resources")

@@ -8,9 +8,9 @@ the v0.2.0 controller panics on it.
 
 from __future__ import annotations
 
-import copy
 from typing import Any, Literal
 
+from mpigen import tree
 from mpigen.errors import CompileError, Issue
 from mpigen.inputs.fields import explain_unknown_fields
 from mpigen.inputs.model import Field
@@ -78,7 +78,7 @@ def _check_replicas(specs: MPIReplicaSpecs, options: Options) -> list[Issue]:
 
 
 def _launcher_template(spec: ReplicaSpec) -> tuple[dict[str, Any], list[Issue]]:
-    template = copy.deepcopy(spec.template or {})
+    template = tree.copy(spec.template or {})
     pod = template["spec"]
     warnings = []
     if pod.get("restartPolicy"):
@@ -97,7 +97,7 @@ def _worker_template(spec: ReplicaSpec) -> tuple[dict[str, Any], list[Issue]]:
         path = _SPECS + ("Worker", "restartPolicy")
         message = f"{spec.restartPolicy} is ignored: worker pods belong to a StatefulSet and always restart"
         warnings.append(Issue(path, message, "warning"))
-    return copy.deepcopy(spec.template or {}), warnings
+    return tree.copy(spec.template or {}), warnings
 
 
 def to_plan(document: dict[str, Any], options: Options) -> JobPlan:

@@ -19,10 +19,9 @@ accepts nonsense silently, mpigen refuses it or warns:
 # No `from __future__ import annotations` here: NamedTuple would compile every field's annotation as a
 # ForwardRef (as in mpigen.plan).
 
-import copy
 from typing import Any, Literal, NamedTuple
 
-from mpigen import names
+from mpigen import names, tree
 from mpigen.errors import CompileError, Issue
 from mpigen.inputs import runpolicy
 from mpigen.inputs.fields import explain_unknown_fields
@@ -254,7 +253,7 @@ def _scheduling(job: V2Beta1Job) -> Scheduling:
 
 
 def _launcher_template(job: V2Beta1Job) -> dict[str, Any]:
-    template = copy.deepcopy(job.launcher.template)
+    template = tree.copy(job.launcher.template)
     template.setdefault("spec", {})["restartPolicy"] = job.launcher.restart_policy
     return template
 
@@ -308,7 +307,7 @@ def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
         workers=job.workers,
         slots_per_worker=job.slots_per_worker,
         launcher_template=_launcher_template(job),
-        worker_template=copy.deepcopy(job.worker.template) if job.worker else {},
+        worker_template=tree.copy(job.worker.template) if job.worker else {},
         backoff_limit=run.backoff_limit,
         active_deadline_seconds=run.active_deadline_seconds,
         clean_pod_policy=run.clean_pod_policy,

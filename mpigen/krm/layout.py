@@ -31,11 +31,11 @@ _BLOCK_END = re.compile(r"\n(?![-# \t\n])|\n(?=-[^ \t\n])")
 # Items indented under `items:` (go-yaml v3 and others write `items:\n    - apiVersion: ...`): the first
 # item's indentation, and the first line at column 0 that is not a comment ends the sequence.
 _FIRST_ITEM = re.compile(r"(?:[ \t]*(?:#[^\n]*)?\n)*( *)-(?=[ \t\n])")
-_INDENTED_BLOCK_END = re.compile(r"\n(?=[^ \t\n#])")
+_INDENTED_BLOCK_END = r"\n(?=[^ \t\n#])"
 # Line breaks other than \n that YAML knows. \r (CRLF files) is left to the whole-list reading; the
 # others only where no line can start at column 0 after them (the cut reads lines at column 0 alone).
 # (A character class first: the engine scans for it fast.)
-OTHER_BREAKS = re.compile("[\r\x85\u2028\u2029](?:(?<=\r)|(?![ \t\n\x85\u2028\u2029]))")
+OTHER_BREAKS = "[\r\x85\u2028\u2029](?:(?<=\r)|(?![ \t\n\x85\u2028\u2029]))"
 
 UNKNOWN = "unknown"  # a head that cannot be told from the first events: the item is read as data
 
@@ -88,7 +88,7 @@ class Cut:
 
 def cut(text: str) -> Cut:
     """The items' bounds, from the text alone; `head` and the skeleton's reading prove them. Raises NotCut."""
-    if ("\r" in text) if text.isascii() else OTHER_BREAKS.search(text):
+    if ("\r" in text) if text.isascii() else re.search(OTHER_BREAKS, text):
         raise NotCut("a line break other than \\n before column 0")
     key = _ITEMS_KEY.search(text)
     if key is None:
@@ -96,7 +96,7 @@ def cut(text: str) -> Cut:
     first = _FIRST_ITEM.match(text, key.end())
     indent = len(first.group(1)) if first else 0
     if indent:
-        end_match = _INDENTED_BLOCK_END.search(text, key.end() - 1)
+        end_match = re.compile(_INDENTED_BLOCK_END).search(text, key.end() - 1)
         start = re.compile(r"\n" + " " * indent + r"-(?=[ \t\n])")
     else:
         end_match, start = _BLOCK_END.search(text, key.end() - 1), _ITEM_START

@@ -63,7 +63,7 @@ INTERNAL = "internal.config.kubernetes.io/"
 PATH_KEYS = (INTERNAL + "path", "config.kubernetes.io/path")
 INDEX_KEYS = (INTERNAL + "index", "config.kubernetes.io/index")
 ORIGIN = "config.kubernetes.io/origin"
-_INDEX = re.compile("[0-9]{1,18}")
+_INDEX = "[0-9]{1,18}"
 NOT_CARRIED = {INTERNAL + "id", INTERNAL + "annotations-migration-resource-id", *INDEX_KEYS}
 
 
@@ -170,16 +170,14 @@ def _identity(item: dict[str, Any]) -> tuple[Any, ...]:
     )
 
 
-_ORIGIN_PATH = re.compile(
-    r"^path: (?:'((?:[^']|'')+)'|\"((?:[^\"\\]|\\.)+)\"|([^'\"\s].*?))[ \t]*$", re.MULTILINE
-)
+_ORIGIN_PATH = r"(?m)^path: (?:'((?:[^']|'')+)'|\"((?:[^\"\\]|\\.)+)\"|([^'\"\s].*?))[ \t]*$"
 
 
 def _origin_path(origin: object) -> str | None:
     """The file in kustomize's `config.kubernetes.io/origin` (a small YAML mapping it writes under
     `buildMetadata: [originAnnotations]`: `path: jobs/pi.yaml`, with `repo:` and `ref:` for a remote one);
     kustomize gives an exec function no path annotation."""
-    found = _ORIGIN_PATH.search(origin) if isinstance(origin, str) else None
+    found = re.search(_ORIGIN_PATH, origin) if isinstance(origin, str) else None
     if found is None:
         return None
     single, double, plain = found.groups()
@@ -207,7 +205,7 @@ def _file(item: Any, origin: bool = False) -> tuple[str | None, int | None]:
         path = _origin_path(annotations.get(ORIGIN))
     index = next((annotations[k] for k in INDEX_KEYS if isinstance(annotations.get(k), str)), None)
     # kyaml reads the index with strconv.Atoi: ASCII digits, within int64 (not `²`, not 5,000 digits)
-    return path, int(index) if index is not None and _INDEX.fullmatch(index) else None
+    return path, int(index) if index is not None and re.fullmatch(_INDEX, index) else None
 
 
 def _locations(items: list[Any]) -> list[_Where]:

@@ -8,6 +8,7 @@ layout, or one whose output has line breaks the cut does not take) is one docume
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from mpigen.krm import MAX_LIST_BYTES, STDIN, layout
@@ -28,7 +29,7 @@ def refused_output(
             f" {MAX_LIST_BYTES // 2**20} MiB the function reads; compile fewer jobs at once"
         )
     read_whole = listing.cut is None or (
-        "\r" in output if ascii else layout.OTHER_BREAKS.search(output) is not None
+        "\r" in output if ascii else re.search(layout.OTHER_BREAKS, output) is not None
     )
     header = {key: value for key, value in listing.header.items() if key != "items"}
     values = _values([header, results])

@@ -38,12 +38,12 @@ class ForeignInput(str):
 
 
 # `kind: MPIJob` in any case, in block or flow YAML or JSON (`"kind": "MPIJob"`).
-_MPIJOB_KIND = re.compile(r"""\bkind['"]?\s*:\s*['"]?mpijob\b""", re.IGNORECASE)
+_MPIJOB_KIND = r"""(?i)\bkind['"]?\s*:\s*['"]?mpijob\b"""
 
 
 def may_hold_mpijob(text: str) -> bool:
     """Whether a text names an MPIJob kind anywhere (a cheap test before a file is refused)."""
-    return _MPIJOB_KIND.search(text) is not None
+    return re.search(_MPIJOB_KIND, text) is not None
 
 
 class Document(ComparedByFields):

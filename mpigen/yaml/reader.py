@@ -76,7 +76,7 @@ _MERGE_KEY = object()
 
 
 # What libyaml (and go-yaml) count as a line break: LF, CR, CRLF, NEL, LINE and PARAGRAPH SEPARATOR.
-_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+_BREAK = "\r\n|[\r\n\x85\u2028\u2029]"  # errors only: compiled on first use (re's cache)
 
 
 def _refuse_deep_nesting(text: str, mark: Any) -> None:
@@ -84,7 +84,7 @@ def _refuse_deep_nesting(text: str, mark: Any) -> None:
     the event that opens level 65; read the text up to that point again, so the refusal is this
     reader's own, with its position and field path, whichever libyaml PyYAML bundles."""
     start = 0
-    breaks = _BREAK.finditer(text)
+    breaks = re.finditer(_BREAK, text)
     for _ in range(mark.line):  # libyaml's line, counted as libyaml counts them
         found = next(breaks, None)
         if found is None:
@@ -119,7 +119,7 @@ def read_stream(text: str, fast: bool = True) -> list[Any]:
         position = exc.position
         if getattr(yaml, "CSafeLoader", None) is not None:
             position = len(text.encode("utf-8", "surrogatepass")[:position].decode("utf-8", "ignore"))
-        ends = [found.end() for found in _BREAK.finditer(text, 0, position)]
+        ends = [found.end() for found in re.compile(_BREAK).finditer(text, 0, position)]
         line = len(ends) + 1
         column = position - (ends[-1] if ends else 0) + 1
         code = exc.character if isinstance(exc.character, int) else ord(exc.character[:1] or "\0")

@@ -47,9 +47,9 @@ _NUMBER_START = frozenset("+-.0123456789")
 _GO_INT = re.compile(r"([-+]?)(0[bB][01]+|0[oO][0-7]+|0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)\Z")
 _GO_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?\Z")  # go-yaml's yamlStyleFloat
 # What Go's ParseFloat takes of a text that starts with `.`: underscores only between digits (underscoreOK).
-_DOT_FLOAT = re.compile(r"\.[0-9_]+([eE][-+]?[0-9_]+)?\Z")
-_MISPLACED_UNDERSCORE = re.compile(r"(?<![0-9])_|_(?![0-9])")
-_DIGITS = re.compile(r"[-+]?[0-9]+\Z")
+_DOT_FLOAT = r"\.[0-9_]+([eE][-+]?[0-9_]+)?\Z"
+_MISPLACED_UNDERSCORE = r"(?<![0-9])_|_(?![0-9])"
+_DIGITS = r"[-+]?[0-9]+\Z"
 _BASES = {"b": 2, "B": 2, "o": 8, "O": 8, "x": 16, "X": 16}
 _MAX_DIGITS = 72  # beyond any 64-bit integer in any base: such a text is never handed to `int()`
 
@@ -73,7 +73,7 @@ def _read(text: str) -> tuple[str, object]:
     if first not in _NUMBER_START:
         return _STR, text
     if first == ".":  # Go's ParseFloat on the text as written
-        if _DOT_FLOAT.match(text) and not _MISPLACED_UNDERSCORE.search(text):
+        if re.match(_DOT_FLOAT, text) and not re.search(_MISPLACED_UNDERSCORE, text):
             return _float(text.replace("_", ""))
         return _STR, text
     plain = text.replace("_", "")
@@ -189,7 +189,7 @@ def _number(text: str, number: float) -> float | int:
     if math.isnan(number) or (math.isinf(number) and text.lstrip("+-")[:1] == "."):
         raise ValueError(f"{shown(text)} is not a number JSON or Kubernetes can carry")
     digits = text.replace("_", "")
-    if _DIGITS.match(digits):  # a decimal integer go-yaml read as a float (`08`, or too long for int64)
+    if re.match(_DIGITS, digits):  # a decimal integer go-yaml read as a float (`08`, or too long for int64)
         exact = int(digits) if len(digits) <= _MAX_DIGITS else None
         if exact is None or not _INT64[0] <= exact <= _INT64[1] or float(exact) != exact:
             raise ValueError(f"{shown(text)} is outside the 64-bit integers Kubernetes reads")

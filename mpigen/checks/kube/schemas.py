@@ -59,8 +59,8 @@ INPUT_SCHEMAS: dict[tuple[str, str], str] = {
 }
 
 _VERSION_DIR = re.compile(r"v(\d+)\.(\d+)\.0-local-strict")
-_API_VERSION = re.compile(r"(?:([a-z0-9][a-z0-9.-]*)/)?(v[0-9][a-z0-9]*)")
-_KIND = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+_API_VERSION = r"(?:([a-z0-9][a-z0-9.-]*)/)?(v[0-9][a-z0-9]*)"
+_KIND = r"[A-Za-z][A-Za-z0-9]*"
 # Annotations (no effect on validity) and references (replaced below). A title stays: validate.py
 # names what a pattern means with it.
 _DROPPED = frozenset({"description", "$comment", "$id", "$schema", "$ref"})
@@ -161,8 +161,8 @@ class _Inliner:
 
 
 def _kube_file(version: str, api_version: str, kind: str) -> Schema | None:
-    match = _API_VERSION.fullmatch(api_version)
-    if match is None or not _KIND.fullmatch(kind):
+    match = re.fullmatch(_API_VERSION, api_version)
+    if match is None or not re.fullmatch(_KIND, kind):
         return None
     group, ver = match[1] or "", match[2]
     stem = f"{kind.lower()}-{group.split('.')[0]}-{ver}" if group else f"{kind.lower()}-{ver}"

@@ -18,10 +18,9 @@ template's own are dropped, with a warning (mpigen.targets.jobset.checks).
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
-from mpigen import names
+from mpigen import names, tree
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 from mpigen.targets.jobset.config import launcher_service_account
@@ -40,18 +39,10 @@ from mpigen.targets.shared.pods import (
 OWN_NAMING = ("hostname", "subdomain")
 
 
-def _without_nulls(value: Any) -> Any:
-    """A template's `null`s left out: a built-in object reads one as unset, a JobSet (a custom resource
-    with a structural schema) refuses it (`command: null`, as in mpi-operator's pi-intel example)."""
-    if isinstance(value, dict):
-        return {key: _without_nulls(item) for key, item in value.items() if item is not None}
-    if isinstance(value, list):
-        return [_without_nulls(item) for item in value]
-    return value
-
-
 def _without_naming(template: dict[str, Any]) -> dict[str, Any]:
-    copied: dict[str, Any] = _without_nulls(copy.deepcopy(template))
+    # A template's `null`s left out: a built-in object reads one as unset, a JobSet (a custom resource
+    # with a structural schema) refuses it (`command: null`, as in mpi-operator's pi-intel example).
+    copied: dict[str, Any] = tree.without_nulls(template)
     for key in OWN_NAMING:
         copied.setdefault("spec", {}).pop(key, None)
     return copied

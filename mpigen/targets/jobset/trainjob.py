@@ -20,10 +20,9 @@ mpigen's `app.kubernetes.io/*` labels on the objects it makes; Intel MPI and MPI
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
-from mpigen import names
+from mpigen import names, tree
 from mpigen.errors import Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan, JobService, Labels, Ssh, TrainPlan
@@ -132,7 +131,7 @@ def _enforce_trainer(plan: TrainPlan, job: dict[str, Any]) -> None:
             continue
         for key in ("image", "command", "args"):
             if key in trainer:
-                container[key] = copy.deepcopy(trainer[key])
+                container[key] = tree.copy(trainer[key])
         wanted = trainer.get("resourcesPerNode") or {}
         if "limits" in wanted or "requests" in wanted:
             container["resources"] = {
@@ -214,7 +213,7 @@ def _jobset_webhook_defaults(spec: dict[str, Any]) -> None:
 
 
 def build_jobset_spec(plan: TrainPlan) -> dict[str, Any]:
-    spec = copy.deepcopy(plan.jobset_spec)
+    spec = tree.copy(plan.jobset_spec)
     for job, count in zip(spec.get("replicatedJobs") or [], pod_counts(plan), strict=True):
         _typed_pod(_pod(job))
         _enforce_mpi(plan, job)

@@ -16,10 +16,9 @@ policy's ttl, deadline, backoff limit and suspend on the Job.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
-from mpigen import names
+from mpigen import names, tree
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 from mpigen.targets.shared import mpi_env
@@ -112,7 +111,7 @@ def build_launcher_pod_template(
     """The launcher's pod template. A target whose engine names the pod and its DNS domain itself
     (`names_pod` False), mounts the SSH keys itself (`mounts_keys` False) or gang-schedules it itself
     (`gang` False) leaves those out."""
-    template = copy.deepcopy(plan.launcher_template)
+    template = tree.copy(plan.launcher_template)
     label_pod(template, plan.labels.launcher_pod, names.standard_labels(plan.name, names.COMPONENT_LAUNCHER))
     pod = template["spec"]
     if plan.launcher_needs_api:

@@ -5,10 +5,9 @@ training-operator release-1.9 `newLauncher`)."""
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
-from mpigen import names
+from mpigen import names, tree
 from mpigen.options import Options
 from mpigen.plan import JobPlan, Ssh
 from mpigen.targets.shared.hardening import harden
@@ -77,6 +76,6 @@ def build_kubectl_delivery(plan: JobPlan, options: Options) -> dict[str, Any]:
     if delivery.pull_policy:
         container["imagePullPolicy"] = delivery.pull_policy
     if delivery.resources:
-        container["resources"] = copy.deepcopy(delivery.resources)
+        container["resources"] = tree.copy(delivery.resources)
     # Under Kueue (--queue, jobset target) no ephemeral-storage of mpigen's own: Kueue counts it.
     return harden(container, ephemeral=options.queue is None)

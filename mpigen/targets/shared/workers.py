@@ -14,10 +14,9 @@ and the SSH key volume; the pods' hostname and subdomain follow from the Statefu
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
-from mpigen import names
+from mpigen import names, tree
 from mpigen.options import Options
 from mpigen.plan import JobPlan, Ssh
 from mpigen.targets.shared.gang import join_gang
@@ -53,7 +52,7 @@ def build_worker_pod_template(
 ) -> dict[str, Any]:
     """A worker's pod template; without the SSH key mount (`mounts_keys` False) or the gang scheduler's
     marks (`gang` False) when the run target's engine adds those itself."""
-    template = copy.deepcopy(plan.worker_template)
+    template = tree.copy(plan.worker_template)
     if indexes_pods(plan):  # the operator's per-pod index: never one value for all
         template.get("metadata", {}).get("labels", {}).pop(names.REPLICA_INDEX_LABEL, None)
     label_pod(template, plan.labels.worker_pod, names.standard_labels(plan.name, names.COMPONENT_WORKER))
