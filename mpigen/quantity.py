@@ -11,26 +11,33 @@ that is zero), and `String()` writes the shortest exact mantissa with a suffix: 
 from __future__ import annotations
 
 import re
-from fractions import Fraction
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 _QUANTITY = re.compile(r"(?P<num>[+-]?(?:\d+\.?\d*|\.\d+))(?P<suffix>[a-zA-Z]*|[eE][+-]?\d+)\Z")
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL = {
-    "n": Fraction(1, 10**9),
-    "u": Fraction(1, 10**6),
-    "m": Fraction(1, 10**3),
-    "": Fraction(1),
-    "k": Fraction(10**3),
-    "M": Fraction(10**6),
-    "G": Fraction(10**9),
-    "T": Fraction(10**12),
-    "P": Fraction(10**15),
-    "E": Fraction(10**18),
-}
+    "n": -9,
+    "u": -6,
+    "m": -3,
+    "": 0,
+    "k": 3,
+    "M": 6,
+    "G": 9,
+    "T": 12,
+    "P": 15,
+    "E": 18,
+}  # powers of 10
 
 
 def parse_quantity(value: object) -> Fraction | None:
     """The exact value of a quantity, or None when it is not one."""
+    # fractions (and the decimal it imports) load here, not with the module: a v1alpha1 job's whole
+    # number of units (`whole_units`) needs neither
+    from fractions import Fraction
+
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -47,7 +54,7 @@ def parse_quantity(value: object) -> Fraction | None:
     if suffix in _BINARY:
         return number * _BINARY[suffix]
     if suffix in _DECIMAL:
-        return number * _DECIMAL[suffix]
+        return number * Fraction(10) ** _DECIMAL[suffix]
     if suffix[:1] in ("e", "E"):
         exponent = int(suffix[1:])
         if abs(exponent) > 30:
@@ -58,6 +65,10 @@ def parse_quantity(value: object) -> Fraction | None:
 
 def whole_units(value: object) -> int | None:
     """The quantity as a whole number of units, or None if it is fractional or not a quantity."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        return int(value.strip())
     quantity = parse_quantity(value)
     if quantity is None or quantity.denominator != 1:
         return None

@@ -14,7 +14,6 @@ checks one job compiles little. An unsupported keyword met lazily raises `Unsupp
 
 from __future__ import annotations
 
-import numbers
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -43,6 +42,10 @@ FORMAT_CHECKS: dict[str, Check] = {
 
 
 def _is_number(v: Any) -> bool:
+    if type(v) in (int, float, bool, str, dict, list, type(None)):  # what a document reads into
+        return type(v) in (int, float)
+    import numbers  # loaded only for any other value (the Python API takes one)
+
     return isinstance(v, numbers.Number) and not isinstance(v, bool)
 
 

@@ -3,6 +3,12 @@
 every emitted object. Each row names its family, the Kubernetes version whose rules it follows, and
 the check; a check yields each `Violation` with the field path and words the server would use.
 
+A row whose check can only find something in a field most templates lack (annotations, probes,
+lifecycle hooks, pod-level resources, `os`, Windows options, `hostUsers`) names its check as
+"module.function" with that gate (`when`): the module loads, and the check runs, only for a template
+the gate lets through. A gate is true whenever the check could yield anything (the unit tests hold each
+check to its gate).
+
 Pod templates are found by a table of paths per kind (`TEMPLATE_PATHS`): a new run target with pod
 templates adds a row. The rules follow the server's defaulting: a field the server fills in when it is
 empty (dnsPolicy, imagePullPolicy, a port's protocol, a probe's thresholds) is never refused empty.
@@ -11,24 +17,19 @@ empty (dnsPolicy, imagePullPolicy, a port's protocol, a probe's thresholds) is n
 from __future__ import annotations
 
 import functools
+import importlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from mpigen.checks.pod import (
-    annotated,
-    apparmor,
     containers,
     env,
     metadata,
     mounts,
     names,
-    platform,
-    podresources,
     ports,
-    probes,
     resources,
     scheduling,
-    seccomp,
     security,
     spec,
     volumes,
@@ -49,25 +50,71 @@ __all__ = [
 ]
 
 
+Run = Callable[[Pod], Iterator[Violation]]
+
+
 class Check:
     """A row of the table: the check's family, the Kubernetes version whose pkg/apis/core/validation it
-    follows, and the check."""
+    follows, and the check: a function, or "module.function" under mpigen.checks.pod with its gate
+    (`when`), loaded on the first template the gate lets through."""
 
-    __slots__ = ("family", "follows", "run")
+    __slots__ = ("_run", "family", "follows", "name", "when")
 
-    def __init__(self, family: str, follows: str, run: Callable[[Pod], Iterator[Violation]]) -> None:
+    def __init__(
+        self, family: str, follows: str, run: Run | str, when: Callable[[Pod], bool] | None = None
+    ) -> None:
         self.family = family
         self.follows = follows
-        self.run = run
+        self._run = run
+        self.when = when
+        self.name = run if isinstance(run, str) else f"{run.__module__.rpartition('.')[2]}.{run.__name__}"
+
+    @property
+    def run(self) -> Run:
+        if isinstance(self._run, str):
+            module, _, name = self._run.rpartition(".")
+            self._run = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+        run: Run = self._run  # type: ignore[assignment]  # resolved above
+        return run
+
+    def __call__(self, pod: Pod) -> Iterator[Violation]:
+        if self.when is not None and not self.when(pod):
+            return iter(())
+        return self.run(pod)
+
+
+# The gates: what a template must have for a gated check to find anything.
+def _annotated(pod: Pod) -> bool:
+    annotations = pod.meta.get("annotations")
+    return isinstance(annotations, dict) and bool(annotations)
+
+
+def _in_containers(*fields: str) -> Callable[[Pod], bool]:
+    def gate(pod: Pod) -> bool:
+        return any(field in container for _, container in pod.containers() for field in fields)
+
+    return gate
+
+
+def _in_spec(field: str) -> Callable[[Pod], bool]:
+    def gate(pod: Pod) -> bool:
+        return field in pod.spec
+
+    return gate
+
+
+def _windows_options(pod: Pod) -> bool:
+    contexts = [pod.spec.get("securityContext"), *(c.get("securityContext") for _, c in pod.containers())]
+    return any(isinstance(context, dict) and "windowsOptions" in context for context in contexts)
 
 
 K8S = "1.37"
 CHECKS: tuple[Check, ...] = (
     Check("metadata", K8S, metadata.template_labels),
     Check("metadata", K8S, metadata.template_annotations),
-    Check("annotations", K8S, annotated.pod_annotations),
-    Check("seccomp", K8S, seccomp.annotated_profiles),
-    Check("apparmor", K8S, apparmor.annotated_profiles),
+    Check("annotations", K8S, "annotated.pod_annotations", _annotated),
+    Check("seccomp", K8S, "seccomp.annotated_profiles", _annotated),
+    Check("apparmor", K8S, "apparmor.annotated_profiles", _annotated),
     Check("names", K8S, names.volume_names),
     Check("volumes", K8S, volumes.volume_sources),
     Check("names", K8S, names.container_names),
@@ -79,12 +126,12 @@ CHECKS: tuple[Check, ...] = (
     Check("volumes", K8S, mounts.volume_mounts),
     Check("resources", K8S, resources.container_resources),
     Check("resources", K8S, resources.resource_claims),
-    Check("resources", K8S, podresources.pod_resources),
+    Check("resources", K8S, "podresources.pod_resources", _in_spec("resources")),
     Check("security", K8S, security.container_contexts),
     Check("containers", K8S, containers.init_containers),
     Check("containers", K8S, containers.regular_restart_policies),
-    Check("probes", K8S, probes.probes),
-    Check("probes", K8S, probes.lifecycles),
+    Check("probes", K8S, "probes.probes", _in_containers("livenessProbe", "readinessProbe", "startupProbe")),
+    Check("probes", K8S, "probes.lifecycles", _in_containers("lifecycle")),
     Check("containers", K8S, containers.ephemeral_containers),
     Check("ports", K8S, ports.host_network_ports),
     Check("enums", K8S, spec.enums),
@@ -95,14 +142,14 @@ CHECKS: tuple[Check, ...] = (
     Check("dns", K8S, spec.dns_config),
     Check("spec", K8S, spec.gates),
     Check("scheduling", K8S, scheduling.topology_spread),
-    Check("platform", K8S, platform.host_process),
-    Check("platform", K8S, platform.host_users),
+    Check("platform", K8S, "platform.host_process", _windows_options),
+    Check("platform", K8S, "platform.host_users", _in_spec("hostUsers")),
     Check("spec", K8S, spec.names),
     Check("scheduling", K8S, scheduling.tolerations),
     Check("dns", K8S, spec.host_aliases),
-    Check("platform", K8S, platform.os_rules),
-    Check("seccomp", K8S, seccomp.fields_match),
-    Check("apparmor", K8S, apparmor.fields_match),
+    Check("platform", K8S, "platform.os_rules", _in_spec("os")),
+    Check("seccomp", K8S, "seccomp.fields_match", _annotated),
+    Check("apparmor", K8S, "apparmor.fields_match", _annotated),
 )
 
 # Where each kind keeps its pod templates ("*": every item of a list), by API group and kind.
@@ -163,7 +210,7 @@ def check_template(
     meta = template.get("metadata")
     read = volumes.as_read(spec_, version) if isinstance(spec_, dict) else {}
     pod = Pod(read, meta if isinstance(meta, dict) else {}, at, version)
-    found = [violation for check in CHECKS for violation in check.run(pod)]
+    found = [violation for check in CHECKS for violation in check(pod)]
     return found + list(workload(pod)) if workload is not None else found
 
 

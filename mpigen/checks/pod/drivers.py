@@ -265,8 +265,7 @@ def image(source: dict[str, Any], where: Path, version: tuple[int, int]) -> Iter
         yield not_supported((*where, "pullPolicy"), policy, PULL_POLICIES)
 
 
-# Each in-tree source's check by its field, and the name the server gives its errors' paths where
-# that differs (a GCE PD's are `persistentDisk`, a CephFS volume's `cephfs`).
+# Each in-tree source's check by its field (mpigen.checks.pod.volumes lists these fields in IN_TREE).
 CHECKS: dict[str, Source] = {
     "gitRepo": _git_repo,
     "gcePersistentDisk": _disk("pdName"),
@@ -288,7 +287,3 @@ CHECKS: dict[str, Source] = {
     "scaleIO": _needs("gateway", "system", "volumeName"),
     "storageos": _storageos,
 }
-ERROR_NAMES = {"gcePersistentDisk": "persistentDisk"}
-# The names the server gives a second source ("may not specify more than 1 volume type") where they
-# differ from the field's.
-FORBIDDEN_NAMES = {"cephfs": "cephFS", "downwardAPI": "downwarAPI"}

@@ -5,15 +5,15 @@ mpigen.checks.pod.files, the in-tree drivers' sources and the image volume in mp
 an ephemeral volume's claim template in mpigen.checks.pod.ephemeral, mounts and devices in
 mpigen.checks.pod.mounts.
 
-A server before 1.35 drops image volumes and their mounts before it validates (`as_read`)."""
+A server before 1.35 drops image volumes and their mounts before it validates (`as_read`). The in-tree
+drivers' and the ephemeral volume's checks load only for a template that has such a volume."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
-from mpigen.checks.pod import drivers, files, formats
-from mpigen.checks.pod.ephemeral import ephemeral
+from mpigen.checks.pod import files, formats
 from mpigen.checks.pod.field import (
     Path,
     Violation,
@@ -69,6 +69,36 @@ HOST_PATH_TYPES = (
 )
 
 
+# The in-tree drivers' sources (mpigen.checks.pod.drivers.CHECKS), the name the server gives a
+# source's errors' paths where that differs from its field, and the name it gives a second source
+# ("may not specify more than 1 volume type") where that differs.
+IN_TREE = frozenset(
+    (
+        "gitRepo",
+        "gcePersistentDisk",
+        "awsElasticBlockStore",
+        "iscsi",
+        "glusterfs",
+        "rbd",
+        "quobyte",
+        "flexVolume",
+        "cinder",
+        "cephfs",
+        "flocker",
+        "fc",
+        "azureFile",
+        "vsphereVolume",
+        "azureDisk",
+        "photonPersistentDisk",
+        "portworxVolume",
+        "scaleIO",
+        "storageos",
+    )
+)
+ERROR_NAMES = {"gcePersistentDisk": "persistentDisk"}
+FORBIDDEN_NAMES = {"cephfs": "cephFS", "downwardAPI": "downwarAPI"}
+
+
 def _checked(pod: Pod) -> list[tuple[dict[str, Any], list[Violation]]]:
     """Each volume with its source's violations, worked out once per template."""
     if "volumes" not in pod.memo:
@@ -102,17 +132,21 @@ def _source(volume: dict[str, Any], where: Path, version: tuple[int, int]) -> It
     # SetDefaults_Volume) before validation, so "must specify a volume type" never reaches a template.
     present = [name for name in SOURCES if volume.get(name) is not None]
     for name in present[1:]:
-        yield forbidden(
-            (*where, drivers.FORBIDDEN_NAMES.get(name, name)), "may not specify more than 1 volume type"
-        )
+        yield forbidden((*where, FORBIDDEN_NAMES.get(name, name)), "may not specify more than 1 volume type")
     if present:
         first = present[0]
-        at = (*where, drivers.ERROR_NAMES.get(first, first))
+        at = (*where, ERROR_NAMES.get(first, first))
         if first in _VERSIONED:
             yield from _VERSIONED[first](mapping(volume[first]), at, version)
+        elif first in IN_TREE:
+            from mpigen.checks.pod import drivers
+
+            yield from drivers.CHECKS[first](mapping(volume[first]), at)
         else:
             yield from _CHECKS.get(first, _none)(mapping(volume[first]), at)
     if volume.get("iscsi") is not None:
+        from mpigen.checks.pod import drivers
+
         yield from drivers.iscsi_name_length(volume, where)
 
 
@@ -222,6 +256,19 @@ _CHECKS = {
     "nfs": _nfs,
     "csi": _csi,
     "downwardAPI": files.downward_api,
-    **drivers.CHECKS,
 }
-_VERSIONED = {"projected": files.projected_volume, "ephemeral": ephemeral, "image": drivers.image}
+
+
+def _ephemeral(source: dict[str, Any], where: Path, version: tuple[int, int]) -> Iterator[Violation]:
+    from mpigen.checks.pod.ephemeral import ephemeral
+
+    return ephemeral(source, where, version)
+
+
+def _image(source: dict[str, Any], where: Path, version: tuple[int, int]) -> Iterator[Violation]:
+    from mpigen.checks.pod.drivers import image
+
+    return image(source, where, version)
+
+
+_VERSIONED = {"projected": files.projected_volume, "ephemeral": _ephemeral, "image": _image}

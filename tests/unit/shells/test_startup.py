@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from jobs import V1, V1ALPHA1, V1ALPHA2, V2BETA1, job_yaml, load_all, make_job
+from jobs import V1, V1ALPHA1, V1ALPHA2, V2BETA1, job_yaml, load_all, make_job, pod
 
 from mpigen.checks.kube import schemas as kubeschema
 from mpigen.checks.kube.versions import default_kube_version
@@ -225,8 +225,34 @@ def test_validate_and_the_krm_function_import_no_model_template_or_schema_librar
 # the KRM function's placeholder digest is the built-in BLAKE2's), PyYAML, a third of the start-up
 # (block-style YAML is read by mpigen.yaml._fast_read, written by mpigen.yaml._fast_emit), and
 # dataclasses with the inspect it imports (with ast, dis and tokenize; about a millisecond more for each
-# class it makes): mpigen's records are NamedTuples and classes with __slots__.
-SLOW_STDLIB = {"hashlib", "yaml", "dataclasses", "inspect"}
+# class it makes): mpigen's records are NamedTuples and classes with __slots__. Nor copy (a
+# document tree is copied by mpigen.tree), numbers, or fractions and decimal (a v1alpha1 job's whole
+# number of GPUs is read without them).
+SLOW_STDLIB = {
+    "hashlib",
+    "yaml",
+    "dataclasses",
+    "inspect",
+    "copy",
+    "numbers",
+    "fractions",
+    "decimal",
+}
+# The pod rules for fields a plain template lacks (mpigen.checks.pod's gated rows) load only for a
+# template that has them.
+GATED_POD_RULES = {
+    f"mpigen.checks.pod.{name}"
+    for name in (
+        "annotated",
+        "apparmor",
+        "seccomp",
+        "probes",
+        "podresources",
+        "platform",
+        "drivers",
+        "ephemeral",
+    )
+}
 # Records every `import NAME` (or `from NAME import ...`) of SLOW_STDLIB, with the importing module's
 # name, loaded already or not, so that one importer cannot hide another.
 RECORD_IMPORTERS = (
@@ -249,12 +275,17 @@ def test_a_valid_job_is_compiled_without_hashlib_pyyaml_or_dataclasses(
 ) -> None:
     path = tmp_path / "job.yaml"
     path.write_text(job_yaml(V2BETA1, 2))
+    sized = tmp_path / "v1alpha1.yaml"  # sized by its GPU limit
+    sized.write_text(
+        job_yaml(V1ALPHA1, None, gpus=4, worker=pod("worker", resources={"limits": {"nvidia.com/gpu": "2"}}))
+    )
     resource_list = f"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {job_yaml(V1ALPHA2).replace(chr(10), chr(10) + '  ')}"
     out = tmp_path / "modules.txt"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for args, stdin in (
         (["render", str(path)], None),
         (["validate", str(path)], None),
+        (["render", str(sized)], None),
         (["krm"], resource_list),
     ):
         result = subprocess.run(
@@ -277,6 +308,8 @@ def test_a_valid_job_is_compiled_without_hashlib_pyyaml_or_dataclasses(
             args
         )
         assert not SLOW_STDLIB & modules, args
+        assert not GATED_POD_RULES & modules, args
+        assert "mpigen.checks.pod.volumes" in modules, args  # the pod rules did run
 
 
 # What a render of a valid job no longer imports: click (the call names nothing but paths, so mpigen.cli
