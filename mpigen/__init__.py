@@ -9,13 +9,14 @@ its field path.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 __version__ = "0.2.0"
 
 __all__ = ["Compilation", "CompileError", "Issue", "Options", "__version__", "compile", "compile_job"]
 
+TYPE_CHECKING = False  # not typing's: importing the package (as `mpigen.cli` does first) loads nothing
 if TYPE_CHECKING:
+    from typing import Any
+
     from mpigen.compiler import Compilation, compile, compile_job
     from mpigen.errors import CompileError, Issue
     from mpigen.options import Options

@@ -15,10 +15,11 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from typing import TYPE_CHECKING, Any, NoReturn
 
+TYPE_CHECKING = False  # typing itself loads after the collector is off (main)
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any, NoReturn
 
     from mpigen.shells.group import cli
 
