@@ -13,6 +13,7 @@ kubeflow.org/v1 jobs, which is the training-operator's.
 # ForwardRef (as in mpigen.plan).
 from typing import Any, Literal, NamedTuple
 
+from mpigen.records import Record
 from mpigen.targets import DEFAULT_TARGET, TARGETS
 
 GPU_RESOURCE = "nvidia.com/gpu"
@@ -101,7 +102,7 @@ ValueKind = Literal[
 ]
 
 
-class OptionSpec(NamedTuple):
+class OptionSpec(Record):
     """One option: its flag (`--<flag>`; `mpigen.dev/<flag>` as an annotation), the `Options` field it
     sets, its kind of value, the flag's help and the annotation's description in the input schema.
     A "switch" is on by default: the flag is `--no-<flag>`, the annotation "true" or "false"."""

@@ -15,9 +15,10 @@ It also computes the exit code, once (`exit_code`), and words the internal-error
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from mpigen.errors import Issue, Path, format_path, one_line, plain_or_shown
+from mpigen.records import Record
 
 EXIT_OK = 0
 EXIT_INVALID = 1  # invalid input: every problem reported on stderr, nothing on stdout
@@ -45,7 +46,7 @@ def invalid_output_message(kind: str, name: str, issue: Issue) -> str:
     return f"internal error ({PLEASE_REPORT}): generated {kind}/{name}: {issue.text()}"
 
 
-class Finding(NamedTuple):
+class Finding(Record):
     """One problem at one place: the input (source, document), the object, and the issue."""
 
     source: str  # empty for a problem already worded whole (an input that cannot be read)
@@ -71,7 +72,7 @@ class Finding(NamedTuple):
         return f"{where}{who}{label}{self.issue.text()}"
 
 
-class Placement(NamedTuple):
+class Placement(Record):
     """One input document's share of the output, and where it came from: the objects a job generates
     (`generated`), or a document passed through as it is. Kept so that two of them that would write
     the same object can both be named (mpigen.pipeline.check_collisions)."""

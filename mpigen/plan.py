@@ -8,19 +8,20 @@ The builders (`mpigen.targets.shared.meta.*`) switch on those fields, never on t
 is a new front; a new object is a new builder.
 """
 
-# No `from __future__ import annotations` here: NamedTuple turns every string annotation into a
-# ForwardRef, compiling it, which made this module's records cost twice as much to create.
-from typing import Any, Literal, NamedTuple
+from __future__ import annotations
+
+from typing import Any, Literal
 
 from mpigen.errors import Issue, Path
 from mpigen.options import DEFAULT_KUBECTL_DELIVERY_IMAGE
+from mpigen.records import Record
 
 CleanPodPolicy = Literal["None", "Running", "All"]
 Implementation = Literal["OpenMPI", "Intel", "MPICH"]
 LauncherCreation = Literal["AtStartup", "WaitForWorkersReady"]
 
 
-class Ssh(NamedTuple):
+class Ssh(Record):
     """The SSH transport (kubeflow.org/v2beta1): workers run sshd, the launcher ssh's into them with
     the key pair of Secret `secret`, mounted at `mount_path` in both. `generate_keys`: mpigen renders
     the Secret empty plus a key-generation Job that fills it; else the user provides the Secret."""
@@ -30,7 +31,7 @@ class Ssh(NamedTuple):
     generate_keys: bool
 
 
-class Hostnames(NamedTuple):
+class Hostnames(Record):
     """How the hostfile names hosts. `fqdn`: `<pod>.<service>[.<ns>.svc[.<cluster_domain>]]` (v2beta1);
     else the bare pod name (the kubexec transport needs pod names). `launcher_first`: the launcher
     is listed first, as a host of its own (v2beta1 runLauncherAsWorker, a v1 launcher that asks for a
@@ -42,7 +43,7 @@ class Hostnames(NamedTuple):
     launcher_first: bool = False
 
 
-class Labels(NamedTuple):
+class Labels(Record):
     """The operator's labels: on the launcher and worker pods (the worker ones also select them), on
     the launcher Job and worker StatefulSet themselves, and on the other objects (`app: <job>`)."""
 
@@ -53,7 +54,7 @@ class Labels(NamedTuple):
     other: dict[str, str]
 
 
-class JobService(NamedTuple):
+class JobService(Record):
     """The headless Service that gives the pods DNS names."""
 
     name: str
@@ -62,7 +63,7 @@ class JobService(NamedTuple):
     publish_not_ready: bool
 
 
-class Scheduling(NamedTuple):
+class Scheduling(Record):
     """`runPolicy.schedulingPolicy` (v2beta1, v1): what the PodGroup asks of the gang scheduler, and
     whether a template's schedulerName is overwritten (v2beta1) or kept (v0.2.0)."""
 
@@ -84,7 +85,7 @@ class Scheduling(NamedTuple):
     written_at: tuple[str, ...] | None = None
 
 
-class KubectlDelivery(NamedTuple):
+class KubectlDelivery(Record):
     """What the launcher's `kubectl-delivery` init container carries beyond v0.2.0's (image,
     `TARGET_DIR`, the kubectl mount): the training-operator adds env, the ConfigMap mount, a pull
     policy and fixed resources."""
@@ -97,7 +98,7 @@ class KubectlDelivery(NamedTuple):
     resources: dict[str, dict[str, str]] | None = None
 
 
-class JobPlan(NamedTuple):
+class JobPlan(Record):
     """Everything the builders need, already defaulted and checked."""
 
     api_version: str
@@ -183,7 +184,7 @@ class JobPlan(NamedTuple):
         return [names.host(pod, self.service.name, self.namespace, domain) for pod in pods]
 
 
-class TrainPlan(NamedTuple):
+class TrainPlan(Record):
     """A Kubeflow Trainer TrainJob with its runtime resolved (mpigen.inputs.trainjob): everything Trainer's
     controller reads, already defaulted (the CRDs' defaults) and checked (its webhooks' rules). The
     runtime's JobSet template is carried as the controller copies it: after the TrainJob's

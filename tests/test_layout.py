@@ -54,6 +54,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "mpigen.reference",
             "mpigen.quantity",
             "mpigen.tree",
+            "mpigen.records",
             "mpigen.gitops",
             "mpigen.yaml",
         ),

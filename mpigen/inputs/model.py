@@ -24,8 +24,9 @@ import sys
 import types
 import typing
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
+from mpigen.records import Record
 from mpigen.reference import stand_in
 
 Convert = Callable[[Any], Any]
@@ -70,7 +71,7 @@ class Strict:
         return f"{type(self).__name__}({shown})"
 
 
-class _Field(NamedTuple):
+class _Field(Record):
     name: str
     annotation: Any
     default: Any

@@ -8,14 +8,14 @@ validation), `activeDeadlineSeconds: 0` passes both its validation and the Job A
 Job at once (DeadlineExceeded).
 """
 
-# No `from __future__ import annotations` here: NamedTuple would compile every field's annotation as a
-# ForwardRef (as in mpigen.plan).
+from __future__ import annotations
 
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 from mpigen.errors import Issue, Path, shown
 from mpigen.inputs.model import Field
 from mpigen.inputs.shared import INT32_MAX, INT64_MAX, Strict
+from mpigen.records import Record
 
 CleanPodPolicy = Literal["None", "Running", "All"]
 MULTIKUEUE = "kueue.x-k8s.io/multikueue"
@@ -40,7 +40,7 @@ class RunPolicy(Strict):
     managedBy: str | None = None
 
 
-class Scheduling(NamedTuple):
+class Scheduling(Record):
     """`schedulingPolicy` as written; the gang builders apply each scheduler's defaults."""
 
     min_available: int | None
@@ -50,7 +50,7 @@ class Scheduling(NamedTuple):
     schedule_timeout_seconds: int | None
 
 
-class Run(NamedTuple):
+class Run(Record):
     """`runPolicy` with the operator's defaults applied (cleanPodPolicy None, suspend false)."""
 
     clean_pod_policy: CleanPodPolicy

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from mpigen import names, tree
 from mpigen.errors import Issue, Path, format_path, shown
 from mpigen.inputs.model import Field, Strict, parse_fast, pydantic_model
+from mpigen.records import Record
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -308,7 +309,7 @@ def check_pod_template_strictly(template: object, path: Path, kube_version: str 
 SPECS: Path = ("spec", "mpiReplicaSpecs")
 
 
-class WorkerRule(NamedTuple):
+class WorkerRule(Record):
     """What an apiVersion's operator requires of the Worker replica spec."""
 
     required: bool  # a job without a Worker is refused

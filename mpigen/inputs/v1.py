@@ -15,10 +15,9 @@ other than Launcher and Worker. Beyond them mpigen refuses what the operator acc
 - no workers (the hostfile lists at most a GPU launcher): warning.
 """
 
-# No `from __future__ import annotations` here: NamedTuple would compile every field's annotation as a
-# ForwardRef (as in mpigen.plan).
+from __future__ import annotations
 
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 from mpigen import names
 from mpigen.errors import CompileError, Issue, Path, shown
@@ -40,6 +39,7 @@ from mpigen.inputs.shared import (
 )
 from mpigen.options import Options
 from mpigen.plan import JobPlan
+from mpigen.records import Record
 
 API_VERSION = V1
 CONTROLLER = "kubeflow.org/training-operator"
@@ -78,13 +78,13 @@ class MPIJob(Strict):
     status: Any = None
 
 
-class Replica(NamedTuple):
+class Replica(Record):
     replicas: int
     restart_policy: str
     template: dict[str, Any]
 
 
-class V1Job(NamedTuple):
+class V1Job(Record):
     """A checked v1 job with the operator's defaults applied (mpi_defaults.go SetDefaults_MPIJob)."""
 
     name: str

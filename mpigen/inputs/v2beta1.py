@@ -16,10 +16,9 @@ accepts nonsense silently, mpigen refuses it or warns:
 - a template `restartPolicy` that the replica's replaces: warning.
 """
 
-# No `from __future__ import annotations` here: NamedTuple would compile every field's annotation as a
-# ForwardRef (as in mpigen.plan).
+from __future__ import annotations
 
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 from mpigen import names, tree
 from mpigen.errors import CompileError, Issue
@@ -41,6 +40,7 @@ from mpigen.inputs.shared import (
 )
 from mpigen.options import Options
 from mpigen.plan import Hostnames, JobPlan, JobService, Labels, Scheduling, Ssh
+from mpigen.records import Record
 
 API_VERSION = "kubeflow.org/v2beta1"
 CONTROLLER = "kubeflow.org/mpi-operator"
@@ -84,13 +84,13 @@ class MPIJob(Strict):
     status: Any = None
 
 
-class Replica(NamedTuple):
+class Replica(Record):
     replicas: int
     restart_policy: str
     template: dict[str, Any]
 
 
-class V2Beta1Job(NamedTuple):
+class V2Beta1Job(Record):
     """A checked v2beta1 job with the operator's defaults applied (default.go SetDefaults_MPIJob)."""
 
     name: str

@@ -52,11 +52,12 @@ them (kpt as `<kind>_<name>.yaml`).
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+from typing import Any
 
 from mpigen.krm.items import Listing, read_resource_list
 from mpigen.krm.readback import refused_output
 from mpigen.outcome import Finding, Outcome, Placement, invalid_output_message, krm_result
+from mpigen.records import Record
 
 LOCAL_CONFIG = "config.kubernetes.io/local-config"
 INTERNAL = "internal.config.kubernetes.io/"
@@ -67,7 +68,7 @@ _INDEX = "[0-9]{1,18}"
 NOT_CARRIED = {INTERNAL + "id", INTERNAL + "annotations-migration-resource-id", *INDEX_KEYS}
 
 
-class _Where(NamedTuple):
+class _Where(Record):
     """Where messages name an item, as render names a document: its file (the path annotation) and, in
     a file of several documents, its 1-based position there (the index annotation); else `items[N]`."""
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from mpigen.outcome import EXIT_INTERNAL, EXIT_INVALID, internal_error
+from mpigen.records import Record
 from mpigen.reference import stand_in
 from mpigen.shells.streams import OutputError, stdin_bytes, stdin_is_terminal, write_stderr
 
@@ -236,7 +237,7 @@ def _is_click_exit(exc: Exception) -> bool:
     return click is not None and isinstance(exc, (click.exceptions.Exit, click.ClickException))
 
 
-class PlainCall(NamedTuple):
+class PlainCall(Record):
     """A `render` or `validate` call read without click (mpigen.cli): its paths (`-f` ones first, as
     click's command joins them), options, `--allow-empty` and `-o` (None: the command's default)."""
 

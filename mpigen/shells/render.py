@@ -11,10 +11,11 @@ it (mpigen.cli; importing click is a large share of such a render).
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from mpigen.options import Options
 from mpigen.outcome import EXIT_INVALID, Outcome
+from mpigen.records import Record
 from mpigen.shells.common import (
     InvalidInput,
     fail,
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     import click
 
 
-class Target(NamedTuple):
+class Target(Record):
     """Where `render` puts its objects: stdout in a format, a directory (--output-dir), or a diff
     against a committed render (--check, with the raw arguments to show the update command)."""
 

@@ -149,7 +149,7 @@ def test_v2beta1_config_map_size_is_what_the_builder_builds(
     }
     plan, options = plan_job(document, Options(cluster_domain="example.org"))
     for workers in (1, 10, 101):
-        sized = plan._replace(workers=workers)
+        sized = plan.replace(workers=workers)
         built = config_data(sized, options)
         assert config_map_bytes(sized, options, workers) == sum(
             len(k) + len(v.encode()) for k, v in built.items()
@@ -190,7 +190,7 @@ def test_v1_config_map_size_is_what_the_builder_builds(spec: dict[str, Any], gpu
     plan, options = plan_job(document, Options())
     assert plan.hostnames.launcher_first == gpu_launcher
     for workers in (1, 10, 101):
-        sized = plan._replace(workers=workers)
+        sized = plan.replace(workers=workers)
         built = config_data(sized, options)
         assert config_map_bytes(sized, options, workers) == sum(
             len(k) + len(v.encode()) for k, v in built.items()

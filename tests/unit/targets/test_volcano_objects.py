@@ -64,7 +64,7 @@ def test_config_map_size_is_what_the_builder_builds(document: dict[str, Any]) ->
 
     plan, options = plan_job(document, Options(target="volcano"))
     for workers in (1, 10, 101):
-        sized = plan._replace(workers=workers)
+        sized = plan.replace(workers=workers)
         built = config_data(sized, options)
         assert config_map_bytes(sized, options, workers) == sum(
             len(k) + len(v.encode()) for k, v in built.items()
