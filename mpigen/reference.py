@@ -5,7 +5,8 @@ what each saves): `mpigen.yaml._fast_read` (libyaml's parser), `mpigen.yaml._fas
 dumper), `mpigen.inputs.model.parse_fast` (pydantic), `mpigen.checks.kube.quick` (jsonschema), the
 templates compiled into Python (`mpigen.targets.shared.templating`: jinja2) and
 `mpigen.shells.common.plain_call` (click). Each is marked `@stand_in`, returns None for what it cannot
-tell for certain, and is called as `fast(x) or library(x)`. With `MPIGEN_REFERENCE=1` in the environment
+tell for certain, and is called as `fast(x) or library(x)`. One more stands in for the standard
+library: `mpigen.records.Record` (`dataclasses`), whose subclasses the switch makes frozen dataclasses. With `MPIGEN_REFERENCE=1` in the environment
 every stand-in declines every call, so the whole program runs on the libraries alone: the test suite
 runs the golden corpus and the shells' tests that way too (tests/acceptance/test_reference.py), which
 proves that both paths give the same bytes.

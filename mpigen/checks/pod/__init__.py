@@ -4,7 +4,8 @@ every emitted object. Each row names its family, the Kubernetes version whose ru
 the check; a check yields each `Violation` with the field path and words the server would use.
 
 A row whose check can only find something in a field most templates lack (annotations, probes,
-lifecycle hooks, pod-level resources, `os`, Windows options, `hostUsers`) names its check as
+lifecycle hooks, pod-level resources, `os`, Windows options, `hostUsers`, node selectors, affinity,
+topology spread, tolerations) names its check as
 "module.function" with that gate (`when`): the module loads, and the check runs, only for a template
 the gate lets through. A gate is true whenever the check could yield anything (the unit tests hold each
 check to its gate).
@@ -29,7 +30,6 @@ from mpigen.checks.pod import (
     names,
     ports,
     resources,
-    scheduling,
     security,
     spec,
     volumes,
@@ -135,17 +135,17 @@ CHECKS: tuple[Check, ...] = (
     Check("containers", K8S, containers.ephemeral_containers),
     Check("ports", K8S, ports.host_network_ports),
     Check("enums", K8S, spec.enums),
-    Check("scheduling", K8S, scheduling.node_selector),
+    Check("scheduling", K8S, "scheduling.node_selector", _in_spec("nodeSelector")),
     Check("security", K8S, security.pod_context),
-    Check("scheduling", K8S, scheduling.node_affinity),
-    Check("scheduling", K8S, scheduling.pod_affinity),
+    Check("scheduling", K8S, "scheduling.node_affinity", _in_spec("affinity")),
+    Check("scheduling", K8S, "scheduling.pod_affinity", _in_spec("affinity")),
     Check("dns", K8S, spec.dns_config),
     Check("spec", K8S, spec.gates),
-    Check("scheduling", K8S, scheduling.topology_spread),
+    Check("scheduling", K8S, "scheduling.topology_spread", _in_spec("topologySpreadConstraints")),
     Check("platform", K8S, "platform.host_process", _windows_options),
     Check("platform", K8S, "platform.host_users", _in_spec("hostUsers")),
     Check("spec", K8S, spec.names),
-    Check("scheduling", K8S, scheduling.tolerations),
+    Check("scheduling", K8S, "scheduling.tolerations", _in_spec("tolerations")),
     Check("dns", K8S, spec.host_aliases),
     Check("platform", K8S, "platform.os_rules", _in_spec("os")),
     Check("seccomp", K8S, "seccomp.fields_match", _annotated),

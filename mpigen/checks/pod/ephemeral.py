@@ -13,8 +13,7 @@ from typing import Any
 
 from mpigen.checks.pod import formats
 from mpigen.checks.pod.field import Key, Path, Violation, forbidden, invalid, not_supported, required
-from mpigen.checks.pod.metadata import annotation_map
-from mpigen.checks.pod.scheduling import label_selector, labels
+from mpigen.checks.pod.metadata import annotation_map, label_selector, labels
 from mpigen.checks.pod.view import mapping, text
 
 VOLUME_MODES = ("Block", "Filesystem")

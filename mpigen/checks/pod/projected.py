@@ -14,7 +14,7 @@ from typing import Any
 
 from mpigen.checks.pod import formats
 from mpigen.checks.pod.field import Path, Violation, invalid, not_supported, required, too_long
-from mpigen.checks.pod.scheduling import label_selector
+from mpigen.checks.pod.metadata import label_selector
 from mpigen.checks.pod.view import mapping, number, text
 
 Claim = Callable[[str, object], Iterator[Violation]]  # a path in the volume, and the value to name if taken

@@ -16,6 +16,7 @@ from typing import Any
 
 from mpigen.checks.pod import formats
 from mpigen.checks.pod.field import Path, Violation, duplicate, forbidden, invalid, not_supported, required
+from mpigen.checks.pod.metadata import label_selector, labels
 from mpigen.checks.pod.view import Pod, mapping, mappings, number, text
 
 TOLERATION_OPERATORS = ("Equal", "Exists")
@@ -55,14 +56,6 @@ def toleration(item: dict[str, Any], at: Path) -> Iterator[Violation]:
         yield not_supported((*at, "operator"), operator, TOLERATION_OPERATORS)
     if effect and effect not in TAINT_EFFECTS:
         yield not_supported((*at, "effect"), effect, TAINT_EFFECTS)
-
-
-def labels(values: object, at: Path) -> Iterator[Violation]:
-    """ValidateLabels: every key a qualified name, every value a label value; errors name the map."""
-    for key, value in mapping(values).items():
-        yield from (invalid(at, key, msg) for msg in formats.qualified_name(str(key)))
-        if isinstance(value, str):
-            yield from (invalid(at, value, msg) for msg in formats.label_value(value))
 
 
 def node_selector(pod: Pod) -> Iterator[Violation]:
@@ -196,35 +189,6 @@ def _spread_label_keys(at: Path, match: object, selector: object) -> Iterator[Vi
         yield from (invalid((*at, index), key, msg) for msg in formats.qualified_name(key))
         if key in known:
             yield invalid((*at, index), key, "exists in both matchLabelKeys and labelSelector")
-
-
-SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
-
-
-def label_selector(selector: object, at: Path) -> Iterator[Violation]:
-    """ValidateLabelSelector, invalid label values refused (as on every create)."""
-    if not isinstance(selector, dict):
-        return
-    yield from labels(selector.get("matchLabels"), (*at, "matchLabels"))
-    for index, rq in enumerate(mappings(selector.get("matchExpressions"))):
-        where = (*at, "matchExpressions", index)
-        rq = rq or {}
-        operator, values = text(rq.get("operator")), rq.get("values") or []
-        if operator in ("In", "NotIn"):
-            if not values:
-                yield required((*where, "values"), "must be specified when `operator` is 'In' or 'NotIn'")
-        elif operator in ("Exists", "DoesNotExist"):
-            if values:
-                yield forbidden(
-                    (*where, "values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
-                )
-        else:
-            yield invalid((*where, "operator"), operator, "not a valid selector operator")
-        key = text(rq.get("key"))
-        yield from (invalid((*where, "key"), key, msg) for msg in formats.qualified_name(key))
-        for j, value in enumerate(values if isinstance(values, list) else []):
-            if isinstance(value, str):
-                yield from (invalid((*where, "values", j), value, msg) for msg in formats.label_value(value))
 
 
 def _topology_key(term: dict[str, Any], at: Path) -> Iterator[Violation]:

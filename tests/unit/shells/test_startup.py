@@ -251,6 +251,7 @@ GATED_POD_RULES = {
         "platform",
         "drivers",
         "ephemeral",
+        "scheduling",
     )
 }
 # Records every `import NAME` (or `from NAME import ...`) of SLOW_STDLIB, with the importing module's

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -9,6 +12,8 @@ import pytest
 from mpigen import tree
 from mpigen.plan import Hostnames
 from mpigen.records import Record
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 class Point(Record):
@@ -81,3 +86,32 @@ def test_without_nulls_drops_null_keys_and_keeps_null_items() -> None:
     original = {"a": None, "b": [None, {"c": None, "d": 1}], "e": {"f": None}}
     assert tree.without_nulls(original) == {"b": [None, {"d": 1}], "e": {}}
     assert original["a"] is None  # the original is untouched
+
+
+REFERENCE_CHECK = """
+import dataclasses, sys
+from mpigen.plan import Hostnames, JobPlan
+print(dataclasses.is_dataclass(JobPlan), dataclasses.is_dataclass(Hostnames))
+plain = Hostnames()
+assert plain.replace(fqdn=True) == Hostnames(fqdn=True) != plain
+try:
+    plain.fqdn = True
+except AttributeError:  # a frozen dataclass's FrozenInstanceError is one
+    pass
+else:
+    sys.exit("assigned to a record")
+"""
+
+
+@pytest.mark.parametrize(("switch", "made_by_dataclasses"), [("0", "False False"), ("1", "True True")])
+def test_the_reference_switch_makes_every_record_a_frozen_dataclass(
+    fresh_python: str, switch: str, made_by_dataclasses: str
+) -> None:
+    """Under MPIGEN_REFERENCE=1 the standard library makes the records (the suite's reference pass then
+    renders the golden corpus on them: tests/acceptance/test_reference.py)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MPIGEN_REFERENCE": switch}
+    done = subprocess.run(
+        [fresh_python, "-c", REFERENCE_CHECK], capture_output=True, text=True, env=env, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == made_by_dataclasses
