@@ -69,32 +69,8 @@ HOST_PATH_TYPES = (
 )
 
 
-# The in-tree drivers' sources (mpigen.checks.pod.drivers.CHECKS), the name the server gives a
-# source's errors' paths where that differs from its field, and the name it gives a second source
-# ("may not specify more than 1 volume type") where that differs.
-IN_TREE = frozenset(
-    (
-        "gitRepo",
-        "gcePersistentDisk",
-        "awsElasticBlockStore",
-        "iscsi",
-        "glusterfs",
-        "rbd",
-        "quobyte",
-        "flexVolume",
-        "cinder",
-        "cephfs",
-        "flocker",
-        "fc",
-        "azureFile",
-        "vsphereVolume",
-        "azureDisk",
-        "photonPersistentDisk",
-        "portworxVolume",
-        "scaleIO",
-        "storageos",
-    )
-)
+# The name the server gives a source's errors' paths where that differs from its field, and the name
+# it gives a second source ("may not specify more than 1 volume type") where that differs.
 ERROR_NAMES = {"gcePersistentDisk": "persistentDisk"}
 FORBIDDEN_NAMES = {"cephfs": "cephFS", "downwardAPI": "downwarAPI"}
 
@@ -272,3 +248,6 @@ def _image(source: dict[str, Any], where: Path, version: tuple[int, int]) -> Ite
 
 
 _VERSIONED = {"projected": files.projected_volume, "ephemeral": _ephemeral, "image": _image}
+# Every other source is an in-tree driver's, checked by mpigen.checks.pod.drivers (loaded for a
+# template that has one).
+IN_TREE = frozenset(SOURCES) - _CHECKS.keys() - _VERSIONED.keys()
