@@ -22,6 +22,32 @@ from typing import Any
 
 import pytest
 
+
+def _cache_bytecode() -> None:
+    """Every Python process of the run (this one, its pytest-xdist workers, and the mpigen and pytest
+    processes the tests start, which inherit the environment) reads and writes compiled bytecode in
+    `$MPIGEN_TEST_CACHE/pycache` (default `~/.cache/mpigen-tests/pycache`), never beside the sources:
+    a thousand and more of them import mpigen in a run, and where PYTHONDONTWRITEBYTECODE is set (or the
+    checkout cannot be written) each one would compile every module it imports again, which is most of
+    its CPU time. An explicit PYTHONPYCACHEPREFIX is kept. Bytecode is checked against its source's time
+    stamp and size, as beside the sources, so an edit is compiled anew."""
+    prefix = os.environ.get("PYTHONPYCACHEPREFIX") or str(_test_cache() / "pycache")
+    os.environ["PYTHONPYCACHEPREFIX"] = prefix
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.pycache_prefix = prefix
+    sys.dont_write_bytecode = False
+
+
+def _test_cache() -> Path:
+    """The suite's cache (tests/cluster/gotools.py keeps its Go tools under it)."""
+    explicit = os.environ.get("MPIGEN_TEST_CACHE")
+    if explicit:
+        return Path(explicit)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mpigen-tests"
+
+
+_cache_bytecode()
+
 TESTS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TESTS))
 
