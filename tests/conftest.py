@@ -118,6 +118,33 @@ LONGEST_FIRST = (
 WORKERS_PER_CORE = 2
 
 
+# The session fixtures of GROUPS_BY_FIXTURE that tests in this process have used.
+_GROUP_FIXTURES: list[pytest.FixtureDef[Any]] = []
+
+
+@pytest.hookimpl(trylast=True)  # after the test's own teardown
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """A group's session fixtures (a control plane and its controllers, ...) end with the group's last
+    test in this process, not at the end of the session: the next test belongs to no group that may use
+    them (GROUPS_BY_FIXTURE), and a group's tests run one after another in one worker, so none will. An
+    idle control plane costs about 1.5 CPU-seconds a minute, for the rest of the run."""
+    defined = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    for name in GROUPS_BY_FIXTURE.keys() & set(getattr(item, "fixturenames", ())):
+        fixturedef = defined[name][-1]
+        if fixturedef.scope == "session" and fixturedef not in _GROUP_FIXTURES:
+            _GROUP_FIXTURES.append(fixturedef)
+    if nextitem is None:  # the session's end tears everything down
+        return
+    ending = [
+        fixturedef
+        for fixturedef in _GROUP_FIXTURES
+        if group_of(nextitem.nodeid) not in GROUPS_BY_FIXTURE[fixturedef.argname]
+    ]
+    for fixturedef in reversed(ending):  # the last used first (one may use another)
+        _GROUP_FIXTURES.remove(fixturedef)
+        fixturedef.finish(item._request)  # type: ignore[attr-defined]  # idempotent: once more at the end
+
+
 def group_of(nodeid: str) -> str | None:
     """The group of a test (its file's), or None for a test any worker may run."""
     path = nodeid.split("::", 1)[0]
