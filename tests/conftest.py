@@ -22,6 +22,32 @@ from typing import Any
 
 import pytest
 
+
+def _cache_bytecode() -> None:
+    """Every Python process of the run (this one, its pytest-xdist workers, and the mpigen and pytest
+    processes the tests start, which inherit the environment) reads and writes compiled bytecode in
+    `$MPIGEN_TEST_CACHE/pycache` (default `~/.cache/mpigen-tests/pycache`), never beside the sources:
+    a thousand and more of them import mpigen in a run, and where PYTHONDONTWRITEBYTECODE is set (or the
+    checkout cannot be written) each one would compile every module it imports again, which is most of
+    its CPU time. An explicit PYTHONPYCACHEPREFIX is kept. Bytecode is checked against its source's time
+    stamp and size, as beside the sources, so an edit is compiled anew."""
+    prefix = os.environ.get("PYTHONPYCACHEPREFIX") or str(_test_cache() / "pycache")
+    os.environ["PYTHONPYCACHEPREFIX"] = prefix
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.pycache_prefix = prefix
+    sys.dont_write_bytecode = False
+
+
+def _test_cache() -> Path:
+    """The suite's cache (tests/cluster/gotools.py keeps its Go tools under it)."""
+    explicit = os.environ.get("MPIGEN_TEST_CACHE")
+    if explicit:
+        return Path(explicit)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mpigen-tests"
+
+
+_cache_bytecode()
+
 TESTS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TESTS))
 
@@ -90,6 +116,33 @@ LONGEST_FIRST = (
 )
 # Workers for `-n auto`: the groups mostly wait on controllers, so more workers than cores pay.
 WORKERS_PER_CORE = 2
+
+
+# The session fixtures of GROUPS_BY_FIXTURE that tests in this process have used.
+_GROUP_FIXTURES: list[pytest.FixtureDef[Any]] = []
+
+
+@pytest.hookimpl(trylast=True)  # after the test's own teardown
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """A group's session fixtures (a control plane and its controllers, ...) end with the group's last
+    test in this process, not at the end of the session: the next test belongs to no group that may use
+    them (GROUPS_BY_FIXTURE), and a group's tests run one after another in one worker, so none will. An
+    idle control plane costs about 1.5 CPU-seconds a minute, for the rest of the run."""
+    defined = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    for name in GROUPS_BY_FIXTURE.keys() & set(getattr(item, "fixturenames", ())):
+        fixturedef = defined[name][-1]
+        if fixturedef.scope == "session" and fixturedef not in _GROUP_FIXTURES:
+            _GROUP_FIXTURES.append(fixturedef)
+    if nextitem is None:  # the session's end tears everything down
+        return
+    ending = [
+        fixturedef
+        for fixturedef in _GROUP_FIXTURES
+        if group_of(nextitem.nodeid) not in GROUPS_BY_FIXTURE[fixturedef.argname]
+    ]
+    for fixturedef in reversed(ending):  # the last used first (one may use another)
+        _GROUP_FIXTURES.remove(fixturedef)
+        fixturedef.finish(item._request)  # type: ignore[attr-defined]  # idempotent: once more at the end
 
 
 def group_of(nodeid: str) -> str | None:

@@ -33,8 +33,10 @@ mirror serves cannot be known without asking it, so the key stands for them with
 built from the key is reused, by whoever caches it (the test suite), until the next day, and a package
 Debian publishes later that day is taken up the next. The inputs of the image (`key()`): the base layer
 (its key, or once built its digest), SOURCE_DATE_EPOCH, and the files this script, image/, and the
-checkout's files that make mpigen's wheel. `build()` takes an already built base layer (`build_base()`),
-as the test suite does from its cache; `python tools/image.py` builds both, caching nothing.
+checkout's files that make mpigen's wheel. `build()` takes an already built base layer (`build_base()`)
+and the pinned build tools and wheels already fetched (`fetch_pinned()`, kept by `pinned_key()`: the hash
+of image/*.txt and the build's Python), as the test suite does from its cache; `python tools/image.py`
+makes each of them, caching nothing.
 """
 
 from __future__ import annotations
@@ -366,17 +368,45 @@ def key(epoch: int | None = None, base: str | None = None) -> str:
     return digest.hexdigest()[:32]
 
 
-def _wheels(work: Path, epoch: int, log: Path, say: Say) -> Path:
-    """mpigen's wheel from the checkout and the pinned wheels from PyPI, hashes checked, in work/wheels."""
-    wheels = work / "wheels"
-    tools = work / "tools"
-    env = _clean_env(
+def pinned_key() -> str:
+    """The hash of what `fetch_pinned` makes: image/build-requirements.txt and image/requirements.txt (each
+    wheel's version and sha256), the wheels' target, and the Python that runs the build tools."""
+    digest = hashlib.sha256()
+    for line in (
+        (IMAGE / "build-requirements.txt").read_text(),
+        (IMAGE / "requirements.txt").read_text(),
+        " ".join(WHEEL_TARGET),
+        sys.executable,
+        sys.version,
+    ):
+        digest.update(f"{line}\0".encode())
+    return digest.hexdigest()[:32]
+
+
+def _pip_env(home: Path, epoch: int) -> dict[str, str]:
+    return _clean_env(
         epoch,
-        HOME=str(work),
+        HOME=str(home),
         PIP_DISABLE_PIP_VERSION_CHECK="1",
         PIP_NO_INPUT="1",
         PIP_CACHE_DIR=str(Path.home() / ".cache" / "pip"),
     )
+
+
+def fetch_pinned(output: Path, say: Say = print, log: Path | None = None) -> str:
+    """Into `output` (replacing what was there): `tools/`, the pinned build tools' wheels (setuptools,
+    pip) from PyPI, `builder/`, a venv with them installed, and `wheels/`, the pinned dependencies' wheels
+    for the image's Python, each checked against its sha256. None of it goes into the image as it is (pip
+    installs the dependencies' wheels in the chroot, checking their hashes again), so whoever builds
+    often may keep it by `pinned_key()` (the test suite does); returns that key."""
+    output.mkdir(parents=True, exist_ok=True)
+    if log is None:
+        log = output / "build.log"
+        log.write_text("")
+    for old in ("tools", "builder", "wheels"):
+        shutil.rmtree(output / old, ignore_errors=True)
+    env = _pip_env(output, source_date_epoch())
+    tools = output / "tools"
     say("fetching the pinned build tools (setuptools, pip) from PyPI")
     pip = [sys.executable, "-m", "pip"]
     _run(
@@ -396,10 +426,9 @@ def _wheels(work: Path, epoch: int, log: Path, say: Say) -> Path:
         log,
         "downloading the build tools",
     )
-    builder = work / "builder"
+    builder = output / "builder"
     _run([sys.executable, "-m", "venv", "--without-pip", str(builder)], env, log, "making the build venv")
-    (pip_wheel,) = tools.glob("pip-*.whl")
-    bpip = [str(builder / "bin" / "python"), str(pip_wheel / "pip")]
+    bpip = _builder_pip(output)
     _run(
         [
             *bpip,
@@ -417,17 +446,6 @@ def _wheels(work: Path, epoch: int, log: Path, say: Say) -> Path:
         log,
         "installing the build tools",
     )
-    say(f"building mpigen's wheel from {len(source_files())} files of the checkout")
-    src = work / "src"
-    for name in source_files():
-        (src / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / name, src / name)
-    _run(
-        [*bpip, "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w", str(wheels), str(src)],
-        env,
-        log,
-        "building mpigen's wheel",
-    )
     say("fetching the pinned dependencies' wheels from PyPI")
     _run(
         [
@@ -437,7 +455,7 @@ def _wheels(work: Path, epoch: int, log: Path, say: Say) -> Path:
             "--require-hashes",
             *WHEEL_TARGET,
             "-d",
-            str(wheels),
+            str(output / "wheels"),
             "-r",
             str(IMAGE / "requirements.txt"),
         ],
@@ -445,6 +463,41 @@ def _wheels(work: Path, epoch: int, log: Path, say: Say) -> Path:
         log,
         "downloading the dependencies",
     )
+    return pinned_key()
+
+
+def _builder_pip(pinned: Path) -> list[str]:
+    """pip, run from its wheel by the build venv's Python."""
+    (pip_wheel,) = (pinned / "tools").glob("pip-*.whl")
+    return [str(pinned / "builder" / "bin" / "python"), str(pip_wheel / "pip")]
+
+
+def _wheels(work: Path, pinned: Path, epoch: int, log: Path, say: Say) -> Path:
+    """In work/wheels: mpigen's wheel, built from the checkout by the build venv of `pinned`
+    (fetch_pinned), beside the pinned wheels."""
+    wheels = work / "wheels"
+    shutil.copytree(pinned / "wheels", wheels)
+    say(f"building mpigen's wheel from {len(source_files())} files of the checkout")
+    src = work / "src"
+    for name in source_files():
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, src / name)
+    _run(
+        [
+            *_builder_pip(pinned),
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "-w",
+            str(wheels),
+            str(src),
+        ],
+        _pip_env(work, epoch),
+        log,
+        "building mpigen's wheel",
+    )
+    (pip_wheel,) = (pinned / "tools").glob("pip-*.whl")
     shutil.copy2(pip_wheel, wheels / pip_wheel.name)
     shutil.copy2(IMAGE / "requirements.txt", wheels / "requirements.txt")
     return wheels
@@ -679,9 +732,10 @@ def check_tools() -> None:
         )
 
 
-def build(output: Path, say: Say = print, base: Path | None = None) -> str:
+def build(output: Path, say: Say = print, base: Path | None = None, pinned: Path | None = None) -> str:
     """Build the image into `output` (replacing what was there) on the base layer built into `base` by
-    build_base (built here first when not given); returns its digest."""
+    build_base, with the build tools and wheels fetched into `pinned` by fetch_pinned (each made here
+    first when not given); returns its digest."""
     check_tools()
     epoch = source_date_epoch()
     tag = version()
@@ -699,7 +753,12 @@ def build(output: Path, say: Say = print, base: Path | None = None) -> str:
             build_base(base, say, log)
         else:
             say(f"on the Debian base layer {digest(base / 'oci')} of {base}")
-        wheels = _wheels(work, epoch, log, say)
+        if pinned is None:
+            pinned = work / "pinned"
+            fetch_pinned(pinned, say, log)
+        else:
+            say(f"with the pinned build tools and wheels of {pinned}")
+        wheels = _wheels(work, pinned, epoch, log, say)
         say("installing mpigen's venv in a chroot of the unpacked base layer")
         rootfs = work / "rootfs"
         _unpack(base / "oci", rootfs, log)

@@ -6,7 +6,9 @@ inputs (`$MPIGEN_TEST_CACHE/image/base/<base key>`, default `~/.cache/mpigen-tes
 Debian part of the script, SOURCE_DATE_EPOCH and the day, which stands for Debian's packages of the day),
 so it is built at most once a day. `built_image` is the image on it, cached by the hash of the rest
 (`.../image/<key>`: the base's digest, the checkout's wheel sources, image/ and the script): a change to
-mpigen's package rebuilds the mpigen layer only. mmdebstrap, umoci, podman and runc are Debian packages, installed by the suite (tests/debian.py).
+mpigen's package rebuilds the mpigen layer only. The pinned build tools, their venv and the dependencies'
+wheels that build uses are cached by their own key (`.../image/pinned/<hash of image/*.txt and the
+build's Python>`): a rebuild builds mpigen's wheel and installs it all in a fresh chroot, fetching nothing. mmdebstrap, umoci, podman and runc are Debian packages, installed by the suite (tests/debian.py).
 The build needs root (mmdebstrap's chroot); without root, or where podman cannot start a container at
 all, the tests skip and say why.
 

@@ -126,10 +126,24 @@ def cached_base(name: str, say: Callable[[str], None]) -> Base:
 
 
 def cached_build(name: str, base: Base, say: Callable[[str], None]) -> Built:
-    """The image on `base` cached as `name` under cache_root()."""
+    """The image on `base` cached as `name` under cache_root(), built with the pinned build tools and
+    wheels cached by their own key (cached_pinned)."""
     directory = cache_root() / name
-    found = _cached(directory, "the image", say, lambda into, step: builder.build(into, step, base.directory))
+
+    def make(into: Path, step: Callable[[str], None]) -> str:
+        return builder.build(into, step, base.directory, cached_pinned(say))
+
+    found = _cached(directory, "the image", say, make)
     return Built(directory, found, builder.version())
+
+
+def cached_pinned(say: Callable[[str], None]) -> Path:
+    """The pinned build tools, their venv and the dependencies' wheels (tools/image.py's fetch_pinned),
+    cached under cache_root()/pinned by the hash of image/*.txt and the build's Python: each image build
+    after a change to mpigen fetches and installs none of them again."""
+    directory = cache_root() / "pinned" / builder.pinned_key()
+    _cached(directory, "the pinned build tools and wheels", say, builder.fetch_pinned)
+    return directory
 
 
 def build_base_into(directory: Path, say: Callable[[str], None]) -> Base:

@@ -464,7 +464,8 @@ def test_two_builds_give_the_same_digest(
 ) -> None:
     """A second, independent build of the same inputs on the same base layer (cached beside the first, so
     only a run after a change builds twice): mpigen's wheel, the venv in a fresh chroot, the mpigen layer,
-    the image. It gives the same digest and the same archive bytes."""
+    the image (with the same pinned wheels and build tools, fetched by their hashes: cached_pinned). It
+    gives the same digest and the same archive bytes."""
     again = cached_build(f"{built_image.directory.name}-again", base_layer, say_past_capture(request))
     assert again.directory != built_image.directory
     assert again.digest == built_image.digest
