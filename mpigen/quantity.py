@@ -67,8 +67,9 @@ def whole_units(value: object) -> int | None:
     """The quantity as a whole number of units, or None if it is fractional or not a quantity."""
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
-        return int(value.strip())
+    digits = value.strip() if isinstance(value, str) else ""
+    if digits.isascii() and digits.isdigit():  # ASCII digits only: "٣".isdigit() too
+        return int(digits)
     quantity = parse_quantity(value)
     if quantity is None or quantity.denominator != 1:
         return None

@@ -42,8 +42,10 @@ FORMAT_CHECKS: dict[str, Check] = {
 
 
 def _is_number(v: Any) -> bool:
-    if type(v) in (int, float, bool, str, dict, list, type(None)):  # what a document reads into
-        return type(v) in (int, float)
+    if type(v) in (int, float):
+        return True
+    if type(v) in (bool, str, dict, list, type(None)):  # the rest of what a document reads into
+        return False
     import numbers  # loaded only for any other value (the Python API takes one)
 
     return isinstance(v, numbers.Number) and not isinstance(v, bool)

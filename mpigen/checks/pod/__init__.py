@@ -5,10 +5,9 @@ the check; a check yields each `Violation` with the field path and words the ser
 
 A row whose check can only find something in a field most templates lack (annotations, probes,
 lifecycle hooks, pod-level resources, `os`, Windows options, `hostUsers`, node selectors, affinity,
-topology spread, tolerations) names its check as
-"module.function" with that gate (`when`): the module loads, and the check runs, only for a template
-the gate lets through. A gate is true whenever the check could yield anything (the unit tests hold each
-check to its gate).
+topology spread, tolerations) names its check as "module.function" with that gate (`when`): the module
+loads, and the check runs, only for a template the gate lets through. A gate is true whenever the check
+could yield anything (tests/unit/checks/test_pod_gates.py holds each check to its gate).
 
 Pod templates are found by a table of paths per kind (`TEMPLATE_PATHS`): a new run target with pod
 templates adds a row. The rules follow the server's defaulting: a field the server fills in when it is
