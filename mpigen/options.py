@@ -33,7 +33,10 @@ MAX_COUNT = 999_999_999
 
 VOLCANO = "volcano"
 SCHEDULER_PLUGINS = "scheduler-plugins"
-GANG_SCHEDULERS = (VOLCANO, SCHEDULER_PLUGINS)
+# Kubernetes' own gang scheduling (1.37: scheduling.k8s.io/v1beta1 Workload and PodGroup, kube-scheduler's
+# gangscheduling plugin), no add-on: mpigen.targets.shared.workload.
+KUBERNETES = "kubernetes"
+GANG_SCHEDULERS = (VOLCANO, SCHEDULER_PLUGINS, KUBERNETES)
 # The scheduler a gang scheduler's pods name: Volcano's own, and the profile name of the
 # scheduler-plugins scheduler when it runs beside the default scheduler (its Helm chart's default).
 NETWORK_POLICIES = ("same-job",)
@@ -55,7 +58,7 @@ class Options(NamedTuple):
     namespace: str | None = None
     # How long the launcher's wait-for-workers init container waits for every worker pod to be Ready.
     wait_timeout_seconds: int = DEFAULT_WAIT_TIMEOUT_SECONDS
-    # Gang scheduling: None (off), "volcano" or "scheduler-plugins".
+    # Gang scheduling: None (off), "volcano", "scheduler-plugins" or "kubernetes".
     gang_scheduler: str | None = None
     # schedulerName for the job's pods under gang scheduling; None: the gang scheduler's default.
     scheduler_name: str | None = None
@@ -83,7 +86,8 @@ class Options(NamedTuple):
     def effective_scheduler_name(self) -> str | None:
         if self.gang_scheduler is None:
             return None
-        return self.scheduler_name or DEFAULT_SCHEDULER_NAMES[self.gang_scheduler]
+        # kubernetes: the pods keep their own scheduler (kube-scheduler) unless --scheduler-name is given.
+        return self.scheduler_name or DEFAULT_SCHEDULER_NAMES.get(self.gang_scheduler)
 
     def replace(self, **changes: Any) -> "Options":
         """The same options with the fields named in `changes` set (`options.replace(namespace="ml")`).
@@ -184,8 +188,8 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         "gang-scheduler",
         "gang_scheduler",
         "choice",
-        "Gang-schedule the job's pods: emit a PodGroup (minMember = workers + 1) and a workers' PodDisruptionBudget. Default: off.",
-        "Gang-schedule the job: a PodGroup and a workers' PDB.",
+        "Gang-schedule the job's pods: volcano or scheduler-plugins, a PodGroup of that add-on (minMember = workers + 1) and a workers' PodDisruptionBudget; kubernetes, Kubernetes 1.37's own Workload and PodGroup (scheduling.k8s.io/v1beta1, the GenericWorkload gate) and the pods' spec.schedulingGroup. Default: off.",
+        "Gang-schedule the job: an add-on's PodGroup and a workers' PDB, or Kubernetes' own Workload and PodGroup.",
         choices=GANG_SCHEDULERS,
     ),
     OptionSpec(
@@ -207,7 +211,7 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         "scheduler-name",
         "scheduler_name",
         "dns-subdomain",
-        "schedulerName of the job's pods under gang scheduling, a DNS subdomain [default: volcano, or scheduler-plugins-scheduler]; with --target volcano the Volcano Job's schedulerName (gang scheduling implied).",
+        "schedulerName of the job's pods under gang scheduling, a DNS subdomain [default: volcano, or scheduler-plugins-scheduler; kubernetes: the pods' own]; with --target volcano the Volcano Job's schedulerName (gang scheduling implied).",
         "schedulerName of the job's pods under gang scheduling (a DNS subdomain).",
         metavar="NAME",
         needs="gang-scheduler",

@@ -84,9 +84,18 @@ def process(
             if compilation.options.validate:
                 result.invalid_output += _check_output(source, doc, compilation.objects, compilation.options)
             for issue in compilation.warnings:
-                result.warnings.append(_finding(source, doc, "MPIJob", compilation.name, issue))
+                if _first_time(result, issue):
+                    result.warnings.append(_finding(source, doc, "MPIJob", compilation.name, issue))
     result.errors += check_collisions(result.placements)
     return result
+
+
+def _first_time(result: Outcome, issue: Issue) -> bool:
+    """A warning about the cluster rather than a field of the job (no path; what `--gang-scheduler
+    kubernetes` needs enabled) is said once per render, not once per job."""
+    return bool(issue.path) or not any(
+        not found.issue.path and found.issue.message == issue.message for found in result.warnings
+    )
 
 
 def _runtimes(inputs: Sequence[tuple[str, list[Document] | str]], options: Options, result: Outcome) -> Any:
@@ -147,7 +156,8 @@ def _trainer_document(
     if compilation.options.validate:
         result.invalid_output += _check_output(source, doc, compilation.objects, compilation.options)
     for issue in compilation.warnings:
-        result.warnings.append(_finding(source, doc, kind, compilation.name, issue))
+        if _first_time(result, issue):
+            result.warnings.append(_finding(source, doc, kind, compilation.name, issue))
 
 
 def _placement(

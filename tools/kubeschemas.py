@@ -36,6 +36,8 @@ EMITTED = (
     ("policy/v1", "PodDisruptionBudget"),
     ("apps/v1", "StatefulSet"),
     ("batch/v1", "Job"),
+    ("scheduling.k8s.io/v1beta1", "Workload"),
+    ("scheduling.k8s.io/v1beta1", "PodGroup"),
     *sorted(schemas.VENDORED_SCHEMAS),
 )
 REGENERATE = "python tools/kubeschemas.py"

@@ -9,7 +9,8 @@ Input (`check_plan`, the user's problems, exit 1):
 
 Output (`check_objects`, mpigen's own bugs, exit 3): every selector matches the labels of the pods it
 must select, every RoleBinding ServiceAccount subject is in the binding's own namespace (named, or
-left out when the job has none), and every label on every object is well formed.
+left out when the job has none), every label on every object is well formed, and Kubernetes' own
+Workload and PodGroup keep the rules of their API (mpigen.checks.workload).
 """
 
 from __future__ import annotations
@@ -234,6 +235,10 @@ def _object_issues(obj: dict[str, Any], pods: list[dict[str, str]]) -> Iterator[
         yield Issue(("spec", "selector"), "selects none of the job's pods")
     if obj.get("kind") in ("RoleBinding", "ClusterRoleBinding"):
         yield from _subject_issues(obj)
+    if obj.get("kind") in ("Workload", "PodGroup"):
+        from mpigen.checks.workload import scheduling_issues  # only for a job that renders them
+
+        yield from scheduling_issues(obj)
 
 
 def _subject_issues(binding: dict[str, Any]) -> Iterator[Issue]:

@@ -70,6 +70,15 @@ class Target(Protocol):
         ...
 
 
+# Optional on a Target: `native_gang(self, plan) -> mpigen.targets.shared.workload.NativeGang`, what
+# Kubernetes' own gang scheduling (`--gang-scheduler kubernetes`) holds together on this target. A target
+# without it refuses that option (`gangs_natively`).
+
+
+def gangs_natively(run: Target) -> bool:
+    return hasattr(run, "native_gang")
+
+
 def target(name: str) -> Target:
     """The target `name` (a key of TARGETS), imported on first use."""
     module = importlib.import_module(TARGETS[name])

@@ -40,6 +40,13 @@ def names(pod: Pod) -> Iterator[Violation]:
         value = text(pod.spec.get(field))
         if value:
             yield from (invalid(pod.path(field), value, msg) for msg in formats.dns1123_subdomain(value))
+    group = pod.spec.get("schedulingGroup")  # 1.37 validateSchedulingGroup: a one-of of one member
+    if isinstance(group, dict):
+        where, name = pod.path("schedulingGroup", "podGroupName"), group.get("podGroupName")
+        if name is None:
+            yield invalid(where, None, "must specify one of: `podGroupName`")
+        elif isinstance(name, str):
+            yield from (invalid(where, name, msg) for msg in formats.dns1123_subdomain(name))
     old = pod.spec.get("serviceAccount")
     if isinstance(old, str) and old and old != text(pod.spec.get("serviceAccountName")):
         yield invalid(

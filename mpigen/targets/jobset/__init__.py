@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from mpigen import names
 from mpigen.errors import Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan
@@ -33,6 +34,7 @@ from mpigen.targets.shared.gang import build_pod_group, build_worker_pdb, gang_w
 from mpigen.targets.shared.meta import template_warnings
 from mpigen.targets.shared.network import build_network_policy
 from mpigen.targets.shared.ssh import build_keygen_job, build_keygen_rbac, build_ssh_secret
+from mpigen.targets.shared.workload import NativeGang
 
 Builder = Callable[[JobPlan, Options], list[dict[str, Any]]]
 
@@ -95,6 +97,16 @@ class JobSetTarget:
 
     def launcher_role(self, plan: JobPlan) -> dict[str, Any] | None:
         return launcher_role(plan)
+
+    def native_gang(self, plan: JobPlan) -> NativeGang:
+        """The workers alone: the launcher `dependsOn` them, so its pod is made only once they are Ready,
+        and a gang that counted it would hold the workers unplaced forever. A job without workers: the
+        launcher alone."""
+        if plan.workers == 0:
+            return NativeGang("launcher", 1, (names.ROLE_LAUNCHER,))
+        wanted = plan.scheduling.min_available
+        count = plan.workers if wanted is None else max(min(wanted, plan.workers), 1)
+        return NativeGang("workers", count, (names.ROLE_WORKER,))
 
 
 TARGET = JobSetTarget()

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from mpigen import names
 from mpigen.checks.rules import check_plan
 from mpigen.errors import Issue
 from mpigen.options import Options
@@ -23,7 +24,7 @@ from mpigen.targets.operator.reserved import added
 from mpigen.targets.operator.service import build_job_service
 from mpigen.targets.shared.cleanup import build_cleanup_job, build_cleanup_rbac
 from mpigen.targets.shared.configmap import build_config_map
-from mpigen.targets.shared.gang import build_pod_group, build_worker_pdb, gang_warnings
+from mpigen.targets.shared.gang import build_pod_group, build_worker_pdb, gang_warnings, min_member
 from mpigen.targets.shared.launcher import build_launcher_job
 from mpigen.targets.shared.limits import check_derived_names, check_sizes
 from mpigen.targets.shared.meta import template_warnings
@@ -37,6 +38,7 @@ from mpigen.targets.shared.rbac import (
 )
 from mpigen.targets.shared.ssh import build_keygen_job, build_keygen_rbac, build_ssh_secret
 from mpigen.targets.shared.workers import build_worker_stateful_set
+from mpigen.targets.shared.workload import NativeGang
 
 Builder = Callable[[JobPlan, Options], list[dict[str, Any]]]
 
@@ -108,6 +110,14 @@ class OperatorTarget:
     def launcher_role(self, plan: JobPlan) -> dict[str, Any] | None:
         roles = build_launcher_role(plan)
         return roles[0] if roles else None
+
+    def native_gang(self, plan: JobPlan) -> NativeGang:
+        """The launcher Job's pod and the worker StatefulSet's pods, one gang (minCount every pod, or the
+        run policy's minAvailable). The StatefulSet creates its pods in Parallel (mpigen.targets.shared.workers):
+        with OrderedReady it would create only pod 0 and wait for it, which the gang never places."""
+        return NativeGang(
+            "launcher-and-workers", max(min_member(plan), 1), (names.ROLE_LAUNCHER, names.ROLE_WORKER)
+        )
 
 
 TARGET = OperatorTarget()

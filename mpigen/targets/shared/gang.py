@@ -12,6 +12,9 @@ With a `schedulingPolicy` (v2beta1), the PodGroup is mpi-operator v0.8.2's (`pkg
 it is the training-operator's (release-1.9 `pkg/controller.v1/common/job.go` ReconcileJobs): the same
 fields, summed as `CalcPGMinResources` sums them, Volcano pods also annotated `volcano.sh/task-spec`,
 and a schedulerName of the template's kept (`DecoratePodTemplateSpec`).
+
+`kubernetes` is Kubernetes' own gang scheduling, no add-on: the builders here hand it to
+`mpigen.targets.shared.workload` with what the target gangs (its `native_gang`).
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from mpigen import names
 from mpigen.errors import Issue
 from mpigen.options import SCHEDULER_PLUGINS, VOLCANO, Options
 from mpigen.plan import JobPlan
+from mpigen.targets import target
+from mpigen.targets.shared import workload
 from mpigen.targets.shared.meta import merge_pod_annotations, merge_pod_labels, object_meta
 
 POD_GROUP_API = {VOLCANO: "scheduling.volcano.sh/v1beta1", SCHEDULER_PLUGINS: "scheduling.x-k8s.io/v1alpha1"}
@@ -104,6 +109,8 @@ def build_pod_group(plan: JobPlan, options: Options, members: int | None = None)
     still summed over the operator's members (room for every pod reserved up front)."""
     if options.gang_scheduler is None:
         return []
+    if workload.used(options):
+        return workload.build_workload_gang(plan, target(options.target).native_gang(plan))
     operator_members = min_member(plan)
     return [
         {
@@ -126,8 +133,8 @@ def build_worker_pdb(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
     v0.2.0 `newPDB` selects `app: <job>`, which the worker pods do not carry; this one selects the
     workers' own labels.
     """
-    if options.gang_scheduler is None or plan.workers == 0:
-        return []
+    if options.gang_scheduler is None or plan.workers == 0 or workload.used(options):
+        return []  # Kubernetes' PodGroup: its disruptionMode says how the gang is disrupted
     return [
         {
             "apiVersion": "policy/v1",
@@ -146,6 +153,10 @@ def join_gang(template: dict[str, Any], plan: JobPlan, options: Options, role: s
     schedulerName set is kept (v0.2.0, training-operator) or overwritten (v0.8.2)."""
     if options.gang_scheduler is None:
         return
+    if workload.used(options):
+        if role in target(options.target).native_gang(plan).roles:
+            workload.join_workload_gang(template, plan, options)
+        return
     pod = template["spec"]
     if not pod.get("schedulerName") or plan.scheduling.overwrite_scheduler_name:
         pod["schedulerName"] = options.effective_scheduler_name
@@ -161,6 +172,8 @@ def join_gang(template: dict[str, Any], plan: JobPlan, options: Options, role: s
 def gang_warnings(plan: JobPlan, options: Options) -> list[Issue]:
     """A schedulerName the user set is kept (as v0.2.0 does), but it may defeat gang scheduling; or
     it is overwritten (as v0.8.2 does), which the user should know."""
+    if workload.used(options):
+        return workload.workload_warnings(plan, options)
     wanted = options.effective_scheduler_name
     if wanted is None:
         if plan.scheduling.written_at is None:
