@@ -38,8 +38,12 @@ def scheduling_issues(obj: dict[str, Any]) -> Iterator[Issue]:
         yield from _group(spec, ("spec",))
         ref = spec.get("workloadRef")
         if isinstance(ref, dict):
-            yield from _format(("spec", "workloadRef", "workloadName"), ref.get("workloadName"), formats.dns1123_subdomain)
-            yield from _format(("spec", "workloadRef", "templateName"), ref.get("templateName"), formats.dns1123_label)
+            yield from _format(
+                ("spec", "workloadRef", "workloadName"), ref.get("workloadName"), formats.dns1123_subdomain
+            )
+            yield from _format(
+                ("spec", "workloadRef", "templateName"), ref.get("templateName"), formats.dns1123_label
+            )
         return
     yield from _workload(spec)
 
@@ -48,7 +52,9 @@ def _workload(spec: dict[str, Any]) -> Iterator[Issue]:
     templates = spec.get("podGroupTemplates")
     composite = spec.get("compositePodGroupTemplates")
     if (templates is None) == (composite is None):
-        yield Issue(("spec",), "must specify exactly one of: `podGroupTemplates`, `compositePodGroupTemplates`")
+        yield Issue(
+            ("spec",), "must specify exactly one of: `podGroupTemplates`, `compositePodGroupTemplates`"
+        )
     if not isinstance(templates, list):
         return
     if len(templates) > MAX_TEMPLATES:
@@ -84,7 +90,9 @@ def _group(group: dict[str, Any], path: Path) -> Iterator[Issue]:
         count = gang.get("minCount")
         if isinstance(count, int) and count < 1:
             yield Issue((*path, "schedulingPolicy", "gang", "minCount"), "must be greater than or equal to 1")
-    yield from _format((*path, "priorityClassName"), group.get("priorityClassName"), formats.dns1123_subdomain)
+    yield from _format(
+        (*path, "priorityClassName"), group.get("priorityClassName"), formats.dns1123_subdomain
+    )
     priority = group.get("priority")
     if isinstance(priority, int) and priority > HIGHEST_USER_PRIORITY:
         yield Issue((*path, "priority"), f"must be less than or equal to {HIGHEST_USER_PRIORITY}")

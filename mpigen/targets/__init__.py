@@ -18,12 +18,13 @@ is asked for, so `mpigen.options` may read the table.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 if TYPE_CHECKING:
     from mpigen.errors import Issue
     from mpigen.options import Options
     from mpigen.plan import JobPlan
+    from mpigen.targets.shared.workload import NativeGang
 
 # name -> the module that defines the target's TARGET. The first is the default (`--target`).
 TARGETS: dict[str, str] = {
@@ -70,13 +71,24 @@ class Target(Protocol):
         ...
 
 
-# Optional on a Target: `native_gang(self, plan) -> mpigen.targets.shared.workload.NativeGang`, what
-# Kubernetes' own gang scheduling (`--gang-scheduler kubernetes`) holds together on this target. A target
-# without it refuses that option (`gangs_natively`).
+class NativeGangTarget(Target, Protocol):
+    """A target that can use Kubernetes' own gang scheduling (`--gang-scheduler kubernetes`): an optional
+    part of a Target. A target without `native_gang` refuses that option (`gangs_natively`)."""
+
+    def native_gang(self, plan: JobPlan) -> NativeGang:
+        """What the gang holds together: which roles' pods, how many of them at least."""
+        ...
 
 
 def gangs_natively(run: Target) -> bool:
     return hasattr(run, "native_gang")
+
+
+def native_gang(name: str, plan: JobPlan) -> NativeGang:
+    """The gang of the target `name`, which gangs natively (mpigen.compiler refuses the option otherwise)."""
+    run = target(name)
+    assert gangs_natively(run), name
+    return cast("NativeGangTarget", run).native_gang(plan)
 
 
 def target(name: str) -> Target:

@@ -25,7 +25,7 @@ from mpigen import names
 from mpigen.errors import Issue
 from mpigen.options import SCHEDULER_PLUGINS, VOLCANO, Options
 from mpigen.plan import JobPlan
-from mpigen.targets import target
+from mpigen.targets import native_gang
 from mpigen.targets.shared import workload
 from mpigen.targets.shared.meta import merge_pod_annotations, merge_pod_labels, object_meta
 
@@ -110,7 +110,7 @@ def build_pod_group(plan: JobPlan, options: Options, members: int | None = None)
     if options.gang_scheduler is None:
         return []
     if workload.used(options):
-        return workload.build_workload_gang(plan, target(options.target).native_gang(plan))
+        return workload.build_workload_gang(plan, native_gang(options.target, plan))
     operator_members = min_member(plan)
     return [
         {
@@ -154,7 +154,7 @@ def join_gang(template: dict[str, Any], plan: JobPlan, options: Options, role: s
     if options.gang_scheduler is None:
         return
     if workload.used(options):
-        if role in target(options.target).native_gang(plan).roles:
+        if role in native_gang(options.target, plan).roles:
             workload.join_workload_gang(template, plan, options)
         return
     pod = template["spec"]
