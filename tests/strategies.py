@@ -333,8 +333,15 @@ def options(draw: Draw) -> Options:
         gang_scheduler=gang,
         scheduler_name=draw(st.one_of(st.none(), dns_labels)) if gang else None,
         validate=draw(st.booleans()),
-        kube_version=draw(st.one_of(st.none(), st.sampled_from(SUPPORTED_KUBE_VERSIONS))),
+        kube_version=draw(st.one_of(st.none(), st.sampled_from(_kube_versions(gang)))),
     )
+
+
+def _kube_versions(gang: str | None) -> list[str]:
+    """The versions a gang scheduler works with: Kubernetes' own from 1.37 (Workload and PodGroup v1beta1)."""
+    if gang != "kubernetes":
+        return list(SUPPORTED_KUBE_VERSIONS)
+    return [v for v in SUPPORTED_KUBE_VERSIONS if tuple(map(int, v.split("."))) >= (1, 37)]
 
 
 @dataclass(frozen=True)
@@ -373,6 +380,9 @@ def job_annotations(draw: Draw, base: Options) -> tuple[dict[str, str], Effectiv
     gang = chosen.get("gang-scheduler", base.gang_scheduler)
     if gang is None:
         chosen.pop("scheduler-name", None)  # a scheduler name needs a gang scheduler
+    version = chosen.get("kube-version", base.kube_version)
+    if gang == "kubernetes" and version is not None and version.lstrip("v")[:4] not in _kube_versions(gang):
+        chosen["kube-version"] = _kube_versions(gang)[0]  # --gang-scheduler kubernetes needs 1.37 or newer
     effective = Effective(
         gpus_per_node=int(chosen.get("gpus-per-node", base.gpus_per_node)),
         processing_units_per_node=int(

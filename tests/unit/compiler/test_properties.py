@@ -91,7 +91,9 @@ def test_every_object_passes_the_strict_schemas(variant: str, data: st.DataObjec
     case = data.draw(cases(variant))
     objects = compile_case(case)
     assert objects
-    for version in KUBE_VERSIONS:
+    # Kubernetes' own gang (scheduling.k8s.io/v1beta1) is served, and rendered, from 1.37 on.
+    native = case.gang_scheduler == "kubernetes"
+    for version in [v for v in KUBE_VERSIONS if not native or tuple(map(int, v.split("."))) >= (1, 37)]:
         problems = [
             f"{obj['kind']}/{obj['metadata']['name']}: {issue.text()}"
             for obj in objects
@@ -157,7 +159,10 @@ def check_workers_hostfile_and_gang(case: Case, objects: list[Obj]) -> None:
     assert [rule["resourceNames"] for rule in role["rules"]] == [pods, pods]
     kinds = by_kind(objects)
     assert ("PodGroup" in kinds) == (case.gang_scheduler is not None)
-    if case.gang_scheduler:
+    if case.gang_scheduler == "kubernetes":  # Kubernetes' own: a Workload, minCount, no PDB
+        assert kinds["PodGroup"][0]["spec"]["schedulingPolicy"]["gang"]["minCount"] == case.workers + 1
+        assert "PodDisruptionBudget" not in kinds and len(kinds["Workload"]) == 1
+    elif case.gang_scheduler:
         assert kinds["PodGroup"][0]["spec"]["minMember"] == case.workers + 1
         assert one(objects, "PodDisruptionBudget", names.pdb(job))["spec"]["minAvailable"] == case.workers
     assert any(obj["metadata"]["name"] == names.cleanup(job) for obj in kinds["Job"]) == case.cleanup
