@@ -325,8 +325,18 @@ def _wait_ready(cluster: Cluster, what: str, ready: Any) -> None:
         time.sleep(0.3)
 
 
-def start_control_plane(binaries: dict[str, str], kubectl: str) -> Cluster:
-    """etcd and kube-apiserver; RBAC and Node authorisation, TokenRequest, an admin kubeconfig."""
+# Kubernetes 1.37's own gang scheduling (scheduling.k8s.io/v1beta1 Workload and PodGroup, the pod's
+# schedulingGroup, kube-scheduler's gangscheduling plugin): a beta gate, off by default, on every component,
+# and the API group's version, off by default, on the API server.
+GANG_GATES = ("--feature-gates=GenericWorkload=true",)
+GANG_RUNTIME_CONFIG = "--runtime-config=scheduling.k8s.io/v1beta1=true"
+# Removes the finalizer every PodGroup gets; only with the gate.
+GANG_CONTROLLERS = (*CONTROLLERS, "podgroup-protection-controller")
+
+
+def start_control_plane(binaries: dict[str, str], kubectl: str, extra_args: tuple[str, ...] = ()) -> Cluster:
+    """etcd and kube-apiserver; RBAC and Node authorisation, TokenRequest, an admin kubeconfig;
+    `extra_args` added to kube-apiserver's (feature gates, runtime config)."""
     workdir = Path(tempfile.mkdtemp(prefix="mpigen-cluster-"))
     admin_kubeconfig = workdir / "admin.kubeconfig"
     cluster = Cluster(kubectl_path=kubectl, admin_kubeconfig=admin_kubeconfig, workdir=workdir)
@@ -374,6 +384,7 @@ def start_control_plane(binaries: dict[str, str], kubectl: str) -> Cluster:
                 "--allow-privileged=true",
                 "--enable-admission-plugins=NodeRestriction",
                 "--v=1",
+                *extra_args,
             ],
         )
         admin_kubeconfig.write_text(
@@ -447,10 +458,15 @@ spec:
 
 
 def start_workloads(
-    cluster: Cluster, binaries: dict[str, str], nodes: int = 3, controllers: tuple[str, ...] = CONTROLLERS
+    cluster: Cluster,
+    binaries: dict[str, str],
+    nodes: int = 3,
+    controllers: tuple[str, ...] = CONTROLLERS,
+    extra_args: tuple[str, ...] = (),
 ) -> None:
     """kube-controller-manager (running `controllers`), kube-scheduler when `binaries` has it, and kwok with
-    `nodes` fake nodes (no pod ever completes by itself: the tests decide how each launcher pod ends)."""
+    `nodes` fake nodes (no pod ever completes by itself: the tests decide how each launcher pod ends);
+    `extra_args` added to kube-controller-manager's and kube-scheduler's (feature gates)."""
     assert cluster.ca is not None
     pki = cluster.ca.parent
     kubeconfig_flag = f"--kubeconfig={cluster.admin_kubeconfig}"
@@ -470,6 +486,7 @@ def start_workloads(
             "--use-service-account-credentials=false",
             f"--service-cluster-ip-range={SERVICE_CIDR}",
             "--v=1",
+            *extra_args,
         ],
     )
     if "kube-scheduler" in binaries:
@@ -484,6 +501,7 @@ def start_workloads(
                 f"--authentication-kubeconfig={cluster.admin_kubeconfig}",
                 f"--authorization-kubeconfig={cluster.admin_kubeconfig}",
                 "--v=1",
+                *extra_args,
             ],
         )
     stages = cluster.workdir / "kwok-stages.yaml"
@@ -531,6 +549,23 @@ def start_workloads(
         )
 
     _wait_ready(cluster, "kwok nodes", nodes_ready)
+
+
+def add_node(cluster: Cluster, name: str, labels: dict[str, str] | None = None) -> None:
+    """A kwok fake node `name` (kwok makes it Ready), schedulable at once."""
+    node = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": name,
+            "annotations": {FAKE_NODE_ANNOTATION: "fake"},
+            "labels": {"kubernetes.io/hostname": name, "type": "kwok", **(labels or {})},
+        },
+    }
+    cluster.kubectl("apply", "-f", "-", input=json.dumps(node))
+    # Admission taints a new node not-ready; without the node lifecycle controller (not run here: it
+    # would judge kwok's nodes by heartbeats) nobody lifts it.
+    cluster.kubectl("taint", "node", name, "node.kubernetes.io/not-ready:NoSchedule-", check=False)
 
 
 def end_pod(cluster: Cluster, namespace: str, pod: str, phase: str) -> None:
