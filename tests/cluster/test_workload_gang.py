@@ -27,14 +27,14 @@ from typing import Any
 import controlplane
 import gotools
 import jobset
-import mpigen
 import pytest
 from controlplane import Cluster
 from mpijobs import job
-from tools import find_kubectl
 
+import mpigen
 from mpigen.checks.workload import scheduling_issues
 from mpigen.yaml.dump import to_yaml
+from tools import find_kubectl
 
 ROOT = Path(__file__).resolve().parents[2]
 GANG_GOLDEN = sorted(
