@@ -31,12 +31,14 @@ from typing import Any
 
 from mpigen import names
 from mpigen.errors import Issue
-from mpigen.inputs.v1_plan import DEFAULT_QUEUE
 from mpigen.options import KUBERNETES, Options
 from mpigen.plan import JobPlan
 from mpigen.records import Record
 
 SCHEDULING_API = "scheduling.k8s.io/v1beta1"
+DEFAULT_QUEUE = (
+    "default"  # the queue kubeflow.org/v1 fills in (mpigen.inputs.v1_plan), not written by the user
+)
 # The first Kubernetes minor that serves scheduling.k8s.io/v1beta1 Workload and PodGroup and the pod's
 # spec.schedulingGroup (v1.35 and v1.36 served v1alpha1/v1alpha2 with another pod field, workloadRef).
 FIRST_KUBE_VERSION = (1, 37)
