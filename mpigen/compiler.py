@@ -129,6 +129,7 @@ def compile_train_job(
     the jobset target whatever `options.target` says (Trainer runs every TrainJob as a JobSet)."""
     from mpigen.inputs import trainjob
     from mpigen.targets.jobset import trainjob as train_target
+    from mpigen.targets.jobset import trainjob_gang as train_gang
 
     options, option_issues = options_for(document, (options or Options()).replace(target="jobset"))
     try:
@@ -136,7 +137,7 @@ def compile_train_job(
     except CompileError as exc:
         exc.issues[:0] = option_issues
         raise
-    issues = option_issues + train_target.check(plan)
+    issues = option_issues + train_gang.check(plan, options) + train_target.check(plan)
     if issues:
         raise CompileError(issues, kind="TrainJob", name=plan.name)
     objects = train_target.build(plan, options)
@@ -148,4 +149,5 @@ def compile_train_job(
         refused = pod_issues(objects, train_target.key_plan(plan), document, version)
         if refused:
             raise CompileError(refused, kind="TrainJob", name=plan.name)
-    return Compilation(objects, list(plan.warnings), plan.name, options)
+    warnings = list(plan.warnings) + train_gang.warnings(options)
+    return Compilation(objects, warnings, plan.name, options)

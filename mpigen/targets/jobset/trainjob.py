@@ -28,6 +28,7 @@ from mpigen.options import Options
 from mpigen.plan import JobPlan, JobService, Labels, Ssh, TrainPlan
 from mpigen.quantity import QuantitySum
 from mpigen.targets.canonical import canonical
+from mpigen.targets.jobset import trainjob_gang
 from mpigen.targets.shared import mpi_env
 from mpigen.targets.shared.ssh import build_keygen_job, build_keygen_rbac, render_keygen
 
@@ -365,16 +366,18 @@ def build_ssh_secret(plan: TrainPlan) -> dict[str, Any]:
 
 def build(plan: TrainPlan, options: Options) -> list[dict[str, Any]]:
     """Every object, in order: the key Job's RBAC, its script, the hostfile, the empty SSH Secret, the
-    PodGroup, the key Job, the JobSet."""
+    PodGroup (or Kubernetes' own Workload and PodGroup), the key Job, the JobSet."""
     keys = key_plan(plan)
+    jobset = build_jobset(plan, options)
     objects = [
         *[_relabel(obj) for obj in build_keygen_rbac(keys)],
         build_key_config(plan),
         build_hostfile(plan),
         build_ssh_secret(plan),
         *build_pod_group(plan),
+        *trainjob_gang.build(plan, options, pod_counts(plan), jobset),
         *[_relabel(obj) for obj in build_keygen_job(keys, options)],
-        build_jobset(plan, options),
+        jobset,
     ]
     return [canonical(obj) for obj in objects]
 

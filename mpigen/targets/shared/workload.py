@@ -66,37 +66,41 @@ def used(options: Options) -> bool:
 
 
 def build_workload_gang(plan: JobPlan, gang: NativeGang) -> list[dict[str, Any]]:
-    """The Workload with its one pod group template, and the PodGroup made from it."""
+    """The Workload with its one pod group template, and the PodGroup made from it, of an MPIJob."""
+    labels = names.standard_labels(plan.name, names.COMPONENT_SCHEDULING)
+    return build_gang_objects(plan.name, plan.namespace, labels, gang, plan.scheduling.priority_class)
+
+
+def build_gang_objects(
+    job: str, namespace: str | None, labels: dict[str, str], gang: NativeGang, priority_class: str | None
+) -> list[dict[str, Any]]:
+    """The Workload and the PodGroup of the job `job` (an MPIJob's or a TrainJob's), labelled `labels`."""
     template = gang.template
     group: dict[str, Any] = {
         "schedulingPolicy": {"gang": {"minCount": gang.min_count}},
         "disruptionMode": {"all": {}},
     }
-    if plan.scheduling.priority_class:
-        group["priorityClassName"] = plan.scheduling.priority_class
-    name = names.pod_group(plan.name)
+    if priority_class:
+        group["priorityClassName"] = priority_class
+    name = names.pod_group(job)
+    meta: dict[str, Any] = {"name": name}
+    if namespace is not None:
+        meta["namespace"] = namespace
+    meta["labels"] = labels
     return [
         {
             "apiVersion": SCHEDULING_API,
             "kind": "Workload",
-            "metadata": _meta(plan, name),
+            "metadata": dict(meta, labels=dict(labels)),
             "spec": {"podGroupTemplates": [{"name": template, **group}]},
         },
         {
             "apiVersion": SCHEDULING_API,
             "kind": "PodGroup",
-            "metadata": _meta(plan, name),
+            "metadata": dict(meta, labels=dict(labels)),
             "spec": {"workloadRef": {"workloadName": name, "templateName": template}, **group},
         },
     ]
-
-
-def _meta(plan: JobPlan, name: str) -> dict[str, Any]:
-    meta: dict[str, Any] = {"name": name}
-    if plan.namespace is not None:
-        meta["namespace"] = plan.namespace
-    meta["labels"] = names.standard_labels(plan.name, names.COMPONENT_SCHEDULING)
-    return meta
 
 
 def join_workload_gang(template: dict[str, Any], plan: JobPlan, options: Options) -> None:

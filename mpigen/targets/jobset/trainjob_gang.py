@@ -1,0 +1,74 @@
+"""A TrainJob under `--gang-scheduler kubernetes`: Kubernetes 1.37's own Workload and PodGroup
+(mpigen.targets.shared.workload) over the pods of the JobSet's replicated jobs that start at once.
+
+As for an MPIJob on the jobset target, a replicated job that `dependsOn` another (Trainer's MPI launcher
+waiting for its nodes) is created only once those run: its pods stay out of the gang, which would
+otherwise never be complete. `minCount` is the pods of the others (Trainer v2.0.0's coscheduling plugin
+counts every pod, having no such order to honour). A runtime that asks for coscheduling
+(`podGroupPolicy`) would put the pods in two gangs: refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mpigen import names
+from mpigen.errors import Issue
+from mpigen.options import Options
+from mpigen.plan import TrainPlan
+from mpigen.targets.shared.workload import (
+    ENABLE,
+    NativeGang,
+    build_gang_objects,
+    used,
+    workload_option_issues,
+)
+
+
+def native_gang(plan: TrainPlan, counts: list[int]) -> NativeGang:
+    """The replicated jobs that start at once, and their pods (`counts`: each job's, in order)."""
+    jobs = plan.jobset_spec.get("replicatedJobs") or []
+    starting = [
+        (job["name"], count) for job, count in zip(jobs, counts, strict=True) if not job.get("dependsOn")
+    ]
+    template = "-".join(name for name, _ in starting)  # the jobs' names (DNS labels), as one if it fits
+    return NativeGang(
+        template if len(template) <= 63 else "gang",
+        sum(count for _, count in starting),
+        tuple(name for name, _ in starting),
+    )
+
+
+def check(plan: TrainPlan, options: Options) -> list[Issue]:
+    if not used(options):
+        return []
+    issues = workload_option_issues(options, gangs=True)
+    if plan.schedule_timeout_seconds is not None:
+        message = "--gang-scheduler kubernetes with a runtime that asks for coscheduling (podGroupPolicy): the pods would be in two gangs of two schedulers; drop one"
+        issues.append(Issue(("spec", "runtimeRef"), message))
+    return issues
+
+
+def build(
+    plan: TrainPlan, options: Options, counts: list[int], jobset: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The Workload and PodGroup, and `jobset`'s pod templates of the gang pointed at the PodGroup."""
+    if not used(options):
+        return []
+    gang = native_gang(plan, counts)
+    for job in jobset["spec"].get("replicatedJobs") or []:
+        if job["name"] in gang.roles:
+            pod = job["template"]["spec"]["template"]["spec"]
+            pod["schedulingGroup"] = {"podGroupName": names.pod_group(plan.name)}
+            if options.scheduler_name:
+                pod["schedulerName"] = options.scheduler_name
+    labels = {
+        **names.standard_labels(plan.name, names.COMPONENT_SCHEDULING),
+        "app.kubernetes.io/name": names.TRAINJOB_APP_NAME,
+    }
+    return build_gang_objects(plan.name, plan.namespace, labels, gang, None)
+
+
+def warnings(options: Options) -> list[Issue]:
+    """What the cluster must enable (said once per render, as for an MPIJob)."""
+    return [Issue((), ENABLE, "warning")] if used(options) else []
