@@ -34,6 +34,7 @@ from mpigen.errors import Issue
 from mpigen.options import KUBERNETES, Options
 from mpigen.plan import JobPlan
 from mpigen.records import Record
+from mpigen.targets import native_gang
 
 SCHEDULING_API = "scheduling.k8s.io/v1beta1"
 DEFAULT_QUEUE = (
@@ -145,6 +146,12 @@ def workload_warnings(plan: JobPlan, options: Options) -> list[Issue]:
         )
         if value
     ]
+    roles = native_gang(options.target, plan).roles
+    for role, template in (("launcher", plan.launcher_template), ("worker", plan.worker_template)):
+        own = (template.get("spec") or {}).get("schedulingGroup")
+        if role in roles and own and own != {"podGroupName": names.pod_group(plan.name)}:
+            message = f"the {role} template's schedulingGroup is replaced by the job's PodGroup \"{names.pod_group(plan.name)}\""
+            found.append(Issue(plan.template_paths[role] + ("spec", "schedulingGroup"), message, "warning"))
     if unused and path is not None:
         message = f"ignored with --gang-scheduler kubernetes: {', '.join(unused)} (Kubernetes' PodGroup has no such field)"
         found.append(Issue(path, message, "warning"))

@@ -133,3 +133,14 @@ def test_each_rule_is_checked(kind: str, field: tuple[Any, ...], value: Any, mes
     node[field[-1]] = value
     (issue,) = scheduling_issues(obj)
     assert issue.path == field[: len(issue.path)] and message in issue.message
+
+
+def test_a_templates_own_scheduling_group_is_replaced_with_a_warning() -> None:
+    worker = {
+        "spec": {"containers": [{"name": "w", "image": "x"}], "schedulingGroup": {"podGroupName": "mine"}}
+    }
+    compilation = mpigen.compile_job(make_job(V2BETA1, worker=worker), GANG)
+    (workers,) = by_kind(compilation.objects, "StatefulSet")
+    assert workers["spec"]["template"]["spec"]["schedulingGroup"] == {"podGroupName": "pi"}
+    (replaced,) = [issue for issue in compilation.warnings if issue.path[-1:] == ("schedulingGroup",)]
+    assert replaced.path == ("spec", "mpiReplicaSpecs", "Worker", "template", "spec", "schedulingGroup")
