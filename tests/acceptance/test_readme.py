@@ -24,6 +24,8 @@ RESOURCE = {
     ("batch", "Job"): "all",
     ("scheduling.volcano.sh", "PodGroup"): "podgroups.scheduling.volcano.sh",
     ("scheduling.x-k8s.io", "PodGroup"): "podgroups.scheduling.x-k8s.io",
+    ("scheduling.k8s.io", "Workload"): "workloads.scheduling.k8s.io",
+    ("scheduling.k8s.io", "PodGroup"): "podgroups.scheduling.k8s.io",
     ("jobset.x-k8s.io", "JobSet"): "jobsets.jobset.x-k8s.io",
     ("batch.volcano.sh", "Job"): "jobs.batch.volcano.sh",
 }
