@@ -4,7 +4,9 @@ the GenericWorkload gate and `scheduling.k8s.io/v1beta1` on, and kwok fake nodes
 
 - A job of N pods on nodes with room for fewer than N: no pod is bound; nodes added: all N are bound.
   A second job that fits runs while the first waits. The same job without the option binds what fits, one
-  pod at a time (the difference the option makes).
+  pod at a time (the difference the option makes). On the jobset target (the JobSet controller v0.12 started
+  on demand, `gang_jobset`): the workers are bound together or not at all, then the launcher, outside the
+  gang, is created (dependsOn) and bound.
 - Every golden case with the option is accepted by the server (`kubectl apply --dry-run=server`).
 - mpigen's offline rules of Workload and PodGroup (mpigen.checks.workload) against the server's verdicts
   on objects broken one rule at a time.
@@ -149,6 +151,44 @@ def test_a_gang_is_bound_whole_or_not_at_all(gang_cluster: Cluster) -> None:
     cluster.wait_for(
         "the big gang bound", lambda: len(bound(pods(cluster, namespace, "big"))) == 4, timeout=90
     )
+
+
+@pytest.fixture(scope="module")
+def gang_jobset(gang_cluster: Cluster) -> Cluster:
+    """`gang_cluster` with the JobSet controller v0.12 and its webhooks (its CRD is there already)."""
+    if "jobset" not in gang_cluster.processes:
+        server = jobset.start_jobset(gang_cluster, gotools.require("jobset"))
+        module, kustomize = gotools.require_module("jobset"), gotools.require("kustomize")
+        jobset.register_webhooks(gang_cluster, "jobset", server, module, kustomize)
+    return gang_cluster
+
+
+def test_the_jobset_target_gangs_the_workers_and_then_starts_the_launcher(gang_jobset: Cluster) -> None:
+    """The workers are bound together or not at all; the launcher, outside the gang, is created once they
+    are Ready (dependsOn) and bound on its own."""
+    cluster = gang_jobset
+    namespace = cluster.create_namespace("gang-jobset")
+    add_nodes(cluster, "jobset", 0, 2)  # room for 2 of the 3 workers
+    options = mpigen.Options(
+        namespace=namespace, ssh_secret="keys", gang_scheduler="kubernetes", target="jobset"
+    )
+    cluster.kubectl("apply", "-f", "-", input=to_yaml(mpigen.compile(mpi_job("js", 3, "jobset"), options)))
+    waiting = wait_tried(cluster, namespace, "js", 3)
+    assert bound(waiting) == []
+    assert all(pod["metadata"]["labels"]["app.kubernetes.io/component"] == "worker" for pod in waiting)
+    add_nodes(cluster, "jobset", 2, 2)  # room for the 3 workers and then the launcher
+
+    def all_bound() -> bool:
+        found = pods(cluster, namespace, "js")
+        return len(found) == 4 and len(bound(found)) == 4
+
+    cluster.wait_for("the workers, then the launcher, bound", all_bound, timeout=120)
+    (launcher,) = [
+        p
+        for p in pods(cluster, namespace, "js")
+        if p["metadata"]["labels"]["app.kubernetes.io/component"] == "launcher"
+    ]
+    assert "schedulingGroup" not in launcher["spec"]
 
 
 def test_without_the_option_pods_are_bound_one_by_one(gang_cluster: Cluster) -> None:
