@@ -322,3 +322,30 @@ def test_a_cluster_without_the_gate_serves_no_workload_and_drops_scheduling_grou
     created = cluster.kubectl("apply", "-o", "json", "-f", "-", input=to_yaml([workers]))
     assert "schedulingGroup" not in json.loads(created.stdout)["spec"]["template"]["spec"]
     assert created.stderr == "", "the API server drops the field without a warning"
+
+
+@pytest.mark.parametrize("group", [{"podGroupName": "Not_A_Name"}, {"podGroupName": "ok.name"}, {}])
+def test_a_pod_templates_scheduling_group_is_judged_as_the_server_does(
+    gang_cluster: Cluster, group: Obj
+) -> None:
+    """mpigen's pod rule (mpigen.checks.pod.spec) on a template's own schedulingGroup, against a gated
+    API server's verdict on a pod with it."""
+    mpijob = job("v2beta1", "own-group", workers=1)
+    mpijob["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]["schedulingGroup"] = group
+    try:
+        mpigen.compile(mpijob, mpigen.Options(ssh_secret="keys"))
+        offline = True
+    except mpigen.CompileError as error:
+        assert "schedulingGroup" in str(error)
+        offline = False
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "own-group"},
+        "spec": {"containers": [{"name": "c", "image": "x"}], "schedulingGroup": group},
+    }
+    namespace = gang_cluster.create_namespace("pod-group")
+    done = gang_cluster.kubectl(
+        "create", "--dry-run=server", "-n", namespace, "-f", "-", input=json.dumps(pod), check=False
+    )
+    assert (done.returncode == 0) == offline, done.stderr
