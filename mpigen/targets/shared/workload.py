@@ -37,9 +37,8 @@ from mpigen.records import Record
 from mpigen.targets import native_gang
 
 SCHEDULING_API = "scheduling.k8s.io/v1beta1"
-DEFAULT_QUEUE = (
-    "default"  # the queue kubeflow.org/v1 fills in (mpigen.inputs.v1_plan), not written by the user
-)
+# The queue kubeflow.org/v1 fills in (mpigen.inputs.v1_plan), not one the user wrote.
+DEFAULT_QUEUE = "default"
 # The first Kubernetes minor that serves scheduling.k8s.io/v1beta1 Workload and PodGroup and the pod's
 # spec.schedulingGroup (v1.35 and v1.36 served v1alpha1/v1alpha2 with another pod field, workloadRef).
 FIRST_KUBE_VERSION = (1, 37)
@@ -83,11 +82,14 @@ def build_gang_objects(
     }
     if priority_class:
         group["priorityClassName"] = priority_class
+    # --topology plugs in here (after the topology branch): `group["schedulingConstraints"] = {"topology":
+    # [{"key": <label>}]}` (one constraint at most, k8s.io/api v0.37.2 PodGroupSchedulingConstraints),
+    # which then lands on both the template and the PodGroup, and a warning naming the alpha gate
+    # TopologyAwareWorkloadScheduling (its tag `+k8s:ifDisabled(...)=+k8s:forbidden` forbids the field without it).
     name = names.pod_group(job)
     meta: dict[str, Any] = {"name": name}
     if namespace is not None:
         meta["namespace"] = namespace
-    meta["labels"] = labels
     return [
         {
             "apiVersion": SCHEDULING_API,
