@@ -144,3 +144,10 @@ def test_a_templates_own_scheduling_group_is_replaced_with_a_warning() -> None:
     assert workers["spec"]["template"]["spec"]["schedulingGroup"] == {"podGroupName": "pi"}
     (replaced,) = [issue for issue in compilation.warnings if issue.path[-1:] == ("schedulingGroup",)]
     assert replaced.path == ("spec", "mpiReplicaSpecs", "Worker", "template", "spec", "schedulingGroup")
+
+
+def test_scheduler_name_picks_a_profile_of_the_joined_pods() -> None:
+    objects = mpigen.compile(make_job(V2BETA1), GANG.replace(target="jobset", scheduler_name="gangs"))
+    specs = pod_specs(objects)
+    assert specs["pi-worker"]["schedulerName"] == "gangs"
+    assert "schedulerName" not in specs["pi-launcher"]
