@@ -4,7 +4,7 @@ the GenericWorkload gate and `scheduling.k8s.io/v1beta1` on, and kwok fake nodes
 
 - A job of N pods on nodes with room for fewer than N: no pod is bound; nodes added: all N are bound.
   A second job that fits runs while the first waits. The same job without the option binds what fits, one
-  pod at a time (the difference the option makes). On the jobset target (the JobSet controller v0.12 started
+  pod at a time (the difference the option makes). A launcher retried after the gang was placed is bound. On the jobset target (the JobSet controller v0.12 started
   on demand, `gang_jobset`): the workers are bound together or not at all, then the launcher, outside the
   gang, is created (dependsOn) and bound.
 - Every golden case with the option is accepted by the server (`kubectl apply --dry-run=server`).
@@ -189,6 +189,30 @@ def test_the_jobset_target_gangs_the_workers_and_then_starts_the_launcher(gang_j
         if p["metadata"]["labels"]["app.kubernetes.io/component"] == "launcher"
     ]
     assert "schedulingGroup" not in launcher["spec"]
+
+
+def test_a_launcher_retried_after_the_gang_was_placed_is_bound(gang_cluster: Cluster) -> None:
+    """The launcher Job retries in a new pod of the same PodGroup; the workers are still bound, so the group
+    counts enough pods and the newcomer is placed alone (no deadlock on a retry)."""
+    cluster = gang_cluster
+    namespace = cluster.create_namespace("gang-retry")
+    add_nodes(cluster, "retry", 0, 3)
+    apply(cluster, mpi_job("retry", 2, "retry"), namespace, gang=True)
+    cluster.wait_for("the gang bound", lambda: len(bound(pods(cluster, namespace, "retry"))) == 3, timeout=90)
+    (first,) = [
+        p for p in pods(cluster, namespace, "retry") if p["metadata"]["name"].startswith("retry-launcher")
+    ]
+    controlplane.end_pod(cluster, namespace, first["metadata"]["name"], "Failed")
+
+    def retried() -> bool:
+        found = [
+            p for p in pods(cluster, namespace, "retry") if p["metadata"]["name"].startswith("retry-launcher")
+        ]
+        return any(
+            p["metadata"]["name"] != first["metadata"]["name"] and p["spec"].get("nodeName") for p in found
+        )
+
+    cluster.wait_for("the retried launcher bound", retried, timeout=90)
 
 
 def test_without_the_option_pods_are_bound_one_by_one(gang_cluster: Cluster) -> None:
