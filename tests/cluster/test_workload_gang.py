@@ -227,8 +227,9 @@ def test_without_the_option_pods_are_bound_one_by_one(gang_cluster: Cluster) -> 
 
 
 @pytest.mark.parametrize("case", GANG_GOLDEN)
-def test_golden_cases_are_accepted_by_the_server(gang_cluster: Cluster, case: str) -> None:
-    cluster = gang_cluster
+def test_golden_cases_are_accepted_by_the_server(gang_jobset: Cluster, case: str) -> None:
+    """With JobSet's webhooks, which judge the jobset target's and the TrainJobs' JobSets."""
+    cluster = gang_jobset
     text = (ROOT / "golden" / case / "expected.yaml").read_text()
     objects = [obj for obj in mpigen_yaml(text) if obj]
     named = {obj["metadata"].get("namespace") for obj in objects} - {None}
