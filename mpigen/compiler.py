@@ -16,6 +16,7 @@ from mpigen.inputs.shared import name_of
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 from mpigen.targets import gangs_natively, target
+from mpigen.targets.shared.workload import workload_option_issues
 
 if TYPE_CHECKING:
     from mpigen.inputs.trainjob import Runtimes
@@ -62,19 +63,11 @@ def plan_job(job: object, options: Options) -> tuple[JobPlan, Options]:
         exc.issues[:0] = option_issues
         raise
     run = target(options.target)
-    issues = option_issues + _gang_issues(options, gangs_natively(run)) + run.check(plan)
+    issues = option_issues + workload_option_issues(options, gangs_natively(run)) + run.check(plan)
     issues += [] if issues else run.check_sizes(plan, options)
     if issues:
         raise CompileError(issues, name=plan.name)
     return plan, options
-
-
-def _gang_issues(options: Options, gangs: bool) -> list[Issue]:
-    if options.gang_scheduler != "kubernetes":
-        return []  # the module below is not imported for a job that does not ask for it
-    from mpigen.targets.shared.workload import workload_option_issues
-
-    return workload_option_issues(options, gangs)
 
 
 def _unsupported(job: dict[str, Any]) -> Issue:
