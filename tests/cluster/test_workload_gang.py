@@ -4,7 +4,8 @@ the GenericWorkload gate and `scheduling.k8s.io/v1beta1` on, and kwok fake nodes
 
 - A job of N pods on nodes with room for fewer than N: no pod is bound; nodes added: all N are bound.
   A second job that fits runs while the first waits. The same job without the option binds what fits, one
-  pod at a time (the difference the option makes). A launcher retried after the gang was placed is bound. On the jobset target (the JobSet controller v0.12 started
+  pod at a time (the difference the option makes). A launcher retried after the gang was placed is bound.
+  A deleted PodGroup stays (its finalizer) until its pods are gone. On the jobset target (the JobSet controller v0.12 started
   on demand, `gang_jobset`): the workers are bound together or not at all, then the launcher, outside the
   gang, is created (dependsOn) and bound.
 - Every golden case with the option is accepted by the server (`kubectl apply --dry-run=server`).
@@ -213,6 +214,33 @@ def test_a_launcher_retried_after_the_gang_was_placed_is_bound(gang_cluster: Clu
         )
 
     cluster.wait_for("the retried launcher bound", retried, timeout=90)
+
+
+def test_a_deleted_pod_group_stays_until_its_pods_are_gone(gang_cluster: Cluster) -> None:
+    """The PodGroupProtection finalizer: `kubectl delete -f` of a running job's objects leaves the PodGroup
+    Terminating while its pods run, and the podgroup-protection-controller lets it go after them."""
+    cluster = gang_cluster
+    namespace = cluster.create_namespace("gang-delete")
+    add_nodes(cluster, "delete", 0, 2)
+    apply(cluster, mpi_job("gone", 1, "delete"), namespace, gang=True)
+    cluster.wait_for("the gang bound", lambda: len(bound(pods(cluster, namespace, "gone"))) == 2, timeout=90)
+    cluster.kubectl("delete", "podgroup.scheduling.k8s.io", "gone", "-n", namespace, "--wait=false")
+    group = cluster.get("podgroup.scheduling.k8s.io", "gone", "-n", namespace)
+    assert group["metadata"].get("deletionTimestamp"), "deleted while its pods run: Terminating"
+    cluster.kubectl(
+        "delete", "statefulset,job", "--all", "-n", namespace, "--cascade=foreground", "--wait=false"
+    )
+
+    def gone() -> bool:
+        listed = cluster.kubectl("get", "podgroup.scheduling.k8s.io", "-n", namespace, "-o", "name").stdout
+        return listed.strip() == ""
+
+    cluster.wait_for("the PodGroup gone after its pods", gone, timeout=90)
+    left = pods(cluster, namespace, "gone")
+    assert all(
+        p["metadata"].get("deletionTimestamp") or p["status"].get("phase") in ("Succeeded", "Failed")
+        for p in left
+    )
 
 
 def test_without_the_option_pods_are_bound_one_by_one(gang_cluster: Cluster) -> None:
