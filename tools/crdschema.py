@@ -70,13 +70,13 @@ def _jobset(spec: dict[str, Any]) -> None:
     replicated["template"] = {"$ref": DEFINITIONS + "io.k8s.api.batch.v1.JobTemplateSpec"}
 
 
-# pkg/webhooks/admission/jobs/validate/util.go policyEventMap / policyActionMap (the allowed ones).
+# Volcano v1.14.1 pkg/webhooks/admission/jobs/validate/util.go: policyEventMap / policyActionMap (the ones
+# marked true; PodRunning, OutOfSync, CommandIssued and the queue actions are refused).
 VOLCANO_EVENTS = [
     "*",
-    "PodPending",
-    "PodRunning",
     "PodFailed",
     "PodEvicted",
+    "PodPending",
     "Unknown",
     "TaskCompleted",
     "TaskFailed",
@@ -87,6 +87,7 @@ VOLCANO_ACTIONS = [
     "RestartJob",
     "RestartTask",
     "RestartPod",
+    "RestartPartition",
     "TerminateJob",
     "CompleteJob",
     "ResumeJob",
