@@ -71,7 +71,9 @@ def _jobset(spec: dict[str, Any]) -> None:
 
 
 # Volcano v1.14.1 pkg/webhooks/admission/jobs/validate/util.go: policyEventMap / policyActionMap (the ones
-# marked true; PodRunning, OutOfSync, CommandIssued and the queue actions are refused).
+# marked true; PodRunning, OutOfSync, CommandIssued and the queue actions are refused), less what its
+# chart's job-validation-policy refuses (installer/helm/chart/volcano/policy/jobs-validating.yaml
+# validActions: no RestartPartition).
 VOLCANO_EVENTS = [
     "*",
     "PodFailed",
@@ -87,7 +89,6 @@ VOLCANO_ACTIONS = [
     "RestartJob",
     "RestartTask",
     "RestartPod",
-    "RestartPartition",
     "TerminateJob",
     "CompleteJob",
     "ResumeJob",
