@@ -249,18 +249,6 @@ def webhook_configurations(port: int, ca: bytes) -> list[dict[str, Any]]:
     return out
 
 
-# Volcano v1.14 moved the Job checks of single values (gang no larger than the job, task names, policy events,
-# ...) out of jobs/validate into a ValidatingAdmissionPolicy its chart installs with `custom.vap_enable`
-# (off by default): the policy and its binding, from the module.
-JOB_POLICY = "installer/helm/chart/volcano/policy/jobs-validating.yaml"
-
-
-def job_validation_policy() -> list[dict[str, Any]]:
-    """Volcano's `job-validation-policy` and its binding, as the chart installs them."""
-    text = (gotools.module_dir(TOOL) / JOB_POLICY).read_text()
-    return [doc for doc in yaml.safe_load_all(text) if doc]
-
-
 def start_webhooks(cluster: controlplane.Cluster, binary: str) -> list[dict[str, Any]]:
     """Run vc-webhook-manager's Job webhooks (mutate, validate) on a cluster `start` made: a serving
     certificate for 127.0.0.1 signed by the control plane's CA, the two configurations; returns them (a
