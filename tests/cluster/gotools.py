@@ -10,6 +10,8 @@ wrapper module (`go.mod` requiring the tool's module), so a tool whose own go.mo
 directives (etcd, Kubernetes) builds as `go install` would refuse to. Kubernetes publishes
 `k8s.io/kubernetes` with its staging modules replaced by local paths and required at v0.0.0; the wrapper
 maps every one of them to its published v0.x.y and stamps the version into the binaries with -ldflags.
+A tool's `replaces` add directives of its own (Volcano: `volcano.sh/apis`, which its go.mod takes from a
+nested module that the proxy's zip leaves out, from the proxy at the version with the same source).
 
 Go programs kept in this repository (LOCAL_TOOLS: a directory with go.mod, go.sum and main.go, e.g.
 tests/goyaml, tests/oracles/trainer) are built the same way into `<tool>-<hash>/bin`, keyed by a hash of
