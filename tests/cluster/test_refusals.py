@@ -15,6 +15,8 @@ import pytest
 from controlplane import Cluster
 from mpijobs import compiled, find, job, manifest
 
+import mpigen
+
 ROOT = Path(__file__).resolve().parents[2]
 Obj = dict[str, Any]
 
@@ -83,6 +85,15 @@ def zero_workers(objects: list[Obj]) -> list[Obj]:
     return objects
 
 
+def volcano_scheduling_names(objects: list[Obj]) -> list[Obj]:
+    """The volcano target's Job with the golden case's queue and priority class (Volcano v1.14's Job CRD:
+    DNS-1123 subdomains); the CRD is on the `cluster` control plane (conftest.py)."""
+    rendered = mpigen.compile(job("v2beta1", "base"), mpigen.Options(target="volcano"))
+    vcjob = copy.deepcopy(find(rendered, "Job"))
+    vcjob["spec"].update(queue="Team_A", priorityClassName="High-Priority")
+    return [*objects, vcjob]
+
+
 # golden case -> (the objects its job would have given, whether the API server refuses them)
 CASES: dict[str, tuple[Callable[[list[Obj]], list[Obj]], bool]] = {
     "error-name-invalid": (renamed("Bad_Name"), True),
@@ -106,6 +117,7 @@ CASES: dict[str, tuple[Callable[[list[Obj]], list[Obj]], bool]] = {
         ),
         True,
     ),
+    "volcano-error-scheduling-names": (volcano_scheduling_names, True),
     # The launcher Job's pods get its name as a label (job-name), at most 63 characters.
     "error-name-too-long": (renamed("a-very-long-job-name-that-is-fine-alone-but-not-derived"), True),
     # Stricter than the API server: it takes these objects.

@@ -1,5 +1,5 @@
-"""Volcano v1.10.0's own admission webhooks (vc-webhook-manager, built by the suite from volcano.sh/volcano
-v1.10.0: jobs/mutate and jobs/validate) as a judge of the volcano target, on the `volcano_cluster`.
+"""Volcano v1.14.1's own admission webhooks (vc-webhook-manager, built by the suite from volcano.sh/volcano
+v1.14.1: jobs/mutate and jobs/validate) as a judge of the volcano target, on the `volcano_cluster`.
 
 - The mutating webhook changes nothing mpigen renders: every volcano golden case's Job, created with a
   server-side dry run (mutating, then validating webhooks, then the CRD's schema), comes back with the very

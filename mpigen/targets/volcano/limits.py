@@ -61,15 +61,16 @@ def added(plan: JobPlan) -> Added:
 
 
 def check_plan_fits(plan: JobPlan) -> list[Issue]:
-    """What a Volcano v1.10 Job cannot express, and the pod names Volcano derives (hostnames, at most 63)."""
+    """What a Volcano v1.14 Job cannot express, and the pod names Volcano derives (hostnames, at most 63)."""
     issues = []
     if plan.suspend:
-        message = "a Volcano Job cannot be created suspended (Volcano v1.10 has no suspend field); remove it or use --target operator"
+        message = "a Volcano Job cannot be created suspended (Volcano v1.14 has no suspend field); remove it or use --target operator"
         issues.append(Issue(("spec", "runPolicy", "suspend"), message))
     wanted = plan.scheduling.min_available
     if wanted is not None and wanted < 1 and plan.scheduling.written_at is not None:
         message = f"must be at least 1 with --target volcano: the launcher is always a member of the gang (got {wanted})"
         issues.append(Issue((*plan.scheduling.written_at, "minAvailable"), message))
+    issues += _check_scheduling_names(plan)
     longest = max(
         [
             task_pod(plan.name, LAUNCHER_TASK, 0),
@@ -85,6 +86,18 @@ def check_plan_fits(plan: JobPlan) -> list[Issue]:
         )
         issues.append(Issue(("metadata", "name"), message))
     return issues
+
+
+def _check_scheduling_names(plan: JobPlan) -> list[Issue]:
+    """The queue and priority class as the Job's `queue` and `priorityClassName`: DNS-1123 subdomains, as
+    Volcano v1.14's Job CRD requires (`config/crd/volcano/bases/batch.volcano.sh_jobs.yaml`)."""
+    at = plan.scheduling.written_at
+    found = []
+    for key, value in (("queue", plan.scheduling.queue), ("priorityClass", plan.scheduling.priority_class)):
+        if at is not None and value is not None and not names.is_dns1123_subdomain(value):
+            message = f"must be a DNS-1123 subdomain (lower-case letters, digits, '-' and '.', at most {names.DNS1123_SUBDOMAIN_MAX} characters) for a Volcano Job, got {value!r}"
+            found.append(Issue((*at, key), message))
+    return found
 
 
 def check_options(plan: JobPlan, options: Options) -> list[Issue]:
