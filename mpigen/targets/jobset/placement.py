@@ -46,9 +46,10 @@ GROUP = "mpi-job"
 _INT32_MAX = 2**31 - 1
 
 
-def placement_annotations(plan: JobPlan, options: Options, role: str) -> dict[str, str]:
-    """What mpigen adds to the `role` ("launcher", "worker") template's annotations."""
-    wanted = placement(options.topology)
+def kueue_annotations(topology: str | None, role: str, grouped: bool) -> dict[str, str]:
+    """What mpigen adds to the `role` ("launcher", "worker") template's annotations; `grouped`: the job
+    has both pod sets."""
+    wanted = placement(topology)
     if wanted is None:
         return {}
     if wanted.mode == SLICE:
@@ -56,19 +57,72 @@ def placement_annotations(plan: JobPlan, options: Options, role: str) -> dict[st
             return {}
         return {SLICE_TOPOLOGY: wanted.key, SLICE_SIZE: str(wanted.size)}
     found = {REQUIRED_TOPOLOGY if wanted.mode == REQUIRED else PREFERRED_TOPOLOGY: wanted.key}
-    if plan.workers > 0:
+    if grouped:
         found[GROUP_NAME] = GROUP
         if role == names.ROLE_WORKER:
             found[POD_INDEX_OFFSET] = "-1"
     return found
 
 
+def placement_annotations(plan: JobPlan, options: Options, role: str) -> dict[str, str]:
+    return kueue_annotations(options.topology, role, plan.workers > 0)
+
+
 def annotate(template: dict[str, Any], plan: JobPlan, options: Options, role: str) -> None:
     """Add the role's placement annotations to `template` (a fresh copy of the input's)."""
-    added = placement_annotations(plan, options, role)
+    _add(template, placement_annotations(plan, options, role))
+
+
+def _add(template: dict[str, Any], added: dict[str, str]) -> None:
     if added:
         meta = template.setdefault("metadata", {})
         meta["annotations"] = {**(meta.get("annotations") or {}), **added}
+
+
+# A TrainJob's MPI runtime: the replicated job `launcher` and the ranks' `node` (Trainer v2 pkg/constants).
+_TRAINJOB_ROLES = {names.LAUNCHER_RJOB: names.ROLE_LAUNCHER, names.NODE_RJOB: names.ROLE_WORKER}
+
+
+def _trainjob_sets(spec: dict[str, Any]) -> list[tuple[dict[str, Any], str, int]]:
+    """(pod template, role, pods) of each replicated job of a TrainJob's JobSet spec that has a role."""
+    found = []
+    for job in spec.get("replicatedJobs") or []:
+        role = _TRAINJOB_ROLES.get(job.get("name"))
+        job_spec = job["template"]["spec"]
+        if role is not None and job_spec.get("parallelism"):
+            found.append(
+                (job_spec["template"], role, int(job_spec["parallelism"]) * int(job.get("replicas", 1)))
+            )
+    return found
+
+
+def place_trainjob(spec: dict[str, Any], options: Options) -> None:
+    """A TrainJob's JobSet spec with the Kueue annotations (with `--queue`), as an MPIJob's."""
+    if options.queue is None:
+        return
+    sets = _trainjob_sets(spec)
+    for template, role, _ in sets:
+        _add(template, kueue_annotations(options.topology, role, len(sets) == 2))
+
+
+def check_trainjob(spec: dict[str, Any], options: Options) -> list[Issue]:
+    """Kueue's refusals of a TrainJob's JobSet spec (already placed), when Kueue reads it."""
+    if options.queue is None:
+        return []
+    sets = {
+        role: (dict((template.get("metadata") or {}).get("annotations") or {}), count)
+        for template, role, count in _trainjob_sets(spec)
+    }
+    found = [
+        (role, key, problem)
+        for role, (asked, count) in sets.items()
+        for key, problem in _request_problems(asked, count)
+    ]
+    found += [(role, GROUP_NAME, problem) for role, problem in _group_problems(sets)]
+    return [
+        Issue((), f"Kueue would refuse the {role}'s pod template: {key} {problem}")
+        for role, key, problem in found
+    ]
 
 
 def _own_annotations(plan: JobPlan, role: str) -> dict[str, Any]:
