@@ -129,10 +129,10 @@ TOOLS: dict[str, Tool] = {
     ),
     "kueue": Tool(
         "sigs.k8s.io/kueue",
-        "v0.17.0",
+        "v0.19.2",
         ("sigs.k8s.io/kueue/cmd/kueue",),
         ("kueue",),
-        ldflags=("-X sigs.k8s.io/kueue/pkg/version.GitVersion=v0.17.0",),
+        ldflags=("-X sigs.k8s.io/kueue/pkg/version.GitVersion=v0.19.2",),
     ),
     # Only v1.10.0 is on the proxy. Its go.mod pins k8s.io/* to v0.30.2 (and runc, grpc) by `replace`.
     # The CRDs are read from the same module in the module cache (volcano.py, module_dir).
