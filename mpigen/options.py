@@ -285,10 +285,6 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         "Keep the job's pods together by a node label, in the scheduler's own words (docs/placement.md): required:KEY, every pod (launcher and workers) in one domain of the label or none starts; preferred:KEY, as few domains as possible; slice:KEY:SIZE, groups of SIZE consecutive worker ranks per domain (jobset target only). Operator target: pod affinity (kube-scheduler); jobset target, with --queue: Kueue topology-aware scheduling; volcano target: the Job's networkTopology over HyperNodes whose tier name is KEY.",
         "Placement by a node label: required:KEY, preferred:KEY or slice:KEY:SIZE.",
         metavar="MODE:KEY",
-        # Only Kueue reads the jobset target's placement; the operator and volcano targets' schedulers
-        # read their own words without a queue.
-        needs="queue",
-        implied_on=("operator", "volcano"),
     ),
 )
 

@@ -44,6 +44,11 @@ POD_INDEX_OFFSET = _KUEUE + "pod-index-offset"
 # The group of the launcher's and the workers' pod sets (any name that is not a number).
 GROUP = "mpi-job"
 _INT32_MAX = 2**31 - 1
+# Only Kueue reads the annotations on this target: without a queue they would be written for nobody.
+_WITHOUT_QUEUE = Issue(
+    (),
+    "--topology (mpigen.dev/topology) on the jobset target needs --queue (mpigen.dev/queue): Kueue's topology-aware scheduling places a JobSet's pods, and only a queued JobSet is Kueue's",
+)
 
 
 def kueue_annotations(topology: str | None, role: str, grouped: bool) -> dict[str, str]:
@@ -65,6 +70,8 @@ def kueue_annotations(topology: str | None, role: str, grouped: bool) -> dict[st
 
 
 def placement_annotations(plan: JobPlan, options: Options, role: str) -> dict[str, str]:
+    if options.queue is None:
+        return {}
     return kueue_annotations(options.topology, role, plan.workers > 0)
 
 
@@ -108,7 +115,7 @@ def place_trainjob(spec: dict[str, Any], options: Options) -> None:
 def check_trainjob(spec: dict[str, Any], options: Options) -> list[Issue]:
     """Kueue's refusals of a TrainJob's JobSet spec (already placed), when Kueue reads it."""
     if options.queue is None:
-        return []
+        return [_WITHOUT_QUEUE] if options.topology is not None else []
     sets = {
         role: (dict((template.get("metadata") or {}).get("annotations") or {}), count)
         for template, role, count in _trainjob_sets(spec)
@@ -189,9 +196,9 @@ def _group_problems(sets: dict[str, tuple[dict[str, Any], int]]) -> list[tuple[s
 
 def check_placement(plan: JobPlan, options: Options) -> list[Issue]:
     """Kueue's refusals of the templates' topology annotations, when Kueue reads them (`--queue`)."""
-    if options.queue is None:
-        return []
     wanted = placement(options.topology)
+    if options.queue is None:
+        return [_WITHOUT_QUEUE] if wanted is not None else []
     if wanted is not None and wanted.mode == SLICE and plan.workers == 0:
         return [Issue((), f"--topology (mpigen.dev/topology) {wanted}: the job has no workers to slice")]
     roles = [names.ROLE_WORKER, names.ROLE_LAUNCHER] if plan.workers else [names.ROLE_LAUNCHER]
