@@ -253,7 +253,7 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         "target",
         "target",
         "choice",
-        "What the job becomes in the cluster: operator, the objects the mpi-operator would create plus what runs them without it; volcano, one Volcano batch.volcano.sh/v1alpha1 Job (Volcano v1.10); jobset, one JobSet (jobset.x-k8s.io/v1alpha2: the JobSet controller v0.12 or newer, installed with Kubeflow Trainer v2).",
+        "What the job becomes in the cluster: operator, the objects the mpi-operator would create plus what runs them without it; volcano, one Volcano batch.volcano.sh/v1alpha1 Job (Volcano v1.14); jobset, one JobSet (jobset.x-k8s.io/v1alpha2: the JobSet controller v0.12 or newer, installed with Kubeflow Trainer v2).",
         "What the job becomes in the cluster (default: operator).",
         choices=tuple(TARGETS),
     ),

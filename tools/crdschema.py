@@ -70,13 +70,15 @@ def _jobset(spec: dict[str, Any]) -> None:
     replicated["template"] = {"$ref": DEFINITIONS + "io.k8s.api.batch.v1.JobTemplateSpec"}
 
 
-# pkg/webhooks/admission/jobs/validate/util.go policyEventMap / policyActionMap (the allowed ones).
+# Volcano v1.14.1 pkg/webhooks/admission/jobs/validate/util.go: policyEventMap / policyActionMap (the ones
+# marked true; PodRunning, OutOfSync, CommandIssued and the queue actions are refused), less what its
+# chart's job-validation-policy refuses (installer/helm/chart/volcano/policy/jobs-validating.yaml
+# validActions: no RestartPartition).
 VOLCANO_EVENTS = [
     "*",
-    "PodPending",
-    "PodRunning",
     "PodFailed",
     "PodEvicted",
+    "PodPending",
     "Unknown",
     "TaskCompleted",
     "TaskFailed",

@@ -64,7 +64,7 @@ def _install_crds(cluster: controlplane.Cluster) -> None:
 
 
 def _install_volcano_job_crd(cluster: controlplane.Cluster) -> None:
-    """Volcano v1.10.0's own Job CRD, from the module (the volcano target's output), beside mpigen's
+    """Volcano v1.14.1's own Job CRD, from the module (the volcano target's output), beside mpigen's
     PodGroup CRDs; server-side, as its 210 kB would pass client-side apply's annotation limit."""
     gotools.require_module(volcano.TOOL)
     (crd,) = [crd for crd in volcano.crds() if crd["metadata"]["name"] == "jobs.batch.volcano.sh"]
@@ -205,7 +205,7 @@ def namespace(cluster: controlplane.Cluster, request: pytest.FixtureRequest) -> 
 
 @pytest.fixture(scope="session")
 def volcano_cluster() -> Iterator[controlplane.Cluster]:
-    """A control plane of its own with Volcano v1.10's CRDs, vc-controller-manager, vc-scheduler (gang),
+    """A control plane of its own with Volcano v1.14's CRDs, vc-controller-manager, vc-scheduler (gang),
     kube-controller-manager's garbage collector and three kwok nodes, and the Open queues `default` and
     `test`; no kube-scheduler, so only Volcano binds pods."""
     if _existing():

@@ -40,6 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for prog
 import progress
 
 KUBERNETES_VERSION = "v1.37.2"
+VOLCANO_VERSION = "v1.14.1"
+VOLCANO_APIS = ("volcano.sh/apis => volcano.sh/apis v1.14.0",)  # see TOOLS["volcano"]
 BUILD_TIMEOUT = 3600
 
 
@@ -58,6 +60,9 @@ class Tool:
     )
     cgo: bool = False
     env: dict[str, str] = field(default_factory=dict)
+    # Further `replace` directives for the wrapper, `module => target`: a target `module version` is written
+    # as it is; a target `./path` names that folder of the tool's own downloaded module (a filesystem path).
+    replaces: tuple[str, ...] = ()
 
 
 def _kube_ldflags(version: str) -> tuple[str, ...]:
@@ -134,15 +139,20 @@ TOOLS: dict[str, Tool] = {
         ("kueue",),
         ldflags=("-X sigs.k8s.io/kueue/pkg/version.GitVersion=v0.19.2",),
     ),
-    # Only v1.10.0 is on the proxy. Its go.mod pins k8s.io/* to v0.30.2 (and runc, grpc) by `replace`.
-    # The CRDs are read from the same module in the module cache (volcano.py, module_dir).
+    # Volcano v1.14.1, not v1.15.1. Both go.mods pin k8s.io/* (v0.34.1 here) by `replace` and replace
+    # volcano.sh/apis with ./staging/src/volcano.sh/apis, a nested module that the proxy's module zip leaves
+    # out; the proxy refuses volcano.sh/apis v1.14.1 and v1.15.x but serves v1.14.0, whose Go files, go.mod
+    # and go.sum are byte for byte v1.14.1's staging folder (git tag v1.14.1). v1.15.1's staging folder
+    # differs from v1.14.0 (its scheduler needs scheduling/v1beta1 QueueAllocationGateKey), so v1.15.1
+    # cannot be built from the proxy. The CRDs are read from the module cache (volcano.py, module_dir).
     "volcano": Tool(
         "volcano.sh/volcano",
-        "v1.10.0",
+        VOLCANO_VERSION,
         tuple(f"volcano.sh/volcano/cmd/{name}" for name in ("controller-manager", "scheduler")),
         ("vc-controller-manager", "vc-scheduler"),
-        ldflags=("-X volcano.sh/volcano/pkg/version.Version=v1.10.0",),
+        ldflags=(f"-X volcano.sh/volcano/pkg/version.Version={VOLCANO_VERSION}",),
         copy_replaces=True,
+        replaces=VOLCANO_APIS,
     ),
     # A manifest scanner; its findings on mpigen's own objects are fixed or listed in the README.
     "kube-score": Tool(
@@ -156,11 +166,12 @@ TOOLS: dict[str, Tool] = {
     # and scheduler need not be rebuilt for it.
     "volcano-webhook": Tool(
         "volcano.sh/volcano",
-        "v1.10.0",
+        VOLCANO_VERSION,
         ("volcano.sh/volcano/cmd/webhook-manager",),
         ("vc-webhook-manager",),
-        ldflags=("-X volcano.sh/volcano/pkg/version.Version=v1.10.0",),
+        ldflags=(f"-X volcano.sh/volcano/pkg/version.Version={VOLCANO_VERSION}",),
         copy_replaces=True,
+        replaces=VOLCANO_APIS,
     ),
 }
 
@@ -311,6 +322,26 @@ def _copied_replacements(name: str) -> list[str]:
     return lines
 
 
+def _extra_replacements(name: str) -> list[str]:
+    """The tool's own `replaces`, a `./path` target resolved to that folder of its downloaded module. The
+    module proxy's zip of a module leaves out every folder that holds a go.mod of its own (a nested module),
+    so such a folder can be missing: say so rather than let `go` report a missing go.mod."""
+    lines = []
+    for directive in TOOLS[name].replaces:
+        source, _, target = (part.strip() for part in directive.partition("=>"))
+        if target.startswith("./"):
+            folder = module_dir(name) / target
+            if not (folder / "go.mod").is_file():
+                tool = TOOLS[name]
+                raise BuildFailed(
+                    f"{tool.module}@{tool.version} has no {target}/go.mod for `replace {directive}`: "
+                    "the module proxy's zip leaves out folders that are modules of their own"
+                )
+            target = str(folder.resolve())
+        lines.append(f"\t{source} => {target}")
+    return lines
+
+
 def _staging_replacements(go: str, tool: Tool, env: dict[str, str], cwd: Path) -> list[str]:
     """`replace` lines mapping each staging module of k8s.io/kubernetes (required there at v0.0.0 and
     replaced by ./staging/src/...) to its published version: Kubernetes v1.N.P is staging v0.N.P."""
@@ -346,6 +377,8 @@ def _build(go: str, name: str, directory: Path) -> None:
         lines += ["replace (", *_staging_replacements(go, tool, env, src), ")", ""]
     if tool.copy_replaces:
         lines += ["replace (", *_copied_replacements(name), ")", ""]
+    if tool.replaces:
+        lines += ["replace (", *_extra_replacements(name), ")", ""]
     (src / "go.mod").write_text("\n".join(lines))
     what = f"[go] building {name} {tool.version}"
     progress.say.info("%s from the Go module proxy (a cold build takes minutes; log: %s)", what, log)

@@ -11,7 +11,7 @@ upstream's `config/default` does (`jobset-`, `kueue-`).
 - JobSet v0.12: internal certificate management off, so it serves its webhooks with a certificate the
   suite signs for 127.0.0.1; without its webhooks nothing fills the defaults (`spec.network`, ...) and
   the controller fails on them.
-- Kueue v0.17: the batch/Job and JobSet integrations only, and only the webhooks of its core objects and
+- Kueue v0.19: the batch/Job and JobSet integrations only, and only the webhooks of its core objects and
   of those integrations (the others answer 404 and, failurePolicy Fail, would block their objects). With
   internal certificate management off it reads a metrics certificate from the fixed path
   /etc/kueue/metrics/certs, metrics served or not: it runs in a mount namespace of its own (`unshare`)
@@ -305,7 +305,7 @@ def start_kueue(cluster: Cluster, binary: str) -> Server:
         import pytest
 
         pytest.skip(
-            "Kueue v0.17 reads /etc/kueue/metrics/certs; the suite gives it one in a private mount "
+            "Kueue v0.19 reads /etc/kueue/metrics/certs; the suite gives it one in a private mount "
             "namespace made with `unshare` (util-linux), which is not on PATH"
         )
     server = _server(cluster, "kueue")

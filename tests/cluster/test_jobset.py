@@ -1,6 +1,6 @@
 """The JobSet and Kueue harness (jobset.py) with hand-written JobSets of the shape an MPI job takes: a
 `worker` replicated job (one Indexed Job, a pod per worker) and a `launcher` that depends on the workers
-being Ready. These prove the harness, on its own: the real JobSet v0.12 controller and Kueue v0.17 with
+being Ready. These prove the harness, on its own: the real JobSet v0.12 controller and Kueue v0.19 with
 their webhooks, kube-controller-manager's Job, TTL and garbage-collector controllers, kube-scheduler and
 kwok nodes. kwok makes pods Running and Ready (a pod annotated HOLD_ANNOTATION stays Pending until the
 test lifts it) and never ends one: the test ends each launcher pod as its container would have.

@@ -1,4 +1,4 @@
-"""`--target jobset` against the real JobSet v0.12 controller and webhooks, and Kueue v0.17 (jobset.py):
+"""`--target jobset` against the real JobSet v0.12 controller and webhooks, and Kueue v0.19 (jobset.py):
 every jobset golden case is admitted by the JobSet webhooks; for each input version mpigen's own JobSet
 holds its launcher back until every worker is Ready, completes when the launcher succeeds and is removed
 by its TTL; a failing launcher restarts the whole JobSet up to the run policy's backoffLimit, then it

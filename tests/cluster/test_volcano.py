@@ -1,4 +1,4 @@
-"""Volcano v1.10 itself, with hand-written Volcano Jobs shaped as an MPI job: a `master` task (one pod) and a
+"""Volcano v1.14 itself, with hand-written Volcano Jobs shaped as an MPI job: a `master` task (one pod) and a
 `worker` task (N pods), `minAvailable` every pod, the `ssh`, `svc` and `env` plugins, the master's
 `TaskCompleted` -> `CompleteJob` and `PodFailed` -> `RestartJob`, the Job's `PodEvicted` -> `RestartJob`,
 `maxRetry` and `ttlSecondsAfterFinished`. These Jobs are fixtures of the suite, not mpigen's output: they pin

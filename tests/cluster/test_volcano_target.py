@@ -1,4 +1,4 @@
-"""`mpigen render --target volcano` on the real Volcano v1.10.0 (vc-controller-manager, vc-scheduler, kwok
+"""`mpigen render --target volcano` on the real Volcano v1.14.1 (vc-controller-manager, vc-scheduler, kwok
 nodes; the `volcano_cluster` fixture), for each input version: what mpigen renders is applied with one
 `kubectl apply -f -`, and Volcano runs it as one gang. A job too large for the cluster gets no pod; one
 that fits runs every pod at once under mpigen's hostfile names; the launcher's success completes the Job,

@@ -1,13 +1,15 @@
-"""Volcano v1.10.0's own admission webhooks (vc-webhook-manager, built by the suite from volcano.sh/volcano
-v1.10.0: jobs/mutate and jobs/validate) as a judge of the volcano target, on the `volcano_cluster`.
+"""Volcano v1.14.1's own admission webhooks (vc-webhook-manager, built by the suite from volcano.sh/volcano
+v1.14.1: jobs/mutate and jobs/validate) as a judge of the volcano target, on the `volcano_cluster`.
 
 - The mutating webhook changes nothing mpigen renders: every volcano golden case's Job, created with a
   server-side dry run (mutating, then validating webhooks, then the CRD's schema), comes back with the very
   spec mpigen wrote, so the Job runs the same with or without the webhooks (docs/departures.md).
-- Refusals: where mpigen refuses a job because Volcano would refuse its Job, the webhook refuses the Job
+- Refusals: where mpigen refuses a job because Volcano would refuse its Job, Volcano refuses the Job
   mpigen would otherwise have written (the same job rendered within the limit, then given the refused
-  value): a gang larger than the job, a pod name over 63 characters. What mpigen cannot know, a queue
-  that does not exist, is refused by the webhook alone, as docs/departures.md says.
+  value): a pod name over 63 characters (the webhook), a gang larger than the job (since v1.14 only
+  Volcano's optional ValidatingAdmissionPolicy `job-validation-policy`, which the chart installs with
+  `custom.vap_enable`; the webhook alone admits it). What mpigen cannot know, a queue that does not
+  exist, is refused by the webhook alone, as docs/departures.md says.
 """
 
 from __future__ import annotations
@@ -99,6 +101,10 @@ def mpijob(name: str, workers: int, **run_policy: Any) -> Obj:
     }
 
 
+def _listed(objects: list[Obj]) -> Obj:
+    return {"apiVersion": "v1", "kind": "List", "items": objects}
+
+
 def test_the_webhooks_are_live(webhooks: Cluster, namespace: str) -> None:
     """Controls: the mutating webhook fills what a Job leaves out, the validating one refuses."""
     rendered = render(mpijob("live", 2), "-n", namespace)
@@ -137,9 +143,23 @@ def test_a_gang_larger_than_the_job_is_refused_by_mpigen_and_by_volcano(
     job = volcano_job(rendered.stdout, namespace)
     assert dry_run(webhooks, job).returncode == 0
     job["spec"]["minAvailable"] = 5
-    done = dry_run(webhooks, job)
-    assert done.returncode != 0
-    assert "job 'minAvailable' should not be greater than total replicas in tasks" in done.stderr, done.stderr
+    # v1.14's jobs/validate no longer checks it: only the chart's optional admission policy does.
+    assert dry_run(webhooks, job).returncode == 0
+    policy = volcano.job_validation_policy()
+    webhooks.kubectl("apply", "--server-side", "-f", "-", input=json.dumps(_listed(policy)))
+    try:
+        message = "job 'minAvailable' should not be greater than total replicas in tasks"
+        webhooks.wait_for(  # the API server takes the new policy up within seconds
+            "Volcano's job-validation-policy refusing the gang",
+            lambda: message in dry_run(webhooks, job).stderr,
+            timeout=60,
+        )
+        job["spec"]["minAvailable"] = 3
+        done = dry_run(webhooks, job)  # and it admits mpigen's own Job
+        assert done.returncode == 0, done.stderr
+    finally:
+        for obj in policy:
+            webhooks.kubectl("delete", obj["kind"].lower(), obj["metadata"]["name"], check=False)
 
 
 def test_a_pod_name_over_63_characters_is_refused_by_mpigen_and_by_volcano(

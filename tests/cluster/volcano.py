@@ -1,5 +1,5 @@
-"""Volcano (volcano.sh/volcano v1.10.0, the only release the Go module proxy serves) on a control plane of
-the suite: its CRDs, the job controller (vc-controller-manager) and the gang scheduler (vc-scheduler), with
+"""Volcano (volcano.sh/volcano v1.14.1, built from the Go module proxy: gotools.py says why not v1.15.1) on a
+control plane of the suite: its CRDs, the job controller (vc-controller-manager) and the gang scheduler (vc-scheduler), with
 kwok fake nodes and no kube-scheduler, so every pod that gets a node was bound by Volcano.
 
 Everything comes from the one pinned module: gotools.py builds the two binaries (tool `volcano`) and the
@@ -38,13 +38,15 @@ BINARIES = ("vc-controller-manager", "vc-scheduler")
 SCHEDULER_NAME = "volcano"
 
 # The CRDs of the objects a Volcano Job involves, from the module (bases/ holds the apiextensions v1 ones).
-# numatopologies: vc-scheduler watches them.
+# numatopologies and hypernodes: vc-scheduler watches them (v1.14.1 pkg/scheduler/cache/cache.go: newSchedulerCache
+# always makes a HyperNode informer, for network-topology-aware scheduling).
 CRD_FILES = (
     "batch.volcano.sh_jobs.yaml",
     "bus.volcano.sh_commands.yaml",
     "scheduling.volcano.sh_podgroups.yaml",
     "scheduling.volcano.sh_queues.yaml",
     "nodeinfo.volcano.sh_numatopologies.yaml",
+    "topology.volcano.sh_hypernodes.yaml",
 )
 
 # vc-controller-manager's controllers: Jobs, their PodGroups, Queues (they open them) and the TTL collector.
@@ -79,7 +81,7 @@ tiers:
 
 
 def crds() -> list[dict[str, Any]]:
-    """Volcano's own CRDs for Job, Command, PodGroup, Queue and Numatopology."""
+    """Volcano's own CRDs for Job, Command, PodGroup, Queue, Numatopology and HyperNode."""
     bases = gotools.module_dir(TOOL) / "config" / "crd" / "volcano" / "bases"
     loaded = []
     for name in CRD_FILES:
@@ -245,6 +247,18 @@ def webhook_configurations(port: int, ca: bytes) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+# Volcano v1.14 moved the Job checks of single values (gang no larger than the job, task names, policy events,
+# ...) out of jobs/validate into a ValidatingAdmissionPolicy its chart installs with `custom.vap_enable`
+# (off by default): the policy and its binding, from the module.
+JOB_POLICY = "installer/helm/chart/volcano/policy/jobs-validating.yaml"
+
+
+def job_validation_policy() -> list[dict[str, Any]]:
+    """Volcano's `job-validation-policy` and its binding, as the chart installs them."""
+    text = (gotools.module_dir(TOOL) / JOB_POLICY).read_text()
+    return [doc for doc in yaml.safe_load_all(text) if doc]
 
 
 def start_webhooks(cluster: controlplane.Cluster, binary: str) -> list[dict[str, Any]]:

@@ -45,7 +45,7 @@ POD_TEMPLATE_SPEC = "io.k8s.api.core.v1.PodTemplateSpec"
 VENDORED_SCHEMAS: dict[tuple[str, str], str] = {
     ("scheduling.volcano.sh/v1beta1", "PodGroup"): "podgroup-volcano-v1beta1.json",
     ("scheduling.x-k8s.io/v1alpha1", "PodGroup"): "podgroup-scheduler-plugins-v1alpha1.json",
-    # Written by tools/crdschema.py from the CRD of volcano.sh/volcano v1.10.0.
+    # Written by tools/crdschema.py from the CRD of volcano.sh/volcano v1.14.1.
     ("batch.volcano.sh/v1alpha1", "Job"): "job-volcano-v1alpha1.json",
     ("jobset.x-k8s.io/v1alpha2", "JobSet"): "jobset-v1alpha2.json",
 }

@@ -148,7 +148,7 @@ def warnings(plan: JobPlan, options: Options) -> list[Issue]:
     found += multikueue_warnings(
         plan,
         "kept on the JobSet: Kueue's MultiKueue runs it on a worker cluster, to which it copies the JobSet "
-        "alone (Kueue v0.17): apply every other object of this output there too (the ConfigMap "
+        "alone (Kueue v0.19): apply every other object of this output there too (the ConfigMap "
         f"{names.config_map(plan.name)} that the pods mount above all)",
     )
     found += clean_pod_policy_none_warnings(

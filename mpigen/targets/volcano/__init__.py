@@ -1,4 +1,4 @@
-"""The volcano target: the job as one Volcano `batch.volcano.sh/v1alpha1` Job (Volcano v1.10).
+"""The volcano target: the job as one Volcano `batch.volcano.sh/v1alpha1` Job (Volcano v1.14).
 
 A launcher task (1 replica) and a worker task (N replicas) in one gang (`minAvailable` = every pod, or
 the run policy's), in the run policy's queue, with Volcano's life-cycle policies in place of the

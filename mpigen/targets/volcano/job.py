@@ -3,7 +3,7 @@ ConfigMap `<job>-config` (mpigen's hostfile over Volcano's pod names, the script
 NetworkPolicy `<job>` (the svc plugin's own is disabled), the workers' PodDisruptionBudget and the
 Volcano Job `<job>`.
 
-Volcano v1.10 (`pkg/controllers/job`, its `svc` and `ssh` plugins, the admission webhooks) decides the
+Volcano v1.14 (`pkg/controllers/job`, its `svc` and `ssh` plugins, the admission webhooks) decides the
 rest. Every field Volcano's mutating webhook would default is written (queue, schedulerName, maxRetry,
 each task's name, minAvailable and maxRetry), so the Job runs the same with or without the webhook.
 """

@@ -61,10 +61,10 @@ def added(plan: JobPlan) -> Added:
 
 
 def check_plan_fits(plan: JobPlan) -> list[Issue]:
-    """What a Volcano v1.10 Job cannot express, and the pod names Volcano derives (hostnames, at most 63)."""
+    """What a Volcano v1.14 Job cannot express, and the pod names Volcano derives (hostnames, at most 63)."""
     issues = []
     if plan.suspend:
-        message = "a Volcano Job cannot be created suspended (Volcano v1.10 has no suspend field); remove it or use --target operator"
+        message = "a Volcano Job cannot be created suspended (Volcano v1.14 has no suspend field); remove it or use --target operator"
         issues.append(Issue(("spec", "runPolicy", "suspend"), message))
     wanted = plan.scheduling.min_available
     if wanted is not None and wanted < 1 and plan.scheduling.written_at is not None:

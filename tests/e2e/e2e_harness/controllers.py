@@ -7,7 +7,7 @@ mpigen renders no object a run target's controller makes itself; the harness pla
   of the JobSet by `jobset.sigs.k8s.io/jobset-name`, `publishNotReadyAddresses` as the spec says.
 - mpigen's `<job>-ssh-keygen` Job (JobSet and default targets): a fresh ECDSA P-521 pair stored in the
   job's Secret as `ssh-privatekey` / `ssh-publickey`.
-- Volcano v1.10's `svc` plugin: the headless Service `<job>` (selector `volcano.sh/job-name` and
+- Volcano v1.14's `svc` plugin: the headless Service `<job>` (selector `volcano.sh/job-name` and
   `volcano.sh/job-namespace`), ConfigMap `<job>-svc` (`<task>.host`, `VC_<TASK>_HOSTS`, `VC_<TASK>_NUM`)
   mounted at /etc/volcano in every container, and the `VC_*` env; its `ssh` plugin: an RSA 2048 PEM pair
   in Secret `<job>-ssh` (`id_rsa`, `id_rsa.pub`, `authorized_keys`, `config`) mounted in every container

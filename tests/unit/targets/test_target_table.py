@@ -64,9 +64,9 @@ def _warnings(job: dict[str, Any], name: str) -> list[str]:
 
 MULTIKUEUE_WARNINGS = {
     "operator": "the operator would leave this job to Kueue's MultiKueue; mpigen compiles it to run here",
-    # The JobSet keeps spec.managedBy; Kueue v0.17's MultiKueue adapter copies the JobSet alone.
+    # The JobSet keeps spec.managedBy; Kueue v0.19's MultiKueue adapter copies the JobSet alone.
     "jobset": "kept on the JobSet: Kueue's MultiKueue runs it on a worker cluster, to which it copies the JobSet "
-    "alone (Kueue v0.17): apply every other object of this output there too (the ConfigMap pi-config that "
+    "alone (Kueue v0.19): apply every other object of this output there too (the ConfigMap pi-config that "
     "the pods mount above all)",
     # A Volcano Job has no managedBy: it runs where it is applied.
     "volcano": "the operator would leave this job to Kueue's MultiKueue; a Volcano Job has no managedBy, so "

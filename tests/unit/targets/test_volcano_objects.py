@@ -127,7 +127,7 @@ def test_the_volcano_target_names_the_pods_hosts_and_role_it_builds(version: str
 
 def test_scheduler_name_alone_names_the_volcano_jobs_scheduler() -> None:
     """A Volcano Job is always one gang, and Volcano sets its spec.schedulerName on every pod whose
-    template names none (v1.10 createJobPod): --scheduler-name needs no --gang-scheduler here, and means
+    template names none (v1.14 createJobPod): --scheduler-name needs no --gang-scheduler here, and means
     what it means with --gang-scheduler volcano."""
     from click.testing import CliRunner
 
