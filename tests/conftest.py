@@ -88,6 +88,7 @@ GROUP_BY_PATH = {
     "tests/cluster/test_admission.py": "workloads",
     "tests/cluster/test_topology.py": "workloads",
     "tests/cluster/test_topology_kueue.py": "jobset-target",
+    "tests/cluster/test_topology_volcano.py": "volcano-target",
     "tests/cluster/": "cluster",
     "tests/e2e/": "e2e",
     "tests/image/": "image",

@@ -18,6 +18,10 @@ from controlplane import FAKE_NODE_ANNOTATION, Cluster
 BLOCK = "topology.example.com/block"
 RACK = "topology.example.com/rack"
 HOST = "kubernetes.io/hostname"
+# The same two levels under keys that are DNS subdomains, as a Volcano HyperNode tier name must be
+# (Volcano v1.14's Job CRD: networkTopology.highestTierName); HyperNodes are built from these.
+BLOCK_TIER = "block"
+RACK_TIER = "rack"
 SELECTED = "mpigen-test/racks"
 # kwok's nodes hold 1000 CPUs (controlplane.KWOK_STAGES): one such pod per node.
 POD_CPU = "600"
@@ -38,6 +42,8 @@ def add_racks(cluster: Cluster, blocks: int = 2, racks: int = 2, nodes: int = 4)
                     BLOCK: f"b{block}",
                     RACK: f"b{block}-r{rack}",
                     HOST: name,
+                    BLOCK_TIER: f"b{block}",
+                    RACK_TIER: f"b{block}-r{rack}",
                     SELECTED: "true",
                 }
     for name, labels in layout.items():
@@ -77,3 +83,30 @@ def bound(cluster: Cluster, namespace: str, selector: str) -> dict[str, str]:
     """The node of each pod matching `selector` that has one (pod name -> node name)."""
     pods = cluster.get("pods", "-n", namespace, "-l", selector)["items"]
     return {pod["metadata"]["name"]: pod["spec"]["nodeName"] for pod in pods if pod["spec"].get("nodeName")}
+
+
+def hypernodes(layout: dict[str, dict[str, str]]) -> list[dict[str, Any]]:
+    """Volcano HyperNodes of the layout as Volcano's label discovery builds them from the node labels
+    `rack` (tier 1) and `block` (tier 2): one per value, the label key as the tier's name."""
+    racks = sorted({labels[RACK_TIER]: labels[BLOCK_TIER] for labels in layout.values()}.items())
+    found = []
+    for rack, _ in racks:
+        selector = {"labelMatch": {"matchLabels": {RACK_TIER: rack}}}
+        found.append(_hypernode(f"rack-{rack}", 1, RACK_TIER, [{"type": "Node", "selector": selector}]))
+    for block in sorted({block for _, block in racks}):
+        members = [
+            {"type": "HyperNode", "selector": {"exactMatch": {"name": f"rack-{rack}"}}}
+            for rack, owner in racks
+            if owner == block
+        ]
+        found.append(_hypernode(f"block-{block}", 2, BLOCK_TIER, members))
+    return found
+
+
+def _hypernode(name: str, tier: int, tier_name: str, members: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "apiVersion": "topology.volcano.sh/v1alpha1",
+        "kind": "HyperNode",
+        "metadata": {"name": name},
+        "spec": {"tier": tier, "tierName": tier_name, "members": members},
+    }
