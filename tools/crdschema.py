@@ -16,10 +16,10 @@ file and version, and what is changed in its `spec`. Every schema is made the sa
   (`x-kubernetes-validations`) are not JSON Schema: the suite applies every golden JobSet to the real API
   server and the JobSet webhook (tests/cluster/test_jobset_target.py).
 - Volcano Job (`volcano.sh/volcano`): each task's `template` is a PodTemplateSpec, plus the rules of
-  Volcano's validating admission webhook (`pkg/webhooks/admission/jobs/validate`) that a schema can
-  state: `minAvailable`, `maxRetry` and `ttlSecondsAfterFinished` at least 0, a task's `maxRetry` at least
-  -1 (-1: no limit), at least one task, task names DNS-1123 labels, and the policies' events and actions
-  those of `policyEventMap` / `policyActionMap`.
+  Volcano's validating admission webhook (`pkg/webhooks/admission/jobs/validate`) and of its chart's
+  `job-validation-policy` that a schema can state: `minAvailable`, `maxRetry` and
+  `ttlSecondsAfterFinished` at least 0, at least one task, task names DNS-1123 labels, and the policies'
+  events and actions those both allow (a task's `maxRetry` at least 0, as the CRD says since v1.14).
 
 A developer tool, not part of the installed package; run from the repository's top (needs `go` and the
 module proxy or a warm module cache):
@@ -101,7 +101,6 @@ def _volcano(spec: dict[str, Any]) -> None:
     task["properties"]["template"] = {"$ref": DEFINITIONS + "io.k8s.api.core.v1.PodTemplateSpec"}
     task["properties"]["name"]["pattern"] = DNS1123_LABEL
     task["properties"]["name"]["maxLength"] = 63
-    task["properties"]["maxRetry"]["minimum"] = -1
     task["properties"]["minAvailable"]["minimum"] = 0
     task["properties"]["replicas"]["minimum"] = 0
     spec["properties"]["tasks"]["minItems"] = 1

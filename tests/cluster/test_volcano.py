@@ -36,7 +36,8 @@ def mpi_job(
     master_max_retry: int = 1,
 ) -> Obj:
     """An MPI-shaped Volcano Job that spells out every field Volcano's mutating webhook would default.
-    The workers' task never fails for restarts (`maxRetry: -1`: sshd restarts in place)."""
+    The workers' task has `maxRetry: 3`, Volcano's default (v1.14's CRD refuses -1, "no limit"): sshd
+    restarts in place, and a TaskFailed of the workers has no policy, so it only syncs the Job."""
 
     def task(task_name: str, replicas: int, command: list[str], restart: str, policies: list[Obj]) -> Obj:
         container = {
@@ -45,7 +46,7 @@ def mpi_job(
             "command": command,
             "resources": {"requests": {"cpu": cpu}},
         }
-        retries = master_max_retry if task_name == "master" else -1
+        retries = master_max_retry if task_name == "master" else 3
         spec: Obj = {
             "name": task_name,
             "replicas": replicas,
@@ -424,3 +425,21 @@ def test_launcher_restarting_in_place_fails_the_job_at_its_task_max_retry(
     restart_container(cluster, namespace, f"{job}-master-0", 2)
     cluster.wait_for("vcjob Failed", lambda: phase(cluster, namespace, job) == "Failed", timeout=60)
     assert cluster.get("vcjob", job, "-n", namespace)["status"]["retryCount"] == 1
+
+
+def test_workers_restarting_in_place_past_their_max_retry_leave_the_job_running(
+    volcano_cluster: Cluster, namespace: str, cleanup: None
+) -> None:
+    """The workers' task has no TaskFailed policy: restarts in place past its `maxRetry` (3) raise TaskFailed,
+    which only syncs the Job (mpigen's worker and launcher tasks rely on this since v1.14 refuses -1)."""
+    cluster, job = volcano_cluster, "wrestart"
+    apply(cluster, namespace, mpi_job(job, 2, max_retry=1, ttl=600))
+    running_pods(cluster, namespace, job, 3)
+    cluster.wait_for("vcjob Running", lambda: phase(cluster, namespace, job) == "Running")
+    uids = {p["metadata"]["name"]: p["metadata"]["uid"] for p in pods(cluster, namespace, job)}
+    restart_container(cluster, namespace, f"{job}-worker-0", 5)
+    restart_container(cluster, namespace, f"{job}-worker-1", 4)
+    time.sleep(5)
+    assert phase(cluster, namespace, job) == "Running"
+    assert {p["metadata"]["name"]: p["metadata"]["uid"] for p in pods(cluster, namespace, job)} == uids
+    assert cluster.get("vcjob", job, "-n", namespace)["status"].get("retryCount", 0) == 0

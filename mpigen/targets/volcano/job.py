@@ -44,8 +44,11 @@ COMPONENT_JOB = "job"
 DEFAULT_QUEUE = "default"
 # The batch Job's backoffLimit default, which the operators' launcher Job gets when the job sets none.
 DEFAULT_BACKOFF_LIMIT = 6
-# Volcano's task maxRetry -1: no limit on in-place restarts (`jobCache.TaskFailed`); 0 would mean 3.
-NO_LIMIT = -1
+# A task's maxRetry where in-place restarts must not fail the job. Volcano v1.14's Job CRD refuses -1 (its
+# "no limit", `jobCache.TaskFailed`; minimum 0) and 0 means 3, the mutating webhook's default: 3 it is. A
+# launcher that does not restart in place never reaches it, and the worker task's TaskFailed has no policy
+# (Volcano then only syncs the Job: `applyPolicies`).
+TASK_MAX_RETRY = 3
 SVC_PLUGIN_VOLUME_SUFFIX = "-svc"
 SSH_PLUGIN_SECRET_SUFFIX = "-ssh"
 VOLCANO_MOUNT_PATH = "/etc/volcano"
@@ -125,7 +128,7 @@ def max_retry(plan: JobPlan) -> tuple[int, int]:
     backoff = DEFAULT_BACKOFF_LIMIT if plan.backoff_limit is None else plan.backoff_limit
     if plan.launcher_template.get("spec", {}).get("restartPolicy") == "OnFailure":
         return 1, max(backoff, 1)
-    return backoff + 1, NO_LIMIT
+    return backoff + 1, TASK_MAX_RETRY
 
 
 def _launcher_task(plan: JobPlan, options: Options) -> dict[str, Any]:
@@ -154,7 +157,7 @@ def _worker_task(plan: JobPlan, options: Options) -> dict[str, Any]:
         "name": WORKER_TASK,
         "replicas": plan.workers,
         "minAvailable": min(plan.workers, max(min_member(plan) - 1, 0)),
-        "maxRetry": NO_LIMIT,
+        "maxRetry": TASK_MAX_RETRY,
         "template": _pod_template(template, plan, options),
     }
 
