@@ -24,6 +24,7 @@ templates as they will be (the input's annotations and mpigen's), as render-time
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from mpigen import names
@@ -153,7 +154,7 @@ def _request_problems(annotations: dict[str, Any], count: int) -> list[tuple[str
         if key in annotations and (problem := label_key_problem(str(annotations[key]))):
             found.append((key, f"must be a node-label key: {problem}"))
     grouped, sliced = GROUP_NAME in annotations, SLICE_TOPOLOGY in annotations or SLICE_SIZE in annotations
-    if grouped and str(annotations[GROUP_NAME]).isdigit():
+    if grouped and re.match(r"[0-9]+\Z", str(annotations[GROUP_NAME])):  # Go's strconv.ParseUint
         found.append((GROUP_NAME, "must not be a number"))
     if grouped and sliced:
         found.append((GROUP_NAME, f"may not be set with {SLICE_TOPOLOGY} or {SLICE_SIZE}"))
@@ -163,7 +164,7 @@ def _request_problems(annotations: dict[str, Any], count: int) -> list[tuple[str
         found.append((SLICE_SIZE, f"{SLICE_TOPOLOGY} and {SLICE_SIZE} go together"))
     if SLICE_SIZE in annotations:
         size = str(annotations[SLICE_SIZE])
-        if not size.lstrip("+-").isdigit() or not 1 <= int(size) <= _INT32_MAX:
+        if not re.match(r"[+-]?[0-9]+\Z", size) or not 1 <= int(size) <= _INT32_MAX:  # strconv.ParseInt
             found.append((SLICE_SIZE, f"must be a whole number from 1 to {_INT32_MAX}, got {size}"))
         elif int(size) > count:
             found.append((SLICE_SIZE, f"must not be greater than the pod set's count {count}, got {size}"))
