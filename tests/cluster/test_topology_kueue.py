@@ -9,7 +9,8 @@ the pods were bound (`spec.nodeName` -> node labels) and what the Workload's `to
   `kueue.x-k8s.io/pod-index-offset: "-1"`);
 - a launcher and 4 workers, more than a rack holds: not admitted with required; admitted and spread
   over two racks with preferred;
-- two rack-filling jobs: each on a rack of its own.
+- two rack-filling jobs: each on a rack of its own;
+- `slice:rack:4` with 8 workers: ranks 0-3 on one rack, 4-7 on another.
 """
 
 from __future__ import annotations
@@ -224,3 +225,21 @@ def test_two_rack_filling_jobs_land_on_different_racks(
         assert len(found) == 1, f"{name}: pods across racks: {nodes}"
         racks += found
     assert racks[0] != racks[1], racks
+
+
+def test_slices_put_consecutive_ranks_in_one_rack(
+    kueue_cluster: Cluster, namespace: str, layout: dict[str, dict[str, str]]
+) -> None:
+    cluster = kueue_cluster
+    submit(cluster, namespace, "sliced", workers=8, topology=f"slice:{RACK}:4")
+    admitted(cluster, namespace, "sliced")
+    pods = placements(cluster, namespace, "sliced", 9)
+    workers = {
+        int(pod["metadata"]["labels"][COMPLETION_INDEX_LABEL]): layout[pod["spec"]["nodeName"]][RACK]
+        for pod in pods.values()
+        if pod["metadata"]["labels"].get("jobset.sigs.k8s.io/replicatedjob-name") == "worker"
+    }
+    assert sorted(workers) == list(range(8)), workers
+    slices = [{workers[rank] for rank in range(start, start + 4)} for start in (0, 4)]
+    assert all(len(racks) == 1 for racks in slices), f"a slice of 4 consecutive ranks across racks: {workers}"
+    assert slices[0] != slices[1], f"two slices of a rack each: {workers}"
