@@ -32,11 +32,13 @@ GRAMMAR = "required:<node-label-key>, preferred:<node-label-key> or slice:<node-
 
 # apimachinery pkg/util/validation/validation.go: qualifiedNameFmt, qualifiedNameMaxLength, and the
 # prefix's IsDNS1123Subdomain.
-_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\Z")
+# Patterns as strings (re caches what it compiles): importing this module compiles nothing, so a render
+# without --topology pays nothing for it.
+_NAME = r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\Z"
 _NAME_MAX = 63
-_PREFIX = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z")
+_PREFIX = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z"
 _PREFIX_MAX = 253
-_DIGITS = re.compile(r"[0-9]+\Z")
+_DIGITS = r"[0-9]+\Z"
 # Kueue parses podset-slice-size as a 32-bit integer (tas_validation.go: validateSliceSizeAnnotation).
 MAX_SLICE_SIZE = 2**31 - 1
 
@@ -57,13 +59,13 @@ def label_key_problem(key: str) -> str:
     prefix, slash, name = key.rpartition("/")
     if slash and not prefix:
         return "its prefix before '/' is empty"
-    if slash and (len(prefix) > _PREFIX_MAX or not _PREFIX.match(prefix)):
+    if slash and (len(prefix) > _PREFIX_MAX or not re.match(_PREFIX, prefix)):
         return f"its prefix before '/' must be a DNS subdomain (lower-case letters, digits, '-' and '.', at most {_PREFIX_MAX} characters)"
     if not name:
         return "its name is empty"
     if len(name) > _NAME_MAX:
         return f"its name must be at most {_NAME_MAX} characters"
-    if "/" in prefix or not _NAME.match(name):
+    if "/" in prefix or not re.match(_NAME, name):
         return "its name must consist of letters, digits, '-', '_' or '.', and begin and end with a letter or digit"
     return ""
 
@@ -76,7 +78,7 @@ def parse(value: str) -> Placement:
     key, size = rest, 0
     if mode == SLICE:
         key, _, count = rest.rpartition(":")
-        if not key or not _DIGITS.match(count) or not 1 <= int(count) <= MAX_SLICE_SIZE:
+        if not key or not re.match(_DIGITS, count) or not 1 <= int(count) <= MAX_SLICE_SIZE:
             raise ValueError(
                 f"slice takes a node-label key and the ranks per domain, a whole number from 1 to {MAX_SLICE_SIZE} (slice:<node-label-key>:<size>); got {shown(value)}"
             )
