@@ -131,6 +131,7 @@ def compile_train_job(
         exc.issues[:0] = option_issues
         raise
     issues = option_issues + train_gang.check(plan, options) + train_target.check(plan)
+    issues = issues or train_target.check_placement(plan, options)
     if issues:
         raise CompileError(issues, kind="TrainJob", name=plan.name)
     objects = train_target.build(plan, options)

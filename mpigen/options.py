@@ -81,6 +81,9 @@ class Options(NamedTuple):
     # (`kueue.x-k8s.io/priority-class`) labels of the JobSet; None: no label.
     queue: str | None = None
     priority_class: str | None = None
+    # Where the job's pods run (mpigen.placement): "required:<node-label-key>",
+    # "preferred:<node-label-key>" or "slice:<node-label-key>:<size>"; None: wherever the scheduler finds room.
+    topology: str | None = None
 
     @property
     def effective_scheduler_name(self) -> str | None:
@@ -102,7 +105,15 @@ class Options(NamedTuple):
 # How an option's value is written and checked: on the command line (click type), in an annotation
 # (parser in mpigen.inputs.annotations) and in the input schema (tools/schemagen.py).
 ValueKind = Literal[
-    "count", "choice", "image", "namespace", "dns-label", "dns-subdomain", "kube-version", "switch"
+    "count",
+    "choice",
+    "image",
+    "namespace",
+    "dns-label",
+    "dns-subdomain",
+    "kube-version",
+    "switch",
+    "topology",
 ]
 
 
@@ -270,6 +281,14 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         needs="queue",
         targets=("jobset",),
         off_target=_TWO_WORKLOADS,
+    ),
+    OptionSpec(
+        "topology",
+        "topology",
+        "topology",
+        "Keep the job's pods together by a node label, in the scheduler's own words (docs/placement.md): required:KEY, every pod (launcher and workers) in one domain of the label or none starts; preferred:KEY, as few domains as possible; slice:KEY:SIZE, groups of SIZE consecutive worker ranks per domain (jobset target only). Operator target: pod affinity (kube-scheduler); jobset target, with --queue: Kueue topology-aware scheduling; volcano target: the Job's networkTopology over HyperNodes whose tier name is KEY.",
+        "Placement by a node label: required:KEY, preferred:KEY or slice:KEY:SIZE.",
+        metavar="MODE:KEY",
     ),
 )
 

@@ -47,6 +47,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "mpigen.targets",
             "mpigen.options",
+            "mpigen.placement",
             "mpigen.errors",
             "mpigen.names",
             "mpigen.plan",

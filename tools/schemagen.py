@@ -169,6 +169,13 @@ _POSITIVE = {"type": "string", "pattern": "^0*[1-9][0-9]{0,8}$"}
 _IMAGE = {"type": "string", "pattern": "^[!-~]+$"}
 _DNS1123_SUBDOMAIN = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 
+# mpigen.placement's grammar; the parser also bounds the key's parts' lengths and the slice size.
+_LABEL_KEY = "([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?"
+_TOPOLOGY = {
+    "type": "string",
+    "pattern": f"^((required|preferred):{_LABEL_KEY}|slice:{_LABEL_KEY}:0*[1-9][0-9]{{0,9}})$",
+}
+
 _KUBE_VERSION = {"type": "string", "pattern": "^\\s*v?[0-9]+\\.[0-9]+(\\.[0-9]+)?\\s*$"}
 
 # The schema of each kind of option value (mpigen.options.ValueKind), as mpigen.inputs.annotations parses it.
@@ -184,6 +191,7 @@ _VALUE_SCHEMAS: dict[str, Schema] = {
     "dns-label": {"type": "string", "pattern": _DNS1123_LABEL, "maxLength": names.DNS1123_LABEL_MAX},
     "kube-version": _KUBE_VERSION,
     "switch": {"enum": ["true", "false"]},
+    "topology": _TOPOLOGY,
 }
 
 

@@ -109,6 +109,12 @@ def _kube_version(value: str) -> str:
     return parse_kube_version(value)
 
 
+def _topology(value: str) -> str:
+    from mpigen.placement import parse
+
+    return str(parse(value))
+
+
 def _boolean(value: str) -> bool:
     if value not in ("true", "false"):
         raise ValueError(f'must be "true" or "false"; got {_quoted(value)}')
@@ -124,6 +130,7 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "namespace": _namespace,
     "kube-version": _kube_version,
     "switch": _boolean,
+    "topology": _topology,
 }
 
 

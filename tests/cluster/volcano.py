@@ -63,7 +63,9 @@ KUBE_CONTROLLERS = (
 
 # Volcano's default scheduler configuration (pkg/scheduler/util.go) with gang in the first tier: a PodGroup
 # is enqueued when its minResources fit (overcommit, proportion), and its pods are bound only when
-# minMember of them fit at once (gang).
+# minMember of them fit at once (gang). network-topology-aware gives the allocate action the HyperNodes a Job
+# with `networkTopology` may use (v1.14.1 pkg/scheduler/plugins/network-topology-aware:
+# AddHyperNodeGradientForJobFn); without it every Job is placed in the whole cluster (test_topology_volcano.py).
 SCHEDULER_CONF = """\
 actions: "enqueue, allocate, backfill"
 tiers:
@@ -77,6 +79,7 @@ tiers:
   - name: predicates
   - name: proportion
   - name: nodeorder
+  - name: network-topology-aware
 """
 
 

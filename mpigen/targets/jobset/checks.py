@@ -17,6 +17,7 @@ from mpigen.errors import Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 from mpigen.targets.jobset.hosts import hosts, launcher_host
+from mpigen.targets.jobset.placement import check_placement
 from mpigen.targets.jobset.pods import OWN_NAMING
 from mpigen.targets.shared import mpi_env
 from mpigen.targets.shared.policy import clean_pod_policy_none_warnings, multikueue_warnings
@@ -119,7 +120,7 @@ def check_sizes(plan: JobPlan, options: Options) -> list[Issue]:
                 f"{plan.workers} workers: their host names pass the 1 MiB a ConfigMap holds",
             )
         )
-    return issues
+    return issues + check_placement(plan, options)
 
 
 def _requests_missing(template: dict[str, Any]) -> list[str]:

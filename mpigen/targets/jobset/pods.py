@@ -24,6 +24,7 @@ from mpigen import names, tree
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 from mpigen.targets.jobset.config import launcher_service_account
+from mpigen.targets.jobset.placement import annotate
 from mpigen.targets.shared import mpi_env
 from mpigen.targets.shared.gang import join_gang
 from mpigen.targets.shared.meta import indexes_pods, label_pod
@@ -76,6 +77,7 @@ def build_worker_template(plan: JobPlan, options: Options) -> dict[str, Any]:
             dns = pod.setdefault("dnsConfig", {})
             dns["searches"] = [*(dns.get("searches") or []), search]
     join_gang(template, plan, options, names.ROLE_WORKER)
+    annotate(template, plan, options, names.ROLE_WORKER)
     return template
 
 
@@ -120,4 +122,5 @@ def build_launcher_template(plan: JobPlan, options: Options) -> dict[str, Any]:
     volumes = [{"name": names.KUBECTL_VOLUME, "emptyDir": {}}] if plan.kubexec else []
     pod["volumes"] = [*(pod.get("volumes") or []), *volumes, config_volume(_config_items(plan), plan.name)]
     join_gang(template, plan, options, names.ROLE_LAUNCHER)
+    annotate(template, plan, options, names.ROLE_LAUNCHER)
     return template

@@ -29,6 +29,7 @@ from mpigen.plan import JobPlan, JobService, Labels, Ssh, TrainPlan
 from mpigen.quantity import QuantitySum
 from mpigen.targets.canonical import canonical
 from mpigen.targets.jobset import trainjob_gang
+from mpigen.targets.jobset.placement import check_trainjob, place_trainjob
 from mpigen.targets.shared import mpi_env
 from mpigen.targets.shared.ssh import build_keygen_job, build_keygen_rbac, render_keygen
 
@@ -251,6 +252,7 @@ def build_jobset(plan: TrainPlan, options: Options) -> dict[str, Any]:
     if plan.annotations:
         meta["annotations"] = dict(plan.annotations)
     spec = build_jobset_spec(plan)
+    place_trainjob(spec, options)
     if options.queue is not None:
         spec["suspend"] = True
     return {"apiVersion": names.JOBSET_API, "kind": "JobSet", "metadata": meta, "spec": spec}
@@ -422,3 +424,10 @@ def check(plan: TrainPlan) -> list[Issue]:
             message = f'pod names such as "{pod}-abcde" would be longer than {DNS1035_MAX} characters (JobSet refuses the JobSet); shorten the TrainJob\'s name'
             issues.append(Issue(("metadata", "name"), message + f" (replicated job {index}: {job['name']})"))
     return issues
+
+
+def check_placement(plan: TrainPlan, options: Options) -> list[Issue]:
+    """What Kueue would refuse of the JobSet's topology annotations (`--topology`, the templates' own)."""
+    spec = build_jobset_spec(plan)
+    place_trainjob(spec, options)
+    return check_trainjob(spec, options)

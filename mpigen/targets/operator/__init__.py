@@ -20,6 +20,7 @@ from mpigen.errors import Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 from mpigen.targets.canonical import canonical
+from mpigen.targets.operator.placement import check_placement, place_pods
 from mpigen.targets.operator.reserved import added
 from mpigen.targets.operator.service import build_job_service
 from mpigen.targets.shared.cleanup import build_cleanup_job, build_cleanup_rbac
@@ -85,8 +86,9 @@ class OperatorTarget:
         return check_derived_names(plan) + check_plan(plan, added(plan))
 
     def check_sizes(self, plan: JobPlan, options: Options) -> list[Issue]:
-        """The ConfigMap and the launcher Role the API server accepts for this worker count."""
-        return check_sizes(plan, options)
+        """The ConfigMap and the launcher Role the API server accepts for this worker count; a placement
+        pod affinity can express."""
+        return check_placement(options) + check_sizes(plan, options)
 
     def warnings(self, plan: JobPlan, options: Options) -> list[Issue]:
         managed = multikueue_warnings(
@@ -97,7 +99,8 @@ class OperatorTarget:
         )
 
     def build(self, plan: JobPlan, options: Options) -> list[dict[str, Any]]:
-        return [canonical(obj) for build in BUILDERS for obj in build(plan, options)]
+        built = [obj for build in BUILDERS for obj in build(plan, options)]
+        return [canonical(obj) for obj in place_pods(built, plan, options)]
 
     def worker_pods(self, plan: JobPlan) -> list[str]:
         """The StatefulSet's pods, `<job>-worker-<index>`."""

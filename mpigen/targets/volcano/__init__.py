@@ -22,6 +22,7 @@ from mpigen.plan import JobPlan
 from mpigen.targets.canonical import canonical
 from mpigen.targets.shared.rbac import build_launcher_role
 from mpigen.targets.volcano import job, limits
+from mpigen.targets.volcano.placement import check_placement
 
 
 class VolcanoTarget:
@@ -33,7 +34,9 @@ class VolcanoTarget:
         return limits.check_plan_fits(plan) + check_plan(plan, limits.added(plan))
 
     def check_sizes(self, plan: JobPlan, options: Options) -> list[Issue]:
-        return limits.check_options(plan, options) or limits.check_sizes(plan, options)
+        return check_placement(options) + (
+            limits.check_options(plan, options) or limits.check_sizes(plan, options)
+        )
 
     def warnings(self, plan: JobPlan, options: Options) -> list[Issue]:
         return job.warnings(plan, options)

@@ -35,6 +35,7 @@ from mpigen.targets.shared.rbac import (
     foreign_account_warnings,
 )
 from mpigen.targets.shared.workers import build_worker_pod_template
+from mpigen.targets.volcano.placement import network_topology
 
 JOB_API = "batch.volcano.sh/v1alpha1"
 LAUNCHER_TASK = names.ROLE_LAUNCHER
@@ -192,6 +193,8 @@ def build_job(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
         spec["priorityClassName"] = scheduling.priority_class
     if plan.ttl_seconds_after_finished is not None:
         spec["ttlSecondsAfterFinished"] = plan.ttl_seconds_after_finished
+    if (placed := network_topology(options)) is not None:
+        spec["networkTopology"] = placed
     meta = object_meta(plan, plan.name, COMPONENT_JOB, plan.labels.other)
     return [{"apiVersion": JOB_API, "kind": "Job", "metadata": meta, "spec": spec}]
 
