@@ -32,6 +32,9 @@ from mpigen.yaml.load import Document
 DEFAULT_MAX_RESTARTS = 6  # batch/v1 Job's backoffLimit default, which the jobset target uses too
 OWN_NAMING = ("hostname", "subdomain")
 LIFTED = ("command", "args", "env", "resources")
+# With the launcher as a node, Trainer v2.3 gives trainer.env and resourcesPerNode to the node pods too
+# (the JobSet builder's Trainer(), newRuntimeInfo): the launcher's own stay in its template.
+LIFTED_AS_NODE = ("command", "args")
 # The `manager` of the runtime patch convert writes (a domain-prefixed path, as Trainer requires).
 CONVERT_MANAGER = "mpigen.dev/convert"
 
@@ -163,9 +166,19 @@ def node_template(plan: JobPlan) -> dict[str, Any]:
 def launcher_template(plan: JobPlan) -> dict[str, Any]:
     index = _container_index(plan, plan.launcher_template)
     template = _clean(plan.launcher_template, index)
-    for key in LIFTED:  # the job's own, in TrainJob.spec.trainer
-        template["spec"]["containers"][index].pop(key, None)
+    container = template["spec"]["containers"][index]
+    for key in _lifted(plan):  # the job's own, in TrainJob.spec.trainer
+        container.pop(key, None)
+    if plan.hostnames.launcher_first and plan.ssh is not None:
+        container["env"] = [
+            *(container.get("env") or []),
+            {"name": names.JOB_ROLE_ENV, "value": names.ROLE_LAUNCHER},
+        ]
     return template
+
+
+def _lifted(plan: JobPlan) -> tuple[str, ...]:
+    return LIFTED_AS_NODE if plan.hostnames.launcher_first else LIFTED
 
 
 def runtime_spec(plan: JobPlan) -> dict[str, Any]:
@@ -215,6 +228,8 @@ def _trainer(plan: JobPlan) -> dict[str, Any]:
     for key in ("command", "args"):
         if container.get(key) is not None:
             trainer[key] = tree.copy(container[key])
+    if plan.hostnames.launcher_first:  # env and resources stay in the launcher's template (LIFTED_AS_NODE)
+        return trainer
     env = tree.copy(container.get("env") or [])
     if plan.ssh is not None:
         env.append({"name": names.JOB_ROLE_ENV, "value": names.ROLE_LAUNCHER})

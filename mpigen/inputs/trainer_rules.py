@@ -71,8 +71,12 @@ def runtime_webhook(spec: dict[str, Any]) -> list[Issue]:
         if job.get("replicas", 1) != 1:
             issues.append(Issue((*RJOBS, index, "replicas"), f"always must be 1 for the {step} step's job"))
         if STEP_CONTAINERS[step] not in {c.get("name") for c in _pod(job).get("containers") or []}:
-            message = f'must contain the required container for the ancestor {step}: "{STEP_CONTAINERS[step]}"'
-            issues.append(Issue((*RJOBS, index, "template", "spec", "template", "spec", "containers"), message))
+            message = (
+                f'must contain the required container for the ancestor {step}: "{STEP_CONTAINERS[step]}"'
+            )
+            issues.append(
+                Issue((*RJOBS, index, "template", "spec", "template", "spec", "containers"), message)
+            )
     return issues + _mpi_volume_issues(spec)
 
 
@@ -139,7 +143,9 @@ def _duplicates(path: Path, items: list[Any], key: str) -> list[Issue]:
     for index, item in enumerate(items):
         value = item.get(key) if isinstance(item, dict) else None
         if value in seen:
-            issues.append(Issue((*path, index, key), f"Duplicate value: {shown(value)} (a list keyed by {key})"))
+            issues.append(
+                Issue((*path, index, key), f"Duplicate value: {shown(str(value))} (a list keyed by {key})")
+            )
         seen.add(value)
     return issues
 
@@ -199,7 +205,10 @@ def _patch_issues(path: Path, patch: dict[str, Any], jobs: dict[str, dict[str, A
 
 def _container_issues(path: Path, pod: dict[str, Any], name: str, job: dict[str, Any]) -> list[Issue]:
     runtime_pod = _pod(job)
-    have = {c.get("name") for c in (runtime_pod.get("initContainers") or []) + (runtime_pod.get("containers") or [])}
+    have = {
+        c.get("name")
+        for c in (runtime_pod.get("initContainers") or []) + (runtime_pod.get("containers") or [])
+    }
     issues = []
     for key in ("initContainers", "containers"):
         for index, container in enumerate(pod.get(key) or []):
@@ -207,7 +216,9 @@ def _container_issues(path: Path, pod: dict[str, Any], name: str, job: dict[str,
             if container["name"] not in have:
                 message = f"must not have {what} that doesn't exist in the runtime job {name}: {shown(container['name'])}"
                 issues.append(Issue((*path, key, index, "name"), message))
-            elif key == "containers" and container.get("env") and container["name"] in STEP_CONTAINERS.values():
+            elif (
+                key == "containers" and container.get("env") and container["name"] in STEP_CONTAINERS.values()
+            ):
                 message = f"must not have envs for the {', '.join(STEP_CONTAINERS.values())} containers: use spec.trainer.env"
                 issues.append(Issue((*path, key, index, "env"), message))
     return issues

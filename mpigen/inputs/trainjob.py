@@ -25,9 +25,9 @@ from mpigen.errors import CompileError, Issue, Path, shown
 from mpigen.inputs.shared import name_of, resolve_namespace
 from mpigen.inputs.trainer_merge import apply_defaults, merge_resources, merge_runtime_patch
 from mpigen.inputs.trainer_rules import ancestor, crd_rules, runtime_webhook, trainjob_webhook
-from mpigen.quantity import parse_quantity
 from mpigen.options import Options
 from mpigen.plan import TrainPlan
+from mpigen.quantity import parse_quantity
 
 RuntimeKey = tuple[str, str, str]  # kind, namespace ("" for a ClusterTrainingRuntime), name
 # Fields of earlier Trainer versions, and what replaced them (kubeflow/trainer PRs #2785, #3309).
@@ -104,7 +104,9 @@ def _policy_issues(kind: str, name: str, policy: dict[str, Any] | None) -> list[
 def _legacy_issues(document: dict[str, Any]) -> list[Issue]:
     spec = document.get("spec")
     found = [key for key in LEGACY_FIELDS if isinstance(spec, dict) and key in spec]
-    return [Issue(("spec", key), f'unknown field "{key}" in Trainer v2.3: {LEGACY_FIELDS[key]}') for key in found]
+    return [
+        Issue(("spec", key), f'unknown field "{key}" in Trainer v2.3: {LEGACY_FIELDS[key]}') for key in found
+    ]
 
 
 def to_plan(document: dict[str, Any], runtimes: Runtimes, options: Options) -> TrainPlan:
@@ -166,7 +168,7 @@ def _missing(key: RuntimeKey, runtimes: Runtimes) -> str:
             f'{kind} "{name}" is given in {given}, but this TrainJob has no namespace: Trainer looks the '
             f"runtime up in the TrainJob's own namespace; set metadata.namespace: {elsewhere[0]} (or --namespace {elsewhere[0]})"
         )
-    fix = f"set the runtime's metadata.namespace: {namespace}" if not elsewhere[0] else f"move one of them"
+    fix = f"set the runtime's metadata.namespace: {namespace}" if not elsewhere[0] else "move one of them"
     return (
         f'{kind} "{name}" is given in {given}, not in this TrainJob\'s namespace "{namespace}": Trainer looks '
         f"the runtime up in the TrainJob's own namespace; {fix}"
@@ -246,7 +248,7 @@ def _slots(jobset_spec: dict[str, Any], trainer: dict[str, Any], runtime_slots: 
                 resources = container["resources"]
                 break
     gpus = _gpus((resources or {}).get("requests")) or _gpus((resources or {}).get("limits"))
-    return gpus if gpus > 1 else 1
+    return max(1, gpus)
 
 
 def _gpus(resources: dict[str, Any] | None) -> int:

@@ -123,9 +123,9 @@ def test_round_trip_gives_the_same_job(path: Path) -> None:
         }
         for key in ("successPolicy", "ttlSecondsAfterFinished"):
             assert ours["spec"].get(key) == theirs["spec"].get(key), key
-        # MultiKueue: the TrainJob's managedBy, which Trainer v2.0.0 does not pass on to the JobSet (a warning)
+        # MultiKueue: the TrainJob's managedBy, which render passes on to the JobSet as for the MPIJob
         assert train_job["spec"].get("managedBy") == ours["spec"].get("managedBy")
-        assert "managedBy" not in theirs["spec"]
+        assert theirs["spec"].get("managedBy") == ours["spec"].get("managedBy")
         assert ours["spec"].get("suspend", False) == theirs["spec"]["suspend"]
         direct_jobs, via_jobs = pods(ours), pods(theirs)
         assert list(direct_jobs) == [names.WORKER_RJOB, names.LAUNCHER_RJOB]

@@ -34,9 +34,9 @@ from mpigen.options import Options
 from mpigen.plan import JobPlan, JobService, Labels, Ssh, TrainPlan
 from mpigen.quantity import QuantitySum
 from mpigen.targets.canonical import canonical
+from mpigen.targets.shared import mpi_env
 from mpigen.targets.shared.network import COMPONENT as NETWORK_COMPONENT
 from mpigen.targets.shared.network import SAME_JOB
-from mpigen.targets.shared import mpi_env
 from mpigen.targets.shared.ssh import build_keygen_job, build_keygen_rbac, render_keygen
 
 # Trainer v2.3.0 pkg/constants: the Open MPI variables, in the order the MPI plugin upserts them.
@@ -100,7 +100,11 @@ def ssh_secret_name(plan: TrainPlan, options: Options) -> str:
 
 def _ssh_volume(plan: TrainPlan, options: Options) -> dict[str, Any]:
     items = [
-        {"key": key, "path": path, "mode": SSH_PRIVATE_MODE if key == names.SSH_PRIVATE_KEY else SSH_PUBLIC_MODE}
+        {
+            "key": key,
+            "path": path,
+            "mode": SSH_PRIVATE_MODE if key == names.SSH_PRIVATE_KEY else SSH_PUBLIC_MODE,
+        }
         for key, path in names.MPI_SSH_ITEMS
     ]
     secret = {"secretName": ssh_secret_name(plan, options), "items": items, "defaultMode": SSH_DEFAULT_MODE}
@@ -396,7 +400,11 @@ def build_network_policy(plan: TrainPlan, options: Options) -> list[dict[str, An
     if options.network_policy != SAME_JOB:
         return []
     selector = {"matchLabels": {names.JOBSET_NAME_LABEL: plan.name}}
-    spec = {"podSelector": selector, "policyTypes": ["Ingress"], "ingress": [{"from": [{"podSelector": dict(selector)}]}]}
+    spec = {
+        "podSelector": selector,
+        "policyTypes": ["Ingress"],
+        "ingress": [{"from": [{"podSelector": dict(selector)}]}],
+    }
     meta = _meta(plan, plan.name, NETWORK_COMPONENT)
     return [{"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": meta, "spec": spec}]
 
