@@ -217,3 +217,5 @@ class TrainPlan(Record):
     warnings: tuple[Issue, ...] = ()
     # spec.activeDeadlineSeconds (Trainer v2.2+); None: unset.
     active_deadline_seconds: int | None = None
+    # podGroupPolicy.volcano of the runtime (its networkTopology, if any); None: no Volcano gang.
+    volcano: dict[str, Any] | None = None

@@ -128,7 +128,7 @@ def to_plan(document: dict[str, Any], runtimes: Runtimes, options: Options) -> T
     issues += found
     if runtime is None or issues:
         raise CompileError(issues, kind=names.TRAINJOB_KIND, name=name)
-    issues += trainjob_webhook(spec, runtime)
+    issues += trainjob_webhook(spec, runtime) + _volcano_issues(spec, runtime) + refused_options(options)
     if issues:
         raise CompileError(issues, kind=names.TRAINJOB_KIND, name=name)
     return _plan(name, namespace, spec, runtime)
@@ -191,6 +191,7 @@ def _plan(name: str, namespace: str | None, spec: dict[str, Any], runtime: dict[
     mpi, trainer = runtime["mlPolicy"]["mpi"], spec.get("trainer") or {}
     _merge_resources(jobset_spec, trainer, mpi["runLauncherAsNode"])
     coscheduling = (runtime.get("podGroupPolicy") or {}).get("coscheduling")
+    volcano = (runtime.get("podGroupPolicy") or {}).get("volcano")
     return TrainPlan(
         name=name,
         namespace=namespace,
@@ -210,7 +211,65 @@ def _plan(name: str, namespace: str | None, spec: dict[str, Any], runtime: dict[
         schedule_timeout_seconds=None if coscheduling is None else coscheduling["scheduleTimeoutSeconds"],
         warnings=tuple(_warnings(spec, runtime)),
         active_deadline_seconds=spec.get("activeDeadlineSeconds"),
+        volcano=None if volcano is None else tree.copy(volcano),
     )
+
+
+def _volcano_issues(spec: dict[str, Any], runtime: dict[str, Any]) -> list[Issue]:
+    """The Volcano plugin's Validate: a queue annotation (the runtime template's or a patch's) not empty."""
+    if "volcano" not in (runtime.get("podGroupPolicy") or {}):
+        return []
+    found = ((runtime["template"].get("metadata") or {}).get("annotations") or {}).get(
+        names.VOLCANO_QUEUE_ANNOTATION
+    )
+    for patch in spec.get("runtimePatches") or []:
+        meta = ((patch.get("trainingRuntimeSpec") or {}).get("template") or {}).get("metadata") or {}
+        found = (meta.get("annotations") or {}).get(names.VOLCANO_QUEUE_ANNOTATION, found)
+    if found != "":
+        return []
+    path: Path = ("spec", "annotations", names.VOLCANO_QUEUE_ANNOTATION)
+    return [
+        Issue(path, "Volcano queue name must not be empty (the runtime's or a runtime patch's annotation)")
+    ]
+
+
+# Options that mean nothing for a TrainJob, refused when given (a value other than the default): what
+# Trainer's runtime holds instead.
+TRAINJOB_REFUSED_OPTIONS = {
+    "gpus_per_node": (
+        "gpus-per-node",
+        "v1alpha1's; a TrainJob's slots are numProcPerNode (or its GPU count)",
+    ),
+    "processing_units_per_node": (
+        "processing-units-per-node",
+        "v1alpha1's; a TrainJob's slots are numProcPerNode",
+    ),
+    "processing_resource_type": (
+        "processing-resource-type",
+        "v1alpha1's; a TrainJob's slots are numProcPerNode",
+    ),
+    "kubectl_delivery_image": ("kubectl-delivery-image", "a TrainJob's MPI runs over SSH, without kubectl"),
+    "wait_timeout_seconds": ("wait-timeout", "a TrainJob's launcher waits for the nodes Ready by dependsOn"),
+    "gang_scheduler": (
+        "gang-scheduler",
+        "a TrainJob's gang is its runtime's podGroupPolicy (coscheduling or volcano), as Trainer reads it",
+    ),
+    "scheduler_name": (
+        "scheduler-name",
+        "set schedulerName in the runtime's pod templates (or a runtime patch)",
+    ),
+    "cluster_domain": ("cluster-domain", "Trainer's hostfile names are <pod>.<subdomain>, without a domain"),
+}
+
+
+def refused_options(options: Options) -> list[Issue]:
+    from mpigen.inputs.annotations import PREFIX
+
+    issues = []
+    for field, (flag, why) in TRAINJOB_REFUSED_OPTIONS.items():
+        if getattr(options, field) != getattr(Options(), field):
+            issues.append(Issue((), f"--{flag} ({PREFIX}{flag}) is refused for a TrainJob: {why}"))
+    return issues
 
 
 def _node_container(job: dict[str, Any]) -> dict[str, Any] | None:

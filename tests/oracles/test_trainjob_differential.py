@@ -1,8 +1,10 @@
 """mpigen's TrainJob compile judged by Kubeflow Trainer's own code (the oracle, tests/oracles/trainer).
 
-Every TrainJob of the golden corpus (golden/trainjob-*) and of Trainer's own MPI runtimes (mpi-distributed,
-deepspeed-distributed, mlx-distributed, read from the pinned module, with TrainJobs made here) is compiled by
-both, and the objects are compared field by field. The only differences allowed are the departures listed
+Every TrainJob of the golden corpus (golden/trainjob-*) and of Trainer's own MPI runtimes (v2.3.0's
+deepspeed-distributed and mlx-distributed, read from the pinned module, with TrainJobs made here that set
+every field v2.1-v2.3 added) is compiled by both, and the objects are compared field by field. mpigen's
+options (`mpigen.dev/*` annotations) are mpigen's own: a TrainJob is compiled without them here, and their
+effect is pinned by the golden bytes. The only differences allowed are the departures listed
 in docs/departures.md ("Kubeflow Trainer TrainJobs"); `undo_departures` takes each one back out of mpigen's
 objects and asserts that it is exactly what the list says, so a departure that changes, or a difference
 that is not listed, fails:
@@ -18,10 +20,19 @@ that is not listed, fails:
    MPI runtime but for the launcher's MPI variables and the hostfile's `host:slots` syntax;
 6. a runtime with another ML policy (torch) is refused (Trainer runs it);
 8. a hostfile larger than a ConfigMap holds (1 MiB) is refused (Trainer writes it, the API server refuses it);
-9. a runtime volume given another source by a podSpecOverride is refused (Trainer merges the two sources,
+9. a runtime volume given another source by a runtime patch is refused (Trainer merges the two sources,
    which the API server refuses when the Job is created), in golden/trainjob-error-webhook;
 7. a TrainJob that names no namespace gives objects that name none (`kubectl apply -n` decides, as for
-   an MPIJob); Trainer's are in the TrainJob's, `default` here.
+   an MPIJob); Trainer's are in the TrainJob's, `default` here;
+10. no `<job>-runtime-snapshot` ConfigMap (Trainer v2.3 stores the runtime it read there, for its own
+   later reconciles; nothing else reads it);
+11. `activeDeadlineSeconds`: every child Job's `activeDeadlineSeconds` (Trainer's controller fails the
+   TrainJob and deletes the JobSet instead; mpigen has no controller);
+12. `managedBy: kueue.x-k8s.io/multikueue`: the JobSet's `spec.managedBy` (Trainer's controller leaves such
+   a TrainJob alone and MultiKueue runs it on a worker cluster; mpigen hands MultiKueue the JobSet);
+13. a runtime's launcher or node volume named like the MPI plugin's (`mpi-ssh-auth`, `mpi-hostfile`) or a
+   `node` mount at its paths is refused (Trainer replaces it), in golden/trainjob-error-runtimes;
+14. a launcher or node job of more than one replica is refused (mpigen's hostfile holds one), ibid.
 
 Refusals: each TrainJob that mpigen refuses in an error golden is refused by the oracle too (but for the
 torch runtime, departure 6).
@@ -71,9 +82,14 @@ def documents(path: Path) -> list[Obj]:
 
 
 def mpigen_objects(docs: list[Obj], job: Obj) -> list[Obj]:
+    """mpigen's objects for `job`, without its mpigen.dev/* options (mpigen's own)."""
     runtimes = Runtimes()
     for doc in filter(is_runtime, docs):
         runtimes.add(doc, Options())
+    job = copy.deepcopy(job)
+    annotations = job["metadata"].get("annotations") or {}
+    for key in [k for k in annotations if k.startswith("mpigen.dev/")]:
+        del annotations[key]
     return compile_train_job(job, runtimes).objects
 
 
@@ -105,7 +121,7 @@ def without_noise(value: Any) -> Any:
 # --- departures ---------------------------------------------------------------------------------------
 
 
-def undo_departures(objects: list[Obj], oracle: list[Obj], job: str) -> list[Obj]:
+def undo_departures(objects: list[Obj], oracle: list[Obj], job: str, spec: Obj) -> list[Obj]:
     """mpigen's objects with each listed departure taken out, asserting it is exactly that."""
     key_job = f"{job}{names.SSH_KEYGEN_SUFFIX}"
     # 2. the key Job and what it needs; the Secret compared on its own
@@ -146,8 +162,21 @@ def undo_departures(objects: list[Obj], oracle: list[Obj], job: str) -> list[Obj
         if obj["kind"] == "JobSet":
             [their_jobset] = [o for o in oracle if o["kind"] == "JobSet"]
             undo_webhook_defaults(obj, their_jobset)
+            undo_controller_fields(obj, spec)
         kept.append(obj)
     return kept
+
+
+def undo_controller_fields(jobset: Obj, spec: Obj) -> None:
+    """11. activeDeadlineSeconds on every child Job; 12. MultiKueue's managedBy on the JobSet."""
+    deadline = spec.get("activeDeadlineSeconds")
+    if deadline is not None:
+        for job in jobset["spec"]["replicatedJobs"]:
+            assert job["template"]["spec"].pop("activeDeadlineSeconds") == deadline
+    if spec.get("managedBy") == "kueue.x-k8s.io/multikueue":
+        assert jobset["spec"].pop("managedBy") == "kueue.x-k8s.io/multikueue"
+    else:
+        assert "managedBy" not in jobset["spec"]
 
 
 def labels_component(obj: Obj) -> str:
@@ -189,8 +218,10 @@ def compared(oracle: list[Obj], namespaced: bool) -> list[Obj]:
     """The oracle's objects but the Secret (compared in undo_departures), without ownerReferences (1) and,
     for a TrainJob that names no namespace, without the oracle's `default` (7)."""
     kept = []
+    snapshots = [o for o in oracle if o["metadata"]["name"].endswith("-runtime-snapshot")]
+    assert [o["kind"] for o in snapshots] == ["ConfigMap"], "10. the runtime snapshot, Trainer's own"
     for obj in without_noise(oracle):
-        if obj["kind"] == "Secret":
+        if obj["kind"] == "Secret" or obj in snapshots:
             continue
         assert [ref["kind"] for ref in obj["metadata"].pop("ownerReferences")] == ["TrainJob"]
         if not namespaced:
@@ -206,7 +237,9 @@ def assert_same(docs: list[Obj], job: Obj) -> None:
     expected = sorted(
         compared(theirs, "namespace" in job["metadata"]), key=lambda o: (o["kind"], o["metadata"]["name"])
     )
-    actual = sorted(undo_departures(ours, theirs, name), key=lambda o: (o["kind"], o["metadata"]["name"]))
+    actual = sorted(
+        undo_departures(ours, theirs, name, job["spec"]), key=lambda o: (o["kind"], o["metadata"]["name"])
+    )
     assert actual == expected
 
 
@@ -321,13 +354,13 @@ def test_refused_by_both(path: Path, job: Obj) -> None:
 # --- Trainer's own MPI runtimes --------------------------------------------------------------------
 
 SHIPPED = [
-    "manifests/base/runtimes/mpi_distributed.yaml",
     "manifests/base/runtimes/deepspeed_distributed.yaml",
     "manifests/base/runtimes/mlx_distributed.yaml",
 ]
 TRAINERS = {
     "bare": {},
     "sized": {"numNodes": 4, "numProcPerNode": 3, "resourcesPerNode": {"limits": {"nvidia.com/gpu": "1"}}},
+    "gpus": {"numNodes": 3, "resourcesPerNode": {"limits": {"nvidia.com/gpu": 4}, "requests": {"cpu": "2"}}},
     "one-node": {
         "numNodes": 1,
         "image": "registry.example/train:2",
@@ -337,10 +370,67 @@ TRAINERS = {
     "env": {
         "numNodes": 2,
         "env": [
-            {"name": "OMPI_MCA_orte_set_default_slots", "value": "9"},
+            {"name": "OMPI_MCA_btl", "value": "^openib"},
             {"name": "X", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}},
         ],
     },
+}
+
+
+_LABELS = {"metadata": {"labels": {"kueue.x-k8s.io/queue-name": "q"}, "annotations": {"note": "n"}}}
+_PATCHED = {
+    "replicatedJobs": [
+        {
+            "name": "node",
+            "template": {
+                "metadata": {"labels": {"tier": "node"}},
+                "spec": {
+                    "template": {
+                        "metadata": {"annotations": {"a": "b"}},
+                        "spec": {
+                            "nodeSelector": {"pool": "gpu"},
+                            "tolerations": [{"key": "gpu", "operator": "Exists"}],
+                            "volumes": [{"name": "scratch", "emptyDir": {}}],
+                            "containers": [
+                                {"name": "node", "volumeMounts": [{"name": "scratch", "mountPath": "/s"}]}
+                            ],
+                        },
+                    }
+                },
+            },
+        },
+        {"name": "launcher", "template": {"spec": {"template": {"spec": {"serviceAccountName": "runner"}}}}},
+    ]
+}
+# Fields of Trainer v2.1-v2.3 beside spec.trainer, per TrainJob of the shipped runtimes.
+SPECS: dict[str, Obj] = {
+    "bare": {
+        "runtimePatches": [{"manager": "example.com/labels", "trainingRuntimeSpec": {"template": _LABELS}}]
+    },
+    "sized": {
+        "activeDeadlineSeconds": 600,
+        "runtimePatches": [
+            {"manager": "example.com/first", "trainingRuntimeSpec": {"template": {"spec": _PATCHED}}},
+            {
+                "manager": "example.com/second",
+                "trainingRuntimeSpec": {
+                    "template": {
+                        "spec": {
+                            "replicatedJobs": [
+                                {
+                                    "name": "node",
+                                    "template": {
+                                        "spec": {"template": {"spec": {"nodeSelector": {"pool": "big"}}}}
+                                    },
+                                }
+                            ]
+                        }
+                    }
+                },
+            },
+        ],
+    },
+    "gpus": {"managedBy": "kueue.x-k8s.io/multikueue", "suspend": True},
 }
 
 
@@ -348,10 +438,7 @@ TRAINERS = {
 @pytest.mark.parametrize("trainer", sorted(TRAINERS))
 def test_shipped_runtimes_match_trainer(shipped: str, trainer: str) -> None:
     [runtime] = trainer_oracle.shipped(shipped)
-    spec: Obj = {
-        "runtimeRef": {"name": runtime["metadata"]["name"]},
-        "labels": {"kueue.x-k8s.io/queue-name": "q"},
-    }
+    spec: Obj = {"runtimeRef": {"name": runtime["metadata"]["name"]}, **SPECS.get(trainer, {})}
     if TRAINERS[trainer]:
         spec["trainer"] = TRAINERS[trainer]
     job = {

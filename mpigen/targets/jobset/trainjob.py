@@ -243,6 +243,12 @@ def build_jobset_spec(plan: TrainPlan, options: Options) -> dict[str, Any]:
         if plan.schedule_timeout_seconds is not None:
             meta = job["template"]["spec"]["template"].setdefault("metadata", {})
             meta["labels"] = {**(meta.get("labels") or {}), names.SCHEDULER_PLUGINS_GROUP_LABEL: plan.name}
+        if plan.volcano is not None:  # the Volcano plugin's EnforcePodGroupPolicy
+            meta = job["template"]["spec"]["template"].setdefault("metadata", {})
+            meta["annotations"] = {
+                **(meta.get("annotations") or {}),
+                names.VOLCANO_GROUP_ANNOTATION: plan.name,
+            }
     spec["suspend"] = plan.suspend
     _jobset_webhook_defaults(spec)
     return spec
@@ -325,6 +331,8 @@ def _pod_requests(pod: dict[str, Any]) -> QuantitySum:
 
 
 def build_pod_group(plan: TrainPlan) -> list[dict[str, Any]]:
+    if plan.volcano is not None:
+        return [build_volcano_pod_group(plan)]
     if plan.schedule_timeout_seconds is None:
         return []
     counts, total = pod_counts(plan), QuantitySum()
@@ -339,6 +347,37 @@ def build_pod_group(plan: TrainPlan) -> list[dict[str, Any]]:
     return [
         {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": meta, "spec": spec}
     ]
+
+
+def _requests(plan: TrainPlan) -> QuantitySum:
+    """Every pod's requests times its job's pod count (the pod sets' SinglePodRequests)."""
+    total = QuantitySum()
+    for job, count in zip(plan.jobset_spec.get("replicatedJobs") or [], pod_counts(plan), strict=True):
+        pod = job["template"]["spec"].get("template", {}).get("spec") or {}
+        for name, (value, fmt) in _pod_requests(pod).totals.items():
+            total.add(name, _as_quantity(value, fmt), count)
+    return total
+
+
+def build_volcano_pod_group(plan: TrainPlan) -> dict[str, Any]:
+    """Trainer v2.3.0's Volcano plugin Build: minMember every pod, minResources their requests, the queue
+    from the JobSet's annotation, the last pod template's priorityClassName, the runtime's networkTopology."""
+    assert plan.volcano is not None
+    spec: dict[str, Any] = {"minMember": sum(pod_counts(plan))}
+    total = _requests(plan)
+    if total.totals:
+        spec["minResources"] = total.result()
+    if names.VOLCANO_QUEUE_ANNOTATION in plan.annotations:
+        spec["queue"] = plan.annotations[names.VOLCANO_QUEUE_ANNOTATION]
+    for job in plan.jobset_spec.get("replicatedJobs") or []:
+        priority = (job["template"]["spec"].get("template", {}).get("spec") or {}).get("priorityClassName")
+        if priority is not None:
+            spec["priorityClassName"] = priority
+    topology = plan.volcano.get("networkTopology")
+    if topology is not None:
+        spec["networkTopology"] = {k: topology[k] for k in ("mode", "highestTierAllowed") if k in topology}
+    meta = _meta(plan, plan.name, names.COMPONENT_SCHEDULING)
+    return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "metadata": meta, "spec": spec}
 
 
 def _as_quantity(value: Any, fmt: str) -> str:

@@ -42,6 +42,7 @@ import (
 	"github.com/go-logr/logr"
 	"golang.org/x/crypto/ssh"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apiruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -55,6 +56,7 @@ import (
 	schedulerpluginsv1alpha1 "sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	"sigs.k8s.io/yaml"
 
+	configapi "github.com/kubeflow/trainer/v2/pkg/apis/config/v1alpha1"
 	trainer "github.com/kubeflow/trainer/v2/pkg/apis/trainer/v1alpha1"
 	trainerruntime "github.com/kubeflow/trainer/v2/pkg/runtime"
 	runtimecore "github.com/kubeflow/trainer/v2/pkg/runtime/core"
@@ -116,13 +118,14 @@ func run(crdDir string, files []string) ([]byte, error) {
 		}
 	}
 	cl := fake.NewClientBuilder().WithScheme(scheme).WithObjects(in.runtimes...).Build()
-	runtimes, err := runtimecore.New(ctx, cl, noIndexer{})
+	// The zero Configuration: the plugins that read it (TrainJobStatus) are behind a feature gate off by default.
+	runtimes, err := runtimecore.New(ctx, cl, noIndexer{}, &configapi.Configuration{})
 	if err != nil {
 		return nil, err
 	}
 	var items []map[string]any
 	for _, trainJob := range in.trainJobs {
-		objects, err := build(ctx, runtimes, trainJob)
+		objects, err := build(ctx, cl, runtimes, trainJob)
 		if err != nil {
 			return nil, fmt.Errorf("TrainJob %s/%s: %w", trainJob.Namespace, trainJob.Name, err)
 		}
@@ -137,7 +140,7 @@ func run(crdDir string, files []string) ([]byte, error) {
 }
 
 // build validates one TrainJob as Trainer's webhook does and returns the objects its controller would apply.
-func build(ctx context.Context, runtimes map[string]trainerruntime.Runtime, trainJob *trainer.TrainJob) ([]map[string]any, error) {
+func build(ctx context.Context, cl client.Client, runtimes map[string]trainerruntime.Runtime, trainJob *trainer.TrainJob) ([]map[string]any, error) {
 	key := fmt.Sprintf("%s.%s", deref(trainJob.Spec.RuntimeRef.Kind), deref(trainJob.Spec.RuntimeRef.APIGroup))
 	rt, ok := runtimes[key]
 	if !ok {
@@ -177,6 +180,20 @@ func build(ctx context.Context, runtimes map[string]trainerruntime.Runtime, trai
 			data["ssh-publickey"] = publicKeyText
 		}
 		items = append(items, u)
+	}
+	// v2.3 NewObjects stores the runtime it read in a ConfigMap <job>-runtime-snapshot (server-side apply
+	// through the client, not among the returned objects): printed too, its data as written.
+	snapshot := &corev1.ConfigMap{}
+	if err := cl.Get(ctx, client.ObjectKey{Namespace: trainJob.Namespace, Name: trainJob.Name + "-runtime-snapshot"}, snapshot); err == nil {
+		u := map[string]any{
+			"apiVersion": "v1",
+			"kind":       "ConfigMap",
+			"metadata":   map[string]any{"name": snapshot.Name, "namespace": snapshot.Namespace},
+			"data":       map[string]any{"runtime": snapshot.Data["runtime"]},
+		}
+		items = append(items, u)
+	} else if !apierrors.IsNotFound(err) {
+		return nil, err
 	}
 	sort.SliceStable(items, func(i, j int) bool {
 		return sortKey(items[i]) < sortKey(items[j])
