@@ -214,23 +214,6 @@ def test_output_is_stable(mpi_runtime: Obj) -> None:
                 **train_job(),
                 "spec": {
                     "runtimeRef": {"name": "deepspeed-distributed"},
-                    "runtimePatches": [
-                        {
-                            "manager": "example.com/x",
-                            "trainingRuntimeSpec": {
-                                "template": {"spec": {"replicatedJobs": [{"name": "worker"}]}}
-                            },
-                        }
-                    ],
-                },
-            },
-            "must not have replicated job that doesn't exist in the runtime job template",
-        ),
-        (
-            {
-                **train_job(),
-                "spec": {
-                    "runtimeRef": {"name": "deepspeed-distributed"},
                     "runtimePatches": [{"manager": "x"}],
                 },
             },
@@ -243,3 +226,25 @@ def test_output_is_stable(mpi_runtime: Obj) -> None:
 def test_refusals(mpi_runtime: Obj, job: Obj, message: str) -> None:
     with pytest.raises(trainer_oracle.OracleRefused, match=message):
         trainer_oracle.run([mpi_runtime, job])
+
+
+def test_a_patch_naming_an_unknown_job_passes_trainers_webhook(mpi_runtime: Obj) -> None:
+    """Trainer v2.3.0 validates runtime patches against the runtime info built after merging them
+    (`ValidateObjects` calls `newRuntimeInfo` first), so its "must not have replicated job that doesn't
+    exist" never fires: the patch adds a job with no pod template, first (an unknown name sorts as index 0),
+    which the JobSet's API server validation refuses later. mpigen refuses the patch (departure 15)."""
+    job = {
+        **train_job("unknown"),
+        "spec": {
+            "runtimeRef": {"name": "deepspeed-distributed"},
+            "runtimePatches": [
+                {
+                    "manager": "example.com/x",
+                    "trainingRuntimeSpec": {"template": {"spec": {"replicatedJobs": [{"name": "worker"}]}}},
+                }
+            ],
+        },
+    }
+    jobs = replicated_jobs(by_kind(trainer_oracle.run([mpi_runtime, job]))["JobSet"])
+    assert list(jobs) == ["worker", "node", "launcher"]
+    assert "containers" not in (jobs["worker"]["template"]["spec"]["template"].get("spec") or {})

@@ -19,6 +19,9 @@
 // oracle checks it (an EC P-521 private key in PEM, and the matching ecdsa-sha2-nistp521 public key in
 // authorized_keys form) and prints a fixed description in its place. Errors go to stderr, exit 1.
 //
+// A `scheduling.k8s.io/v1` PriorityClass in the input is an object of the cluster (the Volcano plugin
+// checks that the pods' class exists).
+//
 // Usage: trainer-oracle --crds DIR [FILE ...]   (no FILE, or "-": read stdin; YAML or JSON, multi-document)
 package main
 
@@ -42,6 +45,7 @@ import (
 	"github.com/go-logr/logr"
 	"golang.org/x/crypto/ssh"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apiruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -55,6 +59,7 @@ import (
 	jobsetv1alpha2 "sigs.k8s.io/jobset/api/jobset/v1alpha2"
 	schedulerpluginsv1alpha1 "sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	"sigs.k8s.io/yaml"
+	volcanov1beta1 "volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 
 	configapi "github.com/kubeflow/trainer/v2/pkg/apis/config/v1alpha1"
 	trainer "github.com/kubeflow/trainer/v2/pkg/apis/trainer/v1alpha1"
@@ -112,6 +117,7 @@ func run(crdDir string, files []string) ([]byte, error) {
 	scheme := apiruntime.NewScheme()
 	for _, add := range []func(*apiruntime.Scheme) error{
 		clientgoscheme.AddToScheme, trainer.AddToScheme, jobsetv1alpha2.AddToScheme, schedulerpluginsv1alpha1.AddToScheme,
+		volcanov1beta1.AddToScheme,
 	} {
 		if err := add(scheme); err != nil {
 			return nil, err
@@ -284,6 +290,15 @@ func (in *input) add(doc []byte, defaults map[string]map[string]any) error {
 	}
 	apiVersion, _ := object["apiVersion"].(string)
 	kind, _ := object["kind"].(string)
+	if apiVersion == "scheduling.k8s.io/v1" && kind == "PriorityClass" {
+		// A PriorityClass of the cluster: the Volcano plugin's Validate looks the pods' class up.
+		class := &schedulingv1.PriorityClass{}
+		if err := decodeStrict(object, class); err != nil {
+			return err
+		}
+		in.runtimes = append(in.runtimes, class)
+		return nil
+	}
 	if apiVersion != trainer.GroupVersion.String() {
 		return fmt.Errorf("apiVersion %q kind %q: want %s", apiVersion, kind, trainer.GroupVersion)
 	}
@@ -311,7 +326,7 @@ func (in *input) add(doc []byte, defaults map[string]map[string]any) error {
 		if err := decodeStrict(object, runtime); err != nil {
 			return err
 		}
-		if _, err := (&webhooks.TrainingRuntimeWebhook{}).ValidateCreate(context.Background(), runtime); err != nil {
+		if _, err := (&webhooks.TrainingRuntimeValidator{}).ValidateCreate(context.Background(), runtime); err != nil {
 			return fmt.Errorf("TrainingRuntime %s: refused by Trainer's webhook: %w", runtime.Name, err)
 		}
 		in.runtimes = append(in.runtimes, runtime)
@@ -320,7 +335,7 @@ func (in *input) add(doc []byte, defaults map[string]map[string]any) error {
 		if err := decodeStrict(object, runtime); err != nil {
 			return err
 		}
-		if _, err := (&webhooks.ClusterTrainingRuntimeWebhook{}).ValidateCreate(context.Background(), runtime); err != nil {
+		if _, err := (&webhooks.ClusterTrainingRuntimeValidator{}).ValidateCreate(context.Background(), runtime); err != nil {
 			return fmt.Errorf("ClusterTrainingRuntime %s: refused by Trainer's webhook: %w", runtime.Name, err)
 		}
 		in.runtimes = append(in.runtimes, runtime)
