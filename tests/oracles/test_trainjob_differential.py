@@ -369,6 +369,27 @@ def test_refused_by_both(path: Path, job: Obj) -> None:
         oracle_objects(docs, job)
 
 
+def test_a_volcano_pod_priority_class_matches_trainer() -> None:
+    """The Volcano plugin puts the pods' priorityClassName on the PodGroup, after checking that the cluster
+    has the class (a PriorityClass handed to the oracle as the cluster's; mpigen cannot check it)."""
+    docs = documents(ROOT / "golden" / "trainjob-volcano-network-topology" / "input.yaml")
+    [runtime] = filter(is_runtime, docs)
+    for job in runtime["spec"]["template"]["spec"]["replicatedJobs"]:
+        job["template"]["spec"]["template"]["spec"]["priorityClassName"] = "training"
+    [job] = filter(is_trainjob, docs)
+    priority = {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": "training"},
+        "value": 1,
+    }
+    [group] = [o for o in mpigen_objects(docs, job) if o["kind"] == "PodGroup"]
+    assert group["spec"]["priorityClassName"] == "training"
+    assert_same([priority, *docs], job)
+    with pytest.raises(trainer_oracle.OracleRefused, match='PriorityClass "training" doesn\'t exist'):
+        oracle_objects(docs, job)
+
+
 # --- Trainer's own MPI runtimes --------------------------------------------------------------------
 
 SHIPPED = [
