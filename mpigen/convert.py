@@ -253,6 +253,10 @@ def train_job(plan: JobPlan, document: dict[str, Any], kind: str, runtime: str) 
     for key in ("labels", "annotations"):
         if own.get(key):
             meta[key] = tree.copy(own[key])
+    for key in _dropped_options(document):
+        del meta["annotations"][key]
+    if "annotations" in meta and not meta["annotations"]:
+        del meta["annotations"]
     spec: dict[str, Any] = {"runtimeRef": {"apiGroup": names.TRAINER_GROUP, "kind": kind, "name": runtime}}
     queue = (own.get("labels") or {}).get(names.QUEUE_LABEL)
     if queue is not None:  # a runtime patch's template labels reach the JobSet Kueue admits (Trainer v2.2+)
@@ -303,10 +307,30 @@ def _warnings(plan: JobPlan, document: dict[str, Any]) -> list[Issue]:
     if plan.managed_by == "kueue.x-k8s.io/multikueue":
         message = "kept as the TrainJob's spec.managedBy: Trainer v2.3.0 leaves the TrainJob to MultiKueue, and `mpigen render` of the TrainJob gives its JobSet spec.managedBy"
         found.append(Issue(_managed_by_path(document), message, "warning"))
+    for key, why in _dropped_options(document).items():
+        found.append(
+            Issue(("metadata", "annotations", key), f"not carried over to the TrainJob: {why}", "warning")
+        )
     if plan.hydra_bootstrap:
         message = "Intel MPI's kubexec bootstrap variables (I_MPI_HYDRA_BOOTSTRAP*) are dropped: the runtime uses SSH"
         found.append(Issue(plan.template_paths.get("launcher", ("spec",)), message, "warning"))
     return found
+
+
+def _dropped_options(document: dict[str, Any]) -> dict[str, str]:
+    """The MPIJob's `mpigen.dev/*` option annotations a TrainJob refuses (mpigen.inputs.trainjob) or has no
+    use for (`target`: a TrainJob is always a JobSet), each with why: not carried over."""
+    from mpigen.inputs.annotations import PREFIX
+    from mpigen.inputs.trainjob import TRAINJOB_REFUSED_OPTIONS
+
+    why = {flag: reason for flag, reason in TRAINJOB_REFUSED_OPTIONS.values()}
+    why["target"] = "a TrainJob always runs as a JobSet"
+    annotations = (document.get("metadata") or {}).get("annotations") or {}
+    return {
+        key: why[key[len(PREFIX) :]]
+        for key in annotations
+        if key.startswith(PREFIX) and key[len(PREFIX) :] in why
+    }
 
 
 def _managed_by_path(document: dict[str, Any]) -> Path:
