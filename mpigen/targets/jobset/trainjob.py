@@ -11,8 +11,8 @@ launcher's `node` container; the pod sets' counts become each job's `parallelism
 JobSet plugin's builder gives the trainer job one replica, the TrainJob's image, command and args in its
 `node` container and its env (upserted after the MPI ones) there and, when the launcher runs as a node,
 in the `node` job's `node` container too, the coscheduling pod label to every pod template and the
-TrainJob's `suspend`; the coscheduling plugin builds the PodGroup (every pod of every job, the requests
-after resourcesPerNode) and the MPI plugin the hostfile ConfigMap. (runtimePatches and resourcesPerNode
+TrainJob's `suspend`; the coscheduling or volcano plugin builds the PodGroup (trainjob_gang.py) and the
+MPI plugin the hostfile ConfigMap. (runtimePatches and resourcesPerNode
 are merged into the template before: mpigen.inputs.trainjob.)
 
 Departures (docs/departures.md, "TrainJob"): no ownerReferences (there is no TrainJob object); the SSH
@@ -32,8 +32,8 @@ from mpigen.errors import Issue
 from mpigen.inputs.runpolicy import MULTIKUEUE
 from mpigen.options import Options
 from mpigen.plan import JobPlan, JobService, Labels, Ssh, TrainPlan
-from mpigen.quantity import QuantitySum
 from mpigen.targets.canonical import canonical
+from mpigen.targets.jobset.trainjob_gang import build_pod_group
 from mpigen.targets.shared import mpi_env
 from mpigen.targets.shared.network import COMPONENT as NETWORK_COMPONENT
 from mpigen.targets.shared.network import SAME_JOB
@@ -310,82 +310,6 @@ def build_hostfile(plan: TrainPlan) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {names.HOSTFILE: text}}
 
 
-def _pod_requests(pod: dict[str, Any]) -> QuantitySum:
-    """Kubernetes resourcehelpers.PodRequests: the containers' requests summed, each init container's
-    (a restartable one, a sidecar, is added) at least."""
-    total = QuantitySum()
-    for container in pod.get("containers") or []:
-        for name, value in ((container.get("resources") or {}).get("requests") or {}).items():
-            total.add(name, value, 1)
-    for container in pod.get("initContainers") or []:
-        requests = (container.get("resources") or {}).get("requests") or {}
-        for name, value in requests.items():
-            if container.get("restartPolicy") == "Always":
-                total.add(name, value, 1)
-                continue
-            single = QuantitySum()
-            single.add(name, value, 1)
-            if name not in total.totals or single.totals[name][0] > total.totals[name][0]:
-                total.totals[name] = single.totals[name]
-    return total
-
-
-def build_pod_group(plan: TrainPlan) -> list[dict[str, Any]]:
-    if plan.volcano is not None:
-        return [build_volcano_pod_group(plan)]
-    if plan.schedule_timeout_seconds is None:
-        return []
-    counts, total = pod_counts(plan), QuantitySum()
-    for job, count in zip(plan.jobset_spec.get("replicatedJobs") or [], counts, strict=True):
-        pod = job["template"]["spec"].get("template", {}).get("spec") or {}
-        for name, (value, fmt) in _pod_requests(pod).totals.items():
-            total.add(name, _as_quantity(value, fmt), count)
-    spec: dict[str, Any] = {"minMember": sum(counts), "scheduleTimeoutSeconds": plan.schedule_timeout_seconds}
-    if total.totals:
-        spec["minResources"] = total.result()
-    meta = _meta(plan, plan.name, names.COMPONENT_SCHEDULING)
-    return [
-        {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": meta, "spec": spec}
-    ]
-
-
-def _requests(plan: TrainPlan) -> QuantitySum:
-    """Every pod's requests times its job's pod count (the pod sets' SinglePodRequests)."""
-    total = QuantitySum()
-    for job, count in zip(plan.jobset_spec.get("replicatedJobs") or [], pod_counts(plan), strict=True):
-        pod = job["template"]["spec"].get("template", {}).get("spec") or {}
-        for name, (value, fmt) in _pod_requests(pod).totals.items():
-            total.add(name, _as_quantity(value, fmt), count)
-    return total
-
-
-def build_volcano_pod_group(plan: TrainPlan) -> dict[str, Any]:
-    """Trainer v2.3.0's Volcano plugin Build: minMember every pod, minResources their requests, the queue
-    from the JobSet's annotation, the last pod template's priorityClassName, the runtime's networkTopology."""
-    assert plan.volcano is not None
-    spec: dict[str, Any] = {"minMember": sum(pod_counts(plan))}
-    total = _requests(plan)
-    if total.totals:
-        spec["minResources"] = total.result()
-    if names.VOLCANO_QUEUE_ANNOTATION in plan.annotations:
-        spec["queue"] = plan.annotations[names.VOLCANO_QUEUE_ANNOTATION]
-    for job in plan.jobset_spec.get("replicatedJobs") or []:
-        priority = (job["template"]["spec"].get("template", {}).get("spec") or {}).get("priorityClassName")
-        if priority is not None:
-            spec["priorityClassName"] = priority
-    topology = plan.volcano.get("networkTopology")
-    if topology is not None:
-        spec["networkTopology"] = {k: topology[k] for k in ("mode", "highestTierAllowed") if k in topology}
-    meta = _meta(plan, plan.name, names.COMPONENT_SCHEDULING)
-    return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "metadata": meta, "spec": spec}
-
-
-def _as_quantity(value: Any, fmt: str) -> str:
-    from mpigen.quantity import format_quantity
-
-    return format_quantity(value, fmt)
-
-
 def key_plan(plan: TrainPlan) -> JobPlan:
     """The TrainJob as the SSH key builders (shared/ssh.py) read a job: its name and namespace, the Secret,
     and the pod templates whose image has ssh-keygen (the `node` job's, else the launcher's)."""
@@ -459,7 +383,7 @@ def build(plan: TrainPlan, options: Options) -> list[dict[str, Any]]:
         build_hostfile(plan),
         *([build_ssh_secret(plan)] if generate else []),
         *build_network_policy(plan, options),
-        *build_pod_group(plan),
+        *build_pod_group(plan, pod_counts(plan), _meta(plan, plan.name, names.COMPONENT_SCHEDULING)),
         *[_relabel(obj) for obj in build_keygen_job(keys, options) if generate],
         build_jobset(plan, options),
     ]
