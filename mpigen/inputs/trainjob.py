@@ -72,7 +72,8 @@ class Runtimes:
         if key in self.found:
             what = f'{key[0]} "{key[2]}"' + (f' in namespace "{key[1]}"' if key[1] else "")
             return [Issue(("metadata", "name"), f"{what} is given twice in the input; keep one")]
-        defaulted = None if issues else apply_defaults(document["kind"], document["spec"])
+        # The API server prunes a CR's nulls, then defaults (structural schemas); Trainer reads typed objects.
+        defaulted = None if issues else apply_defaults(document["kind"], tree.without_nulls(document["spec"]))
         issues += [] if defaulted is None else runtime_webhook(defaulted)
         self.found[key] = None if issues else defaulted
         return issues
@@ -119,7 +120,8 @@ def to_plan(document: dict[str, Any], runtimes: Runtimes, options: Options) -> T
     ]
     if issues:
         raise CompileError(issues, kind=names.TRAINJOB_KIND, name=name_of(document))
-    name, spec = document["metadata"]["name"], apply_defaults(names.TRAINJOB_KIND, document["spec"])
+    name = document["metadata"]["name"]
+    spec = apply_defaults(names.TRAINJOB_KIND, tree.without_nulls(document["spec"]))
     namespace, ns_issues = resolve_namespace(document["metadata"].get("namespace"), options.namespace)
     issues += ns_issues + crd_rules(spec)
     if not names.is_dns1035_label(name):

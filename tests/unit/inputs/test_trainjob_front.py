@@ -334,3 +334,16 @@ def test_validate_checks_a_trainjob_with_the_runtimes_of_every_input(tmp_path: P
         done.exit_code == 1
         and 'ClusterTrainingRuntime "openmpi" is not in the input' in done.stdout + done.stderr
     )
+
+
+def test_nulls_in_a_runtime_are_pruned_as_the_api_server_prunes_them() -> None:
+    """A custom resource's nulls are dropped on create (structural schema pruning), and Trainer reads typed
+    objects: none of a runtime's pod template (whose schema, Kubernetes' own, admits them) reaches the
+    JobSet, which server-side apply would refuse."""
+    runtime = json.loads(json.dumps(RUNTIME))
+    pod = runtime["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    pod["containers"][0]["workingDir"] = None
+    pod["nodeSelector"] = None
+    plan = _plan_of({"trainer": {"image": "x"}}, runtime)
+    pod = plan.jobset_spec["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    assert "nodeSelector" not in pod and "workingDir" not in pod["containers"][0]
