@@ -294,19 +294,17 @@ def _merge_resources(jobset_spec: dict[str, Any], trainer: dict[str, Any], launc
 
 def _slots(jobset_spec: dict[str, Any], trainer: dict[str, Any], runtime_slots: int) -> int:
     """The MPI plugin's numProcPerNode: the TrainJob's; else the runtime's; when that is 1, the GPU count
-    of resourcesPerNode (else of the first node container with resources) if above 1."""
+    of resourcesPerNode (else of the first `node` container of the node or trainer job) if above 1."""
     if "numProcPerNode" in trainer:
         return int(trainer["numProcPerNode"])
     if runtime_slots != 1:
         return runtime_slots
     resources = trainer.get("resourcesPerNode")
-    if resources is None:
-        for job in jobset_spec.get("replicatedJobs") or []:
+    if resources is None:  # runtime.ExtractResourcePerNodeFromRuntime: the first such `node` container,
+        for job in jobset_spec.get("replicatedJobs") or []:  # with resources or not (typed: never nil)
             container = _node_container(job)
-            if (job["name"] == names.NODE_RJOB or ancestor(job) == names.ANCESTOR_TRAINER) and (
-                container is not None and "resources" in container
-            ):
-                resources = container["resources"]
+            if (job["name"] == names.NODE_RJOB or ancestor(job) == names.ANCESTOR_TRAINER) and container:
+                resources = container.get("resources") or {}
                 break
     gpus = _gpus((resources or {}).get("requests")) or _gpus((resources or {}).get("limits"))
     return max(1, gpus)

@@ -369,6 +369,26 @@ def test_refused_by_both(path: Path, job: Obj) -> None:
         oracle_objects(docs, job)
 
 
+@pytest.mark.parametrize("where", ["node", "launcher", "both"])
+def test_slots_from_the_runtimes_gpus_match_trainer(where: str) -> None:
+    """numProcPerNode 1 and no resourcesPerNode: the GPU count of the first `node` container of the node or
+    trainer job, with resources or not (Trainer's typed copy has no nil resources)."""
+    [runtime] = trainer_oracle.shipped("manifests/base/runtimes/deepspeed_distributed.yaml")
+    for job in runtime["spec"]["template"]["spec"]["replicatedJobs"]:
+        if where in (job["name"], "both"):
+            gpus = 2 if job["name"] == "node" else 8
+            job["template"]["spec"]["template"]["spec"]["containers"][0]["resources"] = {
+                "limits": {"nvidia.com/gpu": gpus}
+            }
+    job = {
+        "apiVersion": names.TRAINER_API,
+        "kind": "TrainJob",
+        "metadata": {"name": f"gpu-{where}", "namespace": "team"},
+        "spec": {"runtimeRef": {"name": runtime["metadata"]["name"]}, "trainer": {"numNodes": 2}},
+    }
+    assert_same([runtime], job)
+
+
 def test_a_volcano_pod_priority_class_matches_trainer() -> None:
     """The Volcano plugin puts the pods' priorityClassName on the PodGroup, after checking that the cluster
     has the class (a PriorityClass handed to the oracle as the cluster's; mpigen cannot check it)."""
