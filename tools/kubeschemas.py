@@ -37,6 +37,7 @@ EMITTED = (
     ("apps/v1", "StatefulSet"),
     ("batch/v1", "Job"),
     *sorted(schemas.VENDORED_SCHEMAS),
+    *sorted(schemas.INPUT_SCHEMAS),  # the Trainer kinds, read as input: checked quickly too
 )
 REGENERATE = "python tools/kubeschemas.py"
 
@@ -70,7 +71,7 @@ class _Stripper:
 
 
 def _raw_schema(version: str, api_version: str, kind: str) -> dict[str, Any]:
-    vendored = schemas.VENDORED_SCHEMAS.get((api_version, kind))
+    vendored = schemas.VENDORED_SCHEMAS.get((api_version, kind)) or schemas.INPUT_SCHEMAS.get((api_version, kind))
     found = schemas._vendored_file(vendored) if vendored else schemas._kube_file(version, api_version, kind)
     if found is None:
         raise SystemExit(
