@@ -271,6 +271,9 @@ def refused_options(options: Options) -> list[Issue]:
     for field, (flag, why) in TRAINJOB_REFUSED_OPTIONS.items():
         if getattr(options, field) != getattr(Options(), field):
             issues.append(Issue((), f"--{flag} ({PREFIX}{flag}) is refused for a TrainJob: {why}"))
+    if options.target != "jobset":  # the compiler sets jobset; only the job's own annotation says otherwise
+        path: Path = ("metadata", "annotations", PREFIX + "target")
+        issues.append(Issue(path, f"{options.target}: refused for a TrainJob, which always runs as a JobSet"))
     return issues
 
 
