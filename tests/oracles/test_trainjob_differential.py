@@ -333,7 +333,7 @@ def refused_golden_jobs() -> list[Any]:
 
 # Refusals that are not the oracle's to judge: mpigen's options (its own), and the CRD's CEL rules and
 # list-map keys, which the API server checks before Trainer's code runs (the oracle evaluates neither).
-NOT_THE_ORACLES = ("is refused for a TrainJob", "ManagedBy must be", "Duplicate value")
+NOT_THE_ORACLES = ("refused for a TrainJob", "ManagedBy must be", "Duplicate value")
 # 15. refused by mpigen, admitted by Trainer's webhook (which checks the patches after merging them).
 UNKNOWN_IN_PATCH = ("doesn't exist in the runtime job",)
 
