@@ -130,7 +130,8 @@ def to_plan(document: dict[str, Any], runtimes: Runtimes, options: Options) -> T
     issues += found
     if runtime is None or issues:
         raise CompileError(issues, kind=names.TRAINJOB_KIND, name=name)
-    issues += trainjob_webhook(spec, runtime) + _volcano_issues(spec, runtime) + refused_options(options)
+    issues += trainjob_webhook(spec, runtime) + _volcano_issues(spec, runtime)
+    issues += refused_options(options) + _target_issues(document)
     if issues:
         raise CompileError(issues, kind=names.TRAINJOB_KIND, name=name)
     return _plan(name, namespace, spec, runtime)
@@ -271,10 +272,18 @@ def refused_options(options: Options) -> list[Issue]:
     for field, (flag, why) in TRAINJOB_REFUSED_OPTIONS.items():
         if getattr(options, field) != getattr(Options(), field):
             issues.append(Issue((), f"--{flag} ({PREFIX}{flag}) is refused for a TrainJob: {why}"))
-    if options.target != "jobset":  # the compiler sets jobset; only the job's own annotation says otherwise
-        path: Path = ("metadata", "annotations", PREFIX + "target")
-        issues.append(Issue(path, f"{options.target}: refused for a TrainJob, which always runs as a JobSet"))
     return issues
+
+
+def _target_issues(document: dict[str, Any]) -> list[Issue]:
+    """The TrainJob's own `mpigen.dev/target` other than jobset (the flag does not apply to TrainJobs)."""
+    from mpigen.inputs.annotations import PREFIX
+
+    found = ((document.get("metadata") or {}).get("annotations") or {}).get(PREFIX + "target")
+    if found is None or found == "jobset":
+        return []
+    path: Path = ("metadata", "annotations", PREFIX + "target")
+    return [Issue(path, f"{shown(str(found))}: refused for a TrainJob, which always runs as a JobSet")]
 
 
 def _node_container(job: dict[str, Any]) -> dict[str, Any] | None:
