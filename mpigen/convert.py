@@ -1,7 +1,7 @@
 """`mpigen convert`: MPIJobs to Kubeflow Trainer v2 TrainJobs, each with the runtime it names. Pure.
 
 Each MPIJob is planned by its input front (mpigen.inputs), as render plans it, then written as Trainer
-v2.0.0 reads a job: a TrainJob (`trainer.kubeflow.org/v1alpha1`) holding what is the job's own (the
+v2.3.0 reads a job: a TrainJob (`trainer.kubeflow.org/v1alpha1`) holding what is the job's own (the
 number of nodes and processes, the launcher's image, command, args, env and resources, suspend, Kueue's
 MultiKueue, the job's metadata) and a ClusterTrainingRuntime (or, namespaced, a TrainingRuntime) holding
 its shape: the MPI policy and a JobSet template of two replicated jobs, `node` (the workers, their first
@@ -32,6 +32,11 @@ from mpigen.yaml.load import Document
 DEFAULT_MAX_RESTARTS = 6  # batch/v1 Job's backoffLimit default, which the jobset target uses too
 OWN_NAMING = ("hostname", "subdomain")
 LIFTED = ("command", "args", "env", "resources")
+# With the launcher as a node, Trainer v2.3 gives trainer.env and resourcesPerNode to the node pods too
+# (the JobSet builder's Trainer(), newRuntimeInfo): the launcher's own stay in its template.
+LIFTED_AS_NODE = ("command", "args")
+# The `manager` of the runtime patch convert writes (a domain-prefixed path, as Trainer requires).
+CONVERT_MANAGER = "mpigen.dev/convert"
 
 
 class ConvertOptions(NamedTuple):
@@ -161,9 +166,19 @@ def node_template(plan: JobPlan) -> dict[str, Any]:
 def launcher_template(plan: JobPlan) -> dict[str, Any]:
     index = _container_index(plan, plan.launcher_template)
     template = _clean(plan.launcher_template, index)
-    for key in LIFTED:  # the job's own, in TrainJob.spec.trainer
-        template["spec"]["containers"][index].pop(key, None)
+    container = template["spec"]["containers"][index]
+    for key in _lifted(plan):  # the job's own, in TrainJob.spec.trainer
+        container.pop(key, None)
+    if plan.hostnames.launcher_first and plan.ssh is not None:
+        container["env"] = [
+            *(container.get("env") or []),
+            {"name": names.JOB_ROLE_ENV, "value": names.ROLE_LAUNCHER},
+        ]
     return template
+
+
+def _lifted(plan: JobPlan) -> tuple[str, ...]:
+    return LIFTED_AS_NODE if plan.hostnames.launcher_first else LIFTED
 
 
 def runtime_spec(plan: JobPlan) -> dict[str, Any]:
@@ -213,6 +228,8 @@ def _trainer(plan: JobPlan) -> dict[str, Any]:
     for key in ("command", "args"):
         if container.get(key) is not None:
             trainer[key] = tree.copy(container[key])
+    if plan.hostnames.launcher_first:  # env and resources stay in the launcher's template (LIFTED_AS_NODE)
+        return trainer
     env = tree.copy(container.get("env") or [])
     if plan.ssh is not None:
         env.append({"name": names.JOB_ROLE_ENV, "value": names.ROLE_LAUNCHER})
@@ -236,10 +253,16 @@ def train_job(plan: JobPlan, document: dict[str, Any], kind: str, runtime: str) 
     for key in ("labels", "annotations"):
         if own.get(key):
             meta[key] = tree.copy(own[key])
+    for key in _dropped_options(document):
+        del meta["annotations"][key]
+    if "annotations" in meta and not meta["annotations"]:
+        del meta["annotations"]
     spec: dict[str, Any] = {"runtimeRef": {"apiGroup": names.TRAINER_GROUP, "kind": kind, "name": runtime}}
     queue = (own.get("labels") or {}).get(names.QUEUE_LABEL)
-    if queue is not None:  # Trainer puts spec.labels, not the TrainJob's own, on the JobSet Kueue admits
-        spec["labels"] = {names.QUEUE_LABEL: queue}
+    if queue is not None:  # a runtime patch's template labels reach the JobSet Kueue admits (Trainer v2.2+)
+        labels = {"labels": {names.QUEUE_LABEL: queue}}
+        patch = {"manager": CONVERT_MANAGER, "trainingRuntimeSpec": {"template": {"metadata": labels}}}
+        spec["runtimePatches"] = [patch]
     if plan.suspend:
         spec["suspend"] = True
     if plan.managed_by == "kueue.x-k8s.io/multikueue":
@@ -273,7 +296,7 @@ def _warnings(plan: JobPlan, document: dict[str, Any]) -> list[Issue]:
             if _get(document, (*run_policy, key)) is not None:
                 found.append(Issue((*run_policy, key), message, "warning"))
     if plan.implementation != "OpenMPI":
-        message = f"{plan.implementation}: beyond Trainer v2.0.0 (its CRD takes OpenMPI only); mpigen compiles the TrainJob"
+        message = f"{plan.implementation}: beyond Trainer v2.3.0 (its CRD takes OpenMPI only); mpigen compiles the TrainJob"
         found.append(Issue(("spec", "mpiImplementation"), message, "warning"))
     if plan.hostnames.launcher_first:
         message = "the launcher starts when the nodes are Ready (dependsOn), so it is the hostfile's last host, not its first"
@@ -282,12 +305,32 @@ def _warnings(plan: JobPlan, document: dict[str, Any]) -> list[Issue]:
         message = "--ssh-secret: Trainer makes its own Secret <job>-mpi-ssh-auth; the given one is not used"
         found.append(Issue(("metadata", "annotations"), message, "warning"))
     if plan.managed_by == "kueue.x-k8s.io/multikueue":
-        message = "kept as the TrainJob's spec.managedBy, for Kueue's TrainJob integration; Trainer v2.0.0 does not pass it on to the JobSet, and neither does `mpigen render` of the TrainJob"
+        message = "kept as the TrainJob's spec.managedBy: Trainer v2.3.0 leaves the TrainJob to MultiKueue, and `mpigen render` of the TrainJob gives its JobSet spec.managedBy"
         found.append(Issue(_managed_by_path(document), message, "warning"))
+    for key, why in _dropped_options(document).items():
+        found.append(
+            Issue(("metadata", "annotations", key), f"not carried over to the TrainJob: {why}", "warning")
+        )
     if plan.hydra_bootstrap:
         message = "Intel MPI's kubexec bootstrap variables (I_MPI_HYDRA_BOOTSTRAP*) are dropped: the runtime uses SSH"
         found.append(Issue(plan.template_paths.get("launcher", ("spec",)), message, "warning"))
     return found
+
+
+def _dropped_options(document: dict[str, Any]) -> dict[str, str]:
+    """The MPIJob's `mpigen.dev/*` option annotations a TrainJob refuses (mpigen.inputs.trainjob) or has no
+    use for (`target`: a TrainJob is always a JobSet), each with why: not carried over."""
+    from mpigen.inputs.annotations import PREFIX
+    from mpigen.inputs.trainjob import TRAINJOB_REFUSED_OPTIONS
+
+    why = {flag: reason for flag, reason in TRAINJOB_REFUSED_OPTIONS.values()}
+    why["target"] = "a TrainJob always runs as a JobSet"
+    annotations = (document.get("metadata") or {}).get("annotations") or {}
+    return {
+        key: why[key[len(PREFIX) :]]
+        for key in annotations
+        if key.startswith(PREFIX) and key[len(PREFIX) :] in why
+    }
 
 
 def _managed_by_path(document: dict[str, Any]) -> Path:
@@ -300,6 +343,6 @@ def _managed_by_path(document: dict[str, Any]) -> Path:
 
 _RUN_POLICY = {
     "cleanPodPolicy": "no TrainJob equivalent: JobSet deletes the nodes when the launcher finishes (as Running or All); None cannot be kept",
-    "schedulingPolicy": "not converted: Trainer v2.0.0 has podGroupPolicy.coscheduling only (minMember every pod, no queue, priority or minAvailable); add it to the runtime by hand if the cluster runs scheduler-plugins",
+    "schedulingPolicy": "not converted: Trainer v2.3.0 has podGroupPolicy.coscheduling (minMember every pod, no queue, priority or minAvailable) and podGroupPolicy.volcano; add one to the runtime by hand for a gang scheduler",
     "ttlSecondsAfterFinished": "converted to the runtime's JobSet ttlSecondsAfterFinished: it deletes the JobSet, not the TrainJob",
 }

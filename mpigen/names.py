@@ -259,7 +259,7 @@ def jobset_pod_host(job: str, replicated_job: str, index: int) -> str:
     return f"{job}-{replicated_job}-0-{index}"
 
 
-# --- trainer.kubeflow.org/v1alpha1 (Kubeflow Trainer v2.0.0 pkg/constants/constants.go)
+# --- trainer.kubeflow.org/v1alpha1 (Kubeflow Trainer v2.3.0 pkg/constants/constants.go)
 
 TRAINER_API = "trainer.kubeflow.org/v1alpha1"
 TRAINER_GROUP = "trainer.kubeflow.org"

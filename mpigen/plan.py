@@ -188,16 +188,17 @@ class TrainPlan(Record):
     """A Kubeflow Trainer TrainJob with its runtime resolved (mpigen.inputs.trainjob): everything Trainer's
     controller reads, already defaulted (the CRDs' defaults) and checked (its webhooks' rules). The
     runtime's JobSet template is carried as the controller copies it: after the TrainJob's
-    podSpecOverrides, before the MPI, trainer and scheduling changes, which the jobset target makes."""
+    runtimePatches and resourcesPerNode, before the MPI, trainer and scheduling changes, which the jobset
+    target makes."""
 
     name: str
     namespace: str | None
     # "ClusterTrainingRuntime" or "TrainingRuntime", and its name.
     runtime: tuple[str, str]
-    # metadata of the JobSet: the runtime template's labels and annotations, the TrainJob's over them.
+    # metadata of the JobSet: the runtime template's labels and annotations, the runtime patches' over them.
     labels: dict[str, str]
     annotations: dict[str, str]
-    # The runtime's template.spec (a JobSetSpec) after podSpecOverrides.
+    # The runtime's template.spec (a JobSetSpec) after runtimePatches and resourcesPerNode.
     jobset_spec: dict[str, Any]
     # spec.trainer.numNodes of the TrainJob (None: unset) and mlPolicy.numNodes of the runtime (default 1).
     num_nodes: int | None
@@ -214,3 +215,7 @@ class TrainPlan(Record):
     # podGroupPolicy.coscheduling.scheduleTimeoutSeconds; None: no podGroupPolicy.
     schedule_timeout_seconds: int | None
     warnings: tuple[Issue, ...] = ()
+    # spec.activeDeadlineSeconds (Trainer v2.2+); None: unset.
+    active_deadline_seconds: int | None = None
+    # podGroupPolicy.volcano of the runtime (its networkTopology, if any); None: no Volcano gang.
+    volcano: dict[str, Any] | None = None

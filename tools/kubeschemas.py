@@ -39,6 +39,7 @@ EMITTED = (
     ("scheduling.k8s.io/v1beta1", "Workload"),
     ("scheduling.k8s.io/v1beta1", "PodGroup"),
     *sorted(schemas.VENDORED_SCHEMAS),
+    *sorted(schemas.INPUT_SCHEMAS),  # the Trainer kinds, read as input: checked quickly too
 )
 REGENERATE = "python tools/kubeschemas.py"
 
@@ -72,7 +73,9 @@ class _Stripper:
 
 
 def _raw_schema(version: str, api_version: str, kind: str) -> dict[str, Any]:
-    vendored = schemas.VENDORED_SCHEMAS.get((api_version, kind))
+    vendored = schemas.VENDORED_SCHEMAS.get((api_version, kind)) or schemas.INPUT_SCHEMAS.get(
+        (api_version, kind)
+    )
     found = schemas._vendored_file(vendored) if vendored else schemas._kube_file(version, api_version, kind)
     if found is None:
         raise SystemExit(

@@ -10,9 +10,10 @@ and writes:
   properties closed, as the API server prunes unknown fields and mpigen refuses them), metadata
   Kubernetes' ObjectMeta with a name, each runtime replicated job's `template` Kubernetes' own strict
   `JobTemplateSpec` (checked for the Kubernetes version chosen, as a Job's). One extension: the MPI
-  policy's `mpiImplementation` also takes `Intel` and `MPICH` (Trainer v2.0.0 takes `OpenMPI` only; mpigen
-  runs all three, docs/departures.md). The CEL rules (`x-kubernetes-validations`) are not JSON Schema:
-  mpigen.inputs.trainjob checks the ones that matter to a compile.
+  policy's `mpiImplementation` takes `OpenMPI`, `Intel` and `MPICH` (Trainer v2.3.0's enum is `OpenMPI`
+  and `""`, which its MPI plugin then refuses; mpigen runs all three, docs/departures.md). The CEL rules
+  (`x-kubernetes-validations`) and list-map keys are not JSON Schema: mpigen.inputs.trainer_rules checks
+  them.
 - `schemas/trainer-defaults-v1alpha1.json`: per kind, the CRD schema pruned to the paths that lead to a
   `default:`, which mpigen applies as the API server would (structural defaulting).
 
@@ -46,7 +47,7 @@ KINDS = {
     "ClusterTrainingRuntime": "trainer.kubeflow.org_clustertrainingruntimes.yaml",
 }
 DEFAULTS = ROOT / "schemas" / "trainer-defaults-v1alpha1.json"
-# Beyond Trainer v2.0.0 (whose enum is OpenMPI alone): the implementations mpigen runs.
+# Beyond Trainer v2.3.0 (whose enum is OpenMPI and ""): the implementations mpigen runs.
 IMPLEMENTATIONS = ["OpenMPI", "Intel", "MPICH"]
 
 

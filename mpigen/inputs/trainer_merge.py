@@ -1,16 +1,21 @@
 """What the API server and Trainer do to a TrainJob's documents before its controller reads them: the CRDs'
-`default:` values, and the strategic merge of `podSpecOverrides` into a runtime job's pod spec.
+`default:` values, the strategic merge of `runtimePatches` into the runtime's JobSet spec, and of
+`resourcesPerNode` into the trainer's resources.
 
 Defaults: the API server fills every absent field whose schema has a `default`, top down, so a defaulted
 object gets its own fields' defaults too (structural schema defaulting). The paths that lead to a default
 are vendored in schemas/trainer-defaults-v1alpha1.json by tools/trainerschema.py from the pinned CRDs.
 
-Overrides: Trainer v2.0.0 `mergePodSpecOverrides` (pkg/runtime/core/trainingruntime.go) marshals each
-override and applies it to the targeted job's `corev1.PodSpec` with `strategicpatch.StrategicMergePatch`:
-maps merge key by key, `volumes`, `containers`/`initContainers` and `schedulingGates` merge by name, a
-container's `env` by name and `volumeMounts` by mountPath; `tolerations` (no patch strategy) and scalars
-are replaced. The patch carries no `$retainKeys` directive, so a volume named again is merged field by
-field: a different source would give a volume of two sources, which mpigen.inputs.trainjob refuses.
+Patches: Trainer v2.3.0 `mergeRuntimePatches` (pkg/runtime/core/trainingruntime.go) marshals each
+runtime patch's `trainingRuntimeSpec.template.spec`, in `spec.runtimePatches` order, and applies it to the
+runtime's `jobsetv1alpha2.JobSetSpec` with `strategicpatch.StrategicMergePatch`, then puts the replicated
+jobs back in the runtime's order. `replicatedJobs` merge by name (JobSet v0.12.0's patchMergeKey); below
+them maps merge key by key; in a pod spec `volumes`, `containers`/`initContainers`, `imagePullSecrets` and
+`schedulingGates` merge by name, a container's `env` by name and `volumeMounts` by mountPath;
+`tolerations` (no patch strategy) and scalars are replaced. The patch carries no `$retainKeys`
+directive, so a volume named again is merged field by field: a different source would give a volume of
+two sources, which mpigen.inputs.trainer_rules refuses. `resourcesPerNode` is merged the same way
+(`trainingruntimeutil.MergeResourceRequirements`): limits and requests key by key.
 """
 
 from __future__ import annotations
@@ -22,7 +27,13 @@ from typing import Any
 from mpigen import tree
 
 # Lists merged by a key (PodSpec's and Container's patchMergeKey tags); the rest are replaced.
-_POD_LISTS = {"volumes": "name", "containers": "name", "initContainers": "name", "schedulingGates": "name"}
+_POD_LISTS = {
+    "volumes": "name",
+    "containers": "name",
+    "initContainers": "name",
+    "imagePullSecrets": "name",
+    "schedulingGates": "name",
+}
 _CONTAINER_LISTS = {"env": "name", "volumeMounts": "mountPath"}
 
 
@@ -58,10 +69,42 @@ def _fill(value: Any, schema: dict[str, Any]) -> None:
             _fill(item, schema["items"])
 
 
-def merge_pod_spec(pod_spec: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
-    """`pod_spec` with one podSpecOverride merged in (its `targetJobs` is not a PodSpec field: dropped)."""
-    patch = {key: value for key, value in override.items() if key != "targetJobs"}
+def merge_pod_spec(pod_spec: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    """`pod_spec` with one PodSpecPatch merged in."""
     return _merge(pod_spec, patch, _POD_LISTS, nested=_CONTAINER_LISTS)
+
+
+def merge_runtime_patch(jobset_spec: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    """`jobset_spec` (a runtime's template.spec) with one runtime patch's `template.spec` merged in, its
+    replicated jobs in the runtime's order (unknown ones are refused before: mpigen.inputs.trainer_rules)."""
+    out = tree.copy(jobset_spec)
+    jobs = {job.get("name"): job for job in out.get("replicatedJobs") or []}
+    for job_patch in patch.get("replicatedJobs") or []:
+        job = jobs.get(job_patch["name"])
+        if job is not None:
+            _merge_replicated_job(job, job_patch.get("template") or {})
+    return out
+
+
+def _merge_replicated_job(job: dict[str, Any], patch: dict[str, Any]) -> None:
+    """One ReplicatedJobPatch's template (JobTemplatePatch) into a replicated job, in place."""
+    template = job.setdefault("template", {})
+    if "metadata" in patch:
+        template["metadata"] = _merge(template.get("metadata") or {}, patch["metadata"], {})
+    pod_patch = (patch.get("spec") or {}).get("template")
+    if pod_patch is None:
+        return
+    pod = template.setdefault("spec", {}).setdefault("template", {})
+    if "metadata" in pod_patch:
+        pod["metadata"] = _merge(pod.get("metadata") or {}, pod_patch["metadata"], {})
+    if "spec" in pod_patch:
+        pod["spec"] = merge_pod_spec(pod.get("spec") or {}, pod_patch["spec"])
+
+
+def merge_resources(base: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    """Trainer v2.3.0 `MergeResourceRequirements`: the runtime's resources with resourcesPerNode over
+    them, limits and requests merged name by name, claims replaced."""
+    return _merge(base, patch, {})
 
 
 def _merge(

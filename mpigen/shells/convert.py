@@ -44,7 +44,7 @@ def command() -> click.Command:
         namespace: str | None,
     ) -> None:
         """Convert every MPIJob in PATH... into a Kubeflow Trainer v2 TrainJob (trainer.kubeflow.org/v1alpha1,
-        Trainer v2.0.0) and the runtime it names.
+        Trainer v2.3.0) and the runtime it names.
 
         The TrainJob holds what is the job's own (numNodes, numProcPerNode, the launcher's image, command,
         args, env and resources, suspend, MultiKueue); the runtime (a ClusterTrainingRuntime named

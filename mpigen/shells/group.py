@@ -76,7 +76,7 @@ def cli() -> None:
     SSH, with the key pair generated in the cluster or --ssh-secret), kubeflow.org/v1
     (training-operator 1.9; Open MPI, and Intel MPI's Hydra, over kubectl exec) and
     kubeflow.org/v1alpha1, v1alpha2 (mpi-operator v0.2.0; Open MPI over kubectl exec), and
-    Kubeflow Trainer v2.0.0 TrainJobs (trainer.kubeflow.org/v1alpha1) with an MPI runtime.
+    Kubeflow Trainer v2.3.0 TrainJobs (trainer.kubeflow.org/v1alpha1) with an MPI runtime.
 
     Every option of render and validate can also be set on a job as an annotation
     `mpigen.dev/<option>` (e.g. mpigen.dev/gang-scheduler: volcano), which wins over the flag.

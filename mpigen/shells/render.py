@@ -120,7 +120,7 @@ def command() -> click.Command:
         Directories are searched recursively for *.yaml, *.yml and *.json; with no PATH, stdin is read
         (on a terminal, end it with Ctrl-D). Documents that are not
         MPIJobs pass through unchanged, in place. A Kubeflow Trainer TrainJob (trainer.kubeflow.org/v1alpha1,
-        MPI runtime) becomes the JobSet and objects Trainer v2.0.0 would create, its ClusterTrainingRuntime
+        MPI runtime) becomes the JobSet and objects Trainer v2.3.0 would create, its ClusterTrainingRuntime
         or TrainingRuntime taken from the same input (a runtime renders nothing of its own). If any input
         is invalid, every problem is reported on
         stderr and nothing is printed. An input with no objects at all is an error unless --allow-empty.

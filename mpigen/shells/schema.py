@@ -50,7 +50,7 @@ class _ApiVersion(click.Choice):  # type: ignore[type-arg]
     type=click.Choice(["MPIJob", "TrainJob", "TrainingRuntime", "ClusterTrainingRuntime"]),
     default="MPIJob",
     show_default=True,
-    help="MPIJob (of --api-version), or a Kubeflow Trainer kind of trainer.kubeflow.org/v1alpha1 (v2.0.0).",
+    help="MPIJob (of --api-version), or a Kubeflow Trainer kind of trainer.kubeflow.org/v1alpha1 (v2.3.0).",
 )
 @click.option(
     "--list", "list_versions", is_flag=True, help="Print the supported apiVersions, one per line, and exit."

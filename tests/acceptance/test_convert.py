@@ -123,9 +123,9 @@ def test_round_trip_gives_the_same_job(path: Path) -> None:
         }
         for key in ("successPolicy", "ttlSecondsAfterFinished"):
             assert ours["spec"].get(key) == theirs["spec"].get(key), key
-        # MultiKueue: the TrainJob's managedBy, which Trainer v2.0.0 does not pass on to the JobSet (a warning)
+        # MultiKueue: the TrainJob's managedBy, which render passes on to the JobSet as for the MPIJob
         assert train_job["spec"].get("managedBy") == ours["spec"].get("managedBy")
-        assert "managedBy" not in theirs["spec"]
+        assert theirs["spec"].get("managedBy") == ours["spec"].get("managedBy")
         assert ours["spec"].get("suspend", False) == theirs["spec"]["suspend"]
         direct_jobs, via_jobs = pods(ours), pods(theirs)
         assert list(direct_jobs) == [names.WORKER_RJOB, names.LAUNCHER_RJOB]
@@ -194,6 +194,29 @@ def test_jobs_of_one_shape_share_one_runtime() -> None:
     ]
     refs = [o["spec"]["runtimeRef"]["name"] for o in outcome.objects if o["kind"] == "TrainJob"]
     assert refs == [runtimes[0], runtimes[0], runtimes[1]]
+
+
+def test_option_annotations_a_trainjob_refuses_are_not_carried_over() -> None:
+    """An MPIJob's mpigen.dev/* options that a TrainJob refuses (or, `target`, has no use for) are dropped
+    with a warning each, so the converted TrainJob renders; the others stay and work."""
+    [job] = jobs_of(ROOT / "examples/v2beta1/pi.yaml")
+    job["metadata"]["annotations"] = {
+        "mpigen.dev/gang-scheduler": "volcano",
+        "mpigen.dev/target": "volcano",
+        "mpigen.dev/network-policy": "same-job",
+        "note": "kept",
+    }
+    runtime, train_job, warnings = convert_job(job, ConvertOptions())
+    assert train_job["metadata"]["annotations"] == {"mpigen.dev/network-policy": "same-job", "note": "kept"}
+    dropped = [w for w in warnings if w.path[:2] == ("metadata", "annotations")]
+    assert [(w.path[2], w.severity) for w in dropped] == [
+        ("mpigen.dev/gang-scheduler", "warning"),
+        ("mpigen.dev/target", "warning"),
+    ]
+    runtimes = Runtimes()
+    runtimes.add(runtime, Options())
+    objects = compile_train_job(train_job, runtimes).objects
+    assert [o["kind"] for o in objects].count("NetworkPolicy") == 1
 
 
 def test_namespaced_runtime() -> None:

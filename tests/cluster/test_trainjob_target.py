@@ -1,8 +1,11 @@
-"""Compiled TrainJobs (Kubeflow Trainer v2.0.0 input, jobset target) on the real JobSet v0.12 controller and
-webhooks (jobset.py), with no Trainer controller: every trainjob golden is admitted; a TrainJob's JobSet
-creates its pods with Trainer's host names (`<job>-launcher-0-0`, `<job>-node-0-<i>`, subdomain the job),
-the launcher carries the MPI variables, the key and the hostfile, and the JobSet completes when the launcher
-does; a converted MPIJob (`mpigen convert`) holds its launcher back until every node is Ready.
+"""Compiled TrainJobs (Kubeflow Trainer v2.3.0 input, jobset target) on the real JobSet v0.12 controller and
+webhooks (jobset.py), with no Trainer controller: every trainjob golden is admitted; a TrainJob on the
+runtime of examples/trainjob (v2.3's shipped-runtime shape: the node job first, the launcher `dependsOn`
+the nodes Ready) with runtime patches, env, resources and a deadline creates its pods with Trainer's host
+names (`<job>-launcher-0-0`, `<job>-node-0-<i>`, subdomain the job), the launcher carries the MPI variables,
+the key and the hostfile, the node pods the TrainJob's env and resources and the patches, and the JobSet
+completes when the launcher does; a converted MPIJob (`mpigen convert`) holds its launcher back until
+every node is Ready.
 
 kwok makes pods Running and Ready and never ends them: the tests end the launcher pod as its mpirun would,
 and hold node pods Pending with HOLD_ANNOTATION, put on the rendered node template.
@@ -95,53 +98,9 @@ def test_every_trainjob_golden_is_admitted_by_the_jobset_webhooks(
         jobset_cluster.kubectl("delete", "jobset", sent["metadata"]["name"], "-n", namespace, "--wait=false")
 
 
-RUNTIME: Obj = {
-    "apiVersion": "trainer.kubeflow.org/v1alpha1",
-    "kind": "ClusterTrainingRuntime",
-    "metadata": {"name": "mpi"},
-    "spec": {
-        "mlPolicy": {
-            "numNodes": 1,
-            "mpi": {"sshAuthMountPath": "/home/mpiuser/.ssh", "runLauncherAsNode": True},
-        },
-        "template": {
-            "spec": {
-                "successPolicy": {"operator": "All", "targetReplicatedJobs": ["launcher"]},
-                "replicatedJobs": [
-                    {
-                        "name": "launcher",
-                        "template": {
-                            "metadata": {
-                                "labels": {"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}
-                            },
-                            "spec": {
-                                "template": {"spec": {"containers": [{"name": "node", "image": "mpi:1"}]}}
-                            },
-                        },
-                    },
-                    {
-                        "name": "node",
-                        "template": {
-                            "spec": {
-                                "template": {
-                                    "spec": {
-                                        "containers": [
-                                            {
-                                                "name": "node",
-                                                "image": "mpi:1",
-                                                "command": ["/usr/sbin/sshd", "-De"],
-                                            }
-                                        ]
-                                    }
-                                }
-                            }
-                        },
-                    },
-                ],
-            }
-        },
-    },
-}
+RUNTIME: Obj = next(
+    doc for doc in yaml.safe_load_all((ROOT / "examples" / "trainjob" / "runtime.yaml").read_text()) if doc
+)
 
 
 def test_a_trainjob_runs_as_trainer_would_run_it(jobset_cluster: Cluster, namespace: str) -> None:
@@ -151,12 +110,40 @@ def test_a_trainjob_runs_as_trainer_would_run_it(jobset_cluster: Cluster, namesp
         "kind": "TrainJob",
         "metadata": {"name": name, "namespace": namespace},
         "spec": {
-            "runtimeRef": {"name": "mpi"},
-            "trainer": {"numNodes": 3, "numProcPerNode": 2, "command": ["mpirun", "/app/pi"]},
+            "runtimeRef": {"name": "mpi-pi"},
+            "activeDeadlineSeconds": 600,
+            "runtimePatches": [
+                {
+                    "manager": "example.com/team",
+                    "trainingRuntimeSpec": {
+                        "template": {
+                            "metadata": {"labels": {"team": "hpc"}},
+                            "spec": {
+                                "replicatedJobs": [
+                                    {
+                                        "name": "node",
+                                        "template": {
+                                            "spec": {"template": {"metadata": {"labels": {"patched": "yes"}}}}
+                                        },
+                                    }
+                                ]
+                            },
+                        }
+                    },
+                }
+            ],
+            "trainer": {
+                "numNodes": 3,
+                "numProcPerNode": 2,
+                "command": ["mpirun", "/app/pi"],
+                "env": [{"name": "RUN", "value": "1"}],
+                "resourcesPerNode": {"requests": {"cpu": "100m"}},
+            },
         },
     }
     objects = compiled([RUNTIME, job])
     apply(cluster, namespace, objects)
+    assert cluster.get("jobset", name, "-n", namespace)["metadata"]["labels"]["team"] == "hpc"
 
     nodes = cluster.wait_for(
         "2 node pods",
@@ -169,19 +156,33 @@ def test_a_trainjob_runs_as_trainer_would_run_it(jobset_cluster: Cluster, namesp
     )
     assert sorted(p["spec"]["hostname"] for p in nodes) == [f"{name}-node-0-0", f"{name}-node-0-1"]
     assert {p["spec"]["subdomain"] for p in nodes} == {name}
+    for node in nodes:
+        assert node["metadata"]["labels"]["patched"] == "yes"
+        [sshd] = node["spec"]["containers"]
+        env = {
+            e["name"]: e.get("value") for e in sshd["env"]
+        }  # and the Job controller's JOB_COMPLETION_INDEX
+        assert env["RUN"] == "1" and not any(k.startswith("OMPI_") for k in env)  # v2.3: env on the nodes too
+        assert sshd["resources"]["requests"] == {"cpu": "100m"}
     launcher = running_launcher(cluster, namespace, name)
     pod = cluster.get("pod", launcher, "-n", namespace)
     assert (pod["spec"]["hostname"], pod["spec"]["subdomain"]) == (f"{name}-launcher-0-0", name)
     container = pod["spec"]["containers"][0]
     assert container["command"] == ["mpirun", "/app/pi"]
-    assert {e["name"]: e.get("value") for e in container["env"]}["OMPI_MCA_orte_set_default_slots"] == "2"
+    env = {e["name"]: e.get("value") for e in container["env"]}
+    assert (env["OMPI_MCA_orte_set_default_slots"], env["RUN"]) == ("2", "1")
     assert {v["name"] for v in pod["spec"]["volumes"]} >= {"mpi-ssh-auth", "mpi-hostfile"}
+    [ssh] = [v for v in pod["spec"]["volumes"] if v["name"] == "mpi-ssh-auth"]
+    assert ssh["secret"]["defaultMode"] == 0o400
+    assert [i["mode"] for i in ssh["secret"]["items"]] == [0o640, 0o644, 0o644]
     hostfile = cluster.get("configmap", f"{name}-mpi-hostfile", "-n", namespace)["data"]["hostfile"]
     assert (
         hostfile
-        == f"{name}-launcher-0-0.{name} slots=2\n{name}-node-0-0.{name} slots=2\n{name}-node-0-1.{name} slots=2\n"
+        == f"{name}-node-0-0.{name} slots=2\n{name}-node-0-1.{name} slots=2\n{name}-launcher-0-0.{name} slots=2\n"
     )
     assert cluster.get("secret", f"{name}-mpi-ssh-auth", "-n", namespace)["type"] == "Opaque"
+    job_of_launcher = cluster.get("job", f"{name}-launcher-0", "-n", namespace)
+    assert job_of_launcher["spec"]["activeDeadlineSeconds"] == 600
 
     end_pod(cluster, namespace, launcher, "Succeeded")
     cluster.wait_for(

@@ -221,9 +221,9 @@ def _pattern(compiler: _Compiler, value: str) -> Check:
     return check
 
 
-def _size(kind: type[list[Any] | str], low: bool) -> Callable[[_Compiler, int], Check]:
-    """minItems/maxItems (arrays) and minLength/maxLength (strings, in code points as jsonschema counts);
-    other types pass."""
+def _size(kind: type[list[Any] | str | dict[str, Any]], low: bool) -> Callable[[_Compiler, int], Check]:
+    """minItems/maxItems (arrays), minLength/maxLength (strings, in code points as jsonschema counts) and
+    minProperties/maxProperties (objects: the Trainer CRDs' `minProperties: 1`); other types pass."""
 
     def compile_(compiler: _Compiler, bound: int) -> Check:
         if low:
@@ -267,6 +267,8 @@ _KEYWORDS: dict[str, Callable[[_Compiler, Any], Check]] = {
     "maxItems": _size(list, low=False),
     "minLength": _size(str, low=True),
     "maxLength": _size(str, low=False),
+    "minProperties": _size(dict, low=True),
+    "maxProperties": _size(dict, low=False),
 }
 _OBJECT_KEYWORDS = frozenset({"properties", "additionalProperties", "required"})
 _BOUND_KEYWORDS = frozenset({"minimum", "maximum"})

@@ -50,7 +50,7 @@ VENDORED_SCHEMAS: dict[tuple[str, str], str] = {
     ("jobset.x-k8s.io/v1alpha2", "JobSet"): "jobset-v1alpha2.json",
 }
 # CRD inputs (never emitted, so not in the shipped strict file), written by tools/trainerschema.py from
-# the CRDs of Kubeflow Trainer v2.0.0.
+# the CRDs of Kubeflow Trainer v2.3.0.
 TRAINER = "trainer.kubeflow.org/v1alpha1"
 INPUT_SCHEMAS: dict[tuple[str, str], str] = {
     (TRAINER, "TrainJob"): "trainjob-trainer-v1alpha1.json",

@@ -1,21 +1,26 @@
-"""A TrainJob (Kubeflow Trainer v2.0.0, MPI runtime) on the jobset target: the objects Trainer's controller
+"""A TrainJob (Kubeflow Trainer v2.3.0, MPI runtime) on the jobset target: the objects Trainer's controller
 would create, minus what a static compile cannot hold, plus what runs it without the controller.
 
 Trainer's `NewObjects` (pkg/runtime/core/trainingruntime.go and the plugins, in their order): one pod set
 per runtime replicated job, counted by its `parallelism` (the `trainer` ancestor job: the runtime's
 `mlPolicy.numNodes`); the MPI plugin (`EnforceMLPolicy`) sets the `node` job's count from the TrainJob's
 `numNodes` (minus the launcher when it runs as a node), adds the SSH key volume to `launcher` and `node`
-and the hostfile volume to `launcher`, the mounts to their containers named `node` and the MPI variables
-to the launcher's; the pod sets' counts become each job's `parallelism` and `completions`; the JobSet
-plugin's builder gives the trainer job one replica, the TrainJob's image, command, args, resourcesPerNode
-and env (upserted after the MPI ones) in its `node` container, the coscheduling pod label to every pod
-template and the TrainJob's `suspend`; the coscheduling plugin builds the PodGroup (every pod of every
-job, the runtime's requests before resourcesPerNode) and the MPI plugin the hostfile ConfigMap.
+(its file modes: 0400 by default, the private key 0640, the public key and authorized_keys 0644) and the
+hostfile volume to `launcher`, the mounts to their containers named `node` and the MPI variables to the
+launcher's `node` container; the pod sets' counts become each job's `parallelism` and `completions`; the
+JobSet plugin's builder gives the trainer job one replica, the TrainJob's image, command and args in its
+`node` container and its env (upserted after the MPI ones) there and, when the launcher runs as a node,
+in the `node` job's `node` container too, the coscheduling pod label to every pod template and the
+TrainJob's `suspend`; the coscheduling or volcano plugin builds the PodGroup (trainjob_podgroup.py) and the
+MPI plugin the hostfile ConfigMap. (runtimePatches and resourcesPerNode
+are merged into the template before: mpigen.inputs.trainjob.)
 
 Departures (docs/departures.md, "TrainJob"): no ownerReferences (there is no TrainJob object); the SSH
 Secret is made in the cluster by the v2beta1 key Job (shared/ssh.py), so it is rendered empty, `Opaque`
-and mutable; the JobSet webhook's defaults are written out (as the jobset target does for MPIJobs);
-mpigen's `app.kubernetes.io/*` labels on the objects it makes; Intel MPI and MPICH.
+and mutable (or not at all with `--ssh-secret`); the JobSet webhook's defaults are written out (as the
+jobset target does for MPIJobs); no `<job>-runtime-snapshot` ConfigMap (only Trainer's controller reads
+it); `activeDeadlineSeconds` (enforced by Trainer's controller) on every child Job; mpigen's
+`app.kubernetes.io/*` labels on the objects it makes; Intel MPI and MPICH.
 """
 
 from __future__ import annotations
@@ -24,16 +29,19 @@ from typing import Any
 
 from mpigen import names, tree
 from mpigen.errors import Issue
+from mpigen.inputs.runpolicy import MULTIKUEUE
 from mpigen.options import Options
 from mpigen.plan import JobPlan, JobService, Labels, Ssh, TrainPlan
-from mpigen.quantity import QuantitySum
 from mpigen.targets.canonical import canonical
 from mpigen.targets.jobset import trainjob_gang
 from mpigen.targets.jobset.placement import check_trainjob, place_trainjob
+from mpigen.targets.jobset.trainjob_podgroup import build_pod_group
 from mpigen.targets.shared import mpi_env
+from mpigen.targets.shared.network import COMPONENT as NETWORK_COMPONENT
+from mpigen.targets.shared.network import SAME_JOB
 from mpigen.targets.shared.ssh import build_keygen_job, build_keygen_rbac, render_keygen
 
-# Trainer v2.0.0 pkg/constants: the Open MPI variables, in the order the MPI plugin upserts them.
+# Trainer v2.3.0 pkg/constants: the Open MPI variables, in the order the MPI plugin upserts them.
 OPENMPI_ENV = (
     ("OMPI_MCA_orte_default_hostfile", f"{names.MPI_HOSTFILE_DIR}/{names.HOSTFILE}"),
     ("OMPI_MCA_orte_keep_fqdn_hostnames", "true"),
@@ -41,6 +49,8 @@ OPENMPI_ENV = (
     ("OMPI_MCA_plm_rsh_args", "-o ConnectionAttempts=10"),
 )
 SLOT_SEPARATOR = {"OpenMPI": " slots=", "Intel": ":", "MPICH": ":"}
+# Trainer v2.3.0 pkg/constants: MPISSHAuthDefaultMode, MPISSHPrivateKeyFileMode, MPISSHPublicKeyFileMode.
+SSH_DEFAULT_MODE, SSH_PRIVATE_MODE, SSH_PUBLIC_MODE = 0o400, 0o640, 0o644
 DNS1035_MAX = 63
 
 
@@ -85,12 +95,22 @@ def launcher_env(plan: TrainPlan) -> list[dict[str, str]]:
     return mpi_env.launcher_env(False, plan.implementation, plan.slots)
 
 
-def _ssh_volume(plan: TrainPlan) -> dict[str, Any]:
-    items = [{"key": key, "path": path} for key, path in names.MPI_SSH_ITEMS]
-    return {
-        "name": names.MPI_SSH_VOLUME,
-        "secret": {"secretName": names.trainjob_ssh_secret(plan.name), "items": items},
-    }
+def ssh_secret_name(plan: TrainPlan, options: Options) -> str:
+    """The SSH Secret the pods mount: `--ssh-secret`'s, else `<job>-mpi-ssh-auth` (the key Job fills it)."""
+    return options.ssh_secret or names.trainjob_ssh_secret(plan.name)
+
+
+def _ssh_volume(plan: TrainPlan, options: Options) -> dict[str, Any]:
+    items = [
+        {
+            "key": key,
+            "path": path,
+            "mode": SSH_PRIVATE_MODE if key == names.SSH_PRIVATE_KEY else SSH_PUBLIC_MODE,
+        }
+        for key, path in names.MPI_SSH_ITEMS
+    ]
+    secret = {"secretName": ssh_secret_name(plan, options), "items": items, "defaultMode": SSH_DEFAULT_MODE}
+    return {"name": names.MPI_SSH_VOLUME, "secret": secret}
 
 
 def _hostfile_volume(plan: TrainPlan) -> dict[str, Any]:
@@ -101,13 +121,13 @@ def _hostfile_volume(plan: TrainPlan) -> dict[str, Any]:
     }
 
 
-def _enforce_mpi(plan: TrainPlan, job: dict[str, Any]) -> None:
+def _enforce_mpi(plan: TrainPlan, job: dict[str, Any], options: Options) -> None:
     """The MPI plugin's EnforceMLPolicy on one replicated job."""
     if job["name"] not in (names.LAUNCHER_RJOB, names.NODE_RJOB):
         return
     launcher, pod = job["name"] == names.LAUNCHER_RJOB, _pod(job)
     volumes = pod.setdefault("volumes", [])
-    _upsert(volumes, _ssh_volume(plan), "name")
+    _upsert(volumes, _ssh_volume(plan, options), "name")
     if launcher:
         _upsert(volumes, _hostfile_volume(plan), "name")
     for container in pod.get("containers") or []:
@@ -125,20 +145,19 @@ def _enforce_mpi(plan: TrainPlan, job: dict[str, Any]) -> None:
 
 
 def _enforce_trainer(plan: TrainPlan, job: dict[str, Any]) -> None:
-    """The JobSet builder's Trainer(): the TrainJob's trainer fields in the trainer job's `node` container."""
-    job["replicas"] = 1
-    trainer = plan.trainer
+    """The JobSet builder's Trainer(): the TrainJob's image, command and args in the trainer job's `node`
+    container, its env there and (launcher as a node) in the `node` job's `node` container."""
+    trainer, is_trainer = plan.trainer, _ancestor(job) == names.ANCESTOR_TRAINER
+    if is_trainer:
+        job["replicas"] = 1
+    elif not (plan.run_launcher_as_node and job["name"] == names.NODE_RJOB):
+        return
     for container in _pod(job).get("containers") or []:
         if container.get("name") != names.TRAINER_CONTAINER:
             continue
-        for key in ("image", "command", "args"):
+        for key in ("image", "command", "args") if is_trainer else ():
             if key in trainer:
                 container[key] = tree.copy(trainer[key])
-        wanted = trainer.get("resourcesPerNode") or {}
-        if "limits" in wanted or "requests" in wanted:
-            container["resources"] = {
-                k: _quantities(wanted[k]) for k in ("limits", "requests") if k in wanted
-            }
         env = container.setdefault("env", [])
         for var in trainer.get("env") or []:
             _upsert(env, trainer_env_var(var), "name")
@@ -214,21 +233,36 @@ def _jobset_webhook_defaults(spec: dict[str, Any]) -> None:
         _pod(job).setdefault("restartPolicy", "OnFailure")
 
 
-def build_jobset_spec(plan: TrainPlan) -> dict[str, Any]:
+def build_jobset_spec(plan: TrainPlan, options: Options) -> dict[str, Any]:
     spec = tree.copy(plan.jobset_spec)
     for job, count in zip(spec.get("replicatedJobs") or [], pod_counts(plan), strict=True):
         _typed_pod(_pod(job))
-        _enforce_mpi(plan, job)
+        _enforce_mpi(plan, job, options)
         job["template"]["spec"]["parallelism"] = count
         job["template"]["spec"]["completions"] = count
-        if _ancestor(job) == names.ANCESTOR_TRAINER:
-            _enforce_trainer(plan, job)
+        _enforce_trainer(plan, job)
+        _deadline(plan, job["template"]["spec"])
         if plan.schedule_timeout_seconds is not None:
             meta = job["template"]["spec"]["template"].setdefault("metadata", {})
             meta["labels"] = {**(meta.get("labels") or {}), names.SCHEDULER_PLUGINS_GROUP_LABEL: plan.name}
+        if plan.volcano is not None:  # the Volcano plugin's EnforcePodGroupPolicy
+            meta = job["template"]["spec"]["template"].setdefault("metadata", {})
+            meta["annotations"] = {
+                **(meta.get("annotations") or {}),
+                names.VOLCANO_GROUP_ANNOTATION: plan.name,
+            }
     spec["suspend"] = plan.suspend
     _jobset_webhook_defaults(spec)
     return spec
+
+
+def _deadline(plan: TrainPlan, job_spec: dict[str, Any]) -> None:
+    """activeDeadlineSeconds: Trainer's controller fails the TrainJob and deletes its JobSet that long after
+    it starts; mpigen gives every child Job the deadline (a Job past it fails, and so the JobSet), keeping
+    a shorter one of the runtime's."""
+    wanted = plan.active_deadline_seconds
+    if wanted is not None:
+        job_spec["activeDeadlineSeconds"] = min(wanted, job_spec.get("activeDeadlineSeconds", wanted))
 
 
 def _meta(plan: TrainPlan, name: str, component: str, labels: dict[str, str] | None = None) -> dict[str, Any]:
@@ -251,10 +285,12 @@ def build_jobset(plan: TrainPlan, options: Options) -> dict[str, Any]:
     meta = _meta(plan, plan.name, names.COMPONENT_JOB, labels)
     if plan.annotations:
         meta["annotations"] = dict(plan.annotations)
-    spec = build_jobset_spec(plan)
+    spec = build_jobset_spec(plan, options)
     place_trainjob(spec, options)
     if options.queue is not None:
         spec["suspend"] = True
+    if plan.managed_by == MULTIKUEUE:  # as for an MPIJob: MultiKueue runs the JobSet on a worker cluster
+        spec["managedBy"] = MULTIKUEUE
     return {"apiVersion": names.JOBSET_API, "kind": "JobSet", "metadata": meta, "spec": spec}
 
 
@@ -275,49 +311,6 @@ def build_hostfile(plan: TrainPlan) -> dict[str, Any]:
     text = "".join(f"{host}{separator}{plan.slots}\n" for host in hosts(plan))
     meta = _meta(plan, names.trainjob_hostfile(plan.name), names.COMPONENT_CONFIG)
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {names.HOSTFILE: text}}
-
-
-def _pod_requests(pod: dict[str, Any]) -> QuantitySum:
-    """Kubernetes resourcehelpers.PodRequests: the containers' requests summed, each init container's
-    (a restartable one, a sidecar, is added) at least."""
-    total = QuantitySum()
-    for container in pod.get("containers") or []:
-        for name, value in ((container.get("resources") or {}).get("requests") or {}).items():
-            total.add(name, value, 1)
-    for container in pod.get("initContainers") or []:
-        requests = (container.get("resources") or {}).get("requests") or {}
-        for name, value in requests.items():
-            if container.get("restartPolicy") == "Always":
-                total.add(name, value, 1)
-                continue
-            single = QuantitySum()
-            single.add(name, value, 1)
-            if name not in total.totals or single.totals[name][0] > total.totals[name][0]:
-                total.totals[name] = single.totals[name]
-    return total
-
-
-def build_pod_group(plan: TrainPlan) -> list[dict[str, Any]]:
-    if plan.schedule_timeout_seconds is None:
-        return []
-    counts, total = pod_counts(plan), QuantitySum()
-    for job, count in zip(plan.jobset_spec.get("replicatedJobs") or [], counts, strict=True):
-        pod = job["template"]["spec"].get("template", {}).get("spec") or {}
-        for name, (value, fmt) in _pod_requests(pod).totals.items():
-            total.add(name, _as_quantity(value, fmt), count)
-    spec: dict[str, Any] = {"minMember": sum(counts), "scheduleTimeoutSeconds": plan.schedule_timeout_seconds}
-    if total.totals:
-        spec["minResources"] = total.result()
-    meta = _meta(plan, plan.name, names.COMPONENT_SCHEDULING)
-    return [
-        {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": meta, "spec": spec}
-    ]
-
-
-def _as_quantity(value: Any, fmt: str) -> str:
-    from mpigen.quantity import format_quantity
-
-    return format_quantity(value, fmt)
 
 
 def key_plan(plan: TrainPlan) -> JobPlan:
@@ -366,19 +359,37 @@ def build_ssh_secret(plan: TrainPlan) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Secret", "metadata": meta, "type": "Opaque"}
 
 
+def build_network_policy(plan: TrainPlan, options: Options) -> list[dict[str, Any]]:
+    """`--network-policy same-job`: ingress into the JobSet's pods only from the JobSet's pods, selected
+    by the label the JobSet controller sets on every pod (jobset v0.12.0 pkg/controllers:
+    `labelAndAnnotateObject`, over the template's own); the key Job's pods are not selected."""
+    if options.network_policy != SAME_JOB:
+        return []
+    selector = {"matchLabels": {names.JOBSET_NAME_LABEL: plan.name}}
+    spec = {
+        "podSelector": selector,
+        "policyTypes": ["Ingress"],
+        "ingress": [{"from": [{"podSelector": dict(selector)}]}],
+    }
+    meta = _meta(plan, plan.name, NETWORK_COMPONENT)
+    return [{"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": meta, "spec": spec}]
+
+
 def build(plan: TrainPlan, options: Options) -> list[dict[str, Any]]:
     """Every object, in order: the key Job's RBAC, its script, the hostfile, the empty SSH Secret, the
-    PodGroup (or Kubernetes' own Workload and PodGroup), the key Job, the JobSet."""
-    keys = key_plan(plan)
+    NetworkPolicy, the PodGroup (or Kubernetes' own Workload and PodGroup), the key Job, the JobSet. With
+    `--ssh-secret` the pods mount that Secret and the key Job, its RBAC, script and Secret are not rendered."""
+    keys, generate = key_plan(plan), options.ssh_secret is None
     jobset = build_jobset(plan, options)
     objects = [
-        *[_relabel(obj) for obj in build_keygen_rbac(keys)],
-        build_key_config(plan),
+        *[_relabel(obj) for obj in build_keygen_rbac(keys) if generate],
+        *([build_key_config(plan)] if generate else []),
         build_hostfile(plan),
-        build_ssh_secret(plan),
-        *build_pod_group(plan),
+        *([build_ssh_secret(plan)] if generate else []),
+        *build_network_policy(plan, options),
+        *build_pod_group(plan, pod_counts(plan), _meta(plan, plan.name, names.COMPONENT_SCHEDULING)),
         *trainjob_gang.build(plan, options, pod_counts(plan), jobset),
-        *[_relabel(obj) for obj in build_keygen_job(keys, options)],
+        *[_relabel(obj) for obj in build_keygen_job(keys, options) if generate],
         jobset,
     ]
     return [canonical(obj) for obj in objects]
@@ -428,6 +439,6 @@ def check(plan: TrainPlan) -> list[Issue]:
 
 def check_placement(plan: TrainPlan, options: Options) -> list[Issue]:
     """What Kueue would refuse of the JobSet's topology annotations (`--topology`, the templates' own)."""
-    spec = build_jobset_spec(plan)
+    spec = build_jobset_spec(plan, options)
     place_trainjob(spec, options)
     return check_trainjob(spec, options)

@@ -4,8 +4,8 @@
 As for an MPIJob on the jobset target, a replicated job that `dependsOn` another (Trainer's MPI launcher
 waiting for its nodes) is created only once those run: its pods stay out of the gang, which would
 otherwise never be complete. `minCount` is the pods of the others (Trainer v2.0.0's coscheduling plugin
-counts every pod, having no such order to honour). A runtime that asks for coscheduling
-(`podGroupPolicy`) would put the pods in two gangs: refused.
+counts every pod, having no such order to honour). A runtime that asks for a gang of its own
+(`podGroupPolicy`: coscheduling or volcano) would put the pods in two gangs: refused.
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ def check(plan: TrainPlan, options: Options) -> list[Issue]:
     if not used(options):
         return []
     issues = workload_option_issues(options, gangs=True)
-    if plan.schedule_timeout_seconds is not None:
-        message = "--gang-scheduler kubernetes with a runtime that asks for coscheduling (podGroupPolicy): the pods would be in two gangs of two schedulers; drop one"
+    if plan.schedule_timeout_seconds is not None or plan.volcano is not None:
+        message = "--gang-scheduler kubernetes with a runtime that asks for a gang of its own (podGroupPolicy): the pods would be in two gangs of two schedulers; drop one"
         issues.append(Issue(("spec", "runtimeRef"), message))
     return issues
 

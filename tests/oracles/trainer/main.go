@@ -19,6 +19,9 @@
 // oracle checks it (an EC P-521 private key in PEM, and the matching ecdsa-sha2-nistp521 public key in
 // authorized_keys form) and prints a fixed description in its place. Errors go to stderr, exit 1.
 //
+// A `scheduling.k8s.io/v1` PriorityClass in the input is an object of the cluster (the Volcano plugin
+// checks that the pods' class exists).
+//
 // Usage: trainer-oracle --crds DIR [FILE ...]   (no FILE, or "-": read stdin; YAML or JSON, multi-document)
 package main
 
@@ -42,6 +45,8 @@ import (
 	"github.com/go-logr/logr"
 	"golang.org/x/crypto/ssh"
 	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apiruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -54,7 +59,9 @@ import (
 	jobsetv1alpha2 "sigs.k8s.io/jobset/api/jobset/v1alpha2"
 	schedulerpluginsv1alpha1 "sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	"sigs.k8s.io/yaml"
+	volcanov1beta1 "volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 
+	configapi "github.com/kubeflow/trainer/v2/pkg/apis/config/v1alpha1"
 	trainer "github.com/kubeflow/trainer/v2/pkg/apis/trainer/v1alpha1"
 	trainerruntime "github.com/kubeflow/trainer/v2/pkg/runtime"
 	runtimecore "github.com/kubeflow/trainer/v2/pkg/runtime/core"
@@ -110,19 +117,21 @@ func run(crdDir string, files []string) ([]byte, error) {
 	scheme := apiruntime.NewScheme()
 	for _, add := range []func(*apiruntime.Scheme) error{
 		clientgoscheme.AddToScheme, trainer.AddToScheme, jobsetv1alpha2.AddToScheme, schedulerpluginsv1alpha1.AddToScheme,
+		volcanov1beta1.AddToScheme,
 	} {
 		if err := add(scheme); err != nil {
 			return nil, err
 		}
 	}
 	cl := fake.NewClientBuilder().WithScheme(scheme).WithObjects(in.runtimes...).Build()
-	runtimes, err := runtimecore.New(ctx, cl, noIndexer{})
+	// The zero Configuration: the plugins that read it (TrainJobStatus) are behind a feature gate off by default.
+	runtimes, err := runtimecore.New(ctx, cl, noIndexer{}, &configapi.Configuration{})
 	if err != nil {
 		return nil, err
 	}
 	var items []map[string]any
 	for _, trainJob := range in.trainJobs {
-		objects, err := build(ctx, runtimes, trainJob)
+		objects, err := build(ctx, cl, runtimes, trainJob)
 		if err != nil {
 			return nil, fmt.Errorf("TrainJob %s/%s: %w", trainJob.Namespace, trainJob.Name, err)
 		}
@@ -137,7 +146,7 @@ func run(crdDir string, files []string) ([]byte, error) {
 }
 
 // build validates one TrainJob as Trainer's webhook does and returns the objects its controller would apply.
-func build(ctx context.Context, runtimes map[string]trainerruntime.Runtime, trainJob *trainer.TrainJob) ([]map[string]any, error) {
+func build(ctx context.Context, cl client.Client, runtimes map[string]trainerruntime.Runtime, trainJob *trainer.TrainJob) ([]map[string]any, error) {
 	key := fmt.Sprintf("%s.%s", deref(trainJob.Spec.RuntimeRef.Kind), deref(trainJob.Spec.RuntimeRef.APIGroup))
 	rt, ok := runtimes[key]
 	if !ok {
@@ -177,6 +186,20 @@ func build(ctx context.Context, runtimes map[string]trainerruntime.Runtime, trai
 			data["ssh-publickey"] = publicKeyText
 		}
 		items = append(items, u)
+	}
+	// v2.3 NewObjects stores the runtime it read in a ConfigMap <job>-runtime-snapshot (server-side apply
+	// through the client, not among the returned objects): printed too, its data as written.
+	snapshot := &corev1.ConfigMap{}
+	if err := cl.Get(ctx, client.ObjectKey{Namespace: trainJob.Namespace, Name: trainJob.Name + "-runtime-snapshot"}, snapshot); err == nil {
+		u := map[string]any{
+			"apiVersion": "v1",
+			"kind":       "ConfigMap",
+			"metadata":   map[string]any{"name": snapshot.Name, "namespace": snapshot.Namespace},
+			"data":       map[string]any{"runtime": snapshot.Data["runtime"]},
+		}
+		items = append(items, u)
+	} else if !apierrors.IsNotFound(err) {
+		return nil, err
 	}
 	sort.SliceStable(items, func(i, j int) bool {
 		return sortKey(items[i]) < sortKey(items[j])
@@ -267,6 +290,15 @@ func (in *input) add(doc []byte, defaults map[string]map[string]any) error {
 	}
 	apiVersion, _ := object["apiVersion"].(string)
 	kind, _ := object["kind"].(string)
+	if apiVersion == "scheduling.k8s.io/v1" && kind == "PriorityClass" {
+		// A PriorityClass of the cluster: the Volcano plugin's Validate looks the pods' class up.
+		class := &schedulingv1.PriorityClass{}
+		if err := decodeStrict(object, class); err != nil {
+			return err
+		}
+		in.runtimes = append(in.runtimes, class)
+		return nil
+	}
 	if apiVersion != trainer.GroupVersion.String() {
 		return fmt.Errorf("apiVersion %q kind %q: want %s", apiVersion, kind, trainer.GroupVersion)
 	}
@@ -294,7 +326,7 @@ func (in *input) add(doc []byte, defaults map[string]map[string]any) error {
 		if err := decodeStrict(object, runtime); err != nil {
 			return err
 		}
-		if _, err := (&webhooks.TrainingRuntimeWebhook{}).ValidateCreate(context.Background(), runtime); err != nil {
+		if _, err := (&webhooks.TrainingRuntimeValidator{}).ValidateCreate(context.Background(), runtime); err != nil {
 			return fmt.Errorf("TrainingRuntime %s: refused by Trainer's webhook: %w", runtime.Name, err)
 		}
 		in.runtimes = append(in.runtimes, runtime)
@@ -303,7 +335,7 @@ func (in *input) add(doc []byte, defaults map[string]map[string]any) error {
 		if err := decodeStrict(object, runtime); err != nil {
 			return err
 		}
-		if _, err := (&webhooks.ClusterTrainingRuntimeWebhook{}).ValidateCreate(context.Background(), runtime); err != nil {
+		if _, err := (&webhooks.ClusterTrainingRuntimeValidator{}).ValidateCreate(context.Background(), runtime); err != nil {
 			return fmt.Errorf("ClusterTrainingRuntime %s: refused by Trainer's webhook: %w", runtime.Name, err)
 		}
 		in.runtimes = append(in.runtimes, runtime)

@@ -1,6 +1,8 @@
-"""The TrainJob front's pieces (mpigen.inputs.trainjob, trainer_merge): the CRDs' defaults, the strategic
-merge of podSpecOverrides (its list order: apimachinery's `mergeSlice` without `$setElementOrder`), the
-runtimes of one input, and `mpigen schema --kind` for the Trainer kinds. Trainer's own code judges the
+"""The TrainJob front's pieces (mpigen.inputs.trainjob, trainer_merge, trainer_rules): the CRDs' defaults,
+the strategic merge of runtimePatches (its list order: apimachinery's `mergeSlice` without
+`$setElementOrder`; the replicated jobs kept in the runtime's order) and of resourcesPerNode, the slots
+from a GPU count, the runtimes of one input and where a TrainJob looks its runtime up, and `mpigen schema
+--kind` for the Trainer kinds. Trainer's own code judges the
 whole compile in tests/oracles/test_trainjob_differential.py."""
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ import yaml
 from click.testing import CliRunner
 
 from mpigen.cli import cli
-from mpigen.inputs.trainer_merge import apply_defaults, merge_pod_spec
-from mpigen.inputs.trainjob import Runtimes
+from mpigen.errors import CompileError
+from mpigen.inputs.trainer_merge import apply_defaults, merge_pod_spec, merge_resources, merge_runtime_patch
+from mpigen.inputs.trainjob import Runtimes, to_plan
 from mpigen.options import Options
 from mpigen.pipeline import process
 from mpigen.yaml.load import Document
@@ -94,7 +97,7 @@ def test_override_lists_merge_in_apimachinery_order(
     original: list[str], patch: list[str], merged: list[str]
 ) -> None:
     pod = {"volumes": [{"name": n, "emptyDir": {}} for n in original]}
-    override = {"targetJobs": [{"name": "j"}], "volumes": [{"name": n, "emptyDir": {}} for n in patch]}
+    override = {"volumes": [{"name": n, "emptyDir": {}} for n in patch]}
     assert names(merge_pod_spec(pod, override)["volumes"]) == merged
 
 
@@ -113,7 +116,6 @@ def test_override_merges_fields_by_their_keys() -> None:
         "volumes": [{"name": "d", "configMap": {"name": "one", "defaultMode": 420}}],
     }
     override = {
-        "targetJobs": [{"name": "j"}],
         "nodeSelector": {"zone": "a"},
         "tolerations": [{"key": "new", "operator": "Exists"}],
         "containers": [
@@ -135,7 +137,117 @@ def test_override_merges_fields_by_their_keys() -> None:
     ]
     assert container["volumeMounts"] == [{"name": "e", "mountPath": "/d"}]
     assert merged["volumes"] == [{"name": "d", "configMap": {"name": "two", "defaultMode": 420}}]
-    assert "targetJobs" not in merged
+
+
+def _job(name: str, **pod: Any) -> dict[str, Any]:
+    return {"name": name, "template": {"spec": {"template": {"spec": pod}}}}
+
+
+def test_runtime_patch_merges_jobs_by_name_and_keeps_the_runtime_order() -> None:
+    spec = {"replicatedJobs": [_job("node", nodeSelector={"a": "1"}), _job("launcher")]}
+    patch = {
+        "replicatedJobs": [
+            {"name": "launcher", "template": {"metadata": {"labels": {"x": "y"}}}},
+            {"name": "node", "template": {"spec": {"template": {"spec": {"nodeSelector": {"b": "2"}}}}}},
+        ]
+    }
+    merged = merge_runtime_patch(spec, patch)
+    assert names(merged["replicatedJobs"]) == ["node", "launcher"]
+    assert merged["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["nodeSelector"] == {
+        "a": "1",
+        "b": "2",
+    }
+    assert merged["replicatedJobs"][1]["template"]["metadata"] == {"labels": {"x": "y"}}
+    assert spec["replicatedJobs"][1]["template"] == {"spec": {"template": {"spec": {}}}}, "input unchanged"
+
+
+def test_resources_per_node_merge_into_the_runtime_resources() -> None:
+    base = {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"memory": "2Gi"}}
+    wanted = {"requests": {"cpu": "4"}, "limits": {"nvidia.com/gpu": "2"}}
+    assert merge_resources(base, wanted) == {
+        "requests": {"cpu": "4", "memory": "1Gi"},
+        "limits": {"memory": "2Gi", "nvidia.com/gpu": "2"},
+    }
+
+
+def _plan_of(trainjob_spec: dict[str, Any], runtime: dict[str, Any] | None = None) -> Any:
+    runtimes = Runtimes()
+    assert runtimes.add(runtime or RUNTIME, Options()) == []
+    document = {
+        "apiVersion": "trainer.kubeflow.org/v1alpha1",
+        "kind": "TrainJob",
+        "metadata": {"name": "t"},
+        "spec": {"runtimeRef": {"name": "r"}, **trainjob_spec},
+    }
+    return to_plan(document, runtimes, Options())
+
+
+@pytest.mark.parametrize(
+    ("trainer", "slots"),
+    [
+        ({}, 1),
+        ({"resourcesPerNode": {"limits": {"nvidia.com/gpu": 4}}}, 4),
+        ({"resourcesPerNode": {"requests": {"amd.com/GPU": "2"}, "limits": {"nvidia.com/gpu": 8}}}, 2),
+        ({"resourcesPerNode": {"limits": {"nvidia.com/gpu": 1}}}, 1),
+        ({"numProcPerNode": 3, "resourcesPerNode": {"limits": {"nvidia.com/gpu": 4}}}, 3),
+    ],
+)
+def test_slots_come_from_the_gpu_count_when_the_runtime_says_one(trainer: dict[str, Any], slots: int) -> None:
+    """Trainer v2.3.0 MPI plugin: numProcPerNode 1 (the default) gives way to a GPU count above 1."""
+    assert _plan_of({"trainer": trainer}).slots == slots
+
+
+def test_runtime_gpus_count_when_the_trainjob_gives_no_resources() -> None:
+    runtime = json.loads(json.dumps(RUNTIME))
+    container = runtime["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"][
+        "spec"
+    ]["containers"][0]
+    container["resources"] = {"limits": {"nvidia.com/gpu": 2}}
+    assert _plan_of({}, runtime).slots == 2
+    plan = _plan_of({"trainer": {"resourcesPerNode": {"requests": {"cpu": "2"}}}}, runtime)
+    assert plan.slots == 1, "the TrainJob's resources are read, not the merged ones (Trainer's order)"
+
+
+def test_a_trainjob_without_namespace_is_told_where_its_runtime_is() -> None:
+    runtime = {**RUNTIME, "kind": "TrainingRuntime", "metadata": {"name": "r", "namespace": "team"}}
+    runtimes = Runtimes()
+    assert runtimes.add(runtime, Options()) == []
+    document = {
+        "apiVersion": "trainer.kubeflow.org/v1alpha1",
+        "kind": "TrainJob",
+        "metadata": {"name": "t"},
+        "spec": {"runtimeRef": {"name": "r", "kind": "TrainingRuntime"}},
+    }
+    with pytest.raises(CompileError) as raised:
+        to_plan(document, runtimes, Options())
+    [issue] = raised.value.issues
+    assert issue.path == ("spec", "runtimeRef", "name")
+    assert 'is given in namespace "team", but this TrainJob has no namespace' in issue.message
+    assert "set metadata.namespace: team (or --namespace team)" in issue.message
+    assert to_plan(document, runtimes, Options(namespace="team")).namespace == "team"
+
+
+@pytest.mark.parametrize(
+    ("manager", "refused"),
+    [
+        ("example.com/team", False),
+        ("kueue.x-k8s.io/multikueue", False),
+        ("example.com/a/b:c", False),
+        ("no-slash", True),
+        ("/path", True),
+        ("Example.com/x", True),
+        ("example.com/with space", True),
+    ],
+)
+def test_a_patch_manager_is_a_domain_prefixed_path(manager: str, refused: bool) -> None:
+    """apimachinery IsDomainPrefixedPath, as Trainer's JobSet plugin checks it."""
+    spec = {"runtimePatches": [{"manager": manager}]}
+    if not refused:
+        _plan_of(spec)
+        return
+    with pytest.raises(CompileError) as raised:
+        _plan_of(spec)
+    assert [issue.path for issue in raised.value.issues] == [("spec", "runtimePatches", 0, "manager")]
 
 
 RUNTIME: dict[str, Any] = {
@@ -222,3 +334,16 @@ def test_validate_checks_a_trainjob_with_the_runtimes_of_every_input(tmp_path: P
         done.exit_code == 1
         and 'ClusterTrainingRuntime "openmpi" is not in the input' in done.stdout + done.stderr
     )
+
+
+def test_nulls_in_a_runtime_are_pruned_as_the_api_server_prunes_them() -> None:
+    """A custom resource's nulls are dropped on create (structural schema pruning), and Trainer reads typed
+    objects: none of a runtime's pod template (whose schema, Kubernetes' own, admits them) reaches the
+    JobSet, which server-side apply would refuse."""
+    runtime = json.loads(json.dumps(RUNTIME))
+    pod = runtime["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    pod["containers"][0]["workingDir"] = None
+    pod["nodeSelector"] = None
+    plan = _plan_of({"trainer": {"image": "x"}}, runtime)
+    pod = plan.jobset_spec["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    assert "nodeSelector" not in pod and "workingDir" not in pod["containers"][0]
