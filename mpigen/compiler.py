@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from mpigen import inputs as api
 from mpigen.checks.objectsize import check_object_sizes
 from mpigen.errors import ComparedByFields, CompileError, Issue
+from mpigen.inputs.aliases import resolve_aliases
 from mpigen.inputs.annotations import options_for
 from mpigen.inputs.shared import name_of
 from mpigen.options import Options
@@ -56,11 +57,14 @@ def plan_job(job: object, options: Options) -> tuple[JobPlan, Options]:
             name=name_of(job),
         )
     options, option_issues = options_for(job, options)
+    job, alias_warnings = resolve_aliases(job)
     try:
         plan = front(job, options)
     except CompileError as exc:
         exc.issues[:0] = option_issues
         raise
+    if alias_warnings:
+        plan = plan.replace(warnings=(*alias_warnings, *plan.warnings))
     run = target(options.target)
     issues = option_issues + run.check(plan)
     issues += [] if issues else run.check_sizes(plan, options)

@@ -219,4 +219,4 @@ def load(document: dict[str, Any], options: Options) -> V1Job:
 def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
     from mpigen.inputs.v1_plan import plan_job
 
-    return plan_job(load(document, options), document)
+    return plan_job(load(document, options), document, options.target)

@@ -14,6 +14,7 @@ from mpigen import tree
 from mpigen.errors import CompileError, Issue
 from mpigen.inputs.fields import explain_unknown_fields
 from mpigen.inputs.model import Field
+from mpigen.inputs.runpolicy import template_restart_policy_warnings, worker_restart_warnings
 from mpigen.inputs.shared import (
     INT32_MAX,
     INT64_MAX,
@@ -80,23 +81,18 @@ def _check_replicas(specs: MPIReplicaSpecs, options: Options) -> list[Issue]:
 def _launcher_template(spec: ReplicaSpec) -> tuple[dict[str, Any], list[Issue]]:
     template = tree.copy(spec.template or {})
     pod = template["spec"]
-    warnings = []
-    if pod.get("restartPolicy"):
-        # v0.2.0 newLauncher: the replica spec's restartPolicy always wins, with a warning event.
-        path = _SPECS + ("Launcher", "template", "spec", "restartPolicy")
-        message = "overwritten by the Launcher's restartPolicy (set it on the replica spec instead)"
-        warnings.append(Issue(path, message, "warning"))
     # default.go setDefaults_TypeLauncher: anything but Never becomes OnFailure.
-    pod["restartPolicy"] = "Never" if spec.restartPolicy == "Never" else "OnFailure"
+    given = "Never" if spec.restartPolicy == "Never" else "OnFailure"
+    # v0.2.0 newLauncher: the replica spec's restartPolicy always wins, with a warning event.
+    path = _SPECS + ("Launcher", "template")
+    warnings = template_restart_policy_warnings(template, path, "Launcher", given)
+    pod["restartPolicy"] = given
     return template, warnings
 
 
-def _worker_template(spec: ReplicaSpec) -> tuple[dict[str, Any], list[Issue]]:
-    warnings = []
-    if spec.restartPolicy not in (None, "Always"):
-        path = _SPECS + ("Worker", "restartPolicy")
-        message = f"{spec.restartPolicy} is ignored: worker pods belong to a StatefulSet and always restart"
-        warnings.append(Issue(path, message, "warning"))
+def _worker_template(spec: ReplicaSpec, target: str) -> tuple[dict[str, Any], list[Issue]]:
+    written = {"restartPolicy": spec.restartPolicy, "template": spec.template}
+    warnings = worker_restart_warnings(written, _SPECS + ("Worker",), target)
     return tree.copy(spec.template or {}), warnings
 
 
@@ -121,7 +117,7 @@ def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
     launcher_spec, worker_spec = spec.mpiReplicaSpecs.Launcher, spec.mpiReplicaSpecs.Worker
     assert launcher_spec is not None and worker_spec is not None and worker_spec.replicas
     launcher, launcher_warnings = _launcher_template(launcher_spec)
-    worker, worker_warnings = _worker_template(worker_spec)
+    worker, worker_warnings = _worker_template(worker_spec, options.target)
     return JobPlan(
         api_version=API_VERSION,
         name=meta.name or "",

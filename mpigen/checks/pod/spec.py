@@ -40,13 +40,8 @@ def names(pod: Pod) -> Iterator[Violation]:
         value = text(pod.spec.get(field))
         if value:
             yield from (invalid(pod.path(field), value, msg) for msg in formats.dns1123_subdomain(value))
-    old = pod.spec.get("serviceAccount")
-    if isinstance(old, str) and old and old != text(pod.spec.get("serviceAccountName")):
-        yield invalid(
-            pod.path("deprecatedServiceAccount"),
-            old,
-            f'must be the same as serviceAccountName: "{text(pod.spec.get("serviceAccountName"))}"',
-        )
+    # `serviceAccount` never disagrees with `serviceAccountName` here: the server's defaulting syncs the
+    # two before validation (mpigen.inputs.aliases does the same for the job's templates).
     deadline = number(pod.spec.get("activeDeadlineSeconds"))
     if deadline is not None and not 1 <= deadline <= formats.INT32_MAX:
         yield invalid(pod.path("activeDeadlineSeconds"), deadline, formats.range_error(1, formats.INT32_MAX))
