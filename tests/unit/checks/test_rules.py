@@ -85,7 +85,9 @@ def test_launcher_variables_mpigen_sets_are_reserved(variable: str) -> None:
 
 
 def launcher_env(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    (launcher,) = [obj for obj in objects if obj["kind"] == "Job" and obj["metadata"]["name"].endswith("-launcher")]
+    (launcher,) = [
+        obj for obj in objects if obj["kind"] == "Job" and obj["metadata"]["name"].endswith("-launcher")
+    ]
     env: list[dict[str, Any]] = launcher["spec"]["template"]["spec"]["containers"][0]["env"]
     return env
 

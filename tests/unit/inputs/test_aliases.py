@@ -10,6 +10,7 @@ from jobs import V2BETA1, make_job, pod
 from mpigen.compiler import compile_job
 from mpigen.inputs.aliases import resolve_aliases
 
+
 def pod_with(**fields: Any) -> dict[str, Any]:
     """A pod template with pod-level `fields`."""
     template = pod()
