@@ -79,6 +79,8 @@ def process(
             except CompileError as exc:
                 for issue in exc.issues:
                     result.errors.append(_finding(source, doc, exc.kind, exc.name, issue))
+                for issue in exc.warnings:
+                    result.warnings.append(_finding(source, doc, exc.kind, exc.name, issue))
                 continue
             result.objects.extend(compilation.objects)
             result.placements.append(

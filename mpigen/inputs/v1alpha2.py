@@ -13,6 +13,7 @@ from typing import Any, Literal
 from mpigen import tree
 from mpigen.errors import CompileError, Issue
 from mpigen.inputs.fields import explain_unknown_fields
+from mpigen.inputs.ignored import tolerant
 from mpigen.inputs.model import Field
 from mpigen.inputs.runpolicy import template_restart_policy_warnings, worker_restart_warnings
 from mpigen.inputs.shared import (
@@ -96,7 +97,7 @@ def _worker_template(spec: ReplicaSpec, target: str) -> tuple[dict[str, Any], li
     return tree.copy(spec.template or {}), warnings
 
 
-def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
+def _to_plan(document: dict[str, Any], options: Options) -> JobPlan:
     job, issues = parse_model(MPIJob, document)
     if job is None:
         issues = explain_unknown_fields(issues, API_VERSION)
@@ -138,3 +139,7 @@ def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
         **v020_layout(meta.name or ""),
         warnings=tuple(issues + launcher_warnings + worker_warnings),
     )
+
+
+# Fields the operator ignored render with a warning (mpigen.inputs.ignored).
+to_plan = tolerant(_to_plan, "mpi-operator v0.2.0")

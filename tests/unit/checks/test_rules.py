@@ -350,9 +350,9 @@ def test_bad_option_annotations_are_errors_with_their_paths(values: dict[str, st
 
 def test_option_errors_come_with_the_jobs_other_errors() -> None:
     document = annotated(**{"wait-timeout": "soon"})
-    document["spec"]["slotPerWorker"] = 2
+    document["spec"]["mpiReplicaSpecs"]["Launcher"]["replicas"] = 2
     errors = errors_of(document)
-    assert any("wait-timeout" in e for e in errors) and any("slotPerWorker" in e for e in errors)
+    assert any("wait-timeout" in e for e in errors) and any("Launcher.replicas" in e for e in errors)
 
 
 # --- output checks (mpigen's own bugs) ----------------------------------------------------------
