@@ -82,12 +82,13 @@ def front_errors(document: dict[str, Any], options: Options | None = None) -> li
 
 
 def changed(api_version: str, *edits: tuple[tuple[str | int, ...], Any]) -> dict[str, Any]:
-    """The valid job of `api_version` with each (path, value) set, or removed when value is DELETE."""
+    """The valid job of `api_version` with each (path, value) set, or removed when value is DELETE (an
+    object on the way that the job does not have, such as `runPolicy`, is added)."""
     job = copy.deepcopy(JOBS[api_version])
     for path, value in edits:
         parent = job
         for key in path[:-1]:
-            parent = parent[key]
+            parent = parent.setdefault(key, {}) if isinstance(key, str) else parent[key]
         if value is DELETE:
             del parent[path[-1]]
         else:
