@@ -76,5 +76,5 @@ def tolerant(to_plan: ToPlan, operator: str) -> ToPlan:
 
 
 def _warning(issue: Issue, operator: str) -> Issue:
-    message = f"{issue.message}: left out, as {operator} ignores it (its CRD keeps unknown fields)"
+    message = f"{issue.message}: left out, as {operator} ignored it (its CRD kept unknown fields)"
     return Issue(issue.path, message, "warning")

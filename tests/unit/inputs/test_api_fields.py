@@ -16,7 +16,7 @@ def v1alpha2_job(**spec: Any) -> dict[str, Any]:
     return make_job(workers=1, **spec)
 
 
-IGNORED = ": left out, as mpi-operator v0.2.0 to v0.3.0 ignores it (its CRD keeps unknown fields)"
+IGNORED = ": left out, as mpi-operator v0.2.0 to v0.3.0 ignored it (its CRD kept unknown fields)"
 
 
 def compile_warnings(document: dict[str, Any]) -> list[str]:
