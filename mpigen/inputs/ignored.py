@@ -76,5 +76,52 @@ def tolerant(to_plan: ToPlan, operator: str) -> ToPlan:
 
 
 def _warning(issue: Issue, operator: str) -> Issue:
-    message = f"{issue.message}: left out, as {operator} ignored it (its CRD kept unknown fields)"
+    hint = _neighbour_hint(issue)
+    message = f"{issue.message}{hint}: left out, as {operator} ignored it (its CRD kept unknown fields)"
     return Issue(issue.path, message, "warning")
+
+
+_CORE = "io.k8s.api.core.v1."
+# A pod template object, and the neighbour a field is often written in instead: (its definition, the
+# neighbour's definition, how to name the neighbour).
+_NEIGHBOURS = {
+    "pod": ("PodSpec", "Container", "a container field: containers[*].{}"),
+    "container": ("Container", "PodSpec", "a pod field: spec.{}"),
+    "securityContext": ("SecurityContext", "PodSecurityContext", "a pod field: spec.securityContext.{}"),
+    "podSecurityContext": (
+        "PodSecurityContext",
+        "SecurityContext",
+        "a container field: containers[*].securityContext.{}",
+    ),
+}
+
+
+def _level(parents: tuple[str | int, ...]) -> str | None:
+    """Which pod template object holds a field at `parents` (a path inside the job)."""
+    if parents[-2:] == ("template", "spec"):
+        return "pod"
+    if len(parents) >= 2 and parents[-2] in ("containers", "initContainers") and isinstance(parents[-1], int):
+        return "container"
+    if parents[-1:] == ("securityContext",):
+        return "podSecurityContext" if parents[-3:-1] == ("template", "spec") else "securityContext"
+    return None
+
+
+def _neighbour_hint(issue: Issue) -> str:
+    """` (a pod field: spec.securityContext.fsGroup)` for a field that exists one object over (a pod-level
+    `imagePullPolicy`, a container's `fsGroup`); "" when it does not, or the message has a hint already."""
+    *parents, field = issue.path
+    level = _level(tuple(parents)) if parents and isinstance(field, str) else None
+    if level is None or "(" in issue.message:
+        return ""
+    from mpigen.checks.kube.schemas import shipped_schema
+    from mpigen.checks.kube.versions import default_kube_version
+
+    shipped = shipped_schema(default_kube_version(), _CORE + "PodSpec")
+    if shipped is None:
+        return ""
+    definitions = shipped[1]
+    own, neighbour, where = _NEIGHBOURS[level]
+    known = set(definitions.get(_CORE + own, {}).get("properties", {}))
+    theirs = set(definitions.get(_CORE + neighbour, {}).get("properties", {}))
+    return f" ({where.format(field)})" if field not in known and field in theirs else ""
