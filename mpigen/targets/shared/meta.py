@@ -121,6 +121,30 @@ def _replaced_fields(plan: JobPlan) -> list[Issue]:
     return warnings
 
 
+def identity_warnings(plan: JobPlan) -> list[Issue]:
+    """A template's own `hostname` or `subdomain` that the pods do not keep on the operator's shape: the
+    StatefulSet controller gives each worker its pod name and the set's `serviceName` (Kubernetes 1.37
+    pkg/controller/statefulset/stateful_set_utils.go: initIdentity); an SSH launcher's
+    subdomain is the job's Service (the operator replaces both the same way, v0.8.2 newWorker and
+    newLauncherPodTemplate). The launcher's `hostname` is template_warnings'."""
+    warnings = []
+    worker = plan.worker_template.get("spec", {})
+    worker_at = plan.template_paths.get(names.ROLE_WORKER, ("spec",)) + ("spec",)
+    given = {"hostname": "each worker's pod name", "subdomain": f'"{plan.service.name}"'}
+    for field, value in given.items():
+        if plan.template_paths.get(names.ROLE_WORKER) != plan.template_paths.get(
+            names.ROLE_LAUNCHER
+        ) and worker.get(field):
+            message = f"replaced by {value} on the worker pods: the StatefulSet sets each pod's {field}"
+            warnings.append(Issue((*worker_at, field), message, "warning"))
+    own = plan.launcher_template.get("spec", {}).get("subdomain")
+    if plan.ssh is not None and own and own != plan.service.name:
+        message = f'{json.dumps(own)} is replaced by "{plan.service.name}", as the operator replaces it: the hostfile names the launcher in that domain'
+        path = plan.template_paths.get(names.ROLE_LAUNCHER, ("spec",)) + ("spec", "subdomain")
+        warnings.append(Issue(path, message, "warning"))
+    return warnings
+
+
 def merge_pod_labels(template: dict[str, Any], labels: dict[str, str]) -> None:
     """Add `labels` over the template's own (v0.2.0: "keep the labels which are set in PodTemplate")."""
     meta = template.setdefault("metadata", {})
