@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from mpigen import inputs as api
 from mpigen.checks.objectsize import check_object_sizes
 from mpigen.errors import ComparedByFields, CompileError, Issue
+from mpigen.inputs.aliases import resolve_aliases
 from mpigen.inputs.annotations import options_for
 from mpigen.inputs.shared import name_of
 from mpigen.options import Options
@@ -57,11 +58,14 @@ def plan_job(job: object, options: Options) -> tuple[JobPlan, Options]:
             name=name_of(job),
         )
     options, option_issues = options_for(job, options)
+    job, alias_warnings = resolve_aliases(job)
     try:
         plan = front(job, options)
     except CompileError as exc:
         exc.issues[:0] = option_issues
         raise
+    if alias_warnings:
+        plan = plan.replace(warnings=(*alias_warnings, *plan.warnings))
     run = target(options.target)
     issues = option_issues + workload_option_issues(options, gangs_natively(run)) + run.check(plan)
     issues += [] if issues else run.check_sizes(plan, options)
@@ -86,6 +90,43 @@ def build_objects(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
 
 
 def compile_job(job: object, options: Options | None = None) -> Compilation:
+    try:
+        return _compile_job(job, options)
+    except CompileError as exc:
+        exc.issues += _hidden_issues(job, options, exc.issues)
+        raise
+
+
+def _hidden_issues(job: object, options: Options | None, found: list[Issue]) -> list[Issue]:
+    """The problems the `found` ones hid (an unknown replica type, an invalid name: mpigen.inputs.repair),
+    found by compiling the job with those taken out, again while the new ones hide more (a few rounds)."""
+    from mpigen.inputs.repair import renamed, repaired
+
+    original = name_of(job) if isinstance(job, dict) else ""
+    seen = {(issue.path, issue.message) for issue in found}
+    hidden: list[Issue] = []
+    document, issues, stand_in = job, found, None
+    for _ in range(3):
+        repair = repaired(document, issues)
+        if repair is None:
+            break
+        document, stand_in = repair[0], repair[1] or stand_in
+        try:
+            _compile_job(document, options)
+            break
+        except CompileError as exc:
+            issues = exc.issues
+        for issue in issues:
+            if stand_in is not None and issue.path == ("metadata", "name"):
+                continue  # about the stand-in, not the job
+            issue = renamed(issue, stand_in, original)
+            if (issue.path, issue.message) not in seen:
+                seen.add((issue.path, issue.message))
+                hidden.append(issue)
+    return hidden
+
+
+def _compile_job(job: object, options: Options | None = None) -> Compilation:
     plan, options = plan_job(job, options or Options())
     warnings = list(plan.warnings) + target(options.target).warnings(plan, options)
     objects = build_objects(plan, options)

@@ -30,7 +30,9 @@ KUBECTL_PATH = f"{KUBECTL_MOUNT_PATH}/kubectl"
 RSH_AGENT_ENV = "OMPI_MCA_plm_rsh_agent"
 HOSTFILE_ENV = "OMPI_MCA_orte_default_hostfile"
 NO_TREE_SPAWN_ENV = "OMPI_MCA_plm_rsh_no_tree_spawn"
-LAUNCHER_ENV = (RSH_AGENT_ENV, HOSTFILE_ENV, NO_TREE_SPAWN_ENV)
+# Reserved: the operators set these two (mpi-operator v0.2.0 newLauncher, training-operator 1.9). mpigen's own
+# NO_TREE_SPAWN_ENV is not: a template that sets it keeps its value (mpi_env.MPIGEN_ONLY).
+LAUNCHER_ENV = (RSH_AGENT_ENV, HOSTFILE_ENV)
 
 SCRIPT_MODE = 0o555
 HOSTFILE_MODE = 0o444

@@ -160,6 +160,8 @@ def _resources(
     if isinstance(data, dict) and not api.claims(data):
         report.placements += process([(source, [doc])], options).placements
         msg = "not an MPIJob: passed through unchanged, not checked"
+        if api.foreign_mpijob(data):
+            msg = api.foreign_warning(data).message
         return [
             Resource(
                 source, kind, name, version, SKIPPED, msg=msg, document=position, namespace=_namespace(data)

@@ -66,6 +66,9 @@ def process(
                     continue
                 result.objects.append(data)
                 result.placements.append(_placement(source, doc, data, (data,), generated=False))
+                if api.foreign_mpijob(data):
+                    warning = api.foreign_warning(data)
+                    result.warnings.append(_finding(source, doc, str(data.get("kind")), _name(data), warning))
                 continue
             result.jobs += 1
             if api.is_trainer(data):
@@ -76,6 +79,8 @@ def process(
             except CompileError as exc:
                 for issue in exc.issues:
                     result.errors.append(_finding(source, doc, exc.kind, exc.name, issue))
+                for issue in exc.warnings:
+                    result.warnings.append(_finding(source, doc, exc.kind, exc.name, issue))
                 continue
             result.objects.extend(compilation.objects)
             result.placements.append(

@@ -47,14 +47,48 @@ def claims(document: dict[str, Any]) -> bool:
     Near-misses: a kind that is MPIJob in any case with any apiVersion (or none), an apiVersion
     that looks like Kubeflow's (`kubeflow/v1alpha2`, `Kubeflow.org/v1`) but is not `kubeflow.org/<v>`,
     and another Kubeflow kind in the wrong case (`TfJob`) under a Kubeflow-like apiVersion.
-    Every other document passes through, other kubeflow.org kinds (TFJob, PyTorchJob, Notebook) too.
+    Every other document passes through, other kubeflow.org kinds (TFJob, PyTorchJob, Notebook) too,
+    and another project's MPIJob (`foreign_mpijob`).
     """
     kind, api_version = document.get("kind"), document.get("apiVersion")
-    if isinstance(kind, str) and kind.lower() == KIND.lower() or is_trainer(document):
+    if isinstance(kind, str) and kind.lower() == KIND.lower() and not foreign_mpijob(document):
+        return True
+    if is_trainer(document):
         return True
     if not isinstance(api_version, str) or not _looks_like_kubeflow(api_version):
         return False
     return not _is_kubeflow(api_version) or _miscased_kubeflow_kind(kind) is not None
+
+
+# How close (difflib's ratio) an API group may come to kubeflow.org and still be another project's.
+_NEAR_GROUP = 0.75
+
+
+def foreign_mpijob(document: dict[str, Any]) -> bool:
+    """Kind MPIJob in an API group unrelated to Kubeflow's (`mpi.example.com/v1`): another project's
+    custom resource, which kubectl and kustomize apply as they find it, so mpigen passes it through
+    (with `foreign_warning`). A group that names Kubeflow or nearly spells kubeflow.org (`kubeflow.og`,
+    `kubefow.org`), a group without a dot (no CRD's group has none) or no group at all is a near-miss
+    of Kubeflow's and stays an error."""
+    kind, api_version = document.get("kind"), document.get("apiVersion")
+    if not (isinstance(kind, str) and kind.lower() == KIND.lower() and isinstance(api_version, str)):
+        return False
+    group = api_version.strip().rpartition("/")[0].lower()
+    if "." not in group or "kubeflow" in group:
+        return False
+    import difflib  # only for an MPIJob outside kubeflow.org
+
+    return difflib.SequenceMatcher(None, group, names.GROUP).ratio() < _NEAR_GROUP
+
+
+def foreign_warning(document: dict[str, Any]) -> Issue:
+    """The warning for a passed-through `foreign_mpijob`."""
+    group = str(document.get("apiVersion")).rpartition("/")[0]
+    message = (
+        f"{shown(group)} is not Kubeflow's API group ({names.GROUP}): this MPIJob is passed through "
+        "unchanged, not compiled"
+    )
+    return Issue(("apiVersion",), message, "warning")
 
 
 def _miscased_kubeflow_kind(kind: object) -> str | None:

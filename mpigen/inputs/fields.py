@@ -38,8 +38,10 @@ HOMES: dict[str, dict[str, str]] = {
     "suspend": _run_policy("suspend"),
     "managedBy": _run_policy("managedBy"),
     "schedulingPolicy": _run_policy("schedulingPolicy"),
-    "runPolicy": _in((V1, V2BETA1), "spec.runPolicy"),
-    "mainContainer": {V1: "spec.mainContainer"},
+    # v1alpha2 as mpi-operator v0.3.0 has it (mpigen.inputs.v030)
+    "runPolicy": _in((V1ALPHA2, V1, V2BETA1), "spec.runPolicy"),
+    "mainContainer": {V1ALPHA2: "spec.mainContainer", V1: "spec.mainContainer"},
+    "mpiDistribution": {V1ALPHA2: "spec.mpiDistribution"},
     "sshAuthMountPath": {V2BETA1: "spec.sshAuthMountPath"},
     "runLauncherAsWorker": {V2BETA1: "spec.runLauncherAsWorker"},
     "launcherCreationPolicy": {V2BETA1: "spec.launcherCreationPolicy"},

@@ -149,6 +149,36 @@ def _check_scheduling(policy: SchedulingPolicy, path: Path, pods: int | None) ->
     return issues
 
 
+# What each run target gives the worker pods, and why (mpigen.targets.shared.workers, jobset.pods).
+_WORKER_RESTART = {
+    "jobset": ("Never", "a worker Job's pods never restart in place; JobSet restarts the whole gang"),
+    "volcano": ("Always", "the worker task's pods always restart"),
+}
+_STATEFULSET_RESTART = ("Always", "the workers run as a StatefulSet, whose pods always restart")
+
+
+def worker_restart_warnings(worker: Any, path: Path, target: str) -> list[Issue]:
+    """One warning for each restartPolicy a Worker writes (on the replica spec or in its template)
+    that its pods do not get, saying the value they get on this run target (docs/departures.md).
+    `worker` is the Worker replica spec as written."""
+    given, why = _WORKER_RESTART.get(target, _STATEFULSET_RESTART)
+    worker = worker if isinstance(worker, dict) else {}
+    template = worker.get("template")
+    pod = template.get("spec") if isinstance(template, dict) else None
+    warnings = []
+    for at, policy in (
+        (path + ("restartPolicy",), worker.get("restartPolicy")),
+        (
+            path + ("template", "spec", "restartPolicy"),
+            pod.get("restartPolicy") if isinstance(pod, dict) else None,
+        ),
+    ):
+        if isinstance(policy, str) and policy and policy != given:
+            message = f'{shown(policy)} is not applied: the worker pods get restartPolicy "{given}" ({why})'
+            warnings.append(Issue(at, message, "warning"))
+    return warnings
+
+
 def template_restart_policy_warnings(template: Any, path: Path, role: str, policy: str) -> list[Issue]:
     """The operators replace a pod template's restartPolicy with the replica spec's (with a warning
     event for the launcher, silently for workers); mpigen warns for both."""

@@ -127,7 +127,7 @@ def _check_replicas(specs: MPIReplicaSpecs, options: Options) -> list[Issue]:
     )
 
 
-def _check_main_container(spec: MPIJobSpec) -> list[Issue]:
+def check_main_container(spec: MPIJobSpec) -> list[Issue]:
     """kubexec.sh runs `kubectl exec <pod> --container <mainContainer>` in the worker pods."""
     main, worker = spec.mainContainer, spec.mpiReplicaSpecs.Worker
     if not main or worker is None or not isinstance(worker.template, dict):
@@ -195,7 +195,7 @@ def load(document: dict[str, Any], options: Options) -> V1Job:
     workers = (specs.Worker.replicas or 0) if specs.Worker is not None else 0
     replica_issues = _check_replicas(specs, options)
     pods = None if replica_issues else 1 + workers
-    issues = check_metadata(job.metadata) + replica_issues + _check_main_container(spec)
+    issues = check_metadata(job.metadata) + replica_issues + check_main_container(spec)
     issues += runpolicy.check_run_policy(spec.runPolicy, ("spec", "runPolicy"), CONTROLLER, pods)
     namespace, ns_issues = resolve_namespace(meta.namespace, options.namespace)
     issues += ns_issues
@@ -219,4 +219,4 @@ def load(document: dict[str, Any], options: Options) -> V1Job:
 def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
     from mpigen.inputs.v1_plan import plan_job
 
-    return plan_job(load(document, options), document)
+    return plan_job(load(document, options), document, options.target)

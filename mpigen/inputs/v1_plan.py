@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from mpigen import names, tree
 from mpigen.errors import Issue
 from mpigen.inputs.fields import V1 as API_VERSION
-from mpigen.inputs.runpolicy import SCHEDULING_POLICY
+from mpigen.inputs.runpolicy import SCHEDULING_POLICY, worker_restart_warnings
 from mpigen.options import TRAINING_OPERATOR_KUBECTL_DELIVERY_IMAGE
 from mpigen.plan import Hostnames, JobPlan, JobService, KubectlDelivery, Labels, Scheduling
 
@@ -112,25 +112,13 @@ def _scheduling(job: V1Job) -> Scheduling:
     )
 
 
-def _worker_warnings(document: dict[str, Any]) -> list[Issue]:
+def _worker_warnings(document: dict[str, Any], target: str) -> list[Issue]:
     """The workers' restartPolicy (the replica's, default Never, or the template's) is not applied."""
-    worker = document["spec"]["mpiReplicaSpecs"].get("Worker") or {}
-    template_spec = (worker.get("template") or {}).get("spec") or {}
-    warnings = []
-    for path, policy in (
-        (_SPECS + ("Worker", "restartPolicy"), worker.get("restartPolicy")),
-        (_SPECS + ("Worker", "template", "spec", "restartPolicy"), template_spec.get("restartPolicy")),
-    ):
-        if policy not in (None, "Always"):
-            message = (
-                f'"{policy}" is not applied: mpigen runs the workers as a StatefulSet, whose pods always '
-                "restart (docs/departures.md)"
-            )
-            warnings.append(Issue(path, message, "warning"))
-    return warnings
+    worker = document["spec"]["mpiReplicaSpecs"].get("Worker")
+    return worker_restart_warnings(worker, _SPECS + ("Worker",), target)
 
 
-def plan_job(job: V1Job, document: dict[str, Any]) -> JobPlan:
+def plan_job(job: V1Job, document: dict[str, Any], target: str = "operator") -> JobPlan:
     """The plan of a loaded v1 job; `document` is the job as written, for warnings about it."""
     run = job.run
     gpu_launcher = is_gpu_launcher(job.launcher.template)
@@ -149,7 +137,7 @@ def plan_job(job: V1Job, document: dict[str, Any]) -> JobPlan:
         clean_pod_policy=run.clean_pod_policy,
         labels=labels,
         service=JobService(names.worker_set(job.name), {}, labels.worker_pod, True),
-        warnings=tuple(job.warnings) + tuple(_worker_warnings(document)),
+        warnings=tuple(job.warnings) + tuple(_worker_warnings(document, target)),
         template_paths={
             "launcher": _SPECS + ("Launcher", "template"),
             "worker": _SPECS + ("Worker", "template"),

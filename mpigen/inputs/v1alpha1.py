@@ -15,6 +15,7 @@ from typing import Any, Literal
 from mpigen import names, tree
 from mpigen.errors import CompileError, Issue
 from mpigen.inputs.fields import explain_unknown_fields
+from mpigen.inputs.ignored import tolerant
 from mpigen.inputs.model import Field
 from mpigen.inputs.shared import (
     INT32_MAX,
@@ -199,7 +200,7 @@ def _launcher_template(template: dict[str, Any], spec: MPIJobSpec) -> tuple[dict
     return launcher, warnings
 
 
-def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
+def _to_plan(document: dict[str, Any], options: Options) -> JobPlan:
     job, issues = parse_model(MPIJob, document)
     if job is None:
         issues = explain_unknown_fields(issues, API_VERSION)
@@ -250,3 +251,7 @@ def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
         **v020_layout(meta.name or ""),
         warnings=tuple(issues + worker_warnings + launcher_warnings),
     )
+
+
+# Fields the operator ignored render with a warning (mpigen.inputs.ignored).
+to_plan = tolerant(_to_plan, "mpi-operator v0.2.0")

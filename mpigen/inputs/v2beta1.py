@@ -151,10 +151,8 @@ def _check_spec(spec: MPIJobSpec) -> list[Issue]:
 
 def _template_warnings(specs: MPIReplicaSpecs) -> list[Issue]:
     warnings = []
-    for role, spec, default in (
-        ("Launcher", specs.Launcher, DEFAULT_LAUNCHER_RESTART_POLICY),
-        ("Worker", specs.Worker, DEFAULT_WORKER_RESTART_POLICY),
-    ):
+    # The Worker's restartPolicy is not applied at all: _worker_warnings says what the pods get.
+    for role, spec, default in (("Launcher", specs.Launcher, DEFAULT_LAUNCHER_RESTART_POLICY),):
         if spec is not None:
             path = _SPECS + (role, "template")
             policy = spec.restartPolicy or default
@@ -258,16 +256,9 @@ def _launcher_template(job: V2Beta1Job) -> dict[str, Any]:
     return template
 
 
-def _worker_warnings(document: dict[str, Any]) -> list[Issue]:
-    worker = document["spec"]["mpiReplicaSpecs"].get("Worker") or {}
-    policy = worker.get("restartPolicy")
-    if policy is None:
-        return []
-    message = (
-        f'"{policy}" is not applied: mpigen runs the workers as a StatefulSet, whose pods always restart '
-        "(docs/departures.md)"
-    )
-    return [Issue(_SPECS + ("Worker", "restartPolicy"), message, "warning")]
+def _worker_warnings(document: dict[str, Any], target: str) -> list[Issue]:
+    worker = document["spec"]["mpiReplicaSpecs"].get("Worker")
+    return runpolicy.worker_restart_warnings(worker, _SPECS + ("Worker",), target)
 
 
 def _namespace_warning(job: V2Beta1Job, waits: bool, options: Options) -> list[Issue]:
@@ -318,7 +309,7 @@ def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
             names.training_labels(job.name),
             job.run_launcher_as_worker,
         ),
-        warnings=tuple(_namespace_warning(job, waits, options) + _worker_warnings(document)),
+        warnings=tuple(_namespace_warning(job, waits, options) + _worker_warnings(document, options.target)),
         template_paths={
             "launcher": _SPECS + ("Launcher", "template"),
             "worker": _SPECS + ("Worker", "template"),

@@ -100,13 +100,14 @@ def process_resource_list(data: bytes) -> tuple[str, Outcome]:
     listing = read_resource_list(data)
     jobs = _jobs(listing)
     outcome = Outcome()
-    if not jobs:
+    foreign = _foreign(listing, outcome)
+    if not jobs and not foreign:
         return listing.text, outcome  # nothing to compile: the input, byte for byte
     runtimes = _runtimes(jobs)
     for job in jobs:
         _compile(job, runtimes)
         outcome.add(job.outcome)
-    results = [entry for job in jobs for entry in job.results]
+    results = [entry for job in jobs for entry in job.results] + foreign
     for finding, item in _collisions(listing.items(), jobs):
         outcome.errors.append(finding)
         results.append(_item_result(item, finding.issue.message, finding.issue.path))
@@ -251,6 +252,36 @@ def _jobs(listing: Listing) -> list[_Job]:
     if config is not None and _identity(config) not in compiled:
         jobs.append(_Job(None, config, _Where("functionConfig")))
     return jobs
+
+
+def _foreign(listing: Listing, outcome: Outcome) -> list[dict[str, Any]]:
+    """A warning result for each item that is another project's MPIJob (passed through unchanged)."""
+    from mpigen import inputs as api
+
+    positions = [
+        position
+        for position in range(len(listing))
+        if ((head := listing.head(position)) is None or api.foreign_mpijob(head))
+        and isinstance(item := listing.item(position), dict)
+        and api.foreign_mpijob(item)
+    ]
+    if not positions:
+        return []
+    items = listing.items()
+    locations = _locations(items)
+    given = listing.header.get("results")
+    results = []
+    for position in positions:
+        job = _Job(position, items[position], locations[position])
+        issue = api.foreign_warning(job.data)
+        _, kind, _, name = _identity(job.data)
+        result = _result(job, issue.message, "warning", issue.path)
+        if isinstance(given, list) and result in given:
+            continue  # reported by an earlier run (this function's on its own output): once is enough
+        where = job.where
+        outcome.warnings.append(Finding(where.source, where.document, str(kind), str(name or ""), issue))
+        results.append(result)
+    return results
 
 
 def _config_job(listing: Listing) -> dict[str, Any] | None:

@@ -76,8 +76,14 @@ def test_golden_output_is_valid_kubernetes(case: str) -> None:
 
     objects = [obj for obj in load_all((GOLDEN / case / "expected.yaml").read_text()) if obj]
     assert objects
-    # Other Kubeflow kinds pass through; Kubernetes ships no schema for them.
-    objects = [obj for obj in objects if not obj["apiVersion"].startswith("kubeflow.org/")]
+    # Other Kubeflow kinds and other projects' MPIJobs pass through; Kubernetes ships no schema for them.
+    from mpigen.inputs import foreign_mpijob
+
+    objects = [
+        obj
+        for obj in objects
+        if not obj["apiVersion"].startswith("kubeflow.org/") and not foreign_mpijob(obj)
+    ]
     # --gang-scheduler kubernetes is refused below 1.37 (scheduling.k8s.io/v1beta1 is served from 1.37 on).
     native_gang = any(obj["apiVersion"] == "scheduling.k8s.io/v1beta1" for obj in objects)
     for version in (DEFAULT_KUBE_VERSION,) if native_gang else ("1.25", DEFAULT_KUBE_VERSION):

@@ -146,14 +146,20 @@ def references(node: Any) -> Iterator[str]:
 
 
 def golden_objects(version: str | None = None) -> list[Obj]:
-    """Every golden object with a Kubernetes schema (other Kubeflow kinds pass through: none ships); for an
-    older `version`, without the fields mpigen emits only for newer ones."""
+    """Every golden object with a Kubernetes schema (other Kubeflow kinds and other projects' MPIJobs pass
+    through: none ships); for an older `version`, without the fields mpigen emits only for newer ones."""
     texts = [path.read_text() for path in EXPECTED]
     if version is not None and tuple(map(int, version.split("."))) < (1, 37):
         # --gang-scheduler kubernetes (scheduling.k8s.io/v1beta1, spec.schedulingGroup) is refused before 1.37.
         texts = [text for text in texts if "apiVersion: scheduling.k8s.io/v1beta1\n" not in text]
     objects = [obj for text in texts for obj in load_all(text) if obj]
-    objects = [obj for obj in objects if not obj["apiVersion"].startswith("kubeflow.org/")]
+    from mpigen.inputs import foreign_mpijob  # another project's MPIJob passes through too
+
+    objects = [
+        obj
+        for obj in objects
+        if not obj["apiVersion"].startswith("kubeflow.org/") and not foreign_mpijob(obj)
+    ]
     return objects if version is None else [without_newer_fields(obj, version) for obj in objects]
 
 

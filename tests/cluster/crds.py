@@ -89,6 +89,8 @@ PASSED_THROUGH = (
     ("kubeflow.org", "v1", "TFJob"),
     ("kubeflow.org", "v1", "PyTorchJob"),
     ("kubeflow.org", "v1", "Notebook"),
+    # another project's MPIJob (golden/passthrough-other-projects-mpijob)
+    ("hpc.example.com", "v1", "MPIJob"),
 )
 
 

@@ -47,13 +47,8 @@ def names(pod: Pod) -> Iterator[Violation]:
             yield invalid(where, None, "must specify one of: `podGroupName`")
         elif isinstance(name, str):
             yield from (invalid(where, name, msg) for msg in formats.dns1123_subdomain(name))
-    old = pod.spec.get("serviceAccount")
-    if isinstance(old, str) and old and old != text(pod.spec.get("serviceAccountName")):
-        yield invalid(
-            pod.path("deprecatedServiceAccount"),
-            old,
-            f'must be the same as serviceAccountName: "{text(pod.spec.get("serviceAccountName"))}"',
-        )
+    # `serviceAccount` never disagrees with `serviceAccountName` here: the server's defaulting syncs the
+    # two before validation (mpigen.inputs.aliases does the same for the job's templates).
     deadline = number(pod.spec.get("activeDeadlineSeconds"))
     if deadline is not None and not 1 <= deadline <= formats.INT32_MAX:
         yield invalid(pod.path("activeDeadlineSeconds"), deadline, formats.range_error(1, formats.INT32_MAX))

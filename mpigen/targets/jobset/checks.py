@@ -41,7 +41,7 @@ def added(plan: JobPlan) -> Added:
             "worker": ((names.CONFIG_VOLUME,), (), (), (names.CONFIG_MOUNT_PATH,)),
         }
     ssh_path = plan.ssh.mount_path.rstrip("/")
-    env = (names.JOB_ROLE_ENV, *(name for name, _ in mpi_env.table(False, plan.implementation)), *gpus)
+    env = (names.JOB_ROLE_ENV, *mpi_env.reserved(plan.implementation), *gpus)
     return {
         "launcher": ((names.SSH_VOLUME, names.CONFIG_VOLUME), (), env, (ssh_path, names.CONFIG_MOUNT_PATH)),
         "worker": ((names.SSH_VOLUME,), (), (names.JOB_ROLE_ENV,), (ssh_path,)),

@@ -88,11 +88,13 @@ def _config_items(plan: JobPlan) -> list[tuple[str, int]]:
 
 
 def _env(plan: JobPlan, own: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    env: list[dict[str, Any]] = mpi_env.launcher_env(plan.kubexec, plan.implementation, plan.slots_per_worker)
+    env: list[dict[str, Any]] = mpi_env.launcher_env(
+        plan.kubexec, plan.implementation, plan.slots_per_worker, _names(own)
+    )
     if plan.blank_launcher_gpus:
         env += [{"name": name} for name in names.NVIDIA_ENV]
     if plan.hydra_bootstrap:
-        env += mpi_env.hydra_bootstrap_env({str(var.get("name")) for var in own})
+        env += mpi_env.hydra_bootstrap_env(set(_names(own)))
     if plan.kubexec:
         field = f"metadata.labels['{names.RESTART_ATTEMPT_LABEL}']"
         env.append({"name": names.RESTART_ATTEMPT_ENV, "valueFrom": {"fieldRef": {"fieldPath": field}}})
@@ -124,3 +126,7 @@ def build_launcher_template(plan: JobPlan, options: Options) -> dict[str, Any]:
     join_gang(template, plan, options, names.ROLE_LAUNCHER)
     annotate(template, plan, options, names.ROLE_LAUNCHER)
     return template
+
+
+def _names(env: list[dict[str, Any]]) -> frozenset[str]:
+    return frozenset(str(var.get("name")) for var in env if isinstance(var, dict))

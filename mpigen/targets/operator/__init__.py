@@ -28,7 +28,7 @@ from mpigen.targets.shared.configmap import build_config_map
 from mpigen.targets.shared.gang import build_pod_group, build_worker_pdb, gang_warnings, min_member
 from mpigen.targets.shared.launcher import build_launcher_job
 from mpigen.targets.shared.limits import check_derived_names, check_sizes
-from mpigen.targets.shared.meta import template_warnings
+from mpigen.targets.shared.meta import identity_warnings, template_warnings
 from mpigen.targets.shared.network import build_network_policy
 from mpigen.targets.shared.policy import multikueue_warnings
 from mpigen.targets.shared.rbac import (
@@ -95,7 +95,11 @@ class OperatorTarget:
             plan, "the operator would leave this job to Kueue's MultiKueue; mpigen compiles it to run here"
         )
         return (
-            managed + gang_warnings(plan, options) + template_warnings(plan) + foreign_account_warnings(plan)
+            managed
+            + gang_warnings(plan, options)
+            + template_warnings(plan)
+            + identity_warnings(plan)
+            + foreign_account_warnings(plan)
         )
 
     def build(self, plan: JobPlan, options: Options) -> list[dict[str, Any]]:

@@ -32,7 +32,7 @@ def added(plan: JobPlan) -> Added:
         volumes, inits, env, mounts = _ADDED["launcher"]
         return {**_ADDED, "launcher": (volumes, inits, env + names.NVIDIA_ENV, mounts)}
     ssh_path = plan.ssh.mount_path.rstrip("/")
-    env = (names.JOB_ROLE_ENV, *(name for name, _ in mpi_env.table(False, plan.implementation)))
+    env = (names.JOB_ROLE_ENV, *mpi_env.reserved(plan.implementation))
     env += names.NVIDIA_ENV if plan.blank_launcher_gpus else ()
     inits = (names.WAIT_FOR_WORKERS,) if plan.waits_for_workers else ()
     return {

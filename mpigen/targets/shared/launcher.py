@@ -96,12 +96,12 @@ def _config_items(plan: JobPlan) -> list[tuple[str, int]]:
 
 
 def _env(plan: JobPlan, own: list[dict[str, Any]]) -> list[dict[str, str]]:
-    env = mpi_env.launcher_env(plan.kubexec, plan.implementation, plan.slots_per_worker)
+    env = mpi_env.launcher_env(plan.kubexec, plan.implementation, plan.slots_per_worker, _names(own))
     if plan.blank_launcher_gpus:
         # A launcher that is not a host of the hostfile must not grab the node's GPUs (value left empty).
         env += [{"name": name} for name in names.NVIDIA_ENV]
     if plan.hydra_bootstrap:
-        env += mpi_env.hydra_bootstrap_env({str(var.get("name")) for var in own})
+        env += mpi_env.hydra_bootstrap_env(set(_names(own)))
     return env
 
 
@@ -164,3 +164,7 @@ def build_launcher_job(plan: JobPlan, options: Options) -> dict[str, Any]:
         ),
         "spec": spec,
     }
+
+
+def _names(env: list[dict[str, Any]]) -> frozenset[str]:
+    return frozenset(str(var.get("name")) for var in env if isinstance(var, dict))

@@ -3,6 +3,7 @@ RoleBinding subject, labels and annotations merged into a pod template."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from mpigen import names
@@ -75,6 +76,7 @@ def template_warnings(plan: JobPlan) -> list[Issue]:
         if role == names.ROLE_WORKER and names.REPLICA_INDEX_LABEL in own and indexes_pods(plan):
             message = "not copied to the workers: the operator sets each pod's own index there, and one StatefulSet template cannot (each worker's index is its pod name's suffix and its apps.kubernetes.io/pod-index label)"
             warnings.append(Issue((*path, names.REPLICA_INDEX_LABEL), message, "warning"))
+    warnings += _replaced_fields(plan)
     own_hostname = plan.launcher_template.get("spec", {}).get("hostname")
     if (
         own_hostname
@@ -89,6 +91,57 @@ def template_warnings(plan: JobPlan) -> list[Issue]:
                 "warning",
             )
         )
+    return warnings
+
+
+def _replaced_fields(plan: JobPlan) -> list[Issue]:
+    """The kubectl-exec transport's replacements (mpi-operator v0.2.0 newWorker, newLauncher): the first
+    worker container's command and args become `sleep 365d` (kept by the training-operator when the
+    template gives a command), the launcher's serviceAccountName the job's own launcher account."""
+    if plan.ssh is not None:
+        return []
+    warnings = []
+    worker = plan.worker_template.get("spec", {})
+    containers = worker.get("containers") or [{}]
+    first = containers[0] if isinstance(containers[0], dict) else {}
+    at = plan.template_paths.get(names.ROLE_WORKER, ("spec",)) + ("spec", "containers", 0)
+    # v1alpha1's one template serves both roles: its command is the launcher's, by design.
+    shared = plan.template_paths.get(names.ROLE_WORKER) == plan.template_paths.get(names.ROLE_LAUNCHER)
+    if not shared and not (plan.worker_keeps_command and first.get("command")):
+        for field, value in (("command", ["sleep"]), ("args", ["365d"])):
+            if first.get(field) is not None and first[field] != value:
+                message = f"replaced by {json.dumps(value)} on the worker pods, as the operator replaces it: ranks are started in them by kubectl exec"
+                warnings.append(Issue((*at, field), message, "warning"))
+    own = plan.launcher_template.get("spec", {}).get("serviceAccountName")
+    account = plan.launcher_service_account or names.launcher(plan.name)
+    if own and own != account:
+        message = f'"{own}" is replaced by "{account}", as the operator replaces it: the launcher runs kubectl exec with the job\'s own Role'
+        path = plan.template_paths.get(names.ROLE_LAUNCHER, ("spec",)) + ("spec", "serviceAccountName")
+        warnings.append(Issue(path, message, "warning"))
+    return warnings
+
+
+def identity_warnings(plan: JobPlan) -> list[Issue]:
+    """A template's own `hostname` or `subdomain` that the pods do not keep on the operator's shape: the
+    StatefulSet controller gives each worker its pod name and the set's `serviceName` (Kubernetes 1.37
+    pkg/controller/statefulset/stateful_set_utils.go: initIdentity); an SSH launcher's
+    subdomain is the job's Service (the operator replaces both the same way, v0.8.2 newWorker and
+    newLauncherPodTemplate). The launcher's `hostname` is template_warnings'."""
+    warnings = []
+    worker = plan.worker_template.get("spec", {})
+    worker_at = plan.template_paths.get(names.ROLE_WORKER, ("spec",)) + ("spec",)
+    given = {"hostname": "each worker's pod name", "subdomain": f'"{plan.service.name}"'}
+    for field, value in given.items():
+        if plan.template_paths.get(names.ROLE_WORKER) != plan.template_paths.get(
+            names.ROLE_LAUNCHER
+        ) and worker.get(field):
+            message = f"replaced by {value} on the worker pods: the StatefulSet sets each pod's {field}"
+            warnings.append(Issue((*worker_at, field), message, "warning"))
+    own = plan.launcher_template.get("spec", {}).get("subdomain")
+    if plan.ssh is not None and own and own != plan.service.name:
+        message = f'{json.dumps(own)} is replaced by "{plan.service.name}", as the operator replaces it: the hostfile names the launcher in that domain'
+        path = plan.template_paths.get(names.ROLE_LAUNCHER, ("spec",)) + ("spec", "subdomain")
+        warnings.append(Issue(path, message, "warning"))
     return warnings
 
 

@@ -15,6 +15,11 @@ kubectl exec (v1alpha1, v1alpha2, v1): Open MPI's rsh agent is kubexec.sh; mpige
 `no_tree_spawn` (beyond 64 hosts daemons would start further daemons, and only the launcher has kubectl).
 The training-operator (v1) also points Intel MPI's Hydra at kubexec.sh (`I_MPI_HYDRA_BOOTSTRAP=rsh`,
 `I_MPI_HYDRA_BOOTSTRAP_EXEC`), each only when the launcher's template does not set it.
+
+Reserved (`reserved`): exactly the variables the operator sets, which a template may not set too. The
+ones mpigen adds beyond the operator (`MPIGEN_ONLY`: the PRRTE names and `no_tree_spawn`) are the user's
+to override: a launcher template that sets one keeps its own value and mpigen leaves its entry out
+(`PRTE_MCA_plm_ssh_args` for sshd on another port, say).
 """
 
 from __future__ import annotations
@@ -62,8 +67,26 @@ HYDRA_KUBEXEC_ENV: tuple[tuple[str, str], ...] = (
 )
 
 
+# The variables of the tables above that no operator sets (mpi-operator v0.8.2
+# pkg/controller/mpi_job_controller.go: ompiEnvVars, intelEnvVars, mpichEnvVars; v0.2.0 newLauncher).
+MPIGEN_ONLY = frozenset(
+    {
+        "PRTE_MCA_prte_default_hostfile",
+        "PRTE_MCA_prte_set_default_slots",
+        "PRTE_MCA_plm_ssh_args",
+        "PRTE_MCA_prte_keep_fqdn_hostnames",
+        names.NO_TREE_SPAWN_ENV,
+    }
+)
+
+
 def table(kubexec: bool, implementation: str) -> tuple[tuple[str, str], ...]:
     return KUBEXEC_ENV if kubexec else SSH_ENV[implementation]
+
+
+def reserved(implementation: str) -> tuple[str, ...]:
+    """The SSH transport's launcher variables a template may not set: those the operator sets."""
+    return tuple(name for name, _ in SSH_ENV[implementation] if name not in MPIGEN_ONLY)
 
 
 def _entries(pairs: tuple[tuple[str, str], ...], slots: int) -> list[dict[str, str]]:
@@ -75,9 +98,15 @@ def _entries(pairs: tuple[tuple[str, str], ...], slots: int) -> list[dict[str, s
     return [{"name": name, "value": value.format(**values)} for name, value in pairs]
 
 
-def launcher_env(kubexec: bool, implementation: str, slots: int) -> list[dict[str, str]]:
-    """The launcher's MPI variables, in order, as container env entries."""
-    return _entries(table(kubexec, implementation), slots)
+def launcher_env(
+    kubexec: bool, implementation: str, slots: int, own: frozenset[str] = frozenset()
+) -> list[dict[str, str]]:
+    """The launcher's MPI variables, in order, as container env entries; those of mpigen's own that the
+    template sets itself (`own`: the names of its first container's env) are left out."""
+    pairs = tuple(
+        pair for pair in table(kubexec, implementation) if pair[0] not in own or pair[0] not in MPIGEN_ONLY
+    )
+    return _entries(pairs, slots)
 
 
 def hydra_bootstrap_env(own: set[str]) -> list[dict[str, str]]:

@@ -46,7 +46,7 @@ def added(plan: JobPlan) -> Added:
         }
     ssh_path = plan.ssh.mount_path.rstrip("/")
     key_volume = plan.name + SSH_PLUGIN_SECRET_SUFFIX if ssh_plugin(plan) else names.SSH_VOLUME
-    env = (names.JOB_ROLE_ENV, *(name for name, _ in mpi_env.table(False, plan.implementation)))
+    env = (names.JOB_ROLE_ENV, *mpi_env.reserved(plan.implementation))
     env += names.NVIDIA_ENV if plan.blank_launcher_gpus else ()
     inits = (names.WAIT_FOR_WORKERS,) if plan.waits_for_workers else ()
     return {

@@ -70,9 +70,7 @@ def test_worker_may_use_launcher_only_names() -> None:
     assert compile_job(document).objects
 
 
-@pytest.mark.parametrize(
-    "variable", ["OMPI_MCA_plm_rsh_agent", "OMPI_MCA_orte_default_hostfile", "OMPI_MCA_plm_rsh_no_tree_spawn"]
-)
+@pytest.mark.parametrize("variable", ["OMPI_MCA_plm_rsh_agent", "OMPI_MCA_orte_default_hostfile"])
 def test_launcher_variables_mpigen_sets_are_reserved(variable: str) -> None:
     document = job()
     at(document, LAUNCHER)["containers"][0]["env"] = [
@@ -84,6 +82,61 @@ def test_launcher_variables_mpigen_sets_are_reserved(variable: str) -> None:
         "container of the launcher pods, to point Open MPI at kubexec.sh and the hostfile; remove yours"
     )
     assert errors_of(document) == [expected]
+
+
+def launcher_env(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    (launcher,) = [
+        obj for obj in objects if obj["kind"] == "Job" and obj["metadata"]["name"].endswith("-launcher")
+    ]
+    env: list[dict[str, Any]] = launcher["spec"]["template"]["spec"]["containers"][0]["env"]
+    return env
+
+
+def test_no_tree_spawn_is_the_users_to_set() -> None:
+    """mpigen adds `no_tree_spawn`, v0.2.0 does not: a template's own value is kept, and mpigen's left out."""
+    document = job()
+    at(document, LAUNCHER)["containers"][0]["env"] = [{"name": names.NO_TREE_SPAWN_ENV, "value": "0"}]
+    env = launcher_env(compile_job(document).objects)
+    assert [var for var in env if var["name"] == names.NO_TREE_SPAWN_ENV] == [
+        {"name": names.NO_TREE_SPAWN_ENV, "value": "0"}
+    ]
+
+
+@pytest.mark.parametrize(
+    "variable",
+    [
+        "PRTE_MCA_plm_ssh_args",
+        "PRTE_MCA_prte_default_hostfile",
+        "PRTE_MCA_prte_set_default_slots",
+        "PRTE_MCA_prte_keep_fqdn_hostnames",
+    ],
+)
+def test_prrte_variables_are_the_users_on_v2beta1(variable: str) -> None:
+    """mpi-operator v0.8.2 sets none of the PRRTE variables (only mpigen does): the template's one wins."""
+    document = make_job(V2BETA1, launcher=pod(env=[{"name": variable, "value": "mine"}]))
+    env = launcher_env(compile_job(document).objects)
+    assert [var["value"] for var in env if var["name"] == variable] == ["mine"]
+    plain = launcher_env(compile_job(make_job(V2BETA1)).objects)
+    assert sorted(var["name"] for var in env) == sorted(var["name"] for var in plain)  # once each
+
+
+@pytest.mark.parametrize(
+    ("implementation", "variable"),
+    [
+        ("OpenMPI", "OMPI_MCA_plm_rsh_args"),
+        ("OpenMPI", "OMPI_MCA_orte_keep_fqdn_hostnames"),
+        ("OpenMPI", "OMPI_MCA_orte_set_default_slots"),
+        ("Intel", "I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS"),
+        ("Intel", "I_MPI_PERHOST"),
+        ("MPICH", "HYDRA_LAUNCH_EXTRA_ARGS"),
+    ],
+)
+def test_variables_the_v2beta1_operator_sets_stay_reserved(implementation: str, variable: str) -> None:
+    document = make_job(
+        V2BETA1, launcher=pod(env=[{"name": variable, "value": "x"}]), mpiImplementation=implementation
+    )
+    (error,) = errors_of(document)
+    assert f'containers[0].env[0].name: "{variable}" is reserved' in error
 
 
 def test_other_open_mpi_variables_are_the_users() -> None:
@@ -297,9 +350,9 @@ def test_bad_option_annotations_are_errors_with_their_paths(values: dict[str, st
 
 def test_option_errors_come_with_the_jobs_other_errors() -> None:
     document = annotated(**{"wait-timeout": "soon"})
-    document["spec"]["slotPerWorker"] = 2
+    document["spec"]["mpiReplicaSpecs"]["Launcher"]["replicas"] = 2
     errors = errors_of(document)
-    assert any("wait-timeout" in e for e in errors) and any("slotPerWorker" in e for e in errors)
+    assert any("wait-timeout" in e for e in errors) and any("Launcher.replicas" in e for e in errors)
 
 
 # --- output checks (mpigen's own bugs) ----------------------------------------------------------

@@ -295,7 +295,7 @@ def test_template_restart_policy_is_overridden_with_a_warning() -> None:
         ("cleanPodPolicy", "All", "in kubeflow.org/v2beta1 it is spec.runPolicy.cleanPodPolicy"),
         ("backoffLimit", 3, "in kubeflow.org/v2beta1 it is spec.runPolicy.backoffLimit"),
         ("activeDeadlineSeconds", 60, "in kubeflow.org/v2beta1 it is spec.runPolicy.activeDeadlineSeconds"),
-        ("mainContainer", "mpi", "mainContainer exists only in kubeflow.org/v1"),
+        ("mainContainer", "mpi", "mainContainer exists only in kubeflow.org/v1alpha2 and kubeflow.org/v1"),
         ("gpus", 8, "gpus exists only in kubeflow.org/v1alpha1"),
         ("replicas", 2, "in kubeflow.org/v2beta1 it is spec.mpiReplicaSpecs.Worker.replicas"),
     ],

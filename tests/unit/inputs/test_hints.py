@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from jobs import V1ALPHA1, make_job
+from jobs import V1, V1ALPHA1, make_job
 
 import mpigen
 from mpigen import CompileError
@@ -55,17 +55,17 @@ def test_every_suggestion_of_the_gpu_rule_compiles() -> None:
 
 
 def test_an_unknown_field_does_not_hide_the_other_problems() -> None:
-    job = make_job()
+    job = make_job(V1)  # v1alpha1 and v1alpha2 leave unknown fields out, with a warning
     job["spec"]["slotPerWorker"] = 1
-    job["spec"]["mpiReplicaSpecs"]["Worker"]["replicas"] = 0
+    job["spec"]["mpiReplicaSpecs"]["Launcher"]["replicas"] = 2
     assert messages(job) == [
         'spec.slotPerWorker: unknown field "slotPerWorker" (did you mean "slotsPerWorker"?)',
-        "spec.mpiReplicaSpecs.Worker.replicas: must be >= 1, got 0",
+        "spec.mpiReplicaSpecs.Launcher.replicas: must be 1, got 2",
     ]
 
 
 def test_a_dedented_replica_spec_is_told_where_it_belongs() -> None:
-    job = make_job()
+    job = make_job(V1)  # v1alpha1 and v1alpha2 leave unknown fields out, with a warning
     job["spec"]["Worker"] = job["spec"]["mpiReplicaSpecs"].pop("Worker")
     found = messages(job)
     assert (
@@ -75,7 +75,7 @@ def test_a_dedented_replica_spec_is_told_where_it_belongs() -> None:
 
 
 def test_pod_template_typos_get_a_did_you_mean() -> None:
-    job = make_job()
+    job = make_job(V1)  # v1alpha1 and v1alpha2 leave unknown fields out, with a warning
     job["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["resource"] = {}
     assert messages(job) == [
         'spec.mpiReplicaSpecs.Worker.template.spec.containers[0].resource: unknown field "resource" (did you mean "resources"?)'

@@ -72,20 +72,23 @@ def schema_errors(document: dict[str, Any]) -> list[str]:
 
 
 def front_errors(document: dict[str, Any], options: Options | None = None) -> list[str]:
+    """The front's errors, and the unknown fields it leaves out with a warning (v1alpha1, v1alpha2: the
+    schema flags those, so that an editor shows a typo as it is typed)."""
     try:
-        compile_job(document, options or Options())
+        compilation = compile_job(document, options or Options())
     except CompileError as exc:
         return [issue.text() for issue in exc.issues]
-    return []
+    return [issue.text() for issue in compilation.warnings if issue.message.startswith("unknown field")]
 
 
 def changed(api_version: str, *edits: tuple[tuple[str | int, ...], Any]) -> dict[str, Any]:
-    """The valid job of `api_version` with each (path, value) set, or removed when value is DELETE."""
+    """The valid job of `api_version` with each (path, value) set, or removed when value is DELETE (an
+    object on the way that the job does not have, such as `runPolicy`, is added)."""
     job = copy.deepcopy(JOBS[api_version])
     for path, value in edits:
         parent = job
         for key in path[:-1]:
-            parent = parent[key]
+            parent = parent.setdefault(key, {}) if isinstance(key, str) else parent[key]
         if value is DELETE:
             del parent[path[-1]]
         else:

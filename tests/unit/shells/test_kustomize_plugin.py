@@ -256,7 +256,7 @@ def test_messages_name_the_document_of_a_multi_document_generator_file(build: Bu
     jobs = (
         job_yaml(name="good")
         + "---\n"
-        + job_yaml(name="bad", launcher=pod("launcher", command=COMMAND, resurces={}))
+        + job_yaml(name="bad", launcher=pod("launcher", command=COMMAND, resources=[]))
     )
     directory = kustomization(tmp_path, jobs)
     result = build(directory)

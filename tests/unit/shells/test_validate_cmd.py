@@ -9,12 +9,13 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from jobs import job_yaml
+from jobs import V2BETA1, job_yaml
 
 from mpigen.cli import cli
 
 GOOD = job_yaml(name="good")
-BAD = job_yaml(workers="two", name="bad", slotPerWorker=2)
+# v2beta1: an unknown field is an error there (v1alpha1 and v1alpha2 leave it out with a warning)
+BAD = job_yaml(V2BETA1, workers="two", name="bad", slotPerWorker=2)
 CONFIG_MAP = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: b}\n"
 
 
@@ -48,7 +49,7 @@ def test_an_invalid_job_lists_every_problem_with_json_pointer_paths() -> None:
     assert (job["kind"], job["name"], job["version"], job["status"]) == (
         "MPIJob",
         "bad",
-        "kubeflow.org/v1alpha2",
+        "kubeflow.org/v2beta1",
         "statusInvalid",
     )
     paths = {error["path"] for error in job["validationErrors"]}
@@ -307,7 +308,7 @@ def test_junit_report_has_one_suite_per_file_and_one_case_per_resource(tmp_path:
 def test_junit_report_escapes_and_is_the_same_bytes_every_run() -> None:
     import xml.etree.ElementTree as ET
 
-    hostile = job_yaml(name="bad", slotPerWorker='"<&>"')
+    hostile = job_yaml(V2BETA1, name="bad", slotPerWorker='"<&>"')
     first = invoke("-o", "junit", stdin=hostile)
     assert first == invoke("-o", "junit", stdin=hostile)
     failure = ET.fromstring(first[1]).find("testsuite/testcase/failure")
