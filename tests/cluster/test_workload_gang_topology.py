@@ -10,6 +10,9 @@ node's labels), never on the YAML.
   pods' own pod affinity removed (the PodGroup's schedulingConstraints.topology alone, the scheduler's
   placement of the whole gang per rack).
 - A gang larger than any rack: no pod is bound (a hard constraint, the gang whole).
+- Every golden case whose PodGroup has the field is accepted by the gated server, which keeps the field
+  (`kubectl apply --dry-run=server`; tests/cluster/test_workload_gang.py applies them where the gate is
+  off, and the field is dropped).
 - mpigen's offline rules of the field (mpigen.checks.workload) against the gated server's verdicts.
 """
 
@@ -19,10 +22,12 @@ import copy
 import json
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import controlplane
 import gotools
+import jobset
 import pytest
 from controlplane import Cluster
 from mpijobs import job, manifest
@@ -33,6 +38,13 @@ from mpigen.checks.workload import scheduling_issues
 from tools import find_kubectl
 
 Obj = dict[str, Any]
+ROOT = Path(__file__).resolve().parents[2]
+TOPOLOGY_GOLDEN = sorted(
+    path.parent.name
+    for path in ROOT.glob("golden/*/expected.yaml")
+    if "apiVersion: scheduling.k8s.io/v1beta1\n" in (text := path.read_text())
+    and "schedulingConstraints:" in text
+)
 GATES = ("--feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true",)
 SELECTOR = "app.kubernetes.io/component in (launcher,worker),app.kubernetes.io/instance="
 
@@ -51,6 +63,8 @@ def racked() -> Iterator[tuple[Cluster, dict[str, dict[str, str]]]]:
         controlplane.start_workloads(
             started, binaries, nodes=0, controllers=controlplane.GANG_CONTROLLERS, extra_args=GATES
         )
+        # The JobSet CRD of the pinned module, for the jobset target's golden cases (no controller needed).
+        jobset.create_all(started, jobset.crds(gotools.require_module("jobset")))
         yield started, add_racks(started)
     finally:
         started.stop()
@@ -190,3 +204,21 @@ def test_offline_rules_agree_with_the_server(
     assert (done.returncode == 0) == (offline == []), (
         f"server: {done.stderr or 'accepted'}; mpigen: {offline}"
     )
+
+
+@pytest.mark.parametrize("case", TOPOLOGY_GOLDEN)
+def test_golden_cases_are_accepted_by_the_gated_server(
+    racked: tuple[Cluster, dict[str, dict[str, str]]], case: str
+) -> None:
+    cluster, _ = racked
+    text = (ROOT / "golden" / case / "expected.yaml").read_text()
+    cluster.kubectl("create", "namespace", "ml", check=False)  # the cases' namespace
+    done = cluster.kubectl("apply", "--dry-run=server", "-o", "json", "-f", "-", input=text, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "", done.stderr
+    kept = [
+        item["spec"].get("schedulingConstraints")
+        for item in json.loads(done.stdout).get("items", [])
+        if item["kind"] == "PodGroup"
+    ]
+    assert kept and all(kept), f"the server dropped the PodGroup's schedulingConstraints: {kept}"
