@@ -10,6 +10,8 @@ node's labels), never on the YAML.
   pods' own pod affinity removed (the PodGroup's schedulingConstraints.topology alone, the scheduler's
   placement of the whole gang per rack).
 - A gang larger than any rack: no pod is bound (a hard constraint, the gang whole).
+- On the jobset target (the JobSet controller v0.12 started on demand): the workers' gang is bound in one
+  rack, and the launcher, outside the gang and made once they are Ready, is bound in the same rack.
 - Every golden case whose PodGroup has the field is accepted by the gated server, which keeps the field
   (`kubectl apply --dry-run=server`; tests/cluster/test_workload_gang.py applies them where the gate is
   off, and the field is dropped).
@@ -70,12 +72,14 @@ def racked() -> Iterator[tuple[Cluster, dict[str, dict[str, str]]]]:
         started.stop()
 
 
-def compiled(name: str, workers: int, namespace: str, topology: str | None) -> list[Obj]:
+def compiled(
+    name: str, workers: int, namespace: str, topology: str | None, target: str = "operator"
+) -> list[Obj]:
     mpijob = job("v2beta1", name, workers=workers)
     for replica in mpijob["spec"]["mpiReplicaSpecs"].values():
         on_racks(replica["template"])
     options = mpigen.Options(
-        namespace=namespace, ssh_secret="keys", gang_scheduler="kubernetes", topology=topology
+        namespace=namespace, ssh_secret="keys", gang_scheduler="kubernetes", topology=topology, target=target
     )
     return mpigen.compile(mpijob, options)
 
@@ -160,6 +164,37 @@ def test_a_gang_larger_than_any_rack_is_not_bound(racked: tuple[Cluster, dict[st
     time.sleep(3)  # a pod bound late would show by then
     assert bound(cluster, namespace, SELECTOR + "big") == {}, "a pod of a gang no rack holds was bound"
     remove(cluster, namespace, "big")
+
+
+@pytest.fixture(scope="module")
+def racked_jobset(
+    racked: tuple[Cluster, dict[str, dict[str, str]]],
+) -> tuple[Cluster, dict[str, dict[str, str]]]:
+    """`racked` with the JobSet controller v0.12 and its webhooks (its CRD is there already)."""
+    cluster, _ = racked
+    if "jobset" not in cluster.processes:
+        server = jobset.start_jobset(cluster, gotools.require("jobset"))
+        module, kustomize = gotools.require_module("jobset"), gotools.require("kustomize")
+        jobset.register_webhooks(cluster, "jobset", server, module, kustomize)
+    return racked
+
+
+def test_on_the_jobset_target_the_launcher_joins_the_workers_rack(
+    racked_jobset: tuple[Cluster, dict[str, dict[str, str]]],
+) -> None:
+    cluster, layout = racked_jobset
+    namespace = cluster.create_namespace("gang-rack-jobset")
+    objects = compiled("js", 3, namespace, f"required:{RACK}", target="jobset")
+    placed = run(cluster, namespace, "js", objects, 4)
+    launcher = [pod for pod in placed if pod.startswith("js-launcher-")]
+    assert len(launcher) == 1, placed
+    assert len(racks_of(layout, placed)) == 1, f"pods bound across racks: {placed}"
+    cluster.kubectl("delete", "jobset", "js", "-n", namespace)
+    cluster.wait_for(
+        "the pods of js gone",
+        lambda: not cluster.get("pods", "-n", namespace, "-l", SELECTOR + "js")["items"],
+        timeout=60,
+    )
 
 
 def _rendered(kind: str) -> Obj:
