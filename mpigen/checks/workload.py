@@ -19,6 +19,7 @@ from mpigen.errors import Issue, Path
 
 API = "scheduling.k8s.io/v1beta1"
 MAX_TEMPLATES = 8  # WorkloadMaxPodGroupTemplates
+MAX_TOPOLOGY = 1  # PodGroupSchedulingConstraints.topology: +k8s:maxItems=1
 HIGHEST_USER_PRIORITY = 1_000_000_000  # HighestUserDefinablePriority
 UNIONS = {
     "schedulingPolicy": ("basic", "gang"),
@@ -93,9 +94,26 @@ def _group(group: dict[str, Any], path: Path) -> Iterator[Issue]:
     yield from _format(
         (*path, "priorityClassName"), group.get("priorityClassName"), formats.dns1123_subdomain
     )
+    yield from _constraints(group.get("schedulingConstraints"), (*path, "schedulingConstraints"))
     priority = group.get("priority")
     if isinstance(priority, int) and priority > HIGHEST_USER_PRIORITY:
         yield Issue((*path, "priority"), f"must be less than or equal to {HIGHEST_USER_PRIORITY}")
+
+
+def _constraints(constraints: object, path: Path) -> Iterator[Issue]:
+    """A PodGroup's topology constraints: the list short-circuits on its size, then each key."""
+    topology = constraints.get("topology") if isinstance(constraints, dict) else None
+    if not isinstance(topology, list):
+        return
+    if len(topology) > MAX_TOPOLOGY:
+        yield Issue((*path, "topology"), f"must have at most {MAX_TOPOLOGY} item")
+        return
+    for index, constraint in enumerate(topology):
+        key = constraint.get("key") if isinstance(constraint, dict) else None
+        if not key:
+            yield Issue((*path, "topology", index, "key"), "Required value")
+        else:
+            yield from _format((*path, "topology", index, "key"), key, formats.qualified_name)
 
 
 def _format(path: Path, value: object, check: Any) -> Iterator[Issue]:

@@ -20,6 +20,13 @@ assignment, and consecutive ranks share a domain. A slice needs no offset (no gr
 Kueue's own webhook validation of these annotations (`tas_validation.go`: `ValidateTASPodSetRequest`,
 `ValidateSliceSizeAnnotationUpperBound`, `ValidatePodSetGroupingTopology`) runs here over the
 templates as they will be (the input's annotations and mpigen's), as render-time errors.
+
+With `--gang-scheduler kubernetes` (mpigen.targets.shared.workload; no Kueue: it refuses `--queue`),
+`required:KEY` needs no queue: the workers' PodGroup carries `schedulingConstraints.topology` KEY
+(kube-scheduler's topologyaware plugin places the whole gang in one domain), and the launcher, outside the
+gang and made only once the workers are Ready (dependsOn), gets a required pod affinity to the workers'
+pods on KEY, so it joins their domain. `preferred:` and `slice:` have no word there (the PodGroup's
+constraint is always required and whole) and no Kueue to say them: refused.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from mpigen.errors import Issue
 from mpigen.options import Options
 from mpigen.placement import REQUIRED, SLICE, label_key_problem, placement
 from mpigen.plan import JobPlan
+from mpigen.targets.shared.workload import used as native_gang_used
 
 _KUEUE = "kueue.x-k8s.io/"
 REQUIRED_TOPOLOGY = _KUEUE + "podset-required-topology"
@@ -77,8 +85,24 @@ def placement_annotations(plan: JobPlan, options: Options, role: str) -> dict[st
 
 
 def annotate(template: dict[str, Any], plan: JobPlan, options: Options, role: str) -> None:
-    """Add the role's placement annotations to `template` (a fresh copy of the input's)."""
+    """Add the role's placement annotations to `template` (a fresh copy of the input's); under Kubernetes'
+    gang, the launcher's affinity to the workers' domain."""
     _add(template, placement_annotations(plan, options, role))
+    wanted = placement(options.topology)
+    launcher = role == names.ROLE_LAUNCHER and plan.workers > 0
+    if launcher and native_gang_used(options) and wanted and wanted.mode == REQUIRED:
+        _follow_workers(template.setdefault("spec", {}), plan, wanted.key)
+
+
+def _follow_workers(pod: dict[str, Any], plan: JobPlan, key: str) -> None:
+    """A required pod affinity to the workers' pods on `key`, after the template's own terms."""
+    term = {"labelSelector": {"matchLabels": dict(plan.labels.worker_pod)}, "topologyKey": key}
+    affinity = dict(pod.get("affinity") or {})
+    together = dict(affinity.get("podAffinity") or {})
+    field = "requiredDuringSchedulingIgnoredDuringExecution"
+    together[field] = [*(together.get(field) or []), term]
+    affinity["podAffinity"] = together
+    pod["affinity"] = affinity
 
 
 def _add(template: dict[str, Any], added: dict[str, str]) -> None:
@@ -198,6 +222,15 @@ def _group_problems(sets: dict[str, tuple[dict[str, Any], int]]) -> list[tuple[s
 def check_placement(plan: JobPlan, options: Options) -> list[Issue]:
     """Kueue's refusals of the templates' topology annotations, when Kueue reads them (`--queue`)."""
     wanted = placement(options.topology)
+    if wanted is not None and native_gang_used(options):
+        if wanted.mode == REQUIRED:
+            return []
+        return [
+            Issue(
+                (),
+                f"--topology (mpigen.dev/topology) {wanted} is refused on the {options.target} target with --gang-scheduler kubernetes: Kubernetes' PodGroup has only a required topology (schedulingConstraints.topology, the whole gang in one domain) and no Kueue reads the job; use required:",
+            )
+        ]
     if options.queue is None:
         return [_WITHOUT_QUEUE] if wanted is not None else []
     if wanted is not None and wanted.mode == SLICE and plan.workers == 0:

@@ -110,7 +110,7 @@ def build_pod_group(plan: JobPlan, options: Options, members: int | None = None)
     if options.gang_scheduler is None:
         return []
     if workload.used(options):
-        return workload.build_workload_gang(plan, native_gang(options.target, plan))
+        return workload.build_workload_gang(plan, native_gang(options.target, plan), options.topology)
     operator_members = min_member(plan)
     return [
         {

@@ -15,10 +15,18 @@ Field by field (k8s.io/api v0.37.2 scheduling/v1beta1 types.go; KEP-4671):
   podgroup-protection-controller of kube-controller-manager).
 - left out on purpose: the Workload's `controllerRef` (the operator target has no one owner, and with
   the alpha `WorkloadWithJob` gate the Job controller indexes Workloads by the Job named there,
-  kubernetes v1.37.2 pkg/controller/job/job_scheduling_manager.go: workloadByJobNameIndexFunc), and
-  `schedulingConstraints.topology` (`--topology`, a later change: a `{"key": <label>}` entry in
-  `schedulingConstraints.topology` of both the template and the PodGroup, behind the alpha gate
-  TopologyAwareWorkloadScheduling).
+  kubernetes v1.37.2 pkg/controller/job/job_scheduling_manager.go: workloadByJobNameIndexFunc).
+- `--topology required:KEY`: `schedulingConstraints.topology: [{key: KEY}]` on the template and the
+  PodGroup (one constraint at most, k8s.io/api v0.37.2 PodGroupSchedulingConstraints). kube-scheduler
+  v1.37.2's topologyaware plugin (TopologyPlacement.GeneratePlacements) makes one candidate placement
+  per value of KEY among the nodes that carry it, tries the whole gang in each and keeps the best that
+  fits: a hard constraint, every pod of the group in one domain. `preferred:` has no word there (the
+  constraint is always required): the PodGroup gets nothing and the target's own placement stays (a
+  warning says so); `slice:` neither. The field is behind the alpha gate
+  TopologyAwareWorkloadScheduling (needs GenericWorkload): without it the API server drops it
+  silently (pkg/registry/scheduling/podgroup/strategy.go: dropDisabledFields) and kube-scheduler
+  does not run the placement algorithm (schedule_one_podgroup.go: podGroupSchedulingAlgorithm); a
+  warning names the gate.
 
 The Job controller makes no PodGroup of its own for a Job whose template sets `schedulingGroup`
 (job_scheduling_manager.go: getManagementMode returns manageNone); a StatefulSet and a JobSet copy the
@@ -32,6 +40,7 @@ from typing import Any
 from mpigen import names
 from mpigen.errors import Issue
 from mpigen.options import KUBERNETES, Options
+from mpigen.placement import PREFERRED, REQUIRED, placement
 from mpigen.plan import JobPlan
 from mpigen.records import Record
 from mpigen.targets import native_gang
@@ -65,14 +74,30 @@ def used(options: Options) -> bool:
     return options.gang_scheduler == KUBERNETES
 
 
-def build_workload_gang(plan: JobPlan, gang: NativeGang) -> list[dict[str, Any]]:
+def build_workload_gang(plan: JobPlan, gang: NativeGang, topology: str | None = None) -> list[dict[str, Any]]:
     """The Workload with its one pod group template, and the PodGroup made from it, of an MPIJob."""
     labels = names.standard_labels(plan.name, names.COMPONENT_SCHEDULING)
-    return build_gang_objects(plan.name, plan.namespace, labels, gang, plan.scheduling.priority_class)
+    return build_gang_objects(
+        plan.name, plan.namespace, labels, gang, plan.scheduling.priority_class, topology
+    )
+
+
+def topology_constraints(topology: str | None) -> dict[str, Any]:
+    """The `schedulingConstraints` of the gang for `--topology` (`Options.topology`): only `required`
+    has a word in Kubernetes' PodGroup."""
+    wanted = placement(topology)
+    if wanted is None or wanted.mode != REQUIRED:
+        return {}
+    return {"schedulingConstraints": {"topology": [{"key": wanted.key}]}}
 
 
 def build_gang_objects(
-    job: str, namespace: str | None, labels: dict[str, str], gang: NativeGang, priority_class: str | None
+    job: str,
+    namespace: str | None,
+    labels: dict[str, str],
+    gang: NativeGang,
+    priority_class: str | None,
+    topology: str | None = None,
 ) -> list[dict[str, Any]]:
     """The Workload and the PodGroup of the job `job` (an MPIJob's or a TrainJob's), labelled `labels`."""
     template = gang.template
@@ -82,10 +107,7 @@ def build_gang_objects(
     }
     if priority_class:
         group["priorityClassName"] = priority_class
-    # --topology plugs in here (after the topology branch): `group["schedulingConstraints"] = {"topology":
-    # [{"key": <label>}]}` (one constraint at most, k8s.io/api v0.37.2 PodGroupSchedulingConstraints),
-    # which then lands on both the template and the PodGroup, and a warning naming the alpha gate
-    # TopologyAwareWorkloadScheduling (its tag `+k8s:ifDisabled(...)=+k8s:forbidden` forbids the field without it).
+    group.update(topology_constraints(topology))
     name = names.pod_group(job)
     meta: dict[str, Any] = {"name": name}
     if namespace is not None:
@@ -136,7 +158,7 @@ def workload_warnings(plan: JobPlan, options: Options) -> list[Issue]:
     the run policy's fields that Kubernetes' PodGroup has no place for."""
     if not used(options):
         return []
-    found = [Issue((), ENABLE, "warning")]
+    found = [Issue((), ENABLE, "warning"), *topology_warnings(options)]
     scheduling, path = plan.scheduling, plan.scheduling.written_at
     # The operator's defaults (v2beta1 a timeout of 0, kubeflow.org/v1 the queue "default") say nothing.
     unused = [
@@ -158,3 +180,17 @@ def workload_warnings(plan: JobPlan, options: Options) -> list[Issue]:
         message = f"ignored with --gang-scheduler kubernetes: {', '.join(unused)} (Kubernetes' PodGroup has no such field)"
         found.append(Issue(path, message, "warning"))
     return found
+
+
+def topology_warnings(options: Options) -> list[Issue]:
+    """`--topology` with Kubernetes' gang: the alpha gate its constraint needs, or that it has none."""
+    wanted = placement(options.topology)
+    if wanted is None or not used(options):
+        return []
+    if wanted.mode == REQUIRED:
+        message = f"--topology {wanted} puts the PodGroup's schedulingConstraints.topology, which needs the alpha gate TopologyAwareWorkloadScheduling as well: kube-apiserver and kube-scheduler --feature-gates=GenericWorkload=true,TopologyAwareWorkloadScheduling=true; without it the API server silently drops the field and kube-scheduler places the gang as if it were not there"
+    elif wanted.mode == PREFERRED:
+        message = f"--topology {wanted}: Kubernetes' PodGroup has no preferred topology (its schedulingConstraints.topology is always required), so only the pods' preferred affinity asks for it"
+    else:
+        return []
+    return [Issue((), message, "warning")]
