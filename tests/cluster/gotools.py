@@ -183,6 +183,8 @@ LOCAL_TOOLS: dict[str, LocalTool] = {
     "trainer-oracle": LocalTool(REPO / "tests" / "oracles" / "trainer", "trainer-oracle"),
     # mpi-operator v0.8.2's controller (kubeflow.org/v2beta1) over fake clientsets.
     "v2beta1-oracle": LocalTool(REPO / "tests" / "oracles" / "v2beta1", "v2beta1-oracle"),
+    # The training-operator v1.9.3's MPIJob reconciler (kubeflow.org/v1) over fake clients.
+    "v1-oracle": LocalTool(REPO / "tests" / "oracles" / "v1", "v1-oracle"),
     # The API server's Pod Security evaluator (k8s.io/pod-security-admission/policy, at Kubernetes v1.37.2).
     "podsecurity": LocalTool(REPO / "tests" / "oracles" / "podsecurity", "podsecurity"),
 }

@@ -10,7 +10,8 @@
 //
 // Exit 0: the List (empty when the operator skips the job: managedBy names another controller).
 // Exit 1: the operator refuses the job (pkg/apis/kubeflow/validation: ValidateMPIJob, which the
-// controller runs after defaulting and reports only as an event); the message on stderr.
+// controller runs after defaulting and reports only as an event), or cannot decode it into its types;
+// the message on stderr.
 // Exit 2: anything else.
 package main
 
@@ -66,7 +67,8 @@ func main() {
 
 	job, err := read(os.Stdin)
 	if err != nil {
-		fail(2, err)
+		// The operator's informer cannot decode it: the job never runs.
+		fail(1, fmt.Errorf("decoding the MPIJob: %w", err))
 	}
 	objects, err := run(job, *gang, *domain)
 	if err != nil {
