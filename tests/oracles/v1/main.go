@@ -16,6 +16,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -144,21 +145,29 @@ func run(job *kubeflowv1.MPIJob, gang string) ([]map[string]any, error) {
 		return nil, refusal{fmt.Errorf("MPIJob failed validation because %w", err)}
 	}
 	req := ctrl.Request{NamespacedName: types.NamespacedName{Namespace: job.Namespace, Name: job.Name}}
-	seen := -1
+	var last []byte
 	for pass := 0; pass < passes; pass++ {
 		if _, err := r.Reconcile(context.Background(), req); err != nil {
 			return nil, err
 		}
-		now := writes(f.kube.Actions()) + writes(f.volcano.Actions())
-		if now == seen {
-			return collect(f, job.Namespace)
+		// Done once a pass changes nothing (the reconciler re-applies the PodGroup's spec every time).
+		objects, err := collect(f, job.Namespace)
+		if err != nil {
+			return nil, err
 		}
-		seen = now
+		now, err := json.Marshal(objects)
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Equal(now, last) {
+			return objects, nil
+		}
+		last = now
 		if err := playCluster(f, job.Namespace); err != nil {
 			return nil, err
 		}
 	}
-	return nil, fmt.Errorf("the reconciler still wrote after %d passes", passes)
+	return nil, fmt.Errorf("the reconciler still changed objects after %d passes", passes)
 }
 
 // reconciler is what mpi.NewReconciler builds, over the fakes instead of a manager.
@@ -186,19 +195,6 @@ func reconciler(f fakes, scheme *runtime.Scheme, gang string) *mpi.MPIJobReconci
 	}
 	setup(&r.JobController)
 	return r
-}
-
-// writes counts the actions that change something.
-func writes(actions []k8stesting.Action) int {
-	n := 0
-	for _, a := range actions {
-		switch a.GetVerb() {
-		case "get", "list", "watch":
-		default:
-			n++
-		}
-	}
-	return n
 }
 
 // mirror makes what the reconciler writes through the clientset visible at once where it reads (an
@@ -354,7 +350,7 @@ func collect(f fakes, ns string) ([]map[string]any, error) {
 		spgs.Items[i].TypeMeta = metav1.TypeMeta{APIVersion: "scheduling.x-k8s.io/v1alpha1", Kind: "PodGroup"}
 		written = append(written, &spgs.Items[i])
 	}
-	var objects []map[string]any
+	objects := []map[string]any{}
 	for _, obj := range written {
 		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 		if err != nil {
