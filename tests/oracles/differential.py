@@ -126,7 +126,13 @@ QUANTITY_MAPS = frozenset({"limits", "requests", "minResources", "capacity"})
 
 def get(obj: Any, *path: str | int) -> Any:
     for step in path:
-        if isinstance(obj, dict) and step in obj or isinstance(obj, list) and isinstance(step, int) and step < len(obj):
+        if (
+            isinstance(obj, dict)
+            and step in obj
+            or isinstance(obj, list)
+            and isinstance(step, int)
+            and step < len(obj)
+        ):
             obj = obj[step]
         else:
             return None

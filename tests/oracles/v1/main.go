@@ -11,7 +11,8 @@
 // and name, without status.
 //
 // Exit 0: the List (empty when the operator skips the job: managedBy names another controller).
-// Exit 1: the operator refuses the job (Reconcile's error: ValidateV1MpiJobSpec); the message on stderr.
+// Exit 1: the operator refuses the job (Reconcile's error: ValidateV1MpiJobSpec), or cannot decode it
+// into its types; the message on stderr.
 // Exit 2: anything else.
 package main
 
@@ -68,7 +69,8 @@ func main() {
 
 	job, err := read(os.Stdin)
 	if err != nil {
-		fail(2, err)
+		// The operator cannot decode it into its types: the job never runs.
+		fail(1, fmt.Errorf("decoding the MPIJob: %w", err))
 	}
 	objects, err := run(job, *gang)
 	var refused refusal
