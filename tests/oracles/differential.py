@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import operator_oracle
+import yaml
 
+from golden import RENDER_ONLY, annotated, option_annotations
 from mpigen.compiler import compile_job
 from mpigen.options import Options
 
@@ -118,6 +120,7 @@ def without_noise(value: Any, parent: str = "") -> Any:
     }
 
 
+Departure = Callable[[Pair], bool]
 QUANTITY_MAPS = frozenset({"limits", "requests", "minResources", "capacity"})
 
 
@@ -215,4 +218,48 @@ def documented_rows(section: str) -> dict[int, str]:
     return rows
 
 
-Departure = Callable[[Pair], bool]
+# --- the golden cases ----------------------------------------------------------------------------------
+
+
+def operator_cases(api_version: str) -> list[str]:
+    """The golden cases of one MPIJob of `api_version` on the operator target (not another target's,
+    nor a stream only `render` reads)."""
+    return sorted(
+        d.name for d in (ROOT / "golden").iterdir() if d.is_dir() and _is_operator_case(d, api_version)
+    )
+
+
+def _is_operator_case(directory: Path, api_version: str) -> bool:
+    args = directory / "args"
+    if directory.name in RENDER_ONLY or (args.exists() and "--target" in args.read_text()):
+        return False
+    try:
+        docs = list(yaml.safe_load_all((directory / "input.yaml").read_text()))
+    except (yaml.YAMLError, ValueError):
+        return False
+    if len(docs) != 1 or not isinstance(docs[0], dict) or docs[0].get("apiVersion") != api_version:
+        return False
+    return "mpigen.dev/target" not in (get(docs[0], "metadata", "annotations") or {})
+
+
+def golden_job(case: str) -> Obj:
+    """The case's job with its `args` as `mpigen.dev/*` annotations (the oracle gets it without them)."""
+    directory = ROOT / "golden" / case
+    job = yaml.safe_load((directory / "input.yaml").read_text())
+    args_file = directory / "args"
+    args = [a for a in args_file.read_text().split("\n") if a] if args_file.exists() else []
+    annotated_job: Obj = annotated(job, option_annotations(args), replace=False)
+    return annotated_job
+
+
+def compare(departures: dict[int, Departure], job: Obj, options: Options | None = None) -> set[int]:
+    """Both sides of one job, each departure taken out in order, asserted equal: the rows it showed."""
+    both = pair(job, options)
+    seen = set()
+    for number, departure in departures.items():
+        if not (both.ours or both.theirs):
+            break  # nothing left to compare (a job the operator leaves alone)
+        if departure(both):
+            seen.add(number)
+    assert_equal(both)
+    return seen

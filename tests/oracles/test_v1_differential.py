@@ -16,25 +16,24 @@ from pathlib import Path
 
 import operator_oracle
 import pytest
-import yaml
+from common_departures import cleanup, managed_by_multikueue, owner_references, pdb, standard_labels
 from differential import (
     Departure,
     Obj,
     Pair,
-    assert_equal,
+    compare,
     documented_rows,
     get,
+    golden_job,
+    operator_cases,
     pair,
     pod_specs,
     take,
     without_mpigen_annotations,
 )
-from test_v2beta1_differential import owner_references, pdb, standard_labels
 
-from golden import RENDER_ONLY, annotated, option_annotations
 from mpigen import names
 from mpigen.errors import CompileError
-from mpigen.options import Options
 
 pytestmark = pytest.mark.slow
 
@@ -45,21 +44,7 @@ REPLICA_INDEX = "training.kubeflow.org/replica-index"
 OPERATOR_DELIVERY_IMAGE = "ghcr.io/kubeflow/training-v1/kubectl-delivery:latest"
 
 
-def _is_operator_case(directory: Path) -> bool:
-    """A golden case of one v1 MPIJob on the operator target (not a stream render alone reads)."""
-    args = directory / "args"
-    if directory.name in RENDER_ONLY or (args.exists() and "--target" in args.read_text()):
-        return False
-    try:
-        docs = list(yaml.safe_load_all((directory / "input.yaml").read_text()))
-    except (yaml.YAMLError, ValueError):
-        return False
-    if len(docs) != 1 or not isinstance(docs[0], dict) or docs[0].get("apiVersion") != API:
-        return False
-    return "mpigen.dev/target" not in (get(docs[0], "metadata", "annotations") or {})
-
-
-GOLDEN = sorted(d.name for d in (ROOT / "golden").iterdir() if d.is_dir() and _is_operator_case(d))
+GOLDEN = operator_cases(API)
 
 
 # --- the departures ----------------------------------------------------------------------------------
@@ -303,17 +288,6 @@ def discover_hosts(p: Pair) -> bool:
     return True
 
 
-def cleanup(p: Pair) -> bool:
-    """cleanPodPolicy Running / All: mpigen's clean-up Job `<job>-cleanup` and what it needs."""
-    job = f"{p.name}{names.CLEANUP_SUFFIX}"
-    if ("Job", job) not in p.ours:
-        return False
-    for kind in ("ServiceAccount", "Role", "RoleBinding", "Job"):
-        take(p.ours, kind, job)
-    p.ours[("ConfigMap", names.config_map(p.name))]["data"].pop(names.CLEANUP_SCRIPT)
-    return True
-
-
 def suspended(p: Pair) -> bool:
     """suspend: the operator creates nothing while suspended; mpigen renders the job with the launcher
     Job suspended and the StatefulSet at 0 replicas."""
@@ -323,15 +297,6 @@ def suspended(p: Pair) -> bool:
     launcher = p.ours[("Job", launcher_name(p))]
     assert launcher["spec"]["suspend"] is True
     assert p.ours[("StatefulSet", names.worker_set(p.name))]["spec"]["replicas"] == 0
-    p.ours.clear()
-    return True
-
-
-def managed_by_multikueue(p: Pair) -> bool:
-    """managedBy kueue.x-k8s.io/multikueue: the operator leaves the job alone; mpigen compiles it."""
-    if get(p.spec, "runPolicy", "managedBy") != "kueue.x-k8s.io/multikueue":
-        return False
-    assert p.theirs == {}
     p.ours.clear()
     return True
 
@@ -385,31 +350,9 @@ DEPARTURES: dict[int, Departure] = {
 }
 
 
-def golden_job(case: str) -> Obj:
-    directory = ROOT / "golden" / case
-    job = yaml.safe_load((directory / "input.yaml").read_text())
-    args_file = directory / "args"
-    args = [a for a in args_file.read_text().split("\n") if a] if args_file.exists() else []
-    annotated_job: Obj = annotated(job, option_annotations(args), replace=False)
-    return annotated_job
-
-
-def compare(job: Obj, options: Options | None = None) -> set[int]:
-    """Both sides of one job, departures out, asserted equal: the rows it showed."""
-    p = pair(job, options)
-    seen = set()
-    for number, departure in DEPARTURES.items():
-        if not (p.ours or p.theirs):
-            break
-        if departure(p):
-            seen.add(number)
-    assert_equal(p)
-    return seen
-
-
 @functools.cache
 def golden_rows(case: str) -> frozenset[int]:
-    return frozenset(compare(golden_job(case)))
+    return frozenset(compare(DEPARTURES, golden_job(case)))
 
 
 SUCCESS = [c for c in GOLDEN if not (ROOT / "golden" / c / "errors.txt").exists()]
@@ -460,7 +403,7 @@ def test_every_row_is_seen() -> None:
         if row is not None:
             seen.add(row)
     for generated in GENERATED.values():
-        seen |= compare(generated)
+        seen |= compare(DEPARTURES, generated)
     documented = documented_rows(SECTION)
     assert sorted(seen) == sorted(documented), (
         f"rows no job shows any more: {sorted(set(documented) - seen)}; "
@@ -500,4 +443,4 @@ GENERATED: dict[str, Obj] = {
 
 @pytest.mark.parametrize("name", sorted(GENERATED))
 def test_generated_job_matches_the_operator(name: str) -> None:
-    compare(GENERATED[name])
+    compare(DEPARTURES, GENERATED[name])

@@ -19,23 +19,22 @@ from typing import Any
 
 import operator_oracle
 import pytest
-import yaml
+from common_departures import cleanup, managed_by_multikueue, owner_references, pdb, standard_labels
 from differential import (
-    MPIGEN_LABELS,
     Departure,
     Obj,
     Pair,
-    assert_equal,
+    compare,
     documented_rows,
     get,
-    metadatas,
+    golden_job,
+    operator_cases,
     pair,
     pod_specs,
     pop,
     take,
 )
 
-from golden import RENDER_ONLY, annotated, option_annotations
 from mpigen import names
 from mpigen.errors import CompileError
 
@@ -46,38 +45,11 @@ SECTION = "kubeflow.org/v2beta1 (mpi-operator v0.8.2)"
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _is_operator_case(directory: Path) -> bool:
-    """A golden case of one v2beta1 MPIJob on the operator target (not a stream render alone reads)."""
-    args = directory / "args"
-    if directory.name in RENDER_ONLY:
-        return False
-    if args.exists() and "--target" in args.read_text():
-        return False
-    try:
-        docs = list(yaml.safe_load_all((directory / "input.yaml").read_text()))
-    except (yaml.YAMLError, ValueError):
-        return False
-    if len(docs) != 1 or not isinstance(docs[0], dict) or docs[0].get("apiVersion") != API:
-        return False
-    annotations = get(docs[0], "metadata", "annotations") or {}
-    return "mpigen.dev/target" not in annotations  # another run target's case
-
-
-GOLDEN = sorted(d.name for d in (ROOT / "golden").iterdir() if d.is_dir() and _is_operator_case(d))
+GOLDEN = operator_cases(API)
 REPLICA_INDEX = "training.kubeflow.org/replica-index"
 
 
 # --- the departures, in the order they are taken out -------------------------------------------------
-
-
-def owner_references(p: Pair) -> bool:
-    """Every object the operator creates is owned by the MPIJob; mpigen's by nothing."""
-    for obj in p.theirs.values():
-        for meta in metadatas(obj):
-            if "ownerReferences" in meta:
-                assert [r["kind"] for r in pop(meta, "ownerReferences")] == ["MPIJob"]
-    assert not any("ownerReferences" in m for o in p.ours.values() for m in metadatas(o))
-    return bool(p.theirs)
 
 
 def namespace(p: Pair) -> bool:
@@ -95,19 +67,6 @@ def namespace(p: Pair) -> bool:
                 obj["data"][file] = obj["data"][file].replace(f".{p.name}.default.svc", f".{p.name}")
     assert not any("namespace" in o["metadata"] for o in p.ours.values())
     return True
-
-
-def standard_labels(p: Pair) -> bool:
-    """mpigen's `app.kubernetes.io/*` labels on every object and pod template."""
-    for obj in p.ours.values():
-        for meta in metadatas(obj):
-            labels = meta.get("labels", {})
-            found = {k: labels.pop(k) for k in MPIGEN_LABELS if k in labels}
-            assert found["app.kubernetes.io/managed-by"] == names.MANAGED_BY
-            assert found["app.kubernetes.io/instance"] == p.name
-            if not labels:
-                meta.pop("labels", None)
-    return bool(p.ours)
 
 
 def ssh_keys(p: Pair) -> bool:
@@ -203,19 +162,6 @@ def no_token(p: Pair) -> bool:
     return fired
 
 
-def cleanup(p: Pair) -> bool:
-    """cleanPodPolicy Running / All: the operator deletes the workers itself; mpigen's clean-up Job
-    `<job>-cleanup` (ServiceAccount, Role, RoleBinding, cleanup.sh) scales the StatefulSet to 0."""
-    job = f"{p.name}{names.CLEANUP_SUFFIX}"
-    if ("Job", job) not in p.ours:
-        return False
-    assert get(p.spec, "runPolicy", "cleanPodPolicy") in ("Running", "All")
-    for kind in ("ServiceAccount", "Role", "RoleBinding", "Job"):
-        take(p.ours, kind, job)
-    p.ours[("ConfigMap", names.config_map(p.name))]["data"].pop(names.CLEANUP_SCRIPT)
-    return True
-
-
 def wait_for_workers(p: Pair) -> bool:
     """WaitForWorkersReady: the operator creates the launcher Job once the workers are Ready (here they
     are, so it exists); mpigen's launcher exists at once and waits in its init container
@@ -293,25 +239,6 @@ def pod_replacement_policy(p: Pair) -> bool:
         return False
     launcher = p.theirs[("Job", names.launcher(p.name))]
     assert launcher["spec"].pop("podReplacementPolicy") == "Failed"
-    return True
-
-
-def pdb(p: Pair) -> bool:
-    """Gang scheduling: mpigen's PodDisruptionBudget `<job>-pdb`."""
-    key = ("PodDisruptionBudget", names.pdb(p.name))
-    if key not in p.ours:
-        return False
-    assert p.options.gang_scheduler
-    del p.ours[key]
-    return True
-
-
-def managed_by_multikueue(p: Pair) -> bool:
-    """managedBy kueue.x-k8s.io/multikueue: the operator leaves the job alone; mpigen compiles it."""
-    if get(p.spec, "runPolicy", "managedBy") != "kueue.x-k8s.io/multikueue":
-        return False
-    assert p.theirs == {}
-    p.ours.clear()
     return True
 
 
@@ -436,32 +363,9 @@ REFUSED: dict[str, int] = {
 # --- the cases ---------------------------------------------------------------------------------------
 
 
-def golden_job(case: str) -> Obj:
-    """The case's job with its `args` as `mpigen.dev/*` annotations (the oracle gets it without them)."""
-    directory = ROOT / "golden" / case
-    job = yaml.safe_load((directory / "input.yaml").read_text())
-    args_file = directory / "args"
-    args = [a for a in args_file.read_text().split("\n") if a] if args_file.exists() else []
-    annotated_job: Obj = annotated(job, option_annotations(args), replace=False)
-    return annotated_job
-
-
-def compare(job: Obj) -> set[int]:
-    """Both sides of one job, departures out, asserted equal: the rows it showed."""
-    p = pair(job)
-    seen = set()
-    for number, departure in DEPARTURES.items():
-        if not (p.ours or p.theirs):
-            break  # nothing left to compare (a job the operator leaves alone)
-        if departure(p):
-            seen.add(number)
-    assert_equal(p)
-    return seen
-
-
 @functools.cache
 def golden_rows(case: str) -> frozenset[int]:
-    return frozenset(compare(golden_job(case)))
+    return frozenset(compare(DEPARTURES, golden_job(case)))
 
 
 SUCCESS = [c for c in GOLDEN if not (ROOT / "golden" / c / "errors.txt").exists()]
@@ -502,7 +406,7 @@ def test_every_row_is_seen() -> None:
         if row is not None:
             seen.add(row)
     for generated in GENERATED.values():
-        seen |= compare(generated)
+        seen |= compare(DEPARTURES, generated)
     seen |= {row for _, row in GENERATED_REFUSED.values()}
     documented = documented_rows(SECTION)
     assert sorted(seen) == sorted(documented), (
@@ -600,4 +504,4 @@ def test_generated_refusal_is_a_row(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(GENERATED))
 def test_generated_job_matches_the_operator(name: str) -> None:
-    compare(GENERATED[name])
+    compare(DEPARTURES, GENERATED[name])
