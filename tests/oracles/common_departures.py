@@ -4,7 +4,7 @@ a row of both sections of docs/departures.md; see differential.py for what a dep
 
 from __future__ import annotations
 
-from differential import MPIGEN_LABELS, Pair, get, metadatas, pop, take
+from differential import MPIGEN_LABELS, Pair, get, metadatas, pod_specs, pop, take
 
 from mpigen import names
 
@@ -20,16 +20,35 @@ def owner_references(p: Pair) -> bool:
 
 
 def standard_labels(p: Pair) -> bool:
-    """mpigen's `app.kubernetes.io/*` labels on every object and pod template."""
-    for obj in p.ours.values():
-        for meta in metadatas(obj):
+    """mpigen's `app.kubernetes.io/*` labels on every object and pod template (a template's own, which the
+    operator's pods carry too, are kept)."""
+    for key, obj in p.ours.items():
+        theirs = p.theirs.get(key)
+        their_labels = [m.get("labels", {}) for m in metadatas(theirs)] if theirs else []
+        for index, meta in enumerate(metadatas(obj)):
             labels = meta.get("labels", {})
-            found = {k: labels.pop(k) for k in MPIGEN_LABELS if k in labels}
-            assert found["app.kubernetes.io/managed-by"] == names.MANAGED_BY
-            assert found["app.kubernetes.io/instance"] == p.name
+            own = their_labels[index] if index < len(their_labels) else {}
+            found = {k: labels.pop(k) for k in MPIGEN_LABELS if k in labels and own.get(k) != labels[k]}
+            assert found.get("app.kubernetes.io/managed-by", names.MANAGED_BY) == names.MANAGED_BY
             if not labels:
                 meta.pop("labels", None)
     return bool(p.ours)
+
+
+def scheduler_name(p: Pair) -> bool:
+    """--scheduler-name under Volcano gang scheduling: mpigen's pods get that scheduler; the operator's
+    always `volcano` (its gang scheduler flag names both)."""
+    chosen = p.options.scheduler_name
+    if p.options.gang_scheduler != "volcano" or chosen in (None, "volcano"):
+        return False
+    fired = False
+    for key, obj in p.ours.items():
+        theirs = p.theirs.get(key)
+        for spec, their_spec in zip(pod_specs(obj), pod_specs(theirs) if theirs else [], strict=False):
+            if spec.get("schedulerName") == chosen and their_spec.get("schedulerName") == "volcano":
+                spec["schedulerName"] = "volcano"
+                fired = True
+    return fired
 
 
 def pdb(p: Pair) -> bool:

@@ -104,8 +104,9 @@ def key(obj: Obj) -> Key:
 
 
 def without_noise(value: Any, parent: str = "") -> Any:
-    """Both sides in one spelling: the typed-to-unstructured conversion's `resources: {}`, empty
-    `metadata: {}` and `uid: ""` dropped; quantities as strings (the API server's form of `cpu: 1`)."""
+    """Both sides in one spelling, as the API server stores them: empty lists and maps (`args: []`, the
+    typed conversion's `resources: {}`) and `uid: ""` dropped; quantities as strings (`cpu: 1` is
+    stored as "1")."""
     if isinstance(value, list):
         return [without_noise(item, parent) for item in value]
     if not isinstance(value, dict):
@@ -115,8 +116,7 @@ def without_noise(value: Any, parent: str = "") -> Any:
     return {
         k: without_noise(v, k if isinstance(v, dict) else parent)
         for k, v in value.items()
-        if not (k in ("resources", "metadata", "securityContext") and v == {})
-        and not (k == "uid" and v == "")
+        if v not in ({}, []) and not (k == "uid" and v == "")
     }
 
 

@@ -48,7 +48,12 @@ def run(api_version: str, job: Obj, gang: str | None = None, extra: tuple[str, .
     if gang:
         args += [gang_flag, gang]
     done = subprocess.run(
-        args, input=json.dumps(job), capture_output=True, text=True, timeout=180, check=False
+        args,
+        input=json.dumps(job, ensure_ascii=False),
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
     )
     if done.returncode == 1:
         raise OracleRefused(done.stderr.strip())

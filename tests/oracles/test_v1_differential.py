@@ -16,7 +16,14 @@ from pathlib import Path
 
 import operator_oracle
 import pytest
-from common_departures import cleanup, managed_by_multikueue, owner_references, pdb, standard_labels
+from common_departures import (
+    cleanup,
+    managed_by_multikueue,
+    owner_references,
+    pdb,
+    scheduler_name,
+    standard_labels,
+)
 from differential import (
     Departure,
     Obj,
@@ -328,10 +335,11 @@ DEPARTURES: dict[int, Departure] = {
     2: suspended,
     3: owner_references,
     4: namespace,
-    5: standard_labels,
     6: run_policy_on_the_job,
     7: launcher_job,
     8: worker_pods,
+    5: standard_labels,
+    28: scheduler_name,
     9: worker_restart_policy,
     10: replica_index,
     11: worker_token,
@@ -412,15 +420,14 @@ def test_every_row_is_seen() -> None:
 
 
 # Jobs beyond the golden corpus, for rows it does not show.
-GENERATED: dict[str, Obj] = {
-    "gang-with-annotations": {
+
+
+def job(name: str, annotations: dict[str, str]) -> Obj:
+    """A small v1 job (a launcher, two workers) with `annotations`."""
+    return {
         "apiVersion": API,
         "kind": "MPIJob",
-        "metadata": {
-            "name": "noted",
-            "namespace": "team-a",
-            "annotations": {"team.example/owner": "research", "mpigen.dev/gang-scheduler": "volcano"},
-        },
+        "metadata": {"name": name, "namespace": "team-a", "annotations": annotations},
         "spec": {
             "mpiReplicaSpecs": {
                 "Launcher": {
@@ -437,7 +444,16 @@ GENERATED: dict[str, Obj] = {
                 },
             }
         },
-    },
+    }
+
+
+GENERATED: dict[str, Obj] = {
+    "gang-with-annotations": job(
+        "noted", {"team.example/owner": "research", "mpigen.dev/gang-scheduler": "volcano"}
+    ),
+    "volcano-own-scheduler-name": job(
+        "own", {"mpigen.dev/gang-scheduler": "volcano", "mpigen.dev/scheduler-name": "team-volcano"}
+    ),
 }
 
 

@@ -19,7 +19,14 @@ from typing import Any
 
 import operator_oracle
 import pytest
-from common_departures import cleanup, managed_by_multikueue, owner_references, pdb, standard_labels
+from common_departures import (
+    cleanup,
+    managed_by_multikueue,
+    owner_references,
+    pdb,
+    scheduler_name,
+    standard_labels,
+)
 from differential import (
     Departure,
     Obj,
@@ -301,9 +308,10 @@ DEPARTURES: dict[int, Departure] = {
     19: managed_by_multikueue,
     1: owner_references,
     2: namespace,
-    3: standard_labels,
     9: ssh_keys,
     4: worker_pods,
+    3: standard_labels,
+    27: scheduler_name,
     5: worker_restart_policy,
     6: replica_index,
     7: no_token,
@@ -477,6 +485,10 @@ GENERATED: dict[str, Obj] = {
     ),
     "intel-wait-for-workers": job(
         "intel", mpiImplementation="Intel", launcherCreationPolicy="WaitForWorkersReady"
+    ),
+    "volcano-own-scheduler-name": job(
+        "own",
+        annotations={"mpigen.dev/gang-scheduler": "volcano", "mpigen.dev/scheduler-name": "team-volcano"},
     ),
     "suspended-gang": job(
         "held", annotations={"mpigen.dev/gang-scheduler": "volcano"}, runPolicy={"suspend": True}

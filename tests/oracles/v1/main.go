@@ -99,9 +99,11 @@ func read(r io.Reader) (*kubeflowv1.MPIJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err = yaml.YAMLToJSON(data)
-	if err != nil {
-		return nil, err
+	// JSON as it is (a YAML reader refuses some strings JSON carries, control characters among them).
+	if !json.Valid(data) {
+		if data, err = yaml.YAMLToJSON(data); err != nil {
+			return nil, err
+		}
 	}
 	job := &kubeflowv1.MPIJob{}
 	// Not strict: the API server prunes what the CRD does not know.

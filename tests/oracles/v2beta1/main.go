@@ -91,9 +91,11 @@ func read(r io.Reader) (*kubeflow.MPIJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err = yaml.YAMLToJSON(data)
-	if err != nil {
-		return nil, err
+	// JSON as it is (a YAML reader refuses some strings JSON carries, control characters among them).
+	if !json.Valid(data) {
+		if data, err = yaml.YAMLToJSON(data); err != nil {
+			return nil, err
+		}
 	}
 	job := &kubeflow.MPIJob{}
 	// Not strict: the API server prunes what the CRD does not know.
