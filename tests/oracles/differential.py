@@ -80,7 +80,9 @@ def pair(job: Obj, options: Options | None = None) -> Pair:
     return Pair(
         job=job,
         options=compiled.options,
-        ours={key(o): without_noise(copy.deepcopy(o)) for o in compiled.objects},
+        ours={
+            key(o): without_noise(o) for o in operator_oracle.as_stored(job["apiVersion"], compiled.objects)
+        },
         theirs={key(o): without_noise(o) for o in theirs},
         warnings=[w.message for w in compiled.warnings],
     )

@@ -11,6 +11,8 @@ keyed by a hash of their sources).
 
 A job the operator refuses (its validation, reported as an event) raises OracleRefused with the
 oracle's one-line message. A job the operator leaves to another controller (`managedBy`) gives [].
+`as_stored(api_version, objects)` gives mpigen's objects as the API server stores them, in the oracle's
+spelling (its `--canonical`), so that the two sides compare field by field.
 """
 
 from __future__ import annotations
@@ -62,4 +64,23 @@ def run(api_version: str, job: Obj, gang: str | None = None, extra: tuple[str, .
     listed = json.loads(done.stdout)
     assert listed["kind"] == "List", listed
     items: list[Obj] = listed["items"]
+    return items
+
+
+def as_stored(api_version: str, objects: list[Obj]) -> list[Obj]:
+    """`objects` (mpigen's) as the API server stores them, in the oracle's spelling: each decoded into its
+    Go type and encoded again (quantities canonical, empty and false fields the type omits left out)."""
+    tool = TOOLS[api_version][0]
+    listed = json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}, ensure_ascii=False)
+    done = subprocess.run(
+        [binary(api_version), "--canonical"],
+        input=listed,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise AssertionError(f"{tool} --canonical failed ({done.returncode}): {done.stderr}")
+    items: list[Obj] = json.loads(done.stdout)["items"]
     return items

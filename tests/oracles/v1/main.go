@@ -14,6 +14,9 @@
 // Exit 1: the operator refuses the job (Reconcile's error: ValidateV1MpiJobSpec), or cannot decode it
 // into its types; the message on stderr.
 // Exit 2: anything else.
+//
+// With --canonical it reads a v1 List of objects (mpigen's) instead and prints them as the API server
+// stores them (canonical.go), so that both sides compare in one spelling.
 package main
 
 import (
@@ -63,9 +66,23 @@ func main() {
 	gang := flag.String("gang-scheduler-name", "", "the operator's --gang-scheduler-name: volcano, or a scheduler-plugins scheduler name")
 	flag.StringVar(&config.Config.MPIKubectlDeliveryImage, "mpi-kubectl-delivery-image",
 		config.MPIKubectlDeliveryImageDefault, "the operator's --mpi-kubectl-delivery-image")
+	asStored := flag.Bool("canonical", false, "read a v1 List of objects instead and print them as the API server stores them")
 	flag.Parse()
 	logrus.SetOutput(io.Discard)
 	ctrl.SetLogger(logr.Discard())
+
+	if *asStored {
+		scheme, err := newScheme()
+		if err != nil {
+			fail(2, err)
+		}
+		objects, err := canonical(os.Stdin, scheme)
+		if err != nil {
+			fail(2, err)
+		}
+		printList(objects)
+		return
+	}
 
 	job, err := read(os.Stdin)
 	if err != nil {
@@ -80,11 +97,27 @@ func main() {
 	if err != nil {
 		fail(2, err)
 	}
+	printList(objects)
+}
+
+func printList(objects []map[string]any) {
 	out, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": objects})
 	if err != nil {
 		fail(2, err)
 	}
 	fmt.Println(string(out))
+}
+
+func newScheme() (*runtime.Scheme, error) {
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		clientgoscheme.AddToScheme, kubeflowv1.AddToScheme, volcanov1beta1.AddToScheme, schedulerpluginsv1alpha1.AddToScheme,
+	} {
+		if err := add(scheme); err != nil {
+			return nil, err
+		}
+	}
+	return scheme, nil
 }
 
 type refusal struct{ error }
@@ -125,13 +158,9 @@ type fakes struct {
 }
 
 func run(job *kubeflowv1.MPIJob, gang string) ([]map[string]any, error) {
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{
-		clientgoscheme.AddToScheme, kubeflowv1.AddToScheme, volcanov1beta1.AddToScheme, schedulerpluginsv1alpha1.AddToScheme,
-	} {
-		if err := add(scheme); err != nil {
-			return nil, err
-		}
+	scheme, err := newScheme()
+	if err != nil {
+		return nil, err
 	}
 	f := fakes{
 		reads:   crfake.NewClientBuilder().WithScheme(scheme).WithObjects(job).WithStatusSubresource(job).Build(),

@@ -13,6 +13,9 @@
 // controller runs after defaulting and reports only as an event), or cannot decode it into its types;
 // the message on stderr.
 // Exit 2: anything else.
+//
+// With --canonical it reads a v1 List of objects (mpigen's) instead and prints them as the API server
+// stores them (canonical.go), so that both sides compare in one spelling.
 package main
 
 import (
@@ -37,10 +40,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	kubeinformers "k8s.io/client-go/informers"
 	kubefake "k8s.io/client-go/kubernetes/fake"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/klog/v2"
+	schedv1alpha1 "sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	schedfake "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned/fake"
 	"sigs.k8s.io/yaml"
+	volcanov1beta1 "volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 	volcanofake "volcano.sh/apis/pkg/client/clientset/versioned/fake"
 )
 
@@ -57,14 +63,18 @@ func main() {
 	_ = flag.Set("logtostderr", "false")
 	_ = flag.Set("alsologtostderr", "false")
 	_ = flag.Set("stderrthreshold", "FATAL")
+	asStored := flag.Bool("canonical", false, "read a v1 List of objects instead and print them as the API server stores them")
 	flag.Parse()
-	if os.Getenv("ORACLE_DEBUG") == "" {
-		klog.SetOutput(io.Discard)
-	} else {
-		_ = flag.Set("v", "4")
-		_ = flag.Set("logtostderr", "true")
-	}
+	klog.SetOutput(io.Discard)
 
+	if *asStored {
+		objects, err := canonical(os.Stdin, storedScheme())
+		if err != nil {
+			fail(2, err)
+		}
+		printList(objects)
+		return
+	}
 	job, err := read(os.Stdin)
 	if err != nil {
 		// The operator's informer cannot decode it: the job never runs.
@@ -74,11 +84,28 @@ func main() {
 	if err != nil {
 		fail(2, err)
 	}
+	printList(objects)
+}
+
+func printList(objects []map[string]any) {
 	out, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": objects})
 	if err != nil {
 		fail(2, err)
 	}
 	fmt.Println(string(out))
+}
+
+// storedScheme knows every kind mpigen renders for a v2beta1 job.
+func storedScheme() *runtime.Scheme {
+	stored := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		clientgoscheme.AddToScheme, volcanov1beta1.AddToScheme, schedv1alpha1.AddToScheme,
+	} {
+		if err := add(stored); err != nil {
+			fail(2, err)
+		}
+	}
+	return stored
 }
 
 func fail(code int, err error) {
