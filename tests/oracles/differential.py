@@ -76,7 +76,10 @@ def pair(job: Obj, options: Options | None = None) -> Pair:
     compiled = compile_job(copy.deepcopy(job), options)
     assert compiled.options is not None
     gang, extra = oracle_flags(job["apiVersion"], compiled.options)
-    theirs = operator_oracle.run(job["apiVersion"], without_mpigen_annotations(job), gang, extra)
+    theirs_job = without_mpigen_annotations(job)
+    if compiled.options.namespace and "namespace" not in theirs_job["metadata"]:
+        theirs_job["metadata"]["namespace"] = compiled.options.namespace  # as `kubectl apply -n` would
+    theirs = operator_oracle.run(job["apiVersion"], theirs_job, gang, extra)
     return Pair(
         job=job,
         options=compiled.options,
