@@ -1,6 +1,7 @@
 """Go tools the test suite builds itself from the Go module proxy: the control plane, kwok, kubeconform,
 kustomize v5 and kpt, each at one pinned version, and the suite's own Go programs (LOCAL_TOOLS: goyaml,
-tests/goyaml, over apimachinery's YAML reader; the Trainer oracle, tests/oracles/trainer).
+tests/goyaml, over apimachinery's YAML reader; the Trainer oracle, tests/oracles/trainer; the operators'
+oracles, tests/oracles/v2beta1 and tests/oracles/v1).
 
 None of them is on PyPI, npm or Debian at a usable version, so the suite builds them with the local `go`
 from their modules, once, into a cache keyed by tool and version:
@@ -193,6 +194,10 @@ LOCAL_TOOLS: dict[str, LocalTool] = {
     # go.yaml.in/yaml/v2 v2.4.4).
     "goyaml": LocalTool(REPO / "tests" / "goyaml", "goyaml"),
     "trainer-oracle": LocalTool(REPO / "tests" / "oracles" / "trainer", "trainer-oracle"),
+    # mpi-operator v0.8.2's controller (kubeflow.org/v2beta1) over fake clientsets.
+    "v2beta1-oracle": LocalTool(REPO / "tests" / "oracles" / "v2beta1", "v2beta1-oracle"),
+    # The training-operator v1.9.3's MPIJob reconciler (kubeflow.org/v1) over fake clients.
+    "v1-oracle": LocalTool(REPO / "tests" / "oracles" / "v1", "v1-oracle"),
     # The API server's Pod Security evaluator (k8s.io/pod-security-admission/policy, at Kubernetes v1.37.2).
     "podsecurity": LocalTool(REPO / "tests" / "oracles" / "podsecurity", "podsecurity"),
 }
