@@ -138,7 +138,11 @@ def place_trainjob(spec: dict[str, Any], options: Options) -> None:
 
 
 def check_trainjob(spec: dict[str, Any], options: Options) -> list[Issue]:
-    """Kueue's refusals of a TrainJob's JobSet spec (already placed), when Kueue reads it."""
+    """Kueue's refusals of a TrainJob's JobSet spec (already placed), when Kueue reads it; under Kubernetes'
+    gang, what its PodGroup cannot hold."""
+    gang_refusal = _native_gang_refusal(options)
+    if gang_refusal is not None:
+        return gang_refusal
     if options.queue is None:
         return [_WITHOUT_QUEUE] if options.topology is not None else []
     sets = {
@@ -219,18 +223,28 @@ def _group_problems(sets: dict[str, tuple[dict[str, Any], int]]) -> list[tuple[s
     return found
 
 
+def _native_gang_refusal(options: Options) -> list[Issue] | None:
+    """Under Kubernetes' gang (no Kueue reads the job): nothing to refuse for `required:`, a refusal for the
+    rest; None without that gang or without `--topology`."""
+    wanted = placement(options.topology)
+    if wanted is None or not native_gang_used(options):
+        return None
+    if wanted.mode == REQUIRED:
+        return []
+    return [
+        Issue(
+            (),
+            f"--topology (mpigen.dev/topology) {wanted} is refused on the {options.target} target with --gang-scheduler kubernetes: Kubernetes' PodGroup has only a required topology (schedulingConstraints.topology, the whole gang in one domain) and no Kueue reads the job; use required:",
+        )
+    ]
+
+
 def check_placement(plan: JobPlan, options: Options) -> list[Issue]:
     """Kueue's refusals of the templates' topology annotations, when Kueue reads them (`--queue`)."""
     wanted = placement(options.topology)
-    if wanted is not None and native_gang_used(options):
-        if wanted.mode == REQUIRED:
-            return []
-        return [
-            Issue(
-                (),
-                f"--topology (mpigen.dev/topology) {wanted} is refused on the {options.target} target with --gang-scheduler kubernetes: Kubernetes' PodGroup has only a required topology (schedulingConstraints.topology, the whole gang in one domain) and no Kueue reads the job; use required:",
-            )
-        ]
+    gang_refusal = _native_gang_refusal(options)
+    if gang_refusal is not None:
+        return gang_refusal
     if options.queue is None:
         return [_WITHOUT_QUEUE] if wanted is not None else []
     if wanted is not None and wanted.mode == SLICE and plan.workers == 0:

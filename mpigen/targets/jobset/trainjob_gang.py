@@ -15,11 +15,13 @@ from typing import Any
 from mpigen import names
 from mpigen.errors import Issue
 from mpigen.options import Options
+from mpigen.placement import REQUIRED, placement
 from mpigen.plan import TrainPlan
 from mpigen.targets.shared.workload import (
     ENABLE,
     NativeGang,
     build_gang_objects,
+    topology_warnings,
     used,
     workload_option_issues,
 )
@@ -56,19 +58,39 @@ def build(
     if not used(options):
         return []
     gang = native_gang(plan, counts)
+    wanted = placement(options.topology)
     for job in jobset["spec"].get("replicatedJobs") or []:
+        pod = job["template"]["spec"]["template"]["spec"]
         if job["name"] in gang.roles:
-            pod = job["template"]["spec"]["template"]["spec"]
             pod["schedulingGroup"] = {"podGroupName": names.pod_group(plan.name)}
             if options.scheduler_name:
                 pod["schedulerName"] = options.scheduler_name
+        elif wanted is not None and wanted.mode == REQUIRED:
+            _follow_gang(pod, plan.name, gang.roles, wanted.key)
     labels = {
         **names.standard_labels(plan.name, names.COMPONENT_SCHEDULING),
         "app.kubernetes.io/name": names.TRAINJOB_APP_NAME,
     }
-    return build_gang_objects(plan.name, plan.namespace, labels, gang, None)
+    return build_gang_objects(plan.name, plan.namespace, labels, gang, None, options.topology)
+
+
+def _follow_gang(pod: dict[str, Any], jobset: str, roles: tuple[str, ...], key: str) -> None:
+    """A replicated job outside the gang (it `dependsOn` the gang's, so its pods come later) follows the
+    gang's pods into their domain of `key`: a required pod affinity after the template's own terms, over the
+    labels the JobSet controller puts on every pod (jobset v0.12.0 pkg/controllers:
+    `labelAndAnnotateObject`)."""
+    selector = {
+        "matchLabels": {names.JOBSET_NAME_LABEL: jobset},
+        "matchExpressions": [{"key": names.RJOB_LABEL, "operator": "In", "values": list(roles)}],
+    }
+    affinity = dict(pod.get("affinity") or {})
+    together = dict(affinity.get("podAffinity") or {})
+    field = "requiredDuringSchedulingIgnoredDuringExecution"
+    together[field] = [*(together.get(field) or []), {"labelSelector": selector, "topologyKey": key}]
+    affinity["podAffinity"] = together
+    pod["affinity"] = affinity
 
 
 def warnings(options: Options) -> list[Issue]:
     """What the cluster must enable (said once per render, as for an MPIJob)."""
-    return [Issue((), ENABLE, "warning")] if used(options) else []
+    return [Issue((), ENABLE, "warning"), *topology_warnings(options)] if used(options) else []
