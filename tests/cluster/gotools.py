@@ -162,6 +162,17 @@ TOOLS: dict[str, Tool] = {
         ldflags=("-X volcano.sh/volcano/pkg/version.Version=v1.10.0",),
         copy_replaces=True,
     ),
+    # The program of the `mpioperator/kubectl-delivery` image (cmd/kubectl-delivery/Dockerfile, v0.2.3 and
+    # later: `cp /bin/kubectl /opt/kube/kubectl; /bin/kubectl-delivery -alsologtostderr`), which the e2e
+    # harness runs where a launcher's init container names no command of its own (tests/e2e/e2e_harness/
+    # images.py). Its go.mod pins k8s.io/* to v0.15.10 by `replace`.
+    "kubectl-delivery": Tool(
+        "github.com/kubeflow/mpi-operator",
+        "v0.3.0",
+        ("github.com/kubeflow/mpi-operator/cmd/kubectl-delivery",),
+        ("kubectl-delivery",),
+        copy_replaces=True,
+    ),
 }
 
 
