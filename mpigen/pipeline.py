@@ -12,6 +12,7 @@ from typing import Any
 from mpigen import inputs as api
 from mpigen import names
 from mpigen.errors import CompileError, Issue, shown
+from mpigen.inputs.lists import flatten_documents
 from mpigen.options import Options
 from mpigen.outcome import Finding, Outcome, Placement
 from mpigen.yaml.load import Document
@@ -51,7 +52,7 @@ def process(
         if isinstance(documents, str):
             result.errors.append(Finding.line(documents))
             continue
-        for doc in documents:
+        for doc in flatten_documents(documents):
             data = doc.data
             if not isinstance(data, dict):
                 issue = Issue((), "expected a Kubernetes object (a mapping with apiVersion and kind)")
@@ -96,7 +97,7 @@ def _runtimes(inputs: Sequence[tuple[str, list[Document] | str]], options: Optio
         (source, doc)
         for source, docs in inputs
         if not isinstance(docs, str)
-        for doc in docs
+        for doc in flatten_documents(docs)
         if isinstance(doc.data, dict) and api.is_trainer(doc.data)
     ]
     if not documents:

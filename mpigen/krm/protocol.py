@@ -230,16 +230,21 @@ def _jobs(listing: Listing) -> list[_Job]:
     """The MPIJobs to compile: items (read as data only when their head may be an MPIJob) and an MPIJob
     `functionConfig` that no item names."""
     from mpigen import inputs as api
+    from mpigen.inputs.lists import holds_job
 
     positions = [
         position
         for position in range(len(listing))
-        if (head := listing.head(position)) is None or api.claims(head)
+        if (head := listing.head(position)) is None or api.claims(head) or str(head["kind"]).endswith("List")
     ]
+    # A list (`kind: List`, `MPIJobList`) that holds a job is compiled as one: replaced by its items, the
+    # jobs among them compiled (mpigen.inputs.lists).
     positions = [
         position
         for position in positions
-        if isinstance(item := listing.item(position), dict) and api.claims(item) and not _is_local(item)
+        if isinstance(item := listing.item(position), dict)
+        and (api.claims(item) or holds_job(item))
+        and not _is_local(item)
     ]
     config = _config_job(listing)
     if not positions and config is None:
@@ -287,15 +292,29 @@ def _compile(job: _Job, runtimes: Any = None) -> None:
         [(job.where.source, [job.where.as_document(job.data)])], Options(), runtimes
     )
     for finding in outcome.errors + outcome.warnings:
-        job.results.append(_result(job, finding.issue.message, finding.issue.severity, finding.issue.path))
+        about = _about(job, finding)
+        job.results.append(_result(about, finding.issue.message, finding.issue.severity, finding.issue.path))
     for finding in outcome.invalid_output:
         job.results.append(
             _result(job, invalid_output_message(finding.kind, finding.name, finding.issue), "error", ())
         )
 
 
+def _about(job: _Job, finding: Finding) -> _Job:
+    """The job a finding is about: `job`, or for a list the item of the finding's kind and name."""
+    from mpigen.inputs.lists import flatten, is_list
+
+    if not is_list(job.data):
+        return job
+    for item in flatten(job.data):
+        if isinstance(item, dict) and (item.get("kind"), _identity(item)[3]) == (finding.kind, finding.name):
+            return _Job(job.position, item, job.where)
+    return job
+
+
 def _collisions(items: list[Any], jobs: list[_Job]) -> list[tuple[Finding, dict[str, Any]]]:
     """Two jobs, or a job and an item passed through, that would write the same object."""
+    from mpigen.inputs.lists import flatten
     from mpigen.pipeline import check_collisions
 
     compiled = {job.position for job in jobs}
@@ -309,9 +328,11 @@ def _collisions(items: list[Any], jobs: list[_Job]) -> list[tuple[Finding, dict[
             placements.append(Placement(where.source, where.document, kind, name, (item,), generated=False))
             by_place[(where.source, where.document, kind, name)] = item
     for job in jobs:
-        by_place[
-            (job.where.source, job.where.document, str(job.data.get("kind")), str(_identity(job.data)[3]))
-        ] = job.data
+        for data in flatten(job.data):  # a list's jobs and other items, each named as itself
+            if isinstance(data, dict):
+                by_place[
+                    (job.where.source, job.where.document, str(data.get("kind")), str(_identity(data)[3]))
+                ] = data
     return [
         (finding, by_place[(finding.source, finding.document, finding.kind, finding.name)])
         for finding in check_collisions(placements)

@@ -18,7 +18,6 @@ from mpigen.errors import CompileError
 from mpigen.options import Options
 
 
-
 def grown(version: str, target: str, namespace: str, workers: int) -> list[dict[str, Any]]:
     """The job's ConfigMap and launcher Role at `workers`, built without mpigen's size check."""
     plan, options = plan_job(make_job(version, workers=2, namespace=namespace), Options(target=target))

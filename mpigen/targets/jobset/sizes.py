@@ -15,7 +15,7 @@ from mpigen.checks.objectsize import last_applied_bytes
 from mpigen.errors import Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan
-from mpigen.targets.jobset.config import SEPARATORS, config_data
+from mpigen.targets.jobset.config import SEPARATORS, config_scripts
 from mpigen.targets.jobset.hosts import launcher_host
 from mpigen.targets.shared.limits import (
     config_map_skeleton,
@@ -52,9 +52,8 @@ def host_lists_bytes(plan: JobPlan, workers: int) -> int:
 
 
 def _scripts(plan: JobPlan) -> dict[str, str]:
-    """The ConfigMap's entries that do not grow with the worker count (built for no worker at all)."""
-    keys = {names.HOSTFILE, names.DISCOVER_HOSTS_SCRIPT}
-    return {k: v for k, v in config_data(plan.replace(workers=0)).items() if k not in keys}
+    """The ConfigMap's entries that do not grow with the worker count."""
+    return config_scripts(plan)
 
 
 def config_map_bytes(plan: JobPlan, scripts: dict[str, str], workers: int) -> int:
