@@ -193,18 +193,23 @@ def check_collisions(placements: list[Placement]) -> list[Finding]:
     """Two documents that would write the same object (same group, kind, namespace and name), which
     `kubectl apply` would silently merge: two jobs with one name, or a passed-through document that is
     also one of a job's objects. Each is reported once, at the later document, naming the other."""
+    from mpigen.targets.implied import implied
+
     owners: dict[Key, Placement] = {}
     findings: list[Finding] = []
     for placement in [p for p in placements if p.generated]:
         clashes: dict[int, tuple[Placement, Key]] = {}  # by id: the first object each other job shares
-        for key in [key for obj in placement.objects if (key := _key(obj)) is not None]:
+        # with the objects the engines create from them (a JobSet's Service, Volcano's plugins')
+        made = [*placement.objects, *(extra for obj in placement.objects for extra in implied(obj))]
+        for key in [key for obj in made if (key := _key(obj)) is not None]:
             other = owners.setdefault(key, placement)
             if other is not placement:
                 clashes.setdefault(id(other), (other, key))
         findings += [_job_clash(placement, other, key) for other, key in clashes.values()]
     for placement in [p for p in placements if not p.generated]:
-        key = _key(placement.objects[0])
-        if key in owners:
+        keys = [_key(obj) for obj in (placement.objects[0], *implied(placement.objects[0]))]
+        key = next((key for key in keys if key in owners), None)
+        if key is not None:
             job = owners[key]
             message = (
                 f'{key[1]} "{key[3]}" {_in(key[2])} is also generated for {job.kind}/{job.name} at {job.where()}: '
