@@ -16,6 +16,7 @@ from mpigen.inputs.shared import name_of
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 from mpigen.targets import target
+from mpigen.targets.nulls import without_nulls
 
 if TYPE_CHECKING:
     from mpigen.inputs.trainjob import Runtimes
@@ -80,8 +81,8 @@ def _unsupported(job: dict[str, Any]) -> Issue:
 
 
 def build_objects(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
-    """Every object of the job, in its target's order (mpigen.targets)."""
-    return target(options.target).build(plan, options)
+    """Every object of the job, in its target's order (mpigen.targets); no null in a custom resource."""
+    return without_nulls(target(options.target).build(plan, options))
 
 
 def compile_job(job: object, options: Options | None = None) -> Compilation:
@@ -131,7 +132,7 @@ def compile_train_job(
     issues = option_issues + train_target.check(plan)
     if issues:
         raise CompileError(issues, kind="TrainJob", name=plan.name)
-    objects = train_target.build(plan, options)
+    objects = without_nulls(train_target.build(plan, options))
     if options.validate:  # the API server's pod validation on every pod template, as for an MPIJob
         from mpigen.checks.kube.versions import default_kube_version
         from mpigen.checks.output import pod_issues
