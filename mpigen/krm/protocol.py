@@ -98,10 +98,24 @@ class _Job:
 def process_resource_list(data: bytes) -> tuple[str, Outcome]:
     """The function itself: the bytes of a ResourceList in; the output ResourceList and the outcome out."""
     listing = read_resource_list(data)
+    aliases = _aliases(listing)  # before anything reads the items as data (a whole reading drops the cut)
     jobs = _jobs(listing)
     outcome = Outcome()
     if not jobs:
         return listing.text, outcome  # nothing to compile: the input, byte for byte
+    if aliases:
+        # The items are written back as text around the generated objects: an alias could lose its
+        # anchor (a job's item is replaced) or stand for a job that would be compiled twice.
+        for position in aliases:
+            message = (
+                f"items[{position}]: the item is only a YAML alias of a node elsewhere in the list; "
+                "the function rewrites the items and cannot keep it: write the item out in full"
+            )
+            outcome.errors.append(Finding.line(f"mpigen: {message}"))
+        results = [
+            {"message": f.issue.message.removeprefix("mpigen: "), "severity": "error"} for f in outcome.errors
+        ]
+        return write(listing, [], results), outcome
     runtimes = _runtimes(jobs)
     for job in jobs:
         _compile(job, runtimes)
@@ -118,6 +132,24 @@ def process_resource_list(data: bytes) -> tuple[str, Outcome]:
         outcome.errors.append(Finding.line(too_large))
         return write(listing, [], [*results, {"message": too_large, "severity": "error"}]), outcome
     return output, outcome
+
+
+def _ends_in_block_mapping(text: str) -> bool:
+    """A list written as a block mapping from its first line (`apiVersion: ...` at column 0) with no
+    document marker after it: a key added at column 0 after its last line is one more key of it."""
+    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    if not lines or not re.match(r"[A-Za-z_][\w.-]*:( |$)", lines[0]):
+        return False
+    return not any(line.startswith(("---", "...")) for line in lines[1:]) and "\t" not in lines[-1][:1]
+
+
+def _aliases(listing: Listing) -> list[int]:
+    """The positions of the items that are only a YAML alias (`- *a`)."""
+    from mpigen.krm.layout import ALIAS
+
+    if listing.cut is None:
+        return []
+    return [position for position, head in enumerate(listing.heads) if head == ALIAS]
 
 
 def failure_outcome(data: bytes, exc: BaseException) -> tuple[str, Outcome]:
@@ -420,5 +452,6 @@ def write(listing: Listing, jobs: list[_Job], results: list[dict[str, Any]]) -> 
             replacements[job.position] = objects
     drop_config = bool(jobs) and _config_job(listing) is not None
     if listing.cut is not None:
-        return write_cut(listing.cut, listing.token, replacements, results, drop_config)
+        appendable = "results" not in listing.header and _ends_in_block_mapping(listing.text)
+        return write_cut(listing.cut, listing.token, replacements, results, drop_config, appendable)
     return write_whole(listing.text, listing.token, replacements, results, drop_config)
