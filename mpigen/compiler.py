@@ -17,6 +17,7 @@ from mpigen.inputs.shared import name_of
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 from mpigen.targets import gangs_natively, target
+from mpigen.targets.nulls import without_nulls
 from mpigen.targets.shared.workload import workload_option_issues
 
 if TYPE_CHECKING:
@@ -85,8 +86,8 @@ def _unsupported(job: dict[str, Any]) -> Issue:
 
 
 def build_objects(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
-    """Every object of the job, in its target's order (mpigen.targets)."""
-    return target(options.target).build(plan, options)
+    """Every object of the job, in its target's order (mpigen.targets); no null in a custom resource."""
+    return without_nulls(target(options.target).build(plan, options))
 
 
 def compile_job(job: object, options: Options | None = None) -> Compilation:
@@ -175,7 +176,7 @@ def compile_train_job(
     issues = issues or train_target.check_placement(plan, options)
     if issues:
         raise CompileError(issues, kind="TrainJob", name=plan.name)
-    objects = train_target.build(plan, options)
+    objects = without_nulls(train_target.build(plan, options))
     if options.validate:  # the API server's pod validation on every pod template, as for an MPIJob
         from mpigen.checks.kube.versions import default_kube_version
         from mpigen.checks.output import pod_issues

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 
 from mpigen import names, tree
 from mpigen.errors import CompileError, Issue, Path
+from mpigen.options import KUBERNETES as GANG_KUBERNETES
 from mpigen.options import Options
 from mpigen.outcome import Finding, Outcome
 from mpigen.plan import JobPlan
@@ -314,6 +315,22 @@ def _warnings(plan: JobPlan, document: dict[str, Any]) -> list[Issue]:
     if plan.hydra_bootstrap:
         message = "Intel MPI's kubexec bootstrap variables (I_MPI_HYDRA_BOOTSTRAP*) are dropped: the runtime uses SSH"
         found.append(Issue(plan.template_paths.get("launcher", ("spec",)), message, "warning"))
+    return found + _annotation_warnings(document)
+
+
+def _annotation_warnings(document: dict[str, Any]) -> list[Issue]:
+    """The annotations copied to the TrainJob that no longer mean there what they meant on the MPIJob."""
+    own = (document.get("metadata") or {}).get("annotations")
+    dropped = _dropped_options(document)  # warned as not carried over
+    found = []
+    for key in sorted(own) if isinstance(own, dict) else []:
+        if key in dropped:
+            continue
+        message = _ANNOTATION_MEANINGS.get(key)
+        if message is None and isinstance(key, str) and key.startswith(OPTION_PREFIX):
+            message = "copied to the TrainJob, where only `mpigen render` reads it (Trainer ignores it)"
+        if message is not None:
+            found.append(Issue(("metadata", "annotations", key), message, "warning"))
     return found
 
 
@@ -326,11 +343,28 @@ def _dropped_options(document: dict[str, Any]) -> dict[str, str]:
     why = {flag: reason for flag, reason in TRAINJOB_REFUSED_OPTIONS.values()}
     why["target"] = "a TrainJob always runs as a JobSet"
     annotations = (document.get("metadata") or {}).get("annotations") or {}
+    if (
+        annotations.get(PREFIX + "gang-scheduler") == GANG_KUBERNETES
+    ):  # Kubernetes' own gang applies to TrainJobs
+        del why["gang-scheduler"], why["scheduler-name"]
     return {
         key: why[key[len(PREFIX) :]]
         for key in annotations
         if key.startswith(PREFIX) and key[len(PREFIX) :] in why
     }
+
+
+OPTION_PREFIX = "mpigen.dev/"
+_ANNOTATION_MEANINGS = {
+    names.VOLCANO_QUEUE_ANNOTATION: (
+        "the MPIJob's Volcano queue (mpi-operator v0.8.2 reads it); copied to the TrainJob, where no "
+        "controller reads it: set the queue in the runtime's podGroupPolicy instead"
+    ),
+    "kubectl.kubernetes.io/last-applied-configuration": (
+        "the MPIJob's own last-applied configuration, copied to a TrainJob it does not describe: "
+        "delete it before applying (kubectl would compute its next patch from it)"
+    ),
+}
 
 
 def _managed_by_path(document: dict[str, Any]) -> Path:

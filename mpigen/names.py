@@ -26,6 +26,8 @@ KUBECTL_TARGET_DIR_ENV = "TARGET_DIR"
 KUBECTL_VOLUME = "mpi-job-kubectl"
 KUBECTL_MOUNT_PATH = "/opt/kube"
 KUBECTL_PATH = f"{KUBECTL_MOUNT_PATH}/kubectl"
+# Where every mpioperator/kubectl-delivery image keeps kubectl (cmd/kubectl-delivery/Dockerfile, v0.2.0 on).
+IMAGE_KUBECTL_PATH = "/bin/kubectl"
 # The launcher's variables that point Open MPI at kubexec.sh and the hostfile (mpigen/targets/shared/mpi_env.py).
 RSH_AGENT_ENV = "OMPI_MCA_plm_rsh_agent"
 HOSTFILE_ENV = "OMPI_MCA_orte_default_hostfile"

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from xml.etree import ElementTree
 
 from mpigen import inputs as api
+from mpigen.inputs.lists import flatten_documents
 from mpigen.options import Options
 from mpigen.outcome import PLEASE_REPORT, Finding, Placement, exit_code, json_errors
 from mpigen.pipeline import check_collisions, process
@@ -104,7 +105,7 @@ def check_documents(
     if isinstance(documents, str):
         report.resources.append(Resource(source, "", "", "", ERROR, msg=_without_source(documents, source)))
         return
-    for doc in documents:
+    for doc in flatten_documents(documents):
         report.resources += _resources(report, source, doc, options, runtimes)
 
 
@@ -117,7 +118,7 @@ def collect_runtimes(inputs: list[tuple[str, Any]], options: Options) -> Any:
         doc.data
         for _, documents in inputs
         if isinstance(documents, list)
-        for doc in documents
+        for doc in flatten_documents(documents)
         if isinstance(doc.data, dict) and api.is_trainer(doc.data)
     ]
     if not found:

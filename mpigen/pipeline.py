@@ -12,6 +12,7 @@ from typing import Any
 from mpigen import inputs as api
 from mpigen import names
 from mpigen.errors import CompileError, Issue, shown
+from mpigen.inputs.lists import flatten_documents
 from mpigen.options import Options
 from mpigen.outcome import Finding, Outcome, Placement
 from mpigen.yaml.load import Document
@@ -51,7 +52,7 @@ def process(
         if isinstance(documents, str):
             result.errors.append(Finding.line(documents))
             continue
-        for doc in documents:
+        for doc in flatten_documents(documents):
             data = doc.data
             if not isinstance(data, dict):
                 issue = Issue((), "expected a Kubernetes object (a mapping with apiVersion and kind)")
@@ -110,7 +111,7 @@ def _runtimes(inputs: Sequence[tuple[str, list[Document] | str]], options: Optio
         (source, doc)
         for source, docs in inputs
         if not isinstance(docs, str)
-        for doc in docs
+        for doc in flatten_documents(docs)
         if isinstance(doc.data, dict) and api.is_trainer(doc.data)
     ]
     if not documents:
@@ -207,18 +208,23 @@ def check_collisions(placements: list[Placement]) -> list[Finding]:
     """Two documents that would write the same object (same group, kind, namespace and name), which
     `kubectl apply` would silently merge: two jobs with one name, or a passed-through document that is
     also one of a job's objects. Each is reported once, at the later document, naming the other."""
+    from mpigen.targets.implied import implied
+
     owners: dict[Key, Placement] = {}
     findings: list[Finding] = []
     for placement in [p for p in placements if p.generated]:
         clashes: dict[int, tuple[Placement, Key]] = {}  # by id: the first object each other job shares
-        for key in [key for obj in placement.objects if (key := _key(obj)) is not None]:
+        # with the objects the engines create from them (a JobSet's Service, Volcano's plugins')
+        made = [*placement.objects, *(extra for obj in placement.objects for extra in implied(obj))]
+        for key in [key for obj in made if (key := _key(obj)) is not None]:
             other = owners.setdefault(key, placement)
             if other is not placement:
                 clashes.setdefault(id(other), (other, key))
         findings += [_job_clash(placement, other, key) for other, key in clashes.values()]
     for placement in [p for p in placements if not p.generated]:
-        key = _key(placement.objects[0])
-        if key in owners:
+        keys = [_key(obj) for obj in (placement.objects[0], *implied(placement.objects[0]))]
+        key = next((key for key in keys if key in owners), None)
+        if key is not None:
             job = owners[key]
             message = (
                 f'{key[1]} "{key[3]}" {_in(key[2])} is also generated for {job.kind}/{job.name} at {job.where()}: '

@@ -38,6 +38,7 @@ _INDENTED_BLOCK_END = r"\n(?=[^ \t\n#])"
 OTHER_BREAKS = "[\r\x85\u2028\u2029](?:(?<=\r)|(?![ \t\n\x85\u2028\u2029]))"
 
 UNKNOWN = "unknown"  # a head that cannot be told from the first events: the item is read as data
+ALIAS = "alias"  # an item that is only a YAML alias (`- *a`) of a node elsewhere in the list
 
 
 class NotCut(Exception):
@@ -157,7 +158,9 @@ def _head(get_event: Any, events: Any) -> tuple[Any, Any] | str | None:
     """From an item's first mapping event on; `events`: the module of the event classes."""
     event = get_event()
     if not isinstance(event, events.MappingStartEvent):
-        return UNKNOWN if event.tag is not None or isinstance(event, events.AliasEvent) else None
+        if isinstance(event, events.AliasEvent):  # no tag; only the whole list says what it stands for
+            return ALIAS
+        return UNKNOWN if event.tag is not None else None
     if event.tag is not None:
         return UNKNOWN
     values: dict[str, Any] = {}

@@ -98,11 +98,25 @@ class _Job:
 def process_resource_list(data: bytes) -> tuple[str, Outcome]:
     """The function itself: the bytes of a ResourceList in; the output ResourceList and the outcome out."""
     listing = read_resource_list(data)
+    aliases = _aliases(listing)  # before anything reads the items as data (a whole reading drops the cut)
     jobs = _jobs(listing)
     outcome = Outcome()
     foreign = _foreign(listing, outcome)
     if not jobs and not foreign:
         return listing.text, outcome  # nothing to compile: the input, byte for byte
+    if aliases:
+        # The items are written back as text around the generated objects: an alias could lose its
+        # anchor (a job's item is replaced) or stand for a job that would be compiled twice.
+        for position in aliases:
+            message = (
+                f"items[{position}]: the item is only a YAML alias of a node elsewhere in the list; "
+                "the function rewrites the items and cannot keep it: write the item out in full"
+            )
+            outcome.errors.append(Finding.line(f"mpigen: {message}"))
+        results = [
+            {"message": f.issue.message.removeprefix("mpigen: "), "severity": "error"} for f in outcome.errors
+        ]
+        return write(listing, [], results), outcome
     runtimes = _runtimes(jobs)
     for job in jobs:
         _compile(job, runtimes)
@@ -119,6 +133,24 @@ def process_resource_list(data: bytes) -> tuple[str, Outcome]:
         outcome.errors.append(Finding.line(too_large))
         return write(listing, [], [*results, {"message": too_large, "severity": "error"}]), outcome
     return output, outcome
+
+
+def _ends_in_block_mapping(text: str) -> bool:
+    """A list written as a block mapping from its first line (`apiVersion: ...` at column 0) with no
+    document marker after it: a key added at column 0 after its last line is one more key of it."""
+    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    if not lines or not re.match(r"[A-Za-z_][\w.-]*:( |$)", lines[0]):
+        return False
+    return not any(line.startswith(("---", "...")) for line in lines[1:]) and "\t" not in lines[-1][:1]
+
+
+def _aliases(listing: Listing) -> list[int]:
+    """The positions of the items that are only a YAML alias (`- *a`)."""
+    from mpigen.krm.layout import ALIAS
+
+    if listing.cut is None:
+        return []
+    return [position for position, head in enumerate(listing.heads) if head == ALIAS]
 
 
 def failure_outcome(data: bytes, exc: BaseException) -> tuple[str, Outcome]:
@@ -231,16 +263,21 @@ def _jobs(listing: Listing) -> list[_Job]:
     """The MPIJobs to compile: items (read as data only when their head may be an MPIJob) and an MPIJob
     `functionConfig` that no item names."""
     from mpigen import inputs as api
+    from mpigen.inputs.lists import holds_job
 
     positions = [
         position
         for position in range(len(listing))
-        if (head := listing.head(position)) is None or api.claims(head)
+        if (head := listing.head(position)) is None or api.claims(head) or str(head["kind"]).endswith("List")
     ]
+    # A list (`kind: List`, `MPIJobList`) that holds a job is compiled as one: replaced by its items, the
+    # jobs among them compiled (mpigen.inputs.lists).
     positions = [
         position
         for position in positions
-        if isinstance(item := listing.item(position), dict) and api.claims(item) and not _is_local(item)
+        if isinstance(item := listing.item(position), dict)
+        and (api.claims(item) or holds_job(item))
+        and not _is_local(item)
     ]
     config = _config_job(listing)
     if not positions and config is None:
@@ -318,15 +355,29 @@ def _compile(job: _Job, runtimes: Any = None) -> None:
         [(job.where.source, [job.where.as_document(job.data)])], Options(), runtimes
     )
     for finding in outcome.errors + outcome.warnings:
-        job.results.append(_result(job, finding.issue.message, finding.issue.severity, finding.issue.path))
+        about = _about(job, finding)
+        job.results.append(_result(about, finding.issue.message, finding.issue.severity, finding.issue.path))
     for finding in outcome.invalid_output:
         job.results.append(
             _result(job, invalid_output_message(finding.kind, finding.name, finding.issue), "error", ())
         )
 
 
+def _about(job: _Job, finding: Finding) -> _Job:
+    """The job a finding is about: `job`, or for a list the item of the finding's kind and name."""
+    from mpigen.inputs.lists import flatten, is_list
+
+    if not is_list(job.data):
+        return job
+    for item in flatten(job.data):
+        if isinstance(item, dict) and (item.get("kind"), _identity(item)[3]) == (finding.kind, finding.name):
+            return _Job(job.position, item, job.where)
+    return job
+
+
 def _collisions(items: list[Any], jobs: list[_Job]) -> list[tuple[Finding, dict[str, Any]]]:
     """Two jobs, or a job and an item passed through, that would write the same object."""
+    from mpigen.inputs.lists import flatten
     from mpigen.pipeline import check_collisions
 
     compiled = {job.position for job in jobs}
@@ -340,9 +391,11 @@ def _collisions(items: list[Any], jobs: list[_Job]) -> list[tuple[Finding, dict[
             placements.append(Placement(where.source, where.document, kind, name, (item,), generated=False))
             by_place[(where.source, where.document, kind, name)] = item
     for job in jobs:
-        by_place[
-            (job.where.source, job.where.document, str(job.data.get("kind")), str(_identity(job.data)[3]))
-        ] = job.data
+        for data in flatten(job.data):  # a list's jobs and other items, each named as itself
+            if isinstance(data, dict):
+                by_place[
+                    (job.where.source, job.where.document, str(data.get("kind")), str(_identity(data)[3]))
+                ] = data
     return [
         (finding, by_place[(finding.source, finding.document, finding.kind, finding.name)])
         for finding in check_collisions(placements)
@@ -430,5 +483,6 @@ def write(listing: Listing, jobs: list[_Job], results: list[dict[str, Any]]) -> 
             replacements[job.position] = objects
     drop_config = bool(jobs) and _config_job(listing) is not None
     if listing.cut is not None:
-        return write_cut(listing.cut, listing.token, replacements, results, drop_config)
+        appendable = "results" not in listing.header and _ends_in_block_mapping(listing.text)
+        return write_cut(listing.cut, listing.token, replacements, results, drop_config, appendable)
     return write_whole(listing.text, listing.token, replacements, results, drop_config)

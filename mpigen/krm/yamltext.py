@@ -42,10 +42,17 @@ Replacements = dict[int | None, list[dict[str, Any]]]  # item position (None: ap
 
 
 def write_cut(
-    cut: Cut, token: str, replacements: Replacements, results: list[dict[str, Any]], drop_config: bool
+    cut: Cut,
+    token: str,
+    replacements: Replacements,
+    results: list[dict[str, Any]],
+    drop_config: bool,
+    appendable: bool = False,
 ) -> str:
     """A list cut into its items, with the items at the positions of `replacements` replaced by their
-    objects (None: appended), `results` added and, with `drop_config`, the `functionConfig` dropped."""
+    objects (None: appended), `results` added and, with `drop_config`, the `functionConfig` dropped.
+    `appendable`: the list has no `results` of its own and its text ends in its top-level block
+    mapping, so the results can follow it as text."""
     pieces: list[str] = []
     for position in range(len(cut)):
         objects = replacements.get(position)
@@ -58,6 +65,10 @@ def write_cut(
     items = "".join(pieces)
     if not results and not drop_config:
         return cut.before + items + cut.after
+    if appendable and not drop_config:
+        # The results as one more top-level key after everything else: no round trip of the list, whose
+        # comments (hundreds of thousands of lines after the items) ruamel.yaml reads in quadratic time.
+        return _line_ended(cut.before + items + cut.after) + dump({"results": results})
     tree = round_trip_load(cut.skeleton(token + "0"))
     if drop_config:
         del tree["functionConfig"]

@@ -208,11 +208,14 @@ def test_option_annotations_a_trainjob_refuses_are_not_carried_over() -> None:
     }
     runtime, train_job, warnings = convert_job(job, ConvertOptions())
     assert train_job["metadata"]["annotations"] == {"mpigen.dev/network-policy": "same-job", "note": "kept"}
-    dropped = [w for w in warnings if w.path[:2] == ("metadata", "annotations")]
-    assert [(w.path[2], w.severity) for w in dropped] == [
+    about = [w for w in warnings if w.path[:2] == ("metadata", "annotations")]
+    assert [(w.path[2], w.severity) for w in about] == [
         ("mpigen.dev/gang-scheduler", "warning"),
         ("mpigen.dev/target", "warning"),
+        ("mpigen.dev/network-policy", "warning"),
     ]
+    assert [w.message.startswith("not carried over to the TrainJob") for w in about] == [True, True, False]
+    assert "only `mpigen render` reads it" in about[2].message  # kept: Trainer ignores it
     runtimes = Runtimes()
     runtimes.add(runtime, Options())
     objects = compile_train_job(train_job, runtimes).objects

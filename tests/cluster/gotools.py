@@ -176,6 +176,17 @@ TOOLS: dict[str, Tool] = {
         copy_replaces=True,
         replaces=VOLCANO_APIS,
     ),
+    # The program of the `mpioperator/kubectl-delivery` image (cmd/kubectl-delivery/Dockerfile, v0.2.3 and
+    # later: `cp /bin/kubectl /opt/kube/kubectl; /bin/kubectl-delivery -alsologtostderr`), which the e2e
+    # harness runs where a launcher's init container names no command of its own (tests/e2e/e2e_harness/
+    # images.py). Its go.mod pins k8s.io/* to v0.15.10 by `replace`.
+    "kubectl-delivery": Tool(
+        "github.com/kubeflow/mpi-operator",
+        "v0.3.0",
+        ("github.com/kubeflow/mpi-operator/cmd/kubectl-delivery",),
+        ("kubectl-delivery",),
+        copy_replaces=True,
+    ),
 }
 
 

@@ -1446,6 +1446,41 @@ def podannot(rng: random.Random, pod: Obj, ctr: Obj, template: Obj) -> None:
         put(pod, nodeName=maybe(rng, ["node-1"]))
 
 
+def identity(rng: random.Random, pod: Obj, ctr: Obj) -> None:
+    """hostname and subdomain: a StatefulSet's template is validated without them (the controller sets
+    both), a Job's with them."""
+    put(pod, hostname=maybe(rng, ["host", "Bad_Name", "x" * 64, "", "a.b", "-h"]))
+    put(pod, subdomain=maybe(rng, ["svc", "Bad_Sub", "y" * 64, ""]))
+
+
+RESIZE_NAMES = ["cpu", "memory", "ephemeral-storage", "nvidia.com/gpu", "", "CPU"]
+RESIZE_POLICIES = ["NotRequired", "RestartContainer", "", "Always", "notrequired"]
+
+
+def resize(rng: random.Random, pod: Obj, ctr: Obj) -> None:
+    """containers' resizePolicy: resource names, restart policies, duplicates, in init containers; the
+    pod's restartPolicy decides which restart policies are allowed."""
+    policy = [
+        {"resourceName": pick(rng, RESIZE_NAMES), "restartPolicy": pick(rng, RESIZE_POLICIES)}
+        for _ in range(rng.choice([1, 1, 2, 3]))
+    ]
+    target = ctr
+    if rng.random() < 0.2:
+        init: Obj = {"name": "init", "image": "busybox:1.36"}
+        put(init, restartPolicy=maybe(rng, ["Always"]))
+        pod.setdefault("initContainers", []).append(init)
+        target = init
+    target["resizePolicy"] = policy
+    put(pod, restartPolicy=maybe(rng, ["Never", "OnFailure", "Always"]))
+
+
+def overhead(rng: random.Random, pod: Obj, ctr: Obj) -> None:
+    """The pod's overhead: its resource names and quantities (the API server validates them; its default
+    admission, RuntimeClass, refuses a pod that sets overhead its RuntimeClass does not)."""
+    pod["overhead"] = {pick(rng, RESOURCES): pick(rng, QUANTITIES) for _ in range(rng.choice([1, 2]))}
+    put(pod, runtimeClassName=maybe(rng, ["kata", "Bad_Class"]))
+
+
 FAMILIES: dict[str, Mutation] = {
     "names": names,
     "ports": ports,
@@ -1475,6 +1510,9 @@ FAMILIES: dict[str, Mutation] = {
     "claimtmpl": claimtmpl,
     "selinux": selinux,
     "devices": devices,
+    "identity": identity,
+    "resize": resize,
+    "overhead": overhead,
 }
 # Families that change the template's metadata too: (rng, pod spec, first container, template).
 TEMPLATE_FAMILIES: dict[str, Callable[[random.Random, Obj, Obj, Obj], None]] = {

@@ -29,6 +29,8 @@ def test_missing_worker_fails_mpirun_fast_and_names_the_pod(
     objects = render(jobs.v1alpha2("gone", ["mpirun", "hostname"], workers=2, slots=1))
     cluster = start_cluster(objects, absent=frozenset({"gone-worker-1"}))
     launcher = cluster.launcher()
+    (delivery,) = [init for init in launcher.init_containers if init.name == "kubectl-delivery"]
+    assert cluster.run_container(launcher.name, delivery, 20).returncode == 0  # skip wait-for-workers
     run = cluster.run_container(launcher.name, launcher.containers[0], 60, RUN_AS_ROOT_ENV)
     assert run.returncode != 0 and run.seconds < FAST, run.describe()
     assert 'Error from server (NotFound): pods "gone-worker-1" not found' in run.stderr

@@ -1,7 +1,7 @@
 """Real mpirun through mpigen's manifests: every rank runs in the worker pod and slot the hostfile names.
 
 Each job is rendered by mpigen and run as pods (namespaces); the launcher pod's init containers run
-first (kubectl-delivery emulated, wait-for-workers for real), then its container's command with exactly
+first (kubectl-delivery and wait-for-workers, each its own command), then its container's command with exactly
 the env of the rendered Job plus `RUN_AS_ROOT_ENV` (the harness runs as root).
 """
 
@@ -93,8 +93,8 @@ def test_launcher_waits_for_workers_to_become_ready(
     cluster.script_ready("ready-worker-1", ["False", "True"])
     run = cluster.run_launcher(TIMEOUT, RUN_AS_ROOT_ENV)
     check_allreduce(run, hostfile_of(objects))
-    (wait,) = cluster.init_runs
-    assert wait.returncode == 0
+    delivery, wait = cluster.init_runs
+    assert delivery.returncode == 0 and wait.returncode == 0
     assert "waiting for 2/2 workers: ready-worker-0 ready-worker-1" in wait.stdout
     assert wait.stdout.rstrip().endswith("all 2 workers ready")
 

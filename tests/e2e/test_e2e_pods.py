@@ -34,6 +34,15 @@ def sh(cluster: Cluster, pod: str, script: str, timeout: float = 20) -> tuple[in
     return done.returncode, done.stdout, done.stderr
 
 
+def delivered(cluster: Cluster) -> Cluster:
+    """The cluster after the launcher's kubectl-delivery init container ran its own command."""
+    pod = cluster.launcher()
+    (init,) = [c for c in pod.init_containers if c.name == "kubectl-delivery"]
+    done = cluster.run_container(pod.name, init, 20)
+    assert done.returncode == 0, done.describe()
+    return cluster
+
+
 def test_each_pod_has_its_own_hostname_shm_tmp_and_network(
     objects: list[dict[str, Any]], start_cluster: StartCluster
 ) -> None:
@@ -60,7 +69,7 @@ def test_each_pod_has_its_own_hostname_shm_tmp_and_network(
 def test_configmap_files_and_kubectl_appear_where_the_manifests_mount_them(
     objects: list[dict[str, Any]], start_cluster: StartCluster
 ) -> None:
-    cluster = start_cluster(objects)
+    cluster = delivered(start_cluster(objects))
     launcher = cluster.launcher().name
     config = one(objects, "ConfigMap")["data"]
     rc, out, _ = sh(cluster, launcher, "stat -c '%n %a' /etc/mpi/* /opt/kube/kubectl; cat /etc/mpi/hostfile")
@@ -79,7 +88,7 @@ def test_configmap_files_and_kubectl_appear_where_the_manifests_mount_them(
 def test_kubectl_exec_runs_in_the_pod_with_a_clean_env_and_propagates_the_exit_code(
     objects: list[dict[str, Any]], start_cluster: StartCluster
 ) -> None:
-    cluster = start_cluster(objects)
+    cluster = delivered(start_cluster(objects))
     launcher = cluster.launcher().name
     kubectl = "/opt/kube/kubectl exec pods-worker-1 -- sh -c"
     rc, out, err = sh(cluster, launcher, f"LEAK=1 {kubectl} 'hostname; env | sort; exit 3'")
@@ -101,7 +110,7 @@ def test_kubectl_exec_runs_in_the_pod_with_a_clean_env_and_propagates_the_exit_c
 def test_kubectl_fails_like_kubectl_for_a_missing_pod(
     objects: list[dict[str, Any]], start_cluster: StartCluster
 ) -> None:
-    cluster = start_cluster(objects, absent=frozenset({"pods-worker-1"}))
+    cluster = delivered(start_cluster(objects, absent=frozenset({"pods-worker-1"})))
     launcher = cluster.launcher().name
     for command in ("exec pods-worker-1 -- true", f"get pod pods-worker-1 -o jsonpath='{READY}'"):
         rc, out, err = sh(cluster, launcher, f"/opt/kube/kubectl {command}")
@@ -118,7 +127,7 @@ def test_kubectl_fails_like_kubectl_for_a_missing_pod(
 def test_kubectl_get_reports_ready_as_scripted(
     objects: list[dict[str, Any]], start_cluster: StartCluster
 ) -> None:
-    cluster = start_cluster(objects)
+    cluster = delivered(start_cluster(objects))
     launcher = cluster.launcher().name
     cluster.script_ready("pods-worker-0", ["NotFound", "", "False", "True"])
     get = f"/opt/kube/kubectl get pod pods-worker-0 -o jsonpath='{READY}'"
@@ -133,6 +142,7 @@ def test_kubectl_get_reports_ready_as_scripted(
 def test_stop_removes_everything_and_a_taken_name_is_refused(objects: list[dict[str, Any]]) -> None:
     cluster = Cluster(plan_pods(objects))
     with cluster:
+        delivered(cluster)
         assert cluster.leftovers()  # namespaces, holder processes and the work dir exist
         sh(
             cluster,

@@ -126,6 +126,8 @@ CHECKS: tuple[Check, ...] = (
     Check("resources", K8S, resources.container_resources),
     Check("resources", K8S, resources.resource_claims),
     Check("resources", K8S, "podresources.pod_resources", _in_spec("resources")),
+    Check("resize", K8S, "resize.resize_policies", _in_containers("resizePolicy")),
+    Check("overhead", K8S, "resize.overhead", _in_spec("overhead")),
     Check("security", K8S, security.container_contexts),
     Check("containers", K8S, containers.init_containers),
     Check("containers", K8S, containers.regular_restart_policies),
@@ -216,4 +218,21 @@ def check_template(
 def check_object(obj: dict[str, Any], version: tuple[int, int]) -> list[Violation]:
     """Every violation in every pod template of one object; paths are the object's."""
     workload = WORKLOAD_RULES.get(_group_kind(obj))
-    return [v for at, template in pod_templates(obj) for v in check_template(template, at, version, workload)]
+    own_identity = _group_kind(obj) == ("apps", "StatefulSet")
+    return [
+        v
+        for at, template in pod_templates(obj)
+        for v in check_template(
+            _without_identity(template) if own_identity else template, at, version, workload
+        )
+    ]
+
+
+def _without_identity(template: dict[str, Any]) -> dict[str, Any]:
+    """A StatefulSet's pod template as the API server validates it: without `hostname` and `subdomain`,
+    which the controller overwrites with the pod's name and the Service (Kubernetes 1.37
+    pkg/apis/apps/validation: ValidateStatefulSetSpec, "don't validate")."""
+    spec = template.get("spec")
+    if not isinstance(spec, dict) or not ("hostname" in spec or "subdomain" in spec):
+        return template
+    return {**template, "spec": {k: v for k, v in spec.items() if k not in ("hostname", "subdomain")}}

@@ -2,7 +2,8 @@
 
 Names: JobSet v0.12's ValidateCreate requires every child Job name `<jobset>-<replicated job>-<index>`
 and every pod name `<jobset>-<replicated job>-<index>-<pod index>-<5 random>` to be a DNS-1035 label,
-and the JobSet's name is its Service's (a DNS-1035 label too). Sizes: the ConfigMap's host lists.
+and the JobSet's name is its Service's (a DNS-1035 label too). Sizes: the ConfigMap's host lists
+(mpigen.targets.jobset.sizes).
 Kueue: `--queue` with a PodGroup gang (two admission systems, each holding part of the job) and with
 `runPolicy.suspend` (Kueue owns `suspend`: it unsuspends what it admits) are refused.
 """
@@ -16,14 +17,13 @@ from mpigen.checks.rules import Added, check_plan
 from mpigen.errors import Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan
-from mpigen.targets.jobset.hosts import hosts, launcher_host
+from mpigen.targets.jobset import sizes
+from mpigen.targets.jobset.hosts import first_host, launcher_host
 from mpigen.targets.jobset.placement import check_placement
 from mpigen.targets.jobset.pods import OWN_NAMING
 from mpigen.targets.shared import mpi_env
 from mpigen.targets.shared.policy import clean_pod_policy_none_warnings, multikueue_warnings
 from mpigen.targets.shared.rbac import foreign_account_warning
-
-CONFIG_MAP_MAX_BYTES = 1024 * 1024
 
 
 def added(plan: JobPlan) -> Added:
@@ -88,15 +88,6 @@ def check(plan: JobPlan) -> list[Issue]:
     return check_names(plan) + check_plan(plan, added(plan))
 
 
-def host_list_bytes(plan: JobPlan) -> int:
-    """The hostfile's and discover_hosts.sh's size (an upper bound), computed without rendering them."""
-    listed = hosts(plan)
-    if not listed:
-        return 0
-    longest = max(len(listed[0]), len(listed[-1])) + len(str(plan.slots_per_worker)) + 16
-    return len(listed) * longest * (2 if plan.discover_hosts else 1)
-
-
 def check_sizes(plan: JobPlan, options: Options) -> list[Issue]:
     issues = []
     if options.queue is not None and options.gang_scheduler is not None:
@@ -113,14 +104,7 @@ def check_sizes(plan: JobPlan, options: Options) -> list[Issue]:
                 "with --queue, Kueue admits and resumes the JobSet (it renders suspended either way); hold it with the Workload's spec.active: false instead",
             )
         )
-    if plan.workers > 100_000 and host_list_bytes(plan) > CONFIG_MAP_MAX_BYTES:
-        issues.append(
-            Issue(
-                plan.workers_path,
-                f"{plan.workers} workers: their host names pass the 1 MiB a ConfigMap holds",
-            )
-        )
-    return issues + check_placement(plan, options)
+    return issues + sizes.check_sizes(plan, options) + check_placement(plan, options)
 
 
 def _requests_missing(template: dict[str, Any]) -> list[str]:
@@ -165,7 +149,7 @@ def warnings(plan: JobPlan, options: Options) -> list[Issue]:
                 found.append(
                     Issue(
                         (*path, key),
-                        f"dropped on --target jobset: JobSet and the Job controller name the {role} pods (hostfile: {hosts(plan)[0] if hosts(plan) else launcher_host(plan)} ...)",
+                        f"dropped on --target jobset: JobSet and the Job controller name the {role} pods (hostfile: {first_host(plan)} ...)",
                         "warning",
                     )
                 )

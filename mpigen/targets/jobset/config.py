@@ -51,15 +51,21 @@ def render_kubexec(plan: JobPlan) -> str:
     )
 
 
-def config_data(plan: JobPlan) -> dict[str, str]:
-    data = {names.HOSTFILE: render_hostfile(plan)}
-    if plan.discover_hosts:
-        data[names.DISCOVER_HOSTS_SCRIPT] = render_discover_hosts(plan)
+def config_scripts(plan: JobPlan) -> dict[str, str]:
+    """The ConfigMap's entries that do not grow with the worker count."""
+    data = {}
     if plan.kubexec:
         data[names.KUBEXEC_SCRIPT] = render_kubexec(plan)
     if generates_keys(plan):
         data[names.KEYGEN_SCRIPT] = render_keygen(plan)
     return data
+
+
+def config_data(plan: JobPlan) -> dict[str, str]:
+    data = {names.HOSTFILE: render_hostfile(plan)}
+    if plan.discover_hosts:
+        data[names.DISCOVER_HOSTS_SCRIPT] = render_discover_hosts(plan)
+    return {**data, **config_scripts(plan)}
 
 
 def build_config_map(plan: JobPlan) -> list[dict[str, Any]]:

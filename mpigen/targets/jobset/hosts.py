@@ -29,3 +29,14 @@ def hosts(plan: JobPlan) -> list[str]:
     if plan.kubexec:
         return pods
     return [names.host(pod, plan.name, plan.namespace, plan.hostnames.cluster_domain) for pod in pods]
+
+
+def first_host(plan: JobPlan) -> str:
+    """hosts(plan)[0] without building the others (the bare launcher host when there is none)."""
+    if plan.hostnames.launcher_first:
+        pod = launcher_host(plan)
+    elif plan.workers:
+        pod = names.jobset_pod_host(plan.name, names.WORKER_RJOB, 0)
+    else:
+        return launcher_host(plan)
+    return pod if plan.kubexec else names.host(pod, plan.name, plan.namespace, plan.hostnames.cluster_domain)

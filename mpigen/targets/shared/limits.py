@@ -12,9 +12,12 @@ a DNS-1035 label (start with a letter).
 
 Sizes: the ConfigMap's hostfile and the launcher Role's `resourceNames` grow by one line or entry per
 worker. The API server refuses a ConfigMap whose data exceeds 1 MiB, and etcd (default
-`--max-request-bytes`) an object over 1.5 MiB. Both sizes are computed arithmetically, in time
-independent of the worker count, so an absurd count (2^31 - 1) is refused at once with the largest job
-that fits, and no billion-line hostfile is ever built.
+`--max-request-bytes`) an object over 1.5 MiB; client-side `kubectl apply` (kubectl's default) stores
+the whole object as JSON in its `kubectl.kubernetes.io/last-applied-configuration` annotation, and the
+API server refuses an object whose annotations pass 256 KiB (apimachinery ValidateAnnotationsSize). All
+sizes are computed arithmetically, in time independent of the worker count, so an absurd count
+(2^31 - 1) is refused at once with the largest job that fits, and no billion-line hostfile is ever built.
+Every run target checks its own ConfigMap and Role against all three (`size_issues`).
 """
 
 from __future__ import annotations
@@ -23,13 +26,23 @@ import json
 from collections.abc import Callable
 
 from mpigen import names
-from mpigen.checks.objectsize import OBJECT_MAX_BYTES
+from mpigen.checks.objectsize import (
+    ANNOTATIONS_MAX_BYTES,
+    EMPTY_ANNOTATIONS,
+    LAST_APPLIED,
+    OBJECT_MAX_BYTES,
+    last_applied_bytes,
+)
 from mpigen.errors import Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 
 REVISION_HASH_LENGTH = names.REVISION_HASH_LENGTH
 CONFIG_MAP_MAX_BYTES = 1024 * 1024  # apimachinery validation: ConfigMap data + binaryData
+
+# One size limit that grows with the worker count: what is measured (for the message), the size as a
+# function of the worker count, the limit and the limit as the message names it.
+SizeCheck = tuple[str, Callable[[int], int], int, str]
 
 
 def check_derived_names(plan: JobPlan) -> list[Issue]:
@@ -157,31 +170,83 @@ def largest_fitting(size: Callable[[int], int], limit: int, upper: int) -> int:
     return low
 
 
-def check_sizes(plan: JobPlan, options: Options) -> list[Issue]:
-    """The ConfigMap and the launcher Role fit the API server's limits for this worker count."""
-    checks: list[tuple[str, str, Callable[[int], int], int, str]] = [
-        (
-            "ConfigMap",
-            names.config_map(plan.name),
-            lambda n: config_map_bytes(plan, options, n),
-            CONFIG_MAP_MAX_BYTES,
-            "1 MiB",
-        ),
-        ("Role", names.launcher(plan.name), lambda n: role_bytes(plan, n), OBJECT_MAX_BYTES, "1.5 MiB"),
-    ]
-    over = [
-        (kind, name, size, limit, shown)
-        for kind, name, size, limit, shown in checks
-        if size(plan.workers) > limit
-    ]
+def host_lines(plan: JobPlan, workers: int) -> int:
+    """Newlines in the host lists for `workers` (each is `\\n`, two bytes, in JSON): one per host in
+    the hostfile, and in discover_hosts.sh one per host after its `#!/bin/sh` line."""
+    hosts = workers + (1 if plan.hostnames.launcher_first else 0)
+    return hosts + (hosts + 1 if plan.discover_hosts else 0)
+
+
+def config_map_skeleton(plan: JobPlan, scripts: dict[str, str]) -> dict[str, object]:
+    """The job's ConfigMap with its host lists empty (every target's has this metadata)."""
+    from mpigen.targets.shared.configmap import host_list_keys
+    from mpigen.targets.shared.meta import object_meta
+
+    meta = object_meta(plan, names.config_map(plan.name), names.COMPONENT_CONFIG, plan.labels.other)
+    data = {**dict.fromkeys(host_list_keys(plan), ""), **scripts}
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": data}
+
+
+def object_checks(
+    plan: JobPlan,
+    config_map: Callable[[int], int],
+    config_map_applied: Callable[[int], int],
+    role: Callable[[int], int] | None,
+) -> list[SizeCheck]:
+    """The limits of a target's ConfigMap (data, annotation) and launcher Role (etcd, annotation),
+    from the target's own size functions. The annotation checks come last: a job over several limits
+    is named by its data's."""
+    config = f"the ConfigMap {names.config_map(plan.name)}"
+    applied = " with the last-applied-configuration annotation client-side `kubectl apply` adds"
+    annotation_limit = "256 KiB of annotations the API server accepts"
+    checks: list[SizeCheck] = [(config, config_map, CONFIG_MAP_MAX_BYTES, "1 MiB the API server accepts")]
+    role_name = f"the Role {names.launcher(plan.name)}"
+    if role is not None:
+        checks.append((role_name, role, OBJECT_MAX_BYTES, "1.5 MiB the API server accepts"))
+    checks.append((config + applied, config_map_applied, ANNOTATIONS_MAX_BYTES, annotation_limit))
+    if role is not None:
+        role_applied = role
+        checks.append(
+            (
+                role_name + applied,
+                lambda n: len(LAST_APPLIED) + role_applied(n) + EMPTY_ANNOTATIONS + 1,
+                ANNOTATIONS_MAX_BYTES,
+                annotation_limit,
+            )
+        )
+    return checks
+
+
+def size_issues(plan: JobPlan, checks: list[SizeCheck]) -> list[Issue]:
+    """One issue when any size passes its limit at this worker count, naming the first such and the
+    largest job that fits every limit."""
+    over = [(what, size, shown) for what, size, limit, shown in checks if size(plan.workers) > limit]
     if not over:
         return []
     # The largest job that fits must fit every limit, not only the one that is broken.
-    fits = min(largest_fitting(size, limit, plan.workers) for _, _, size, limit, _ in checks)
-    kind, name, size, _, shown = over[0]
+    fits = min(largest_fitting(size, limit, plan.workers) for _, size, limit, _ in checks)
+    what, size, shown = over[0]
     message = (
-        f"{plan.workers} workers do not fit: the {kind} {name} would be {size(plan.workers):,} bytes, over the "
-        f"{shown} the API server accepts; the largest job that fits has {fits:,} workers "
+        f"{plan.workers} workers do not fit: {what} would be {size(plan.workers):,} bytes, over the "
+        f"{shown}; the largest job that fits has {fits:,} workers "
         f"(with slotsPerWorker {plan.slots_per_worker} and this job name)"
     )
     return [Issue(plan.workers_path, message)]
+
+
+def config_map_applied_bytes(plan: JobPlan, options: Options, workers: int) -> int:
+    from mpigen.targets.shared.configmap import config_scripts
+
+    skeleton = config_map_skeleton(plan, config_scripts(plan, options))
+    return last_applied_bytes(skeleton, host_lists_bytes(plan, workers) + host_lines(plan, workers))
+
+
+def check_sizes(plan: JobPlan, options: Options) -> list[Issue]:
+    """The ConfigMap and the launcher Role fit the API server's limits for this worker count."""
+    checks = object_checks(
+        plan,
+        lambda n: config_map_bytes(plan, options, n),
+        lambda n: config_map_applied_bytes(plan, options, n),
+        (lambda n: role_bytes(plan, n)) if plan.launcher_needs_api else None,
+    )
+    return size_issues(plan, checks)

@@ -66,10 +66,21 @@ def kubectl_mount() -> dict[str, str]:
 
 
 def build_kubectl_delivery(plan: JobPlan, options: Options) -> dict[str, Any]:
+    """The init container that copies the image's kubectl into the launcher's kubectl volume.
+
+    Its command is explicit: the image's own differs by version. mpi-operator v0.2.0
+    cmd/kubectl-delivery/Dockerfile runs `deliver_kubectl.sh` (copy kubectl into $TARGET_DIR); from v0.2.3
+    on (the `latest` tag) it runs `cp /bin/kubectl /opt/kube/kubectl; /bin/kubectl-delivery`, a program
+    that opens /etc/mpi/hostfile and watches the namespace's pods (cmd/kubectl-delivery/app/server.go:
+    Run), which neither the v1alpha1/v1alpha2 launcher (no hostfile mounted there) nor mpigen's Role
+    (`get` on named pods only) allows: the launcher would never start. Both images keep kubectl at
+    /bin/kubectl; the waiting is the wait-for-workers container's.
+    """
     delivery = plan.kubectl_delivery
     container: dict[str, Any] = {
         "name": names.KUBECTL_DELIVERY,
         "image": kubectl_delivery_image(plan, options),
+        "command": ["cp", names.IMAGE_KUBECTL_PATH, names.KUBECTL_PATH],
         "env": [{"name": names.KUBECTL_TARGET_DIR_ENV, "value": names.KUBECTL_MOUNT_PATH}, *delivery.env],
         "volumeMounts": [kubectl_mount(), *([config_mount()] if delivery.mount_config else [])],
     }

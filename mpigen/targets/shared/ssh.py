@@ -4,7 +4,7 @@ mpi-operator v0.8.2 `newSSHAuthSecret` generates an ECDSA P-521 key pair into a 
 deterministic output must never carry a private key, so mpigen renders the Secret empty (`type:
 Opaque`: a `kubernetes.io/ssh-auth` Secret must hold a key at creation, and the type is immutable) and a
 small Job `<job>-ssh-keygen`: an init container runs `ssh-keygen` in the worker's image (with the
-worker pod's pull secrets, security context and placement, so that the image, its user and its
+worker pod's pull secrets, user and group and placement, so that the image, its user and its
 architecture are ones known to work), and the `store` container patches the pair into the Secret with
 the kubectl-delivery image, never replacing keys already there. Its identity may `get` and `patch`
 that one Secret only; only `store` gets its token; both containers meet Pod Security restricted. Until
@@ -45,7 +45,10 @@ KEYGEN_COMMAND = [
     f"rm -f {KEYS_DIR}/id {KEYS_DIR}/id.pub && exec ssh-keygen -q -t ecdsa -b 521 -m PEM -N '' -C '' -f {KEYS_DIR}/id",
 ]
 # What the key-generation pod copies from the worker pod template (else the launcher's).
-POD_FIELDS = ("imagePullSecrets", "securityContext", "nodeSelector", "tolerations", "affinity")
+POD_FIELDS = ("imagePullSecrets", "nodeSelector", "tolerations", "affinity")
+# Of the worker pod's securityContext, only the user and group ssh-keygen and kubectl run as: no SELinux
+# type, AppArmor or seccomp override, sysctls, supplemental or filesystem groups (least privilege).
+POD_SECURITY_FIELDS = ("runAsUser", "runAsGroup", "runAsNonRoot")
 
 
 def generates_keys(plan: JobPlan) -> bool:
@@ -154,6 +157,9 @@ def build_store_container(plan: JobPlan, options: Options) -> dict[str, Any]:
 def build_keygen_pod_spec(plan: JobPlan, options: Options) -> dict[str, Any]:
     source = _source_pod(plan)
     pod: dict[str, Any] = {key: source[key] for key in POD_FIELDS if key in source}
+    context = source.get("securityContext") or {}
+    if kept := {key: context[key] for key in POD_SECURITY_FIELDS if key in context}:
+        pod["securityContext"] = kept
     item = {"key": names.KEYGEN_SCRIPT, "path": names.KEYGEN_SCRIPT, "mode": names.SCRIPT_MODE}
     pod.update(
         serviceAccountName=names.ssh_keygen(plan.name),

@@ -162,9 +162,10 @@ def _worker_task(plan: JobPlan, options: Options) -> dict[str, Any]:
     }
 
 
-def plugins(plan: JobPlan) -> dict[str, list[str]]:
-    """svc always (the pods' DNS names); ssh when Volcano makes the keys."""
-    svc = ["--disable-network-policy"]
+def plugins(plan: JobPlan, options: Options) -> dict[str, list[str]]:
+    """svc always (the pods' DNS names); ssh when Volcano makes the keys. The svc plugin's own per-job
+    NetworkPolicy (ingress from the job's own pods only) stays unless `--network-policy` renders mpigen's."""
+    svc = ["--disable-network-policy"] if options.network_policy is not None else []
     if plan.service.publish_not_ready:
         svc.append("--publish-not-ready-addresses")
     found = {"svc": svc}
@@ -182,7 +183,7 @@ def build_job(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
         "schedulerName": scheduler_name(options),
         "queue": scheduling.queue or DEFAULT_QUEUE,
         "maxRetry": max_retry(plan)[0],
-        "plugins": plugins(plan),
+        "plugins": plugins(plan, options),
         "policies": [
             {"event": "PodEvicted", "action": "RestartJob"},
             {"event": "PodFailed", "action": "RestartJob"},

@@ -6,17 +6,22 @@ computed without building them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from mpigen import names
-from mpigen.checks.objectsize import OBJECT_MAX_BYTES
+from mpigen.checks.objectsize import last_applied_bytes
 from mpigen.checks.rules import Added
 from mpigen.errors import Issue
 from mpigen.options import SCHEDULER_PLUGINS, Options
 from mpigen.plan import JobPlan
 from mpigen.targets.shared import mpi_env
 from mpigen.targets.shared.hardening import API_TOKEN_VOLUME, TMP_VOLUME
-from mpigen.targets.shared.limits import CONFIG_MAP_MAX_BYTES, host_lists_bytes, largest_fitting, role_bytes
+from mpigen.targets.shared.limits import (
+    config_map_skeleton,
+    host_lines,
+    host_lists_bytes,
+    object_checks,
+    role_bytes,
+    size_issues,
+)
 from mpigen.targets.volcano.job import (
     LAUNCHER_TASK,
     SSH_PLUGIN_SECRET_SUFFIX,
@@ -107,38 +112,34 @@ def check_options(plan: JobPlan, options: Options) -> list[Issue]:
     return []
 
 
-def config_map_bytes(plan: JobPlan, options: Options, workers: int) -> int:
-    """Data size of the ConfigMap for `workers`: the shared host-list arithmetic, with the launcher's
-    hostfile entry `<job>-launcher-0` two characters longer than the operator target's `<job>-launcher`."""
-    scripts = config_scripts(plan, options)
-    size = sum(len(key) + len(value.encode()) for key, value in scripts.items())
-    size += len(names.HOSTFILE) + (len(names.DISCOVER_HOSTS_SCRIPT) if plan.discover_hosts else 0)
-    size += host_lists_bytes(plan, workers)
+def _host_bytes(plan: JobPlan, workers: int) -> int:
+    """The host lists for `workers`: the shared arithmetic, with the launcher's hostfile entry
+    `<job>-launcher-0` two characters longer than the operator target's `<job>-launcher`."""
+    size = host_lists_bytes(plan, workers)
     if plan.hostnames.launcher_first:
         size += len("-0") * (2 if plan.discover_hosts else 1)
     return size
 
 
+def config_map_bytes(plan: JobPlan, options: Options, workers: int) -> int:
+    """Data size of the ConfigMap for `workers`."""
+    scripts = config_scripts(plan, options)
+    size = sum(len(key) + len(value.encode()) for key, value in scripts.items())
+    size += len(names.HOSTFILE) + (len(names.DISCOVER_HOSTS_SCRIPT) if plan.discover_hosts else 0)
+    return size + _host_bytes(plan, workers)
+
+
+def config_map_applied_bytes(plan: JobPlan, options: Options, workers: int) -> int:
+    """The ConfigMap's annotations once client-side `kubectl apply` adds its own, for `workers`."""
+    skeleton = config_map_skeleton(plan, config_scripts(plan, options))
+    return last_applied_bytes(skeleton, _host_bytes(plan, workers) + host_lines(plan, workers))
+
+
 def check_sizes(plan: JobPlan, options: Options) -> list[Issue]:
-    checks: list[tuple[str, str, Callable[[int], int], int, str]] = [
-        (
-            "ConfigMap",
-            names.config_map(plan.name),
-            lambda n: config_map_bytes(plan, options, n),
-            CONFIG_MAP_MAX_BYTES,
-            "1 MiB",
-        ),
-        ("Role", names.launcher(plan.name), lambda n: role_bytes(plan, n), OBJECT_MAX_BYTES, "1.5 MiB"),
-    ]
-    over = [(kind, name, size) for kind, name, size, limit, _ in checks if size(plan.workers) > limit]
-    if not over:
-        return []
-    fits = min(largest_fitting(size, limit, plan.workers) for _, _, size, limit, _ in checks)
-    kind, name, size = over[0]
-    shown = next(text for k, _, _, _, text in checks if k == kind)
-    message = (
-        f"{plan.workers} workers do not fit: the {kind} {name} would be {size(plan.workers):,} bytes, over the "
-        f"{shown} the API server accepts; the largest job that fits has {fits:,} workers "
-        f"(with slotsPerWorker {plan.slots_per_worker} and this job name)"
+    checks = object_checks(
+        plan,
+        lambda n: config_map_bytes(plan, options, n),
+        lambda n: config_map_applied_bytes(plan, options, n),
+        (lambda n: role_bytes(plan, n)) if plan.launcher_needs_api else None,
     )
-    return [Issue(plan.workers_path, message)]
+    return size_issues(plan, checks)

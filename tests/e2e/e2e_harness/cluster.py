@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Self
 
-from . import netns, podfs
+from . import netns, podfs, published
 from .netns import HarnessError
 from .pods import Container, Pod
 from .values import ClusterOptions, Run, RunTimeout
@@ -79,7 +79,7 @@ class Cluster:
         self.stop()
 
     def start(self) -> None:
-        """Create the network, start every pod not `absent`, deliver kubectl; stop() on any failure."""
+        """Create the network, start every pod not `absent`; stop() on any failure."""
         netns.create_network(
             self.bridge_ns,
             [self.netns[p.name] for p in self.running],
@@ -229,7 +229,8 @@ class Cluster:
     ) -> Run:
         """Run a container's command in its pod the way kubelet would, plus `extra_env` (harness-only)."""
         env = {**self.container_env(pod, container), **(extra_env or {})}
-        return self.run(pod, container.argv, env, timeout, container.working_dir, self.user_of(container))
+        argv = published.argv(container)
+        return self.run(pod, argv, env, timeout, container.working_dir, self.user_of(container))
 
     def launcher(self) -> Pod:
         """The launcher pod (the one a Job made)."""
@@ -241,15 +242,14 @@ class Cluster:
     def run_launcher(self, timeout: float, extra_env: Mapping[str, str] | None = None) -> Run:
         """Run the launcher pod's containers as kubelet would: init containers in order, then the main one.
 
-        kubectl-delivery was emulated at start; any other init container (such as a wait-for-workers
-        one) runs here with its own env and must exit 0, else its Run is returned; `init_runs` keeps
-        them all. `extra_env` goes to the main container only; `timeout` bounds each container.
+        Each init container (kubectl-delivery, wait-for-workers) runs what it really runs (its command,
+        else its image's published entrypoint: published.py) with its own env and must exit 0, else its
+        Run is returned; `init_runs` keeps them all. `extra_env` goes to the main container only;
+        `timeout` bounds each container.
         """
         pod = self.launcher()
         self.init_runs.clear()
         for init in pod.init_containers:
-            if podfs.is_kubectl_delivery(init):
-                continue
             done = self.run_container(pod.name, init, timeout)
             self.init_runs.append(done)
             if done.returncode != 0:
@@ -302,7 +302,7 @@ class Cluster:
     def _spawn(self, pod: Pod, container: Container) -> subprocess.Popen[bytes]:
         cmd = self.command(
             pod.name,
-            container.argv,
+            published.argv(container),
             self.container_env(pod.name, container),
             container.working_dir,
             self.user_of(container),
@@ -345,7 +345,10 @@ class Cluster:
     def _prepare(self, pod: Pod) -> list[str]:
         kubectl = podfs.kubectl_text(KUBECTL_SH.read_text(), self.workdir)
         root = self.workdir / "pods" / pod.name
-        return podfs.prepare_pod_files(root, pod, self._hosts(pod), kubectl, self.options.image)
+        image = self.options.image.with_files(
+            published.image_files([*pod.init_containers, *pod.containers], kubectl)
+        )
+        return podfs.prepare_pod_files(root, pod, self._hosts(pod), image)
 
     def _start_holders(self, mounts: dict[str, list[str]]) -> None:
         shm = None

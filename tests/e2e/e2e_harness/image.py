@@ -31,6 +31,7 @@ class ImageFile:
     mode: int = 0o644
     uid: int = 0
     gid: int = 0
+    source: Path | None = None  # a file of this machine whose bytes it has (a program), instead of content
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,10 @@ class Image:
     def with_env(self, **env: str) -> Image:
         """The same image with more env (e.g. PATH with an MPI's bin first)."""
         return Image({**self.env, **env}, self.files, self.dirs, self.homes, self.run_dirs)
+
+    def with_files(self, files: tuple[ImageFile, ...]) -> Image:
+        """The same image with more files (those of a pod's other images, e.g. kubectl-delivery's)."""
+        return Image(self.env, (*self.files, *files), self.dirs, self.homes, self.run_dirs)
 
 
 PLAIN = Image()

@@ -2,9 +2,9 @@
 
 Each pod's files are prepared on the machine under `<workdir>/pods/<pod>/` (volumes, hosts,
 resolv.conf, overlay dirs) and mounted by the pod's holder inside its own mount namespace, which the
-holder made private before mounting; so nothing shows up outside the pod. The kubectl-delivery init
-container of mpi-operator v0.2.0 (`cp /bin/kubectl $TARGET_DIR`) is the one thing emulated: it delivers
-the fake kubectl into the volume mounted at its TARGET_DIR.
+holder made private before mounting; so nothing shows up outside the pod. Nothing a container does is
+emulated here: the kubectl stand-in sits where the kubectl-delivery image keeps kubectl (/bin/kubectl,
+published.py), and the launcher's kubectl-delivery init container copies it as its command says.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import select
 import shlex
+import shutil
 import subprocess
 import time
 from collections.abc import Mapping
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from .image import Image
 from .netns import HarnessError
-from .pods import Container, Pod
+from .pods import Pod
 
 KUBELET_HOSTS = """# Kubernetes-managed hosts file (mpigen e2e harness).
 127.0.0.1\tlocalhost
@@ -35,13 +36,6 @@ RESOLV_CONF = "search {searches}\noptions ndots:5\n"
 UNROUTABLE_PREFIX = "192.168.77."
 SHARED_HOSTNAME = "shared-node"
 HOLDER_START_TIMEOUT = 60  # seconds for all pods of a cluster to be set up
-
-
-def is_kubectl_delivery(container: Container) -> bool:
-    """The operator's kubectl-delivery init container (no command of its own; copies kubectl)."""
-    return container.name == "kubectl-delivery" or (
-        not container.argv and "TARGET_DIR" in container.env_dict()
-    )
 
 
 def hosts_entry(pod: Pod, address: str) -> str:
@@ -76,19 +70,6 @@ def _write_volume(root: Path, pod: Pod, name: str) -> Path:
     return path
 
 
-def _deliver_kubectl(root: Path, pod: Pod, kubectl: str) -> None:
-    for init in pod.init_containers:
-        if not is_kubectl_delivery(init):
-            continue
-        target = init.env_dict().get("TARGET_DIR", "/opt/kube")
-        mount = pod.mounts().get(target)
-        if mount is None:
-            raise HarnessError(f"pod {pod.name}: kubectl-delivery's TARGET_DIR {target} is not a volume")
-        dest = root / "volumes" / mount.volume / "kubectl"
-        dest.write_text(kubectl)
-        dest.chmod(0o755)
-
-
 def _nearest_existing(path: str) -> str:
     parent = os.path.dirname(path.rstrip("/")) or "/"
     while not os.path.isdir(parent):
@@ -121,7 +102,10 @@ def _image_lines(root: Path, pod: Pod, image: Image, overlays: dict[str, Path]) 
         else:
             target = _in_overlay(root, pod, overlays, file.path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(file.content)
+        if file.source is not None:
+            shutil.copyfile(file.source, target)
+        else:
+            target.write_text(file.content)
         target.chmod(file.mode)
         os.chown(target, file.uid, file.gid)
     return lines
@@ -158,13 +142,12 @@ def mount_lines(root: Path, pod: Pod, image: Image) -> list[str]:
     return lines
 
 
-def prepare_pod_files(root: Path, pod: Pod, hosts: str, kubectl: str, image: Image) -> list[str]:
+def prepare_pod_files(root: Path, pod: Pod, hosts: str, image: Image) -> list[str]:
     """Write the pod's files under `root`; return the mount lines for its holder."""
     root.mkdir(parents=True, exist_ok=True)
     (root / "hosts").write_text(hosts)
     (root / "resolv.conf").write_text(RESOLV_CONF.format(searches=" ".join(pod.search_list())))
     lines = mount_lines(root, pod, image)
-    _deliver_kubectl(root, pod, kubectl)
     for name in ("hosts", "resolv.conf"):
         lines.append(f"mount --bind {shlex.quote(str(root / name))} /etc/{name}")
     if not (root / "ready").exists():  # not scripted before start: Ready at once

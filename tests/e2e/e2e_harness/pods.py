@@ -57,7 +57,8 @@ class Mount:
 
 @dataclass(frozen=True)
 class Container:
-    """One container: its full argv (command + args, `$(VAR)` expanded), env and mounts."""
+    """One container: its argv (command + args as written, `$(VAR)` expanded; published.argv resolves
+    a container without a command), env and mounts."""
 
     name: str
     image: str
@@ -67,6 +68,8 @@ class Container:
     working_dir: str = "/"
     run_as_user: int | None = None  # securityContext (the container's, else the pod's); None: the image's
     run_as_group: int | None = None
+    # The spec gives a `command`; without one the image's ENTRYPOINT runs, with `argv` (the args) or its CMD.
+    has_command: bool = True
 
     def env_dict(self) -> dict[str, str]:
         """The container's own env (later entries win, as in Kubernetes)."""
@@ -185,6 +188,7 @@ def _container(
         working_dir=str(spec.get("workingDir") or "/"),
         run_as_user=security.get("runAsUser"),
         run_as_group=security.get("runAsGroup"),
+        has_command=bool(spec.get("command")),
     )
 
 

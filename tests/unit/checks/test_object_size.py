@@ -10,7 +10,7 @@ import yaml
 from click.testing import CliRunner
 
 from mpigen import CompileError, compile
-from mpigen.checks.objectsize import json_size, largest_field
+from mpigen.checks.objectsize import json_size, largest_field, last_applied_bytes
 from mpigen.cli import cli
 
 
@@ -38,7 +38,7 @@ def test_a_launcher_with_100000_containers_is_refused_at_its_containers() -> Non
     [issue] = caught.value.issues
     assert issue.path == ("spec", "mpiReplicaSpecs", "Launcher", "template", "spec", "containers")
     assert issue.message.startswith(
-        "too large: the Job a-launcher would be 2,991,507 bytes, over the 1,572,864 (1.5 MiB) etcd stores per object"
+        "too large: the Job a-launcher would be 2,991,559 bytes, over the 1,572,864 (1.5 MiB) etcd stores per object"
     )
     assert issue.message.endswith("its spec.template.spec.containers holds 2,989,204 bytes (100,000 items)")
 
@@ -57,13 +57,37 @@ def test_a_large_worker_template_is_refused_through_render_with_nothing_printed(
     )
 
 
-def test_an_object_just_under_the_limit_renders() -> None:
-    arg = "x" * (1536 * 1024 - 3000)
+def test_an_object_just_under_the_annotation_limit_renders() -> None:
+    """Client-side `kubectl apply` stores the object's JSON in an annotation (256 KiB at most)."""
+    arg = "x" * (256 * 1024 - 3000)
     objects = compile(job({"containers": [{"name": "l", "image": "i", "args": [arg]}]}))
     launcher = next(
         obj for obj in objects if obj["kind"] == "Job" and obj["metadata"]["name"] == "a-launcher"
     )
-    assert 1536 * 1024 - 3000 < json_size(launcher) <= 1536 * 1024
+    assert 256 * 1024 - 3000 < last_applied_bytes(launcher) <= 256 * 1024
+
+
+def test_an_object_under_etcds_limit_but_over_the_annotation_limit_is_refused_at_its_field() -> None:
+    arg = "x<&" * (300 * 1024 // 3)  # Go's JSON writes < and & as six bytes each
+    with pytest.raises(CompileError) as caught:
+        compile(job({"containers": [{"name": "l", "image": "i", "args": [arg]}]}))
+    [issue] = caught.value.issues
+    assert issue.path == (
+        "spec",
+        "mpiReplicaSpecs",
+        "Launcher",
+        "template",
+        "spec",
+        "containers",
+        0,
+        "args",
+        0,
+    )
+    size = int(issue.message.split(" would be ")[1].split(" bytes")[0].replace(",", ""))
+    # The argument alone: 102,400 times 1 + 6 + 6 bytes, and its quotes; the rest of the Job is small.
+    assert 1_331_202 < size < 1_331_202 + 4000
+    assert "with the last-applied-configuration annotation client-side `kubectl apply` adds" in issue.message
+    assert "over the 262,144 (256 KiB) of annotations the API server accepts" in issue.message
 
 
 def test_the_largest_field_stops_where_no_single_field_dominates() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from jobs import V1ALPHA2, make_job
 
 from mpigen import CompileError, Options, compile
 from mpigen.compiler import plan_job
@@ -78,7 +79,18 @@ def test_hostfile_names_volcano_pods() -> None:
         "pi-launcher-0.pi.team-a.svc slots=1\npi-worker-0.pi.team-a.svc slots=1\npi-worker-1.pi.team-a.svc slots=1\n"
     )
     (job,) = [o for o in objects if o["apiVersion"] == "batch.volcano.sh/v1alpha1"]
-    assert job["spec"]["plugins"]["svc"] == ["--disable-network-policy", "--publish-not-ready-addresses"]
+    # Volcano's own per-job NetworkPolicy stays (no --network-policy here)
+    assert job["spec"]["plugins"]["svc"] == ["--publish-not-ready-addresses"]
+
+
+@pytest.mark.parametrize(("policy", "svc"), [(None, []), ("same-job", ["--disable-network-policy"])])
+def test_volcanos_own_network_policy_stays_unless_mpigen_renders_one(
+    policy: str | None, svc: list[str]
+) -> None:
+    objects = compile(make_job(V1ALPHA2), Options(target="volcano", network_policy=policy))
+    (job,) = [o for o in objects if o["apiVersion"] == "batch.volcano.sh/v1alpha1"]
+    assert [arg for arg in job["spec"]["plugins"]["svc"] if "network-policy" in arg] == svc
+    assert len([o for o in objects if o["kind"] == "NetworkPolicy"]) == (0 if policy is None else 1)
 
 
 def test_too_many_workers_for_the_config_map_are_refused_with_the_largest_that_fits() -> None:
