@@ -78,6 +78,10 @@ class Options(NamedTuple):
     # (`kueue.x-k8s.io/priority-class`) labels of the JobSet; None: no label.
     queue: str | None = None
     priority_class: str | None = None
+    # A disruption of a pod (eviction, preemption, node drain: the pod's DisruptionTarget condition)
+    # restarts the job without counting against its retry budget, where the target's engine can tell it
+    # from a failure (docs/departures.md, "Disruptions"); False: every restart counts, as before.
+    free_disruptions: bool = True
 
     @property
     def effective_scheduler_name(self) -> str | None:
@@ -266,6 +270,13 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         needs="queue",
         targets=("jobset",),
         off_target=_TWO_WORKLOADS,
+    ),
+    OptionSpec(
+        "free-disruptions",
+        "free_disruptions",
+        "switch",
+        "Count every restart against the retry budget, disruptions too. By default a pod evicted, preempted or drained (condition DisruptionTarget) restarts the job without counting: jobset target, each Job's podFailurePolicy and the JobSet's failurePolicy.rules; operator target, the launcher Job's podFailurePolicy when its restartPolicy is Never; volcano target, no change (Volcano counts every restart).",
+        '"false" counts disruptions (evictions, preemptions, drains) against the retry budget.',
     ),
 )
 
