@@ -80,6 +80,7 @@ SLOW = {"e2e", "cluster", "image", "kustomize", "kubeconform", "scripts", "shell
 GROUP_BY_PATH = {
     "tests/cluster/test_jobset.py": "jobset",
     "tests/cluster/test_jobset_target.py": "jobset-target",
+    "tests/cluster/test_jobset_disruptions.py": "jobset-target",
     "tests/cluster/test_trainjob_target.py": "jobset-target",
     "tests/cluster/test_volcano.py": "volcano",
     "tests/cluster/test_volcano_webhooks.py": "volcano",
