@@ -87,6 +87,7 @@ GROUP_BY_PATH = {
     "tests/cluster/test_volcano_target.py": "volcano-target",
     "tests/cluster/test_lifecycle.py": "workloads",
     "tests/cluster/test_admission.py": "workloads",
+    "tests/cluster/test_operator_disruptions.py": "workloads",
     "tests/cluster/": "cluster",
     "tests/e2e/": "e2e",
     "tests/image/": "image",
