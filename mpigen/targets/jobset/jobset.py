@@ -10,10 +10,11 @@ gang (`failurePolicy.maxRestarts` = the run policy's backoffLimit, the Job defau
 
 Disruptions are free (unless `--no-free-disruptions`): each Job's `podFailurePolicy` fails the Job with
 reason `PodFailurePolicy` when a pod failed with the `DisruptionTarget` condition (evicted, preempted,
-drained; the workers always, the launcher when its restartPolicy is Never; k8s v1.37.2 pkg/controller/job/pod_failure_policy.go: matchPodFailurePolicy), and a JobSet rule
-restarts the whole JobSet on that reason without counting (jobset v0.12.0
-pkg/controllers/failure_policy.go: restartJobSetAndIgnoreMaxRestartsActionApplier bumps `restarts`, not
-`restartsCountTowardsMax`). JobSet offers no bound on such restarts. `restartStrategy: BlockingRecreate`
+drained; the workers always, the launcher when its restartPolicy is Never; k8s v1.37.2
+pkg/controller/job/pod_failure_policy.go: matchPodFailurePolicy), and a JobSet rule restarts the whole
+JobSet on that reason without counting (jobset v0.12.0 pkg/controllers/failure_policy.go:
+restartJobSetAndIgnoreMaxRestartsActionApplier bumps `restarts`, not `restartsCountTowardsMax`). JobSet
+offers no bound on such restarts. `restartStrategy: BlockingRecreate`
 (jobset_controller.go: createJobs) creates the next attempt's Jobs only once every Job of the previous
 one is gone, so no new worker shares a host name with an old launcher or worker still terminating.
 """
