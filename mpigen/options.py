@@ -84,6 +84,10 @@ class Options(NamedTuple):
     # Where the job's pods run (mpigen.placement): "required:<node-label-key>",
     # "preferred:<node-label-key>" or "slice:<node-label-key>:<size>"; None: wherever the scheduler finds room.
     topology: str | None = None
+    # A disruption of a pod (eviction, preemption, node drain: the pod's DisruptionTarget condition)
+    # restarts the job without counting against its retry budget, where the target's engine can tell it
+    # from a failure (docs/departures.md, "Disruptions"); False: every restart counts, as before.
+    free_disruptions: bool = True
 
     @property
     def effective_scheduler_name(self) -> str | None:
@@ -289,6 +293,13 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         "Keep the job's pods together by a node label, in the scheduler's own words (docs/placement.md): required:KEY, every pod (launcher and workers) in one domain of the label or none starts; preferred:KEY, as few domains as possible; slice:KEY:SIZE, groups of SIZE consecutive worker ranks per domain (jobset target only). Operator target: pod affinity (kube-scheduler); jobset target, with --queue: Kueue topology-aware scheduling; volcano target: the Job's networkTopology over HyperNodes whose tier name is KEY.",
         "Placement by a node label: required:KEY, preferred:KEY or slice:KEY:SIZE.",
         metavar="MODE:KEY",
+    ),
+    OptionSpec(
+        "free-disruptions",
+        "free_disruptions",
+        "switch",
+        "Count every restart against the retry budget, disruptions too. By default a pod evicted, preempted or drained (condition DisruptionTarget) restarts the job without counting: jobset target, each Job's podFailurePolicy and the JobSet's failurePolicy.rules; operator target, the launcher Job's podFailurePolicy when its restartPolicy is Never; volcano target, no change (Volcano counts every restart).",
+        '"false" counts disruptions (evictions, preemptions, drains) against the retry budget.',
     ),
 )
 

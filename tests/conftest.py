@@ -80,6 +80,7 @@ SLOW = {"e2e", "cluster", "image", "kustomize", "kubeconform", "scripts", "shell
 GROUP_BY_PATH = {
     "tests/cluster/test_jobset.py": "jobset",
     "tests/cluster/test_jobset_target.py": "jobset-target",
+    "tests/cluster/test_jobset_disruptions.py": "jobset-target",
     "tests/cluster/test_trainjob_target.py": "jobset-target",
     "tests/cluster/test_volcano.py": "volcano",
     "tests/cluster/test_volcano_webhooks.py": "volcano",
@@ -89,6 +90,7 @@ GROUP_BY_PATH = {
     "tests/cluster/test_topology.py": "workloads",
     "tests/cluster/test_topology_kueue.py": "jobset-target",
     "tests/cluster/test_topology_volcano.py": "volcano-target",
+    "tests/cluster/test_operator_disruptions.py": "workloads",
     "tests/cluster/": "cluster",
     "tests/e2e/": "e2e",
     "tests/image/": "image",

@@ -401,6 +401,14 @@ def start_control_plane(binaries: dict[str, str], kubectl: str, extra_args: tupl
         raise
 
 
+# A pod being deleted that the API server marked disrupted (the Eviction API, a drain): a kubelet kills
+# its containers (exit 137) and reports it Failed, conditions kept (pod-disrupted), then deletes it,
+# leaving its finalizers to their owners (pod-disrupted-delete): the Job controller reads the failure
+# for its podFailurePolicy and removes its job-tracking finalizer itself. kwok's plain pod-delete
+# would drop the pod unfailed, its finalizers stripped, and the Job would never count it.
+_DISRUPTED = (
+    '[.status.conditions[]? | select(.type == "DisruptionTarget" and .status == "True")] | length > 0'
+)
 KWOK_STAGES = """\
 apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
@@ -445,16 +453,57 @@ spec:
 ---
 apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
+metadata: {name: pod-disrupted}
+spec:
+  resourceRef: {apiGroup: v1, kind: Pod}
+  selector:
+    matchExpressions:
+    - {key: .metadata.deletionTimestamp, operator: Exists}
+    - {key: '@DISRUPTED@', operator: In, values: ['true']}
+    - {key: .status.phase, operator: NotIn, values: [Failed, Succeeded]}
+  next:
+    statusTemplate: |
+      {{ $now := Now }}
+      conditions:
+      {{ range .status.conditions }}
+      {{ if or (eq .type "Ready") (eq .type "ContainersReady") }}
+      - {type: {{ .type | Quote }}, status: "False", reason: PodFailed, lastTransitionTime: {{ $now | Quote }}}
+      {{ else }}
+      - {type: {{ .type | Quote }}, status: {{ .status | Quote }}{{ if .reason }}, reason: {{ .reason | Quote }}{{ end }}{{ if .message }}, message: {{ .message | Quote }}{{ end }}{{ if .lastTransitionTime }}, lastTransitionTime: {{ .lastTransitionTime | Quote }}{{ end }}}
+      {{ end }}
+      {{ end }}
+      containerStatuses:
+      {{ range .spec.containers }}
+      - {name: {{ .name | Quote }}, image: {{ .image | Quote }}, ready: false, restartCount: 0, started: false, state: {terminated: {exitCode: 137, reason: Error, startedAt: {{ $now | Quote }}, finishedAt: {{ $now | Quote }}}}}
+      {{ end }}
+      phase: Failed
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
 metadata: {name: pod-delete}
 spec:
   resourceRef: {apiGroup: v1, kind: Pod}
   selector:
     matchExpressions:
     - {key: .metadata.deletionTimestamp, operator: Exists}
+    - {key: '@DISRUPTED@', operator: NotIn, values: ['true']}
   next:
     finalizers: {empty: true}
     delete: true
-"""
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata: {name: pod-disrupted-delete}
+spec:
+  resourceRef: {apiGroup: v1, kind: Pod}
+  selector:
+    matchExpressions:
+    - {key: .metadata.deletionTimestamp, operator: Exists}
+    - {key: '@DISRUPTED@', operator: In, values: ['true']}
+    - {key: .status.phase, operator: In, values: [Failed, Succeeded]}
+  next:
+    delete: true
+""".replace("@DISRUPTED@", _DISRUPTED)
 
 
 def start_workloads(

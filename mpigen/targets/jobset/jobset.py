@@ -7,6 +7,16 @@ and Kueue's admission of a suspended JobSet does not wait for it): DNS host name
 addresses published (the launcher resolves itself and the workers before they are Ready), success when
 the launcher completes, both Jobs `backoffLimit: 0` so that any failed pod is one restart of the whole
 gang (`failurePolicy.maxRestarts` = the run policy's backoffLimit, the Job default 6 when unset).
+
+Disruptions are free (unless `--no-free-disruptions`): each Job's `podFailurePolicy` fails the Job with
+reason `PodFailurePolicy` when a pod failed with the `DisruptionTarget` condition (evicted, preempted,
+drained; the workers always, the launcher when its restartPolicy is Never; k8s v1.37.2
+pkg/controller/job/pod_failure_policy.go: matchPodFailurePolicy), and a JobSet rule restarts the whole
+JobSet on that reason without counting (jobset v0.12.0 pkg/controllers/failure_policy.go:
+restartJobSetAndIgnoreMaxRestartsActionApplier bumps `restarts`, not `restartsCountTowardsMax`). JobSet
+offers no bound on such restarts. `restartStrategy: BlockingRecreate`
+(jobset_controller.go: createJobs) creates the next attempt's Jobs only once every Job of the previous
+one is gone, so no new worker shares a host name with an old launcher or worker still terminating.
 """
 
 from __future__ import annotations
@@ -22,19 +32,35 @@ from mpigen.targets.shared.meta import object_meta
 
 # batch/v1 Job's own backoffLimit default, which the operators' launcher Job inherits.
 JOB_DEFAULT_BACKOFF_LIMIT = 6
+# The Job condition reason of a Job failed by a podFailurePolicy FailJob rule (k8s v1.37.2
+# pkg/apis/batch/types.go: JobReasonPodFailurePolicy); the name of mpigen's JobSet rule on it (jobset
+# v0.12.0 pkg/webhooks/jobset_webhook.go: ruleNameFmt allows no "-").
+POD_FAILURE_POLICY_REASON = "PodFailurePolicy"
+DISRUPTION_RULE = "disruption"
+
+
+def disruption_pod_failure_policy() -> dict[str, Any]:
+    """A Job's podFailurePolicy that fails the Job (reason PodFailurePolicy) on a disrupted pod."""
+    condition = {"type": "DisruptionTarget", "status": "True"}
+    return {"rules": [{"action": "FailJob", "onPodConditions": [condition]}]}
 
 
 def max_restarts(plan: JobPlan) -> int:
     return JOB_DEFAULT_BACKOFF_LIMIT if plan.backoff_limit is None else plan.backoff_limit
 
 
-def _job_spec(plan: JobPlan, pods: int, template: dict[str, Any]) -> dict[str, Any]:
+def _job_spec(plan: JobPlan, options: Options, pods: int, template: dict[str, Any]) -> dict[str, Any]:
     spec: dict[str, Any] = {
         "parallelism": pods,
         "completions": pods,
         "completionMode": "Indexed",
         "backoffLimit": 0,
     }
+    # The API server takes a podFailurePolicy only over `restartPolicy: Never` (k8s v1.37.2
+    # pkg/apis/batch/validation/validation.go: validateJobSpec): a launcher that restarts in place
+    # (OnFailure) keeps counting its disruptions.
+    if options.free_disruptions and template["spec"].get("restartPolicy") == "Never":
+        spec["podFailurePolicy"] = disruption_pod_failure_policy()
     if plan.active_deadline_seconds is not None:
         spec["activeDeadlineSeconds"] = plan.active_deadline_seconds
     if plan.pod_replacement_failed:
@@ -53,7 +79,7 @@ def _replicated_job(
 def replicated_jobs(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
     jobs = []
     if plan.workers > 0:
-        spec = _job_spec(plan, plan.workers, build_worker_template(plan, options))
+        spec = _job_spec(plan, options, plan.workers, build_worker_template(plan, options))
         jobs.append(
             _replicated_job(plan, names.WORKER_RJOB, names.COMPONENT_WORKER, plan.labels.worker_set, spec)
         )
@@ -62,20 +88,32 @@ def replicated_jobs(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
         names.LAUNCHER_RJOB,
         names.COMPONENT_LAUNCHER,
         plan.labels.launcher_job,
-        _job_spec(plan, 1, build_launcher_template(plan, options)),
+        _job_spec(plan, options, 1, build_launcher_template(plan, options)),
     )
     if plan.workers > 0:
         launcher = {**launcher, "dependsOn": [{"name": names.WORKER_RJOB, "status": "Ready"}]}
     return [*jobs, launcher]
 
 
-def _failure_policy(plan: JobPlan) -> dict[str, Any]:
+def _failure_policy(plan: JobPlan, options: Options) -> dict[str, Any]:
     policy: dict[str, Any] = {"maxRestarts": max_restarts(plan)}
+    rules = []
+    if options.free_disruptions:
+        policy["restartStrategy"] = "BlockingRecreate"
+        rules.append(
+            {
+                "name": DISRUPTION_RULE,
+                "action": "RestartJobSetAndIgnoreMaxRestarts",
+                "onJobFailureReasons": [POD_FAILURE_POLICY_REASON],
+            }
+        )
     if plan.active_deadline_seconds is not None:
         # A Job past its deadline fails the JobSet rather than restarting it (the run's time is up).
-        policy["rules"] = [
+        rules.append(
             {"name": "deadline", "action": "FailJobSet", "onJobFailureReasons": ["DeadlineExceeded"]}
-        ]
+        )
+    if rules:
+        policy["rules"] = rules
     return policy
 
 
@@ -92,7 +130,7 @@ def build_jobset(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
     spec: dict[str, Any] = {
         "network": {"enableDNSHostnames": True, "publishNotReadyAddresses": True},
         "successPolicy": {"operator": "All", "targetReplicatedJobs": [names.LAUNCHER_RJOB]},
-        "failurePolicy": _failure_policy(plan),
+        "failurePolicy": _failure_policy(plan, options),
     }
     if plan.suspend or options.queue is not None:
         spec["suspend"] = True

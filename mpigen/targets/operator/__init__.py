@@ -20,13 +20,13 @@ from mpigen.errors import Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 from mpigen.targets.canonical import canonical
+from mpigen.targets.operator.disruption import build_launcher
 from mpigen.targets.operator.placement import check_placement, place_pods
 from mpigen.targets.operator.reserved import added
 from mpigen.targets.operator.service import build_job_service
 from mpigen.targets.shared.cleanup import build_cleanup_job, build_cleanup_rbac
 from mpigen.targets.shared.configmap import build_config_map
 from mpigen.targets.shared.gang import build_pod_group, build_worker_pdb, gang_warnings, min_member
-from mpigen.targets.shared.launcher import build_launcher_job
 from mpigen.targets.shared.limits import check_derived_names, check_sizes
 from mpigen.targets.shared.meta import identity_warnings, template_warnings
 from mpigen.targets.shared.network import build_network_policy
@@ -71,7 +71,7 @@ BUILDERS: tuple[Builder, ...] = (
     build_worker_pdb,
     build_keygen_job,
     build_worker_stateful_set,
-    _with_options(build_launcher_job),
+    _with_options(build_launcher),
     build_cleanup_job,
 )
 

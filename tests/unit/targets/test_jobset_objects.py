@@ -73,13 +73,53 @@ def test_kubectl_exec_versions_are_warned_of_their_namespace_wide_exec_right() -
     assert not any("exec into" in w.message for w in mpigen.compile_job(JOBS["v2beta1"], JOBSET).warnings)
 
 
-def test_restarts_come_from_the_backoff_limit_and_every_pod_failure_counts() -> None:
+DISRUPTED = {"type": "DisruptionTarget", "status": "True"}
+
+
+def test_restarts_come_from_the_backoff_limit_and_disruptions_are_free() -> None:
     spec = _jobset(mpigen.compile(make_job(V2BETA1, 2, runPolicy={"backoffLimit": 3}), JOBSET))["spec"]
-    assert spec["failurePolicy"] == {"maxRestarts": 3}
-    assert {rj["template"]["spec"]["backoffLimit"] for rj in spec["replicatedJobs"]} == {0}
-    assert _jobset(mpigen.compile(make_job(V2BETA1, 2), JOBSET))["spec"]["failurePolicy"] == {
-        "maxRestarts": 6
+    assert spec["failurePolicy"] == {
+        "maxRestarts": 3,
+        "restartStrategy": "BlockingRecreate",
+        "rules": [
+            {
+                "name": "disruption",
+                "action": "RestartJobSetAndIgnoreMaxRestarts",
+                "onJobFailureReasons": ["PodFailurePolicy"],
+            }
+        ],
     }
+    policy = {"rules": [{"action": "FailJob", "onPodConditions": [DISRUPTED]}]}
+    jobs = {rjob["name"]: rjob["template"]["spec"] for rjob in spec["replicatedJobs"]}
+    assert {job["backoffLimit"] for job in jobs.values()} == {0}
+    assert jobs["worker"]["podFailurePolicy"] == policy
+    # a Job takes a podFailurePolicy only over pods that never restart in place (the API server refuses it
+    # with OnFailure, the v2beta1 launcher's default)
+    assert jobs["launcher"]["template"]["spec"]["restartPolicy"] == "OnFailure"
+    assert "podFailurePolicy" not in jobs["launcher"]
+    launcher = {
+        rjob["name"]: rjob for rjob in _jobset(mpigen.compile(JOBS["v1"], JOBSET))["spec"]["replicatedJobs"]
+    }
+    v1_launcher = launcher["launcher"]["template"]["spec"]
+    assert v1_launcher["template"]["spec"]["restartPolicy"] == "Never"
+    assert v1_launcher["podFailurePolicy"] == policy
+    assert _jobset(mpigen.compile(make_job(V2BETA1, 2), JOBSET))["spec"]["failurePolicy"]["maxRestarts"] == 6
+
+
+def test_without_free_disruptions_every_pod_failure_counts() -> None:
+    options = JOBSET.replace(free_disruptions=False)
+    spec = _jobset(mpigen.compile(make_job(V2BETA1, 2, runPolicy={"backoffLimit": 3}), options))["spec"]
+    assert spec["failurePolicy"] == {"maxRestarts": 3}
+    assert not any("podFailurePolicy" in rjob["template"]["spec"] for rjob in spec["replicatedJobs"])
+
+
+def test_the_deadline_rule_still_fails_the_jobset_beside_the_disruption_rule() -> None:
+    job = make_job(V2BETA1, 2, runPolicy={"activeDeadlineSeconds": 60})
+    rules = _jobset(mpigen.compile(job, JOBSET))["spec"]["failurePolicy"]["rules"]
+    assert [(rule["name"], rule["action"]) for rule in rules] == [
+        ("disruption", "RestartJobSetAndIgnoreMaxRestarts"),
+        ("deadline", "FailJobSet"),
+    ]
 
 
 def test_queue_and_priority_class_label_the_jobset_and_suspend_it() -> None:

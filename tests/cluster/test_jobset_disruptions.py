@@ -1,0 +1,157 @@
+"""Disruptions do not use up a JobSet's restarts (`--target jobset`), on the real JobSet v0.12
+controller, kube-controller-manager's Job controller (k8s v1.37.2) and kwok nodes.
+
+A pod evicted through the Eviction API or by `kubectl drain` gets the `DisruptionTarget` condition from the
+API server; kwok's `pod-disrupted` stage (controlplane.py) then fails it as a kubelet would (exit 137,
+phase Failed, conditions kept). The Job's podFailurePolicy fails the Job with reason `PodFailurePolicy`, and
+mpigen's JobSet rule restarts the whole JobSet without counting: `status.restarts` grows,
+`status.restartsCountTowardsMax` does not. A container that exits 1 counts, and past maxRestarts (the run
+policy's backoffLimit) the JobSet fails. With `--no-free-disruptions` an eviction counts like a failure.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from controlplane import Cluster, end_pod
+from jobs import V1, V2BETA1, make_job
+from test_jobset import RESTART_ATTEMPT, conditions, pods_of, ready, running_launcher
+from test_jobset_target import apply, namespace, rendered, the_jobset
+
+from mpigen.options import Options
+
+__all__ = ["namespace"]  # the fixture, shared with test_jobset_target.py
+
+
+def evict(cluster: Cluster, namespace: str, pod: str) -> None:
+    """POST an Eviction for `pod` (what `kubectl drain` does for each pod of a node)."""
+    eviction = {
+        "apiVersion": "policy/v1",
+        "kind": "Eviction",
+        "metadata": {"name": pod, "namespace": namespace},
+    }
+    cluster.kubectl(
+        "create",
+        "--raw",
+        f"/api/v1/namespaces/{namespace}/pods/{pod}/eviction",
+        "-f",
+        "-",
+        input=json.dumps(eviction),
+    )
+
+
+def status(cluster: Cluster, namespace: str, name: str) -> dict[str, Any]:
+    found: dict[str, Any] = cluster.get("jobset", name, "-n", namespace).get("status", {})
+    return found
+
+
+def restarted(cluster: Cluster, namespace: str, name: str, restarts: int) -> dict[str, Any]:
+    """The JobSet's status once it has restarted `restarts` times and every pod of that attempt is Ready."""
+
+    def done() -> dict[str, Any] | None:
+        found = status(cluster, namespace, name)
+        pods = pods_of(cluster, namespace, name)
+        attempt = {p["metadata"]["labels"].get(RESTART_ATTEMPT) for p in pods}
+        if found.get("restarts", 0) == restarts and attempt == {str(restarts)} and all(map(ready, pods)):
+            return found
+        return None
+
+    found: dict[str, Any] = cluster.wait_for(f"jobset/{name} restarted {restarts} times", done, timeout=90)
+    return found
+
+
+def a_worker(cluster: Cluster, namespace: str, name: str, attempt: int) -> dict[str, Any]:
+    def found() -> dict[str, Any] | None:
+        pods = [
+            p
+            for p in pods_of(cluster, namespace, name, "worker")
+            if p["metadata"]["labels"].get(RESTART_ATTEMPT) == str(attempt) and ready(p)
+        ]
+        return pods[0] if pods else None
+
+    pod: dict[str, Any] = cluster.wait_for(f"a Ready worker of attempt {attempt}", found, timeout=60)
+    return pod
+
+
+def _render(name: str, namespace: str, options: Options | None = None) -> list[dict[str, Any]]:
+    job = make_job(V2BETA1, 2, name=name, namespace=namespace, runPolicy={"backoffLimit": 1})
+    objects = rendered(job, (options or Options()).replace(ssh_secret="keys"))
+    assert the_jobset(objects)["spec"]["failurePolicy"]["maxRestarts"] == 1
+    return objects
+
+
+def test_evicted_and_drained_workers_restart_the_jobset_without_counting(
+    jobset_cluster: Cluster, namespace: str
+) -> None:
+    cluster, name = jobset_cluster, "evicted"
+    apply(cluster, namespace, _render(name, namespace))
+    running_launcher(cluster, namespace, name, 0)
+
+    evict(cluster, namespace, a_worker(cluster, namespace, name, 0)["metadata"]["name"])
+    found = restarted(cluster, namespace, name, 1)
+    assert found.get("restartsCountTowardsMax", 0) == 0
+
+    node = a_worker(cluster, namespace, name, 1)["spec"]["nodeName"]
+    try:
+        cluster.kubectl(
+            "drain",
+            node,
+            "--ignore-daemonsets",
+            "--delete-emptydir-data",
+            "--pod-selector",
+            f"jobset.sigs.k8s.io/jobset-name={name}",
+            "--timeout=60s",
+        )
+        found = restarted(cluster, namespace, name, 2)
+    finally:
+        cluster.kubectl("uncordon", node)
+    assert found.get("restartsCountTowardsMax", 0) == 0
+    assert "Failed" not in conditions(cluster, namespace, name)
+
+    end_pod(cluster, namespace, running_launcher(cluster, namespace, name, 2), "Succeeded")
+    cluster.wait_for(
+        f"jobset/{name} Completed", lambda: "Completed" in conditions(cluster, namespace, name), timeout=60
+    )
+
+
+def test_an_evicted_launcher_that_never_restarts_in_place_is_free_too(
+    jobset_cluster: Cluster, namespace: str
+) -> None:
+    """kubeflow.org/v1's launcher is `restartPolicy: Never`, so its Job carries the podFailurePolicy."""
+    cluster, name = jobset_cluster, "launcher"
+    job = make_job(V1, 1, name=name, namespace=namespace, runPolicy={"backoffLimit": 0})
+    apply(cluster, namespace, rendered(job, Options()))
+    evict(cluster, namespace, running_launcher(cluster, namespace, name, 0))
+    assert restarted(cluster, namespace, name, 1).get("restartsCountTowardsMax", 0) == 0
+    end_pod(cluster, namespace, running_launcher(cluster, namespace, name, 1), "Succeeded")
+    cluster.wait_for(
+        f"jobset/{name} Completed", lambda: "Completed" in conditions(cluster, namespace, name), timeout=60
+    )
+
+
+def test_a_failing_container_counts_and_past_the_budget_the_jobset_fails(
+    jobset_cluster: Cluster, namespace: str
+) -> None:
+    cluster, name = jobset_cluster, "fails"
+    apply(cluster, namespace, _render(name, namespace))
+    end_pod(cluster, namespace, a_worker(cluster, namespace, name, 0)["metadata"]["name"], "Failed")
+    assert restarted(cluster, namespace, name, 1).get("restartsCountTowardsMax") == 1
+    # The budget is spent, and a disruption still restarts the JobSet.
+    evict(cluster, namespace, a_worker(cluster, namespace, name, 1)["metadata"]["name"])
+    assert restarted(cluster, namespace, name, 2).get("restartsCountTowardsMax") == 1
+
+    end_pod(cluster, namespace, a_worker(cluster, namespace, name, 2)["metadata"]["name"], "Failed")
+    cluster.wait_for(
+        f"jobset/{name} Failed", lambda: "Failed" in conditions(cluster, namespace, name), timeout=60
+    )
+    [failed] = [c for c in status(cluster, namespace, name)["conditions"] if c["type"] == "Failed"]
+    assert failed["reason"] == "ReachedMaxRestarts"
+    assert status(cluster, namespace, name)["restarts"] == 2
+
+
+def test_without_free_disruptions_an_eviction_counts(jobset_cluster: Cluster, namespace: str) -> None:
+    cluster, name = jobset_cluster, "counted"
+    apply(cluster, namespace, _render(name, namespace, Options(free_disruptions=False)))
+    evict(cluster, namespace, a_worker(cluster, namespace, name, 0)["metadata"]["name"])
+    assert restarted(cluster, namespace, name, 1).get("restartsCountTowardsMax") == 1
