@@ -74,7 +74,7 @@ DNS1123_LABEL_MAX = 63
 # The StatefulSet controller labels each worker pod `controller-revision-hash: <set>-<10 characters>`.
 REVISION_HASH_LENGTH = 10
 # The longest job name whose every derived name fits (the worker StatefulSet's is the tightest, with
-# fewer than 10**10 workers); mpigen.targets.shared.limits checks the exact ones, pod names included.
+# fewer than 10**10 workers); mpigen.targets.operator.limits checks the exact ones, pod names included.
 MAX_JOB_NAME = DNS1123_LABEL_MAX - 1 - REVISION_HASH_LENGTH - len(WORKER_SUFFIX)
 
 

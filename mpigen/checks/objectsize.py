@@ -3,7 +3,7 @@
 etcd refuses a request over its `--max-request-bytes` (1.5 MiB by default) and the API server a request
 body over 3 MiB, so an object larger than 1.5 MiB can never be created. mpigen's own growth (the
 hostfile and the Role, one line per worker) is checked on the plan before anything is built
-(mpigen.targets.shared.limits); what the user writes into the pod templates (100,000 containers, a megabyte of
+(mpigen.targets.operator.limits); what the user writes into the pod templates (100,000 containers, a megabyte of
 `args`) can only be measured once built. The size measured is the object's compact JSON: the API
 server's stored encoding (protobuf) is smaller, so what passes here passes there.
 
@@ -73,7 +73,7 @@ def check_object_sizes(objects: list[dict[str, Any]], plan: JobPlan, job: Any) -
         ("Job", names.launcher(plan.name)): plan.template_paths.get("launcher"),
         ("StatefulSet", names.worker_set(plan.name)): plan.template_paths.get("worker"),
     }
-    # mpigen.targets.shared.limits computed these two before they were built (they grow with the worker count).
+    # mpigen.targets.operator.limits computed these two before they were built (they grow with the worker count).
     computed = {("ConfigMap", names.config_map(plan.name)), ("Role", names.launcher(plan.name))}
     issues = []
     for obj in objects:

@@ -31,7 +31,7 @@ from mpigen.targets.shared.hardening import (
     tmp_mount,
     tmp_volume,
 )
-from mpigen.targets.shared.meta import kubectl_delivery_image, label_pod, object_meta
+from mpigen.targets.shared.meta import kubectl_delivery_image, label_pod
 from mpigen.targets.shared.pods import (
     add_ssh,
     build_kubectl_delivery,
@@ -139,28 +139,3 @@ def build_launcher_pod_template(
     if gang:
         join_gang(template, plan, options, names.ROLE_LAUNCHER)
     return template
-
-
-def build_launcher_job(plan: JobPlan, options: Options) -> dict[str, Any]:
-    spec: dict[str, Any] = {}
-    for key, value in (
-        ("backoffLimit", plan.backoff_limit),
-        ("activeDeadlineSeconds", plan.active_deadline_seconds),
-        ("ttlSecondsAfterFinished", plan.ttl_seconds_after_finished),
-    ):
-        if value is not None:
-            spec[key] = value
-    spec["template"] = build_launcher_pod_template(plan, options)
-    if plan.pod_replacement_failed:
-        # v0.8.2: a retry waits until the failed pod is gone (kubernetes#115844).
-        spec["podReplacementPolicy"] = "Failed"
-    if plan.suspend:
-        spec["suspend"] = True
-    return {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": object_meta(
-            plan, names.launcher(plan.name), names.COMPONENT_LAUNCHER, plan.labels.launcher_job
-        ),
-        "spec": spec,
-    }

@@ -16,7 +16,7 @@ from mpigen.options import SCHEDULER_PLUGINS, Options
 from mpigen.plan import JobPlan
 from mpigen.targets.shared import mpi_env
 from mpigen.targets.shared.hardening import API_TOKEN_VOLUME, TMP_VOLUME
-from mpigen.targets.shared.limits import CONFIG_MAP_MAX_BYTES, host_lists_bytes, largest_fitting, role_bytes
+from mpigen.targets.shared.sizes import CONFIG_MAP_MAX_BYTES, host_lists_bytes, largest_fitting, role_bytes
 from mpigen.targets.volcano.job import (
     LAUNCHER_TASK,
     SSH_PLUGIN_SECRET_SUFFIX,
