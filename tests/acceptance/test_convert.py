@@ -27,6 +27,7 @@ from mpigen.convert import ConvertOptions, convert, convert_job
 from mpigen.errors import CompileError
 from mpigen.inputs.trainjob import Runtimes
 from mpigen.options import Options
+from mpigen.targets.jobset import names as jobset_names
 from mpigen.yaml.load import Document
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -128,7 +129,7 @@ def test_round_trip_gives_the_same_job(path: Path) -> None:
         assert "managedBy" not in theirs["spec"]
         assert ours["spec"].get("suspend", False) == theirs["spec"]["suspend"]
         direct_jobs, via_jobs = pods(ours), pods(theirs)
-        assert list(direct_jobs) == [names.WORKER_RJOB, names.LAUNCHER_RJOB]
+        assert list(direct_jobs) == [jobset_names.WORKER_RJOB, jobset_names.LAUNCHER_RJOB]
         assert list(via_jobs) == [names.NODE_RJOB, names.LAUNCHER_RJOB]
         assert via_jobs["launcher"]["dependsOn"] == [{"name": "node", "status": "Ready"}]
         for mine, its in (

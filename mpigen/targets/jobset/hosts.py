@@ -13,14 +13,15 @@ from __future__ import annotations
 
 from mpigen import names
 from mpigen.plan import JobPlan
+from mpigen.targets.jobset import names as jobset_names
 
 
 def worker_hosts(plan: JobPlan) -> list[str]:
-    return [names.jobset_pod_host(plan.name, names.WORKER_RJOB, i) for i in range(plan.workers)]
+    return [jobset_names.jobset_pod_host(plan.name, jobset_names.WORKER_RJOB, i) for i in range(plan.workers)]
 
 
 def launcher_host(plan: JobPlan) -> str:
-    return names.jobset_pod_host(plan.name, names.LAUNCHER_RJOB, 0)
+    return jobset_names.jobset_pod_host(plan.name, jobset_names.LAUNCHER_RJOB, 0)
 
 
 def hosts(plan: JobPlan) -> list[str]:

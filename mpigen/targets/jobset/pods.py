@@ -23,6 +23,7 @@ from typing import Any
 from mpigen import names, tree
 from mpigen.options import Options
 from mpigen.plan import JobPlan
+from mpigen.targets.jobset import names as jobset_names
 from mpigen.targets.jobset.config import launcher_service_account
 from mpigen.targets.shared import mpi_env
 from mpigen.targets.shared.gang import join_gang
@@ -92,8 +93,10 @@ def _env(plan: JobPlan, own: list[dict[str, Any]]) -> list[dict[str, Any]]:
     if plan.hydra_bootstrap:
         env += mpi_env.hydra_bootstrap_env({str(var.get("name")) for var in own})
     if plan.kubexec:
-        field = f"metadata.labels['{names.RESTART_ATTEMPT_LABEL}']"
-        env.append({"name": names.RESTART_ATTEMPT_ENV, "valueFrom": {"fieldRef": {"fieldPath": field}}})
+        field = f"metadata.labels['{jobset_names.RESTART_ATTEMPT_LABEL}']"
+        env.append(
+            {"name": jobset_names.RESTART_ATTEMPT_ENV, "valueFrom": {"fieldRef": {"fieldPath": field}}}
+        )
     return env
 
 

@@ -28,6 +28,7 @@ from mpigen.options import Options
 from mpigen.plan import JobPlan, JobService, Labels, Ssh, TrainPlan
 from mpigen.quantity import QuantitySum
 from mpigen.targets.canonical import canonical
+from mpigen.targets.jobset import names as jobset_names
 from mpigen.targets.shared import mpi_env
 from mpigen.targets.shared.ssh import build_keygen_job, build_keygen_rbac, render_keygen
 
@@ -252,7 +253,7 @@ def build_jobset(plan: TrainPlan, options: Options) -> dict[str, Any]:
     spec = build_jobset_spec(plan)
     if options.queue is not None:
         spec["suspend"] = True
-    return {"apiVersion": names.JOBSET_API, "kind": "JobSet", "metadata": meta, "spec": spec}
+    return {"apiVersion": jobset_names.JOBSET_API, "kind": "JobSet", "metadata": meta, "spec": spec}
 
 
 def hosts(plan: TrainPlan) -> list[str]:
@@ -263,7 +264,9 @@ def hosts(plan: TrainPlan) -> list[str]:
         if job["name"] == names.NODE_RJOB or (
             job["name"] == names.LAUNCHER_RJOB and plan.run_launcher_as_node
         ):
-            found += [f"{names.jobset_pod_host(plan.name, job['name'], i)}.{subdomain}" for i in range(count)]
+            found += [
+                f"{jobset_names.jobset_pod_host(plan.name, job['name'], i)}.{subdomain}" for i in range(count)
+            ]
     return found
 
 
@@ -415,7 +418,7 @@ def check(plan: TrainPlan) -> list[Issue]:
         zip(plan.jobset_spec.get("replicatedJobs") or [], pod_counts(plan), strict=True)
     ):
         pod = f"{plan.name}-{job['name']}-{job.get('replicas', 1) - 1}-{count - 1}"
-        if len(pod) + names.POD_NAME_RANDOM_SUFFIX > DNS1035_MAX:
+        if len(pod) + jobset_names.POD_NAME_RANDOM_SUFFIX > DNS1035_MAX:
             message = f'pod names such as "{pod}-abcde" would be longer than {DNS1035_MAX} characters (JobSet refuses the JobSet); shorten the TrainJob\'s name'
             issues.append(Issue(("metadata", "name"), message + f" (replicated job {index}: {job['name']})"))
     return issues
