@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mpigen import inputs as api
-from mpigen.checks.objectsize import check_object_sizes
+from mpigen.checks.stage import check_output
 from mpigen.errors import ComparedByFields, CompileError, Issue
 from mpigen.inputs.annotations import options_for
 from mpigen.inputs.shared import name_of
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 class Compilation(ComparedByFields):
     """The objects of one job, and the warnings met on the way. Two are equal when every field is."""
 
-    __slots__ = ("name", "objects", "options", "warnings")
+    __slots__ = ("invalid", "name", "objects", "options", "warnings")
 
     def __init__(
         self,
@@ -32,14 +32,18 @@ class Compilation(ComparedByFields):
         warnings: list[Issue] | None = None,
         name: str = "",
         options: Options | None = None,
+        invalid: list[tuple[dict[str, Any], Issue]] | None = None,
     ) -> None:
         self.objects = objects
         self.warnings: list[Issue] = [] if warnings is None else warnings
         self.name = name
         # The options the job was compiled with: the caller's, with the job's `mpigen.dev/*` annotations.
         self.options = Options() if options is None else options
+        # What the output checks found wrong with mpigen's own objects (mpigen.checks.stage): each object
+        # with its issue, reported apart from the user's problems (exit 3).
+        self.invalid: list[tuple[dict[str, Any], Issue]] = [] if invalid is None else invalid
 
-    _compared = ("objects", "warnings", "name", "options")
+    _compared = ("objects", "warnings", "name", "options", "invalid")
 
 
 def plan_job(job: object, options: Options) -> tuple[JobPlan, Options]:
@@ -86,24 +90,13 @@ def build_objects(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
 
 def compile_job(job: object, options: Options | None = None) -> Compilation:
     plan, options = plan_job(job, options or Options())
-    warnings = list(plan.warnings) + target(options.target).warnings(plan, options)
+    run = target(options.target)
+    warnings = list(plan.warnings) + run.warnings(plan, options)
     objects = build_objects(plan, options)
-    too_large = check_object_sizes(objects, plan, job)
-    if too_large:
-        raise CompileError(too_large, name=plan.name)
-    if options.validate:
-        refused = _refused_pods(objects, plan, job, options)
-        if refused:
-            raise CompileError(refused, name=plan.name)
-    return Compilation(objects, warnings, plan.name, options)
-
-
-def _refused_pods(objects: list[dict[str, Any]], plan: JobPlan, job: object, options: Options) -> list[Issue]:
-    """The API server's pod validation on every emitted pod template (mpigen.checks.pod)."""
-    from mpigen.checks.kube.versions import default_kube_version
-    from mpigen.checks.output import pod_issues
-
-    return pod_issues(objects, plan, job, options.kube_version or default_kube_version())
+    checked = check_output(objects, plan, job, options, run.kinds)
+    if checked.refused:
+        raise CompileError(checked.refused, name=plan.name)
+    return Compilation(objects, warnings, plan.name, options, checked.invalid)
 
 
 def compile(job: object, options: Options | None = None) -> list[dict[str, Any]]:
@@ -132,12 +125,7 @@ def compile_train_job(
     if issues:
         raise CompileError(issues, kind="TrainJob", name=plan.name)
     objects = train_target.build(plan, options)
-    if options.validate:  # the API server's pod validation on every pod template, as for an MPIJob
-        from mpigen.checks.kube.versions import default_kube_version
-        from mpigen.checks.output import pod_issues
-
-        version = options.kube_version or default_kube_version()
-        refused = pod_issues(objects, train_target.key_plan(plan), document, version)
-        if refused:
-            raise CompileError(refused, kind="TrainJob", name=plan.name)
-    return Compilation(objects, list(plan.warnings), plan.name, options)
+    checked = check_output(objects, None, document, options, target("jobset").kinds)
+    if checked.refused:
+        raise CompileError(checked.refused, kind="TrainJob", name=plan.name)
+    return Compilation(objects, list(plan.warnings), plan.name, options, checked.invalid)

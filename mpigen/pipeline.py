@@ -81,8 +81,7 @@ def process(
             result.placements.append(
                 _placement(source, doc, data, tuple(compilation.objects), generated=True)
             )
-            if compilation.options.validate:
-                result.invalid_output += _check_output(source, doc, compilation.objects, compilation.options)
+            result.invalid_output += _invalid(source, doc, compilation.invalid)
             for issue in compilation.warnings:
                 result.warnings.append(_finding(source, doc, "MPIJob", compilation.name, issue))
     result.errors += check_collisions(result.placements)
@@ -144,8 +143,7 @@ def _trainer_document(
         return
     result.objects.extend(compilation.objects)
     result.placements.append(_placement(source, doc, data, tuple(compilation.objects), generated=True))
-    if compilation.options.validate:
-        result.invalid_output += _check_output(source, doc, compilation.objects, compilation.options)
+    result.invalid_output += _invalid(source, doc, compilation.invalid)
     for issue in compilation.warnings:
         result.warnings.append(_finding(source, doc, kind, compilation.name, issue))
 
@@ -236,13 +234,6 @@ def _job_clash(placement: Placement, other: Placement, key: Key) -> Finding:
     )
 
 
-def _check_output(
-    source: str, doc: Document, objects: list[dict[str, Any]], options: Options
-) -> list[Finding]:
-    """The emitted objects against Kubernetes' strict schemas and the API-server rules they miss."""
-    from mpigen.checks.kube.validator import validate_object
-    from mpigen.checks.rules import check_objects
-
-    found = [(obj, issue) for obj in objects for issue in validate_object(obj, options.kube_version)]
-    found += check_objects(objects)
-    return [_finding(source, doc, obj["kind"], obj["metadata"]["name"], issue) for obj, issue in found]
+def _invalid(source: str, doc: Document, invalid: list[tuple[dict[str, Any], Issue]]) -> list[Finding]:
+    """What the output checks found wrong with a job's objects (mpigen.checks.stage), at the job's document."""
+    return [_finding(source, doc, obj["kind"], obj["metadata"]["name"], issue) for obj, issue in invalid]

@@ -23,6 +23,7 @@ from typing import Any
 
 from mpigen.checks.kube import schemas
 from mpigen.checks.kube.versions import default_kube_version
+from mpigen.targets import kind_schemas
 
 # Every (apiVersion, kind) mpigen's builders emit. A kind missing here is still validated, only slower.
 EMITTED = (
@@ -36,7 +37,7 @@ EMITTED = (
     ("policy/v1", "PodDisruptionBudget"),
     ("apps/v1", "StatefulSet"),
     ("batch/v1", "Job"),
-    *sorted(schemas.VENDORED_SCHEMAS),
+    *sorted({**schemas.VENDORED_SCHEMAS, **kind_schemas()}),
 )
 REGENERATE = "python tools/kubeschemas.py"
 
@@ -70,7 +71,7 @@ class _Stripper:
 
 
 def _raw_schema(version: str, api_version: str, kind: str) -> dict[str, Any]:
-    vendored = schemas.VENDORED_SCHEMAS.get((api_version, kind))
+    vendored = {**schemas.VENDORED_SCHEMAS, **kind_schemas()}.get((api_version, kind))
     found = schemas._vendored_file(vendored) if vendored else schemas._kube_file(version, api_version, kind)
     if found is None:
         raise SystemExit(

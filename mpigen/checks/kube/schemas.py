@@ -41,13 +41,12 @@ Schema = dict[str, Any]
 
 POD_TEMPLATE_SPEC = "io.k8s.api.core.v1.PodTemplateSpec"
 
-# CRD outputs, validated against the schemas vendored in schemas/ and never against built-in kinds.
+# CRD outputs, validated against the schemas vendored in schemas/ and never against built-in kinds: the
+# gang schedulers' PodGroups here, a run target's own kinds in its `kinds` module (mpigen.targets.Kind),
+# handed in by the caller as `vendored`.
 VENDORED_SCHEMAS: dict[tuple[str, str], str] = {
     ("scheduling.volcano.sh/v1beta1", "PodGroup"): "podgroup-volcano-v1beta1.json",
     ("scheduling.x-k8s.io/v1alpha1", "PodGroup"): "podgroup-scheduler-plugins-v1alpha1.json",
-    # Written by tools/crdschema.py from the CRD of volcano.sh/volcano v1.10.0.
-    ("batch.volcano.sh/v1alpha1", "Job"): "job-volcano-v1alpha1.json",
-    ("jobset.x-k8s.io/v1alpha2", "JobSet"): "jobset-v1alpha2.json",
 }
 # CRD inputs (never emitted, so not in the shipped strict file), written by tools/trainerschema.py from
 # the CRDs of Kubeflow Trainer v2.0.0.
@@ -183,9 +182,10 @@ def _vendored_file(name: str) -> Schema:
 
 
 @functools.lru_cache(maxsize=256)
-def object_schema(version: str, api_version: str, kind: str) -> Schema | None:
-    """The strict schema of `kind` in `api_version` for Kubernetes `version`, or None if none is shipped."""
-    vendored = VENDORED_SCHEMAS.get((api_version, kind)) or INPUT_SCHEMAS.get((api_version, kind))
+def object_schema(version: str, api_version: str, kind: str, vendored: str | None = None) -> Schema | None:
+    """The strict schema of `kind` in `api_version` for Kubernetes `version`, or None if none is shipped;
+    `vendored` names the file in schemas/ of a run target's own kind."""
+    vendored = vendored or VENDORED_SCHEMAS.get((api_version, kind)) or INPUT_SCHEMAS.get((api_version, kind))
     schema = _vendored_file(vendored) if vendored else _kube_file(version, api_version, kind)
     return None if schema is None else _Inliner(_definitions(version)).root(schema)
 

@@ -25,11 +25,16 @@ if TYPE_CHECKING:
     from jsonschema import ValidationError
     from jsonschema.protocols import Validator
 
+    from mpigen.targets import Kind
+
 _SHOWN_CHARS = 40
 
 
-def validate_object(obj: dict[str, Any], kube_version: str | None = None) -> list[Issue]:
-    """Every problem of one Kubernetes object, checked against the schema of its exact apiVersion/kind."""
+def validate_object(
+    obj: dict[str, Any], kube_version: str | None = None, kinds: Iterable[Kind] = ()
+) -> list[Issue]:
+    """Every problem of one Kubernetes object, checked against the schema of its exact apiVersion/kind
+    (a run target's own kinds, `kinds`, against the schemas they name)."""
     version = default_kube_version() if kube_version is None else parse_kube_version(kube_version)
     if not isinstance(obj, dict):
         return [Issue((), f"expected object, got {_describe(obj)}")]
@@ -37,7 +42,8 @@ def validate_object(obj: dict[str, Any], kube_version: str | None = None) -> lis
     for field, value in (("apiVersion", api_version), ("kind", kind)):
         if not isinstance(value, str) or not value:
             return [Issue((field,), f"expected a non-empty string, got {_describe(value)}")]
-    compiled = _object_schema(version, api_version, kind)
+    vendored = next((own.schema for own in kinds if (own.api_version, own.kind) == (api_version, kind)), None)
+    compiled = _object_schema(version, api_version, kind, vendored)
     if compiled is None:
         message = f"unknown kind: no schema for {kind} in {api_version} (Kubernetes {version})"
         return [Issue((), message)]
@@ -91,16 +97,18 @@ def _compiled(version: str, key: str, schema: Callable[[], dict[str, Any]]) -> _
 
 
 @functools.lru_cache(maxsize=256)
-def _object_schema(version: str, api_version: str, kind: str) -> _Compiled | None:
+def _object_schema(
+    version: str, api_version: str, kind: str, vendored: str | None = None
+) -> _Compiled | None:
     def schema() -> dict[str, Any]:
-        found = kubeschema.object_schema(version, api_version, kind)
+        found = kubeschema.object_schema(version, api_version, kind, vendored)
         assert found is not None
         return found
 
     key = kubeschema.shipped_key(api_version, kind)
     if (
         kubeschema.shipped_schema(version, key) is None
-        and kubeschema.object_schema(version, api_version, kind) is None
+        and kubeschema.object_schema(version, api_version, kind, vendored) is None
     ):
         return None
     return _compiled(version, key, schema)

@@ -17,9 +17,10 @@ from typing import Any
 
 from mpigen.errors import Issue
 from mpigen.options import Options
-from mpigen.plan import JobPlan
+from mpigen.plan import JobPlan, TrainPlan
+from mpigen.targets import Target
 from mpigen.targets.canonical import canonical
-from mpigen.targets.jobset import checks
+from mpigen.targets.jobset import checks, kinds, trainjob
 from mpigen.targets.jobset.config import (
     build_config_map,
     build_launcher_role,
@@ -71,6 +72,8 @@ class JobSetTarget:
     """mpigen.targets.Target for one JobSet."""
 
     name = "jobset"
+    kinds = kinds.KINDS
+    capabilities: frozenset[str] = frozenset({"trainjob"})
 
     def check(self, plan: JobPlan) -> list[Issue]:
         return checks.check(plan)
@@ -96,5 +99,13 @@ class JobSetTarget:
     def launcher_role(self, plan: JobPlan) -> dict[str, Any] | None:
         return launcher_role(plan)
 
+    def check_train_job(self, plan: TrainPlan) -> list[Issue]:
+        """JobSet's checks on the names a TrainJob's JobSet derives (mpigen.targets.TrainJobRunner)."""
+        return trainjob.check(plan)
 
-TARGET = JobSetTarget()
+    def build_train_job(self, plan: TrainPlan, options: Options) -> list[dict[str, Any]]:
+        """What Kubeflow Trainer's controller would create for the TrainJob."""
+        return trainjob.build(plan, options)
+
+
+TARGET: Target = JobSetTarget()

@@ -19,7 +19,9 @@ from mpigen.checks.rules import check_plan
 from mpigen.errors import Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan
+from mpigen.targets import Target
 from mpigen.targets.canonical import canonical
+from mpigen.targets.operator import kinds
 from mpigen.targets.operator.cleanup import build_cleanup_job, build_cleanup_rbac
 from mpigen.targets.operator.configmap import build_config_map
 from mpigen.targets.operator.limits import check_derived_names, check_sizes
@@ -77,6 +79,8 @@ class OperatorTarget:
     """mpigen.targets.Target for the mpi-operator's objects."""
 
     name = "operator"
+    kinds = kinds.KINDS
+    capabilities: frozenset[str] = frozenset()
 
     def check(self, plan: JobPlan) -> list[Issue]:
         """Derived names that fit, and no collision with what the builders add."""
@@ -110,4 +114,4 @@ class OperatorTarget:
         return roles[0] if roles else None
 
 
-TARGET = OperatorTarget()
+TARGET: Target = OperatorTarget()

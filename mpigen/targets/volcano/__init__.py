@@ -19,15 +19,18 @@ from mpigen.checks.rules import check_plan
 from mpigen.errors import Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan
+from mpigen.targets import Target
 from mpigen.targets.canonical import canonical
 from mpigen.targets.shared.rbac import build_launcher_role
-from mpigen.targets.volcano import job, limits
+from mpigen.targets.volcano import job, kinds, limits
 
 
 class VolcanoTarget:
     """mpigen.targets.Target for a Volcano Job."""
 
     name = "volcano"
+    kinds = kinds.KINDS
+    capabilities: frozenset[str] = frozenset()
 
     def check(self, plan: JobPlan) -> list[Issue]:
         return limits.check_plan_fits(plan) + check_plan(plan, limits.added(plan))
@@ -53,4 +56,4 @@ class VolcanoTarget:
         return roles[0] if roles else None
 
 
-TARGET = VolcanoTarget()
+TARGET: Target = VolcanoTarget()
