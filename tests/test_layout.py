@@ -12,6 +12,7 @@ as a top-level one.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -278,3 +279,86 @@ def test_every_package_folder_ships_in_the_wheel() -> None:
     }
     assert folders - listed == set(), "add these to [tool.setuptools] packages in pyproject.toml"
     assert listed - folders == {"mpigen.schemas", "mpigen.templates"}
+
+
+# The words that name another project's objects: they belong to the target that builds them (and the
+# option table's help text), nowhere else (issue #37's grep).
+TARGET_WORDS = re.compile(r'jobset\.x-k8s\.io|batch\.volcano\.sh|"JobSet"')
+OPTION_TABLE = "mpigen.options"
+
+
+def test_only_a_target_names_its_objects() -> None:
+    """`grep -rnE 'jobset\\.x-k8s\\.io|batch\\.volcano\\.sh|"JobSet"' mpigen` finds nothing outside the targets'
+    own folders and the option table."""
+    found = [
+        f"{name}:{number}"
+        for name, path in MODULES.items()
+        if _target_of(name) is None and name != OPTION_TABLE
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if TARGET_WORDS.search(line)
+    ]
+    assert not found, found
+
+
+def _targets_reaching(name: str) -> set[str]:
+    """The targets whose modules import `name`, directly or through other modules."""
+    reached: set[str] = set()
+    for start in MODULES:
+        own = _target_of(start)
+        if own is None or own in reached:
+            continue
+        seen, stack = {start}, [start]
+        while stack:
+            for module in GRAPH[stack.pop()] - seen:
+                seen.add(module)
+                stack.append(module)
+        if name in seen:
+            reached.add(own)
+    return reached
+
+
+@pytest.mark.parametrize(
+    "name", sorted(name for name in MODULES if name.startswith(f"mpigen.targets.{SHARED_BY_TARGETS}."))
+)
+def test_what_only_one_target_uses_lives_in_its_folder(name: str) -> None:
+    """mpigen/targets/shared/ holds what two targets or more build with; one target's own code is in its folder."""
+    reached = _targets_reaching(name)
+    assert len(reached) >= 2, f"{name} serves only {sorted(reached)}: move it into that target's folder"
+
+
+def test_every_target_is_checked_against_the_protocol() -> None:
+    """`TARGET: Target = ...`, so that mypy --strict holds each target to mpigen.targets.Target (and its
+    optional abilities to theirs: a capability it names is one it implements)."""
+    from mpigen.targets import CAPABILITIES, TARGETS, TrainJobRunner, target
+
+    protocols = {"trainjob": TrainJobRunner}
+    assert set(protocols) == set(CAPABILITIES)
+    for name, module in TARGETS.items():
+        tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+        annotated = [
+            node
+            for node in tree.body
+            if isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and node.target.id == "TARGET"
+            and isinstance(node.annotation, ast.Name)
+            and node.annotation.id == "Target"
+        ]
+        assert annotated, f"{module}: write `TARGET: Target = ...`"
+        run = target(name)
+        assert run.capabilities <= set(CAPABILITIES), name
+        for capability, protocol in protocols.items():
+            assert (capability in run.capabilities) == isinstance(run, protocol), (name, capability)
+
+
+def test_every_target_declares_its_own_kinds_in_its_folder() -> None:
+    """A target's `kinds` module lists the kinds it emits that Kubernetes does not define; each has a
+    vendored schema, and no two targets claim one kind."""
+    from mpigen.targets import TARGETS, target
+
+    seen: dict[tuple[str, str], str] = {}
+    for name, module in TARGETS.items():
+        assert f"{module}.kinds" in MODULES, f"{module}: add kinds.py (KINDS may be empty)"
+        for kind in target(name).kinds:
+            assert (PACKAGE.parent / "schemas" / kind.schema).is_file(), kind
+            assert seen.setdefault((kind.api_version, kind.kind), name) == name, kind
