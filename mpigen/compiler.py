@@ -15,9 +15,10 @@ from mpigen.inputs.annotations import options_for
 from mpigen.inputs.shared import name_of
 from mpigen.options import Options
 from mpigen.plan import JobPlan
-from mpigen.targets import target
+from mpigen.targets import TrainJobRunner, missing_capability, target
 
 if TYPE_CHECKING:
+    from mpigen.inputs import TrainFront
     from mpigen.inputs.trainjob import Runtimes
 
 
@@ -88,7 +89,12 @@ def build_objects(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
     return target(options.target).build(plan, options)
 
 
-def compile_job(job: object, options: Options | None = None) -> Compilation:
+def compile_job(job: object, options: Options | None = None, runtimes: Runtimes | None = None) -> Compilation:
+    """The objects of one job and its warnings; a TrainJob is planned with the runtime it names among
+    `runtimes` (the stream's, mpigen.pipeline.collect_runtimes). Raises CompileError."""
+    train = api.train_front_for(job) if isinstance(job, dict) else None
+    if train is not None:
+        return _compile_train_job(job, train, runtimes, options or Options())  # type: ignore[arg-type]
     plan, options = plan_job(job, options or Options())
     run = target(options.target)
     warnings = list(plan.warnings) + run.warnings(plan, options)
@@ -107,25 +113,31 @@ def compile(job: object, options: Options | None = None) -> list[dict[str, Any]]
     return compile_job(job, options).objects
 
 
-def compile_train_job(
-    document: dict[str, Any], runtimes: Runtimes, options: Options | None = None
+def _compile_train_job(
+    document: dict[str, Any], front: TrainFront, runtimes: Runtimes | None, options: Options
 ) -> Compilation:
-    """What Kubeflow Trainer's controller would create for one TrainJob (its runtime among `runtimes`), on
-    the jobset target whatever `options.target` says (Trainer runs every TrainJob as a JobSet)."""
-    from mpigen.inputs import trainjob
-    from mpigen.targets.jobset import trainjob as train_target
+    """A TrainJob on the jobset target, whatever `options.target` says (Kubeflow Trainer runs every TrainJob
+    as a JobSet), unless its own `mpigen.dev/target` names a target without the "trainjob" ability."""
+    options, option_issues = options_for(document, options.replace(target="jobset"))
+    run = target(options.target)
+    missing = missing_capability(run, "trainjob")
+    if missing is not None or not isinstance(run, TrainJobRunner):
+        issue = Issue(("metadata", "annotations"), missing or f"the {run.name} target cannot run a TrainJob")
+        raise CompileError([*option_issues, issue], kind="TrainJob", name=name_of(document))
+    if runtimes is None:
+        from mpigen.inputs.trainjob import Runtimes  # deferred: an MPIJob needs no Trainer runtimes
 
-    options, option_issues = options_for(document, (options or Options()).replace(target="jobset"))
+        runtimes = Runtimes()
     try:
-        plan = trainjob.to_plan(document, runtimes, options)
+        plan = front(document, runtimes, options)
     except CompileError as exc:
         exc.issues[:0] = option_issues
         raise
-    issues = option_issues + train_target.check(plan)
+    issues = option_issues + run.check_train_job(plan)
     if issues:
         raise CompileError(issues, kind="TrainJob", name=plan.name)
-    objects = train_target.build(plan, options)
-    checked = check_output(objects, None, document, options, target("jobset").kinds)
+    objects = run.build_train_job(plan, options)
+    checked = check_output(objects, None, document, options, run.kinds)
     if checked.refused:
         raise CompileError(checked.refused, kind="TrainJob", name=plan.name)
     return Compilation(objects, list(plan.warnings), plan.name, options, checked.invalid)

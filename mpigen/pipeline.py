@@ -7,7 +7,7 @@ report the same problems, as one `Outcome` (mpigen/outcome.py).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mpigen import inputs as api
 from mpigen import names
@@ -15,6 +15,11 @@ from mpigen.errors import CompileError, Issue, shown
 from mpigen.options import Options
 from mpigen.outcome import Finding, Outcome, Placement
 from mpigen.yaml.load import Document
+
+if TYPE_CHECKING:
+    from mpigen.inputs.trainjob import Runtimes
+
+Inputs = Sequence[tuple[str, list[Document] | str]]
 
 
 def _finding(source: str, doc: Document, kind: str, name: str, issue: Issue) -> Finding:
@@ -35,18 +40,17 @@ def _too_large(data: dict[str, Any]) -> Issue | None:
     )
 
 
-def process(
-    inputs: Sequence[tuple[str, list[Document] | str]], options: Options, runtimes: Any = None
-) -> Outcome:
+def process(inputs: Inputs, options: Options, runtimes: Runtimes | None = None) -> Outcome:
     """Compile every MPIJob of every input; non-MPIJob documents pass through unchanged, in place.
     An input given as a text is one that could not be read: that text is its problem. Two documents
     that would write the same object are refused (`check_collisions`). A TrainJob is compiled with the
-    runtime it names from `runtimes` (mpigen.inputs.trainjob.Runtimes) when given, else from the inputs."""
+    runtime it names from `runtimes` (the whole stream's, `collect_runtimes`) when given, else from the inputs."""
     from mpigen.compiler import compile_job  # deferred: a stream without MPIJobs needs no pydantic
 
     result = Outcome()
     given = runtimes is not None
-    runtimes = runtimes if given else _runtimes(inputs, options, result)
+    if not given:
+        runtimes, result.errors[:0] = collect_runtimes(inputs, options)
     for source, documents in inputs:
         if isinstance(documents, str):
             result.errors.append(Finding.line(documents))
@@ -68,11 +72,12 @@ def process(
                 result.placements.append(_placement(source, doc, data, (data,), generated=False))
                 continue
             result.jobs += 1
-            if api.is_trainer(data):
-                _trainer_document(result, source, doc, data, runtimes, options, check_runtime=given)
+            if api.is_trainer(data) and api.train_front_for(data) is None:
+                _trainer_document(result, source, doc, data, options, check_runtime=given)
                 continue
+            kind = str(data.get("kind")) if api.is_trainer(data) else "MPIJob"
             try:
-                compilation = compile_job(data, options)
+                compilation = compile_job(data, options, runtimes)
             except CompileError as exc:
                 for issue in exc.issues:
                     result.errors.append(_finding(source, doc, exc.kind, exc.name, issue))
@@ -83,14 +88,15 @@ def process(
             )
             result.invalid_output += _invalid(source, doc, compilation.invalid)
             for issue in compilation.warnings:
-                result.warnings.append(_finding(source, doc, "MPIJob", compilation.name, issue))
+                result.warnings.append(_finding(source, doc, kind, compilation.name, issue))
     result.errors += check_collisions(result.placements)
     return result
 
 
-def _runtimes(inputs: Sequence[tuple[str, list[Document] | str]], options: Options, result: Outcome) -> Any:
-    """Every TrainingRuntime and ClusterTrainingRuntime of the input, checked (their problems reported at
-    their own documents), for the TrainJobs that name them wherever they stand in the input."""
+def collect_runtimes(inputs: Inputs, options: Options) -> tuple[Runtimes | None, list[Finding]]:
+    """Every TrainingRuntime and ClusterTrainingRuntime of the stream, checked, for the TrainJobs that name
+    them wherever they stand in it (None: no Kubeflow Trainer document at all); with their problems, each
+    at its own document. Collected once per stream and handed to every shell's pipeline run."""
     documents = [
         (source, doc)
         for source, docs in inputs
@@ -99,53 +105,31 @@ def _runtimes(inputs: Sequence[tuple[str, list[Document] | str]], options: Optio
         if isinstance(doc.data, dict) and api.is_trainer(doc.data)
     ]
     if not documents:
-        return None
-    from mpigen.inputs.trainjob import Runtimes, is_runtime
+        return None, []
+    from mpigen.inputs.trainjob import Runtimes, is_runtime  # deferred: a stream without Trainer documents
 
-    runtimes = Runtimes()
+    runtimes, found = Runtimes(), []
     for source, doc in documents:
         if is_runtime(doc.data):
             for issue in runtimes.add(doc.data, options):
-                result.errors.append(_finding(source, doc, str(doc.data["kind"]), _name(doc.data), issue))
-    return runtimes
+                found.append(_finding(source, doc, str(doc.data["kind"]), _name(doc.data), issue))
+    return runtimes, found
 
 
 def _trainer_document(
-    result: Outcome,
-    source: str,
-    doc: Document,
-    data: dict[str, Any],
-    runtimes: Any,
-    options: Options,
-    check_runtime: bool,
+    result: Outcome, source: str, doc: Document, data: dict[str, Any], options: Options, check_runtime: bool
 ) -> None:
-    """A TrainJob compiled with its runtime; a runtime renders nothing of its own (its problems are
-    reported here when `check_runtime`, else where the runtimes were collected)."""
-    from mpigen.compiler import compile_train_job
-    from mpigen.inputs.trainjob import Runtimes, is_runtime, is_trainjob
+    """A Kubeflow Trainer document that is no TrainJob mpigen compiles: a runtime renders nothing of its
+    own (its problems are reported here when `check_runtime`, else where the runtimes were collected)."""
+    from mpigen.inputs.trainjob import Runtimes, is_runtime  # deferred: a stream without Trainer documents
 
     kind = str(data.get("kind"))
-    if not is_trainjob(data):
-        if data.get("apiVersion") != names.TRAINER_API:
-            message = f"unsupported apiVersion {shown(str(data.get('apiVersion')))} for {kind}; mpigen compiles {names.TRAINER_API}"
-            result.errors.append(_finding(source, doc, kind, _name(data), Issue(("apiVersion",), message)))
-        elif check_runtime and is_runtime(data):
-            result.errors += [
-                _finding(source, doc, kind, _name(data), i) for i in Runtimes().add(data, options)
-            ]
-        result.placements.append(_placement(source, doc, data, (), generated=True))
-        return
-    try:
-        compilation = compile_train_job(data, runtimes, options)
-    except CompileError as exc:
-        for issue in exc.issues:
-            result.errors.append(_finding(source, doc, exc.kind, exc.name, issue))
-        return
-    result.objects.extend(compilation.objects)
-    result.placements.append(_placement(source, doc, data, tuple(compilation.objects), generated=True))
-    result.invalid_output += _invalid(source, doc, compilation.invalid)
-    for issue in compilation.warnings:
-        result.warnings.append(_finding(source, doc, kind, compilation.name, issue))
+    if data.get("apiVersion") != names.TRAINER_API:
+        message = f"unsupported apiVersion {shown(str(data.get('apiVersion')))} for {kind}; mpigen compiles {names.TRAINER_API}"
+        result.errors.append(_finding(source, doc, kind, _name(data), Issue(("apiVersion",), message)))
+    elif check_runtime and is_runtime(data):
+        result.errors += [_finding(source, doc, kind, _name(data), i) for i in Runtimes().add(data, options)]
+    result.placements.append(_placement(source, doc, data, (), generated=True))
 
 
 def _placement(

@@ -8,16 +8,26 @@ from __future__ import annotations
 
 import importlib
 import re
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mpigen import names
 from mpigen.errors import Issue, shown
 from mpigen.options import Options
-from mpigen.plan import JobPlan
+from mpigen.plan import JobPlan, TrainPlan
+
+if TYPE_CHECKING:
+    from mpigen.inputs.trainjob import Runtimes
 
 
 class Front(Protocol):
     def __call__(self, document: dict[str, Any], options: Options) -> JobPlan: ...
+
+
+class TrainFront(Protocol):
+    """A TrainJob's front: it plans the job with the runtime it names among the stream's runtimes
+    (collected once per stream, mpigen.pipeline.collect_runtimes)."""
+
+    def __call__(self, document: dict[str, Any], runtimes: Runtimes, options: Options) -> TrainPlan: ...
 
 
 # (apiVersion, kind) -> module under mpigen.inputs. Add new input versions here.
@@ -26,6 +36,13 @@ FRONTS: dict[tuple[str, str], str] = {
     ("kubeflow.org/v1alpha2", "MPIJob"): "v1alpha2",
     ("kubeflow.org/v1", "MPIJob"): "v1",
     ("kubeflow.org/v2beta1", "MPIJob"): "v2beta1",
+}
+
+
+# (apiVersion, kind) -> module under mpigen.inputs whose `to_plan(document, runtimes, options)` plans a
+# TrainJob (Kubeflow Trainer), run on a target with the "trainjob" ability (mpigen.targets.CAPABILITIES).
+TRAIN_FRONTS: dict[tuple[str, str], str] = {
+    (names.TRAINER_API, names.TRAINJOB_KIND): "trainjob",
 }
 
 
@@ -147,6 +164,16 @@ def front_for(document: dict[str, Any]) -> Front | None:
     if module is None:
         return None
     to_plan: Front = importlib.import_module(f"mpigen.inputs.{module}").to_plan
+    return to_plan
+
+
+def train_front_for(document: dict[str, Any]) -> TrainFront | None:
+    """The front of a TrainJob mpigen compiles (TRAIN_FRONTS), or None."""
+    key = (document.get("apiVersion"), document.get("kind"))
+    module = TRAIN_FRONTS.get(key) if all(isinstance(part, str) for part in key) else None  # type: ignore[arg-type]
+    if module is None:
+        return None
+    to_plan: TrainFront = importlib.import_module(f"mpigen.inputs.{module}").to_plan
     return to_plan
 
 

@@ -52,12 +52,15 @@ them (kpt as `<kind>_<name>.yaml`).
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mpigen.krm.items import Listing, read_resource_list
 from mpigen.krm.readback import refused_output
 from mpigen.outcome import Finding, Outcome, Placement, invalid_output_message, krm_result
 from mpigen.records import Record
+
+if TYPE_CHECKING:
+    from mpigen.inputs.trainjob import Runtimes
 
 LOCAL_CONFIG = "config.kubernetes.io/local-config"
 INTERNAL = "internal.config.kubernetes.io/"
@@ -261,24 +264,20 @@ def _config_job(listing: Listing) -> dict[str, Any] | None:
     return config if isinstance(config, dict) and api.claims(config) else None
 
 
-def _runtimes(jobs: list[_Job]) -> Any:
-    """The Kubeflow Trainer runtimes among the items, for the TrainJobs that name them (None: no TrainJob
-    or runtime at all); a runtime's own problems are reported when it is compiled as a job of its own."""
-    from mpigen import inputs as api
-
-    trainer = [job.data for job in jobs if api.is_trainer(job.data)]
-    if not trainer:
-        return None
-    from mpigen.inputs.trainjob import Runtimes, is_runtime
+def _runtimes(jobs: list[_Job]) -> Runtimes | None:
+    """The Kubeflow Trainer runtimes among the items, collected as the pipeline collects a stream's
+    (mpigen.pipeline.collect_runtimes), for the TrainJobs that name them (None: no TrainJob or runtime at
+    all); a runtime's own problems are reported when it is compiled as a job of its own."""
     from mpigen.options import Options
+    from mpigen.pipeline import collect_runtimes
 
-    runtimes = Runtimes()
-    for data in filter(is_runtime, trainer):
-        runtimes.add(data, Options())
+    runtimes, _ = collect_runtimes(
+        [(job.where.source, [job.where.as_document(job.data)]) for job in jobs], Options()
+    )
     return runtimes
 
 
-def _compile(job: _Job, runtimes: Any = None) -> None:
+def _compile(job: _Job, runtimes: Runtimes | None = None) -> None:
     """Compile one job through the pipeline every shell shares; fill in its outcome and results."""
     from mpigen.options import Options
     from mpigen.pipeline import process

@@ -22,7 +22,7 @@ from click.testing import CliRunner
 import mpigen
 from mpigen import names
 from mpigen.cli import cli
-from mpigen.compiler import compile_train_job
+from mpigen.compiler import compile_job
 from mpigen.convert import ConvertOptions, convert, convert_job
 from mpigen.errors import CompileError
 from mpigen.inputs.trainjob import Runtimes
@@ -74,7 +74,7 @@ def converted(job: Obj) -> tuple[Obj, Obj, list[Obj]]:
     runtime, train_job, _ = convert_job(job, ConvertOptions())
     runtimes = Runtimes()
     assert runtimes.add(runtime, Options()) == []
-    return runtime, train_job, compile_train_job(train_job, runtimes).objects
+    return runtime, train_job, compile_job(train_job, runtimes=runtimes).objects
 
 
 def pods(jobset: Obj) -> dict[str, Obj]:

@@ -41,7 +41,7 @@ import trainer_oracle
 import yaml
 
 from mpigen import names
-from mpigen.compiler import compile_train_job
+from mpigen.compiler import compile_job
 from mpigen.errors import CompileError
 from mpigen.inputs.trainjob import Runtimes, is_runtime, is_trainjob
 from mpigen.options import Options
@@ -74,7 +74,7 @@ def mpigen_objects(docs: list[Obj], job: Obj) -> list[Obj]:
     runtimes = Runtimes()
     for doc in filter(is_runtime, docs):
         runtimes.add(doc, Options())
-    return compile_train_job(job, runtimes).objects
+    return compile_job(job, runtimes=runtimes).objects
 
 
 def oracle_objects(docs: list[Obj], job: Obj) -> list[Obj]:
