@@ -50,7 +50,8 @@ def process(inputs: Inputs, options: Options, runtimes: Runtimes | None = None) 
     result = Outcome()
     given = runtimes is not None
     if not given:
-        runtimes, result.errors[:0] = collect_runtimes(inputs, options)
+        runtimes, found = collect_runtimes(inputs, options)
+        result.errors += found
     for source, documents in inputs:
         if isinstance(documents, str):
             result.errors.append(Finding.line(documents))
