@@ -2,7 +2,7 @@
 without click, and hands every other one to the root group (mpigen.shells.group, click).
 
 A call needs no parsing by click when it names `render` or `validate` with paths and flags whose reading
-is certain (mpigen.shells.common.plain_call: the compile flags, `-f`, `-o`, `--allow-empty`, each
+is certain (mpigen.shells._fast_args.plain_call: the compile flags, `-f`, `-o`, `--allow-empty`, each
 valid and given once), `krm` with piped input, or `kustomize-plugin run CONFIG` (the exec plugin as
 kustomize runs it). That is how kustomize, pre-commit hooks and scripts call mpigen, and importing click is a large share of such a call's start-up. Anything else (`--help`,
 `--`, another flag, a value a flag refuses, a path that starts with `-`, no path, shell completion)

@@ -2,7 +2,7 @@
 
 A few hand-written stand-ins spare a run the import of a slow library (README, Speed, says which and
 what each saves): `mpigen.yaml._fast_read` (libyaml's parser), `mpigen.yaml._fast_emit` (PyYAML's
-dumper), `mpigen.inputs.model.parse_fast` (pydantic), `mpigen.checks.kube.quick` (jsonschema), the
+dumper), `mpigen.inputs.model.parse_fast` (pydantic), `mpigen.checks.kube._fast_schema` (jsonschema), the
 templates compiled into Python (`mpigen.targets.shared.templating`: jinja2) and
 `mpigen.shells.common.plain_call` (click). Each is marked `@stand_in`, returns None for what it cannot
 tell for certain, and is called as `fast(x) or library(x)`. One more stands in for the standard

@@ -27,6 +27,7 @@ SHARED_SHELL_HELPERS = {
     "mpigen.shells.bounded",
     "mpigen.shells.outdir",
     "mpigen.shells.streams",
+    "mpigen.shells._fast_args",
 }
 # The root group as click parses it (mpigen.cli runs the calls that need no parsing without it).
 ROOT_GROUP = "mpigen.shells.group"

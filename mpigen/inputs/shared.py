@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from mpigen import names, tree
 from mpigen.errors import Issue, Path, format_path, shown
-from mpigen.inputs.model import Field, Strict, parse_fast, pydantic_model
+from mpigen.inputs._fast_model import parse_fast
+from mpigen.inputs.model import Field, Strict, pydantic_model
 from mpigen.records import Record
 
 if TYPE_CHECKING:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from mpigen.krm import MAX_LIST_BYTES, STDIN, NotAResourceList, layout
+from mpigen.yaml.reader import FAST_MAX_CHARACTERS
 
 API_VERSION = "config.kubernetes.io/v1"
 # Earlier versions of the ResourceList, as older kustomize and kpt sent them; the shape is the same.
@@ -139,11 +140,9 @@ def _read_cut(text: str) -> Listing:
 
 
 def _fast(text: str) -> bool:
-    """Whether the list is short enough for its items to be read without PyYAML (mpigen.yaml._fast_read):
+    """Whether the list is short enough for its items to be read without PyYAML (mpigen.yaml.reader.fast_events):
     reading a long list, libyaml, imported once, is faster."""
-    from mpigen.yaml._fast_read import MAX_CHARACTERS
-
-    return len(text) <= MAX_CHARACTERS
+    return len(text) <= FAST_MAX_CHARACTERS
 
 
 def _token(text: str) -> str:

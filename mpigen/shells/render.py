@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 from mpigen.options import Options
 from mpigen.outcome import EXIT_INVALID, Outcome
 from mpigen.records import Record
+from mpigen.shells._fast_args import plain_call
 from mpigen.shells.common import (
     InvalidInput,
     fail,
-    plain_call,
     read_inputs,
     refuse_empty,
     run_guarded,
@@ -47,7 +47,7 @@ class Target(Record):
 
 
 def plain(args: list[str]) -> Callable[[], int] | None:
-    """`mpigen render ARGS` run without click (mpigen.cli) when mpigen.shells.common.plain_call can read
+    """`mpigen render ARGS` run without click (mpigen.cli) when mpigen.shells._fast_args.plain_call can read
     them: what the click command does with the same arguments; None when click must parse them."""
     call = plain_call(args, tuple(FORMATS))
     if call is None:

@@ -33,10 +33,19 @@ MAX_DEPTH = 64
 MAX_ALIAS_VALUES = 1_000_000
 MAX_VALUES = 4_000_000  # parser events: scalars, keys, mappings, sequences (about 2.5 s)
 MAX_DOCUMENTS = 100_000
+# The longest stream the fast reader takes (mpigen.yaml._fast_read); a longer one is read by libyaml.
+FAST_MAX_CHARACTERS = yamlfast.MAX_CHARACTERS
 
 _TAG = "tag:yaml.org,2002:"
 _STR = _TAG + "str"
 _MERGE = _TAG + "merge"
+
+
+def fast_events(text: str) -> tuple[list[Any], Any] | None:
+    """libyaml's events for `text` (StreamStart left out) read by the fast reader, with the module of
+    their classes; None when it declines the stream (read it with libyaml's CParser)."""
+    events = yamlfast.parse(text)
+    return None if events is None else (events, yamlfast)
 
 
 class YamlProblem(Exception):

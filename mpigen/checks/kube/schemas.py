@@ -9,7 +9,7 @@ Schemas come from two offline places and nowhere else:
 Every schema is returned with its `$ref`s inlined and its annotations (descriptions, `x-kubernetes-*`)
 dropped: jsonschema then walks plain nested dicts instead of resolving a reference at every step. A
 definition that refers to itself (none of the kinds mpigen emits) stays a local `#/$defs/...` reference.
-`mpigen.checks.kube.quick` compiles a schema into closures that only say valid or not, 15x faster than jsonschema.
+`mpigen.checks.kube._fast_schema` compiles a schema into closures that only say valid or not, 15x faster than jsonschema.
 
 For the newest Kubernetes version mpigen was released with, the kinds it emits are also shipped inside
 the package (`mpigen/checks/kube/strict-<version>.json`, written by tools/kubeschemas.py, checked against
@@ -30,7 +30,7 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
-from mpigen.checks.kube.quick import FORMAT_CHECKS, quick_check
+from mpigen.checks.kube._fast_schema import FORMAT_CHECKS, quick_check
 
 if TYPE_CHECKING:
     from pathlib import Path

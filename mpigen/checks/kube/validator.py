@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, cast
 
 from mpigen.checks.kube import schemas as kubeschema
-from mpigen.checks.kube.quick import Check, Unsupported, quick_check
+from mpigen.checks.kube._fast_schema import Check, Unsupported, quick_check
 from mpigen.checks.kube.versions import default_kube_version, parse_kube_version
 from mpigen.errors import Issue, Path, shown
 

@@ -12,7 +12,7 @@ import shlex
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from mpigen.reference import stand_in
+from mpigen.targets.shared._fast_templates import render as compiled
 
 if TYPE_CHECKING:
     import jinja2
@@ -26,7 +26,7 @@ def shell_quote(value: object) -> str:
 @lru_cache(maxsize=1)
 def jinja_environment() -> jinja2.Environment:
     """The templates' jinja2 environment: the source of truth for what a template renders to. A render
-    uses the templates compiled from it into Python (mpigen/targets/shared/_compiled_templates.py, written by
+    uses the templates compiled from it into Python (mpigen/targets/shared/_fast_templates.py, written by
     tools/templategen.py), so it neither imports jinja2 nor compiles a template."""
     from importlib import resources  # not at import: a render uses the compiled templates (start-up time)
 
@@ -50,11 +50,4 @@ def jinja_environment() -> jinja2.Environment:
 def render(template: str, **values: Any) -> str:
     """Render `templates/<template>` with exactly these values (a missing one is an error): the template
     compiled into Python, else (MPIGEN_REFERENCE=1) jinja2 itself."""
-    return _compiled(template, values) or jinja_environment().get_template(template).render(**values)
-
-
-@stand_in
-def _compiled(template: str, values: dict[str, Any]) -> str:
-    from mpigen.targets.shared._compiled_templates import TEMPLATES
-
-    return TEMPLATES[template](values)
+    return compiled(template, values) or jinja_environment().get_template(template).render(**values)
