@@ -363,3 +363,43 @@ def test_every_target_declares_its_own_kinds_in_its_folder() -> None:
         for kind in target(name).kinds:
             assert (PACKAGE.parent / "schemas" / kind.schema).is_file(), kind
             assert seen.setdefault((kind.api_version, kind.kind), name) == name, kind
+
+
+def _is_stand_in(name: str) -> bool:
+    return name.rpartition(".")[2].startswith("_fast_")
+
+
+def test_the_stand_ins_table_lists_every_fast_module_and_back() -> None:
+    """mpigen.reference.STAND_INS names each `_fast_*` module once, with its library and agreement test."""
+    from mpigen.reference import STAND_INS
+
+    listed = [row.module for row in STAND_INS]
+    assert len(listed) == len(set(listed))
+    assert set(listed) == {name for name in MODULES if _is_stand_in(name)}
+    for row in STAND_INS:
+        assert row.library and row.saving, row
+        path, _, function = row.agreement.partition("::")
+        source = (PACKAGE.parent / path).read_text(encoding="utf-8")
+        assert f"def {function}(" in source, f"{row.module}: no test {row.agreement}"
+
+
+def test_every_stand_in_lives_in_a_fast_module() -> None:
+    """A function marked `@stand_in` is defined in a `_fast_*` module, nowhere else."""
+    marked = {
+        f"{name}.{node.name}"
+        for name, path in MODULES.items()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef)
+        and any(isinstance(d, ast.Name) and d.id == "stand_in" for d in node.decorator_list)
+    }
+    assert marked
+    assert {name for name in marked if not _is_stand_in(name.rpartition(".")[0])} == set()
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_a_fast_module_is_imported_only_from_its_own_folder(name: str) -> None:
+    """A stand-in serves the code beside it: `krm/` reads YAML through mpigen.yaml.reader, never the
+    fast reader itself."""
+    folder = name if MODULES[name].name == "__init__.py" else name.rpartition(".")[0]
+    foreign = sorted(m for m in GRAPH[name] if _is_stand_in(m) and m.rpartition(".")[0] != folder)
+    assert not foreign, f"{name} imports {foreign}"
