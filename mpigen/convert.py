@@ -22,11 +22,14 @@ import json
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from mpigen import inputs as api
 from mpigen import names, tree
+from mpigen.compiler import plan_job
 from mpigen.errors import CompileError, Issue, Path
 from mpigen.options import Options
 from mpigen.outcome import Finding, Outcome
 from mpigen.plan import JobPlan
+from mpigen.targets.canonical import canonical
 from mpigen.yaml.load import Document
 
 DEFAULT_MAX_RESTARTS = 6  # batch/v1 Job's backoffLimit default, which the jobset target uses too
@@ -42,8 +45,6 @@ class ConvertOptions(NamedTuple):
 
 
 def convert(inputs: Sequence[tuple[str, list[Document] | str]], options: ConvertOptions) -> Outcome:
-    from mpigen import inputs as api
-
     result, written = Outcome(), set[tuple[str, str]]()
     for source, documents in inputs:
         if isinstance(documents, str):
@@ -79,8 +80,6 @@ def convert_job(
     document: dict[str, Any], options: ConvertOptions
 ) -> tuple[dict[str, Any], dict[str, Any], list[Issue]]:
     """(runtime, TrainJob, warnings) for one MPIJob, or CompileError."""
-    from mpigen.compiler import plan_job
-
     plan, _ = plan_job(document, options.compile.replace(target="jobset"))
     issues = _refusals(plan)
     if issues:
@@ -91,7 +90,6 @@ def convert_job(
     meta: dict[str, Any] = {"name": name}
     if options.namespaced and plan.namespace is not None:
         meta["namespace"] = plan.namespace
-    from mpigen.targets.canonical import canonical
 
     runtime = canonical({"apiVersion": names.TRAINER_API, "kind": kind, "metadata": meta, "spec": spec})
     return runtime, canonical(train_job(plan, document, kind, name)), _warnings(plan, document)

@@ -317,6 +317,7 @@ def to_junit(report: Report) -> str:
     `namespace/name` with classname `Kind@apiVersion`; an invalid resource has a `<failure>`, an
     unreadable input an `<error>`, a skipped one `<skipped>`. No `time` attributes: the report is the
     same bytes on every run."""
+    # deferred: spares importing xml.etree until this runs
     from xml.etree import ElementTree  # only this report needs it
 
     suites: dict[str, list[Resource]] = {}
@@ -347,7 +348,7 @@ def _counts(name: str | None, resources: list[Resource]) -> dict[str, str]:
 
 
 def _testcase(suite: ElementTree.Element, resource: Resource) -> None:
-    from xml.etree import ElementTree
+    from xml.etree import ElementTree  # deferred: spares importing xml.etree until this runs
 
     name = resource.name or (f"document {resource.document}" if resource.document else resource.filename)
     name = f"{resource.namespace}/{name}" if resource.namespace and resource.name else name

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from mpigen import inputs as api
 from mpigen import names
+from mpigen.checks.objectsize import OBJECT_MAX_BYTES, json_size
 from mpigen.errors import CompileError, Issue, shown
 from mpigen.options import Options
 from mpigen.outcome import Finding, Outcome, Placement
@@ -29,8 +30,6 @@ def _finding(source: str, doc: Document, kind: str, name: str, issue: Issue) -> 
 def _too_large(data: dict[str, Any]) -> Issue | None:
     """A passed-through object that no cluster could store (etcd's 1.5 MiB), refused before it is
     written out: emitting a 16 MiB mapping of a million keys would take far longer than reading it."""
-    from mpigen.checks.objectsize import OBJECT_MAX_BYTES, json_size
-
     size = json_size(data)
     if size <= OBJECT_MAX_BYTES:
         return None

@@ -403,3 +403,20 @@ def test_a_fast_module_is_imported_only_from_its_own_folder(name: str) -> None:
     folder = name if MODULES[name].name == "__init__.py" else name.rpartition(".")[0]
     foreign = sorted(m for m in GRAPH[name] if _is_stand_in(m) and m.rpartition(".")[0] != folder)
     assert not foreign, f"{name} imports {foreign}"
+
+
+def test_an_import_inside_a_function_says_what_deferring_it_spares() -> None:
+    """Imports sit at the top of a module; one left inside a function (to spare a render, or a command,
+    a library or module it does not need) carries `# deferred: <what it spares>` on its line or the line above."""
+    bare = []
+    for name, path in MODULES.items():
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for function in ast.walk(ast.parse("\n".join(lines))):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(function):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    said = lines[node.lineno - 1] + lines[node.lineno - 2]
+                    if "# deferred: " not in said:
+                        bare.append(f"{name}:{node.lineno}")
+    assert not bare, bare

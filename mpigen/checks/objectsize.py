@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mpigen import names
 from mpigen.errors import Issue, Path, format_path
 from mpigen.plan import JobPlan
 
@@ -67,8 +68,6 @@ def _input_path(job: Any, template: Path | None, path: Path) -> Path:
 
 def check_object_sizes(objects: list[dict[str, Any]], plan: JobPlan, job: Any) -> list[Issue]:
     """One issue per object larger than etcd stores, naming the field that makes it large."""
-    from mpigen import names
-
     templates = {
         ("Job", names.launcher(plan.name)): plan.template_paths.get("launcher"),
         ("StatefulSet", names.worker_set(plan.name)): plan.template_paths.get("worker"),

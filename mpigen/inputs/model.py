@@ -128,7 +128,7 @@ def pydantic_model(model: type[Strict]) -> Any:
 
 
 def _build_pydantic(model: type[Strict]) -> Any:
-    import pydantic
+    import pydantic  # deferred: spares importing pydantic until this runs
 
     fields: dict[str, Any] = {}
     for spec in _fields(model):

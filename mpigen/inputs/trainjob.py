@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from mpigen import names, tree
+from mpigen.checks.kube.validator import validate_object
 from mpigen.errors import CompileError, Issue, Path, shown
 from mpigen.inputs.shared import name_of, resolve_namespace
 from mpigen.inputs.trainer_merge import apply_defaults, merge_pod_spec
@@ -36,8 +37,6 @@ def is_trainjob(document: dict[str, Any]) -> bool:
 
 
 def _schema_issues(document: dict[str, Any], options: Options) -> list[Issue]:
-    from mpigen.checks.kube.validator import validate_object
-
     return validate_object(document, options.kube_version)
 
 

@@ -87,6 +87,7 @@ class Listing:
 def read_resource_list(data: bytes) -> Listing:
     """The ResourceList of `data`, vetted (bounded, as `render` reads YAML) before anything else parses
     it. Raises NotAResourceList."""
+    # deferred: spares importing mpigen.yaml.load until this runs
     from mpigen.yaml.load import InputError, decode
 
     try:
@@ -100,6 +101,7 @@ def read_resource_list(data: bytes) -> Listing:
 
 
 def read_whole(text: str) -> Listing:
+    # deferred: spares importing mpigen.yaml.load until this runs
     from mpigen.yaml.load import InputError, load_documents
 
     try:
@@ -120,6 +122,7 @@ def read_whole(text: str) -> Listing:
 def _read_cut(text: str) -> Listing:
     """The list cut into its items, proved by reading the rest as data with one placeholder item and by
     parsing each item. Raises NotCut."""
+    # deferred: spares importing mpigen.yaml.load until this runs
     from mpigen.yaml.load import InputError, load_documents
 
     token = _token(text)
@@ -147,9 +150,9 @@ def _fast(text: str) -> bool:
 
 def _token(text: str) -> str:
     try:  # the built-in BLAKE2 that hashlib itself offers, without loading OpenSSL (hashlib's start-up)
-        from _blake2 import blake2b
+        from _blake2 import blake2b  # deferred: spares importing _blake2 until this runs
     except ImportError:  # an interpreter without it
-        from hashlib import blake2b
+        from hashlib import blake2b  # deferred: spares importing hashlib until this runs
     digest = blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
     return f"{PLACEHOLDER}{digest}-"
 

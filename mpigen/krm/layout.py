@@ -140,8 +140,8 @@ def head(item: str, fast: bool) -> tuple[Any, Any] | str | None:
         get_event()  # document
         get_event()  # sequence
         return _head(get_event, classes)
-    import yaml
-    from yaml._yaml import CParser
+    import yaml  # deferred: spares importing yaml until this runs
+    from yaml._yaml import CParser  # deferred: spares importing yaml._yaml until this runs
 
     parser = CParser(item)
     try:
@@ -198,6 +198,7 @@ def load_item(item: str, source: str, fast: bool) -> Any:
     """One item (`Cut.as_document`) read as data, as `render` reads a document (mpigen.yaml.load:
     bounded, duplicate keys refused, YAML 1.1 scalars). Raises NotCut on any problem, for the
     whole-list reading to word it."""
+    # deferred: spares importing mpigen.yaml.load until this runs
     from mpigen.yaml.load import InputError, load_documents
 
     try:

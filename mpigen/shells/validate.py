@@ -46,8 +46,9 @@ def plain(args: list[str]) -> Callable[[], int] | None:
 
 def command() -> click.Command:
     """The `validate` command as click parses it (mpigen.shells.group loads it for any other call)."""
-    import click
+    import click  # deferred: spares importing click until this runs
 
+    # deferred: spares importing mpigen.shells.flags until this runs
     from mpigen.shells.flags import allow_empty_option, compile_options, filename_option, make_options
 
     @click.command()

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from mpigen.errors import shown
+from mpigen.errors import format_path, shown
 from mpigen.yaml import _fast_read as yamlfast
 from mpigen.yaml.scalars import CORE, construct, resolve_plain, tag_name
 
@@ -109,7 +109,7 @@ def read_stream(text: str, fast: bool = True) -> list[Any]:
     events = yamlfast.parse(text) if fast else None
     if events is not None:  # the stream is simple: its events without PyYAML, whose import is slow
         return _Reader(iter(events).__next__, yamlfast).documents()
-    import yaml
+    import yaml  # deferred: spares importing yaml until this runs
 
     try:
         loader = _loader_class()(text)
@@ -142,7 +142,7 @@ def read_stream(text: str, fast: bool = True) -> list[Any]:
 
 def _loader_class() -> Any:
     """libyaml's parser (PyYAML's own without libyaml); only its events are read."""
-    import yaml
+    import yaml  # deferred: spares importing yaml until this runs
 
     return getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
 
@@ -340,8 +340,6 @@ class _Reader:
         raise YamlProblem(where + message)
 
     def _path(self) -> str:
-        from mpigen.errors import format_path
-
         parts: list[str | int] = []
         for frame in self.stack:
             if type(frame.value) is list:

@@ -172,6 +172,7 @@ def trainer_env_var(var: dict[str, Any]) -> dict[str, Any]:
 
 def _quantity(value: Any) -> Any:
     """A quantity as Go's resource.Quantity writes it back (Trainer's objects are typed: `1` is `"1"`)."""
+    # deferred: spares importing mpigen.quantity until this runs
     from mpigen.quantity import canonical_quantity
 
     try:
@@ -315,7 +316,7 @@ def build_pod_group(plan: TrainPlan) -> list[dict[str, Any]]:
 
 
 def _as_quantity(value: Any, fmt: str) -> str:
-    from mpigen.quantity import format_quantity
+    from mpigen.quantity import format_quantity  # deferred: spares importing mpigen.quantity until this runs
 
     return format_quantity(value, fmt)
 

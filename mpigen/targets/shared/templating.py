@@ -28,9 +28,10 @@ def jinja_environment() -> jinja2.Environment:
     """The templates' jinja2 environment: the source of truth for what a template renders to. A render
     uses the templates compiled from it into Python (mpigen/targets/shared/_fast_templates.py, written by
     tools/templategen.py), so it neither imports jinja2 nor compiles a template."""
-    from importlib import resources  # not at import: a render uses the compiled templates (start-up time)
+    # deferred: a render uses the compiled templates, not the template files (start-up time)
+    from importlib import resources
 
-    import jinja2
+    import jinja2  # deferred: spares importing jinja2 until this runs
 
     def load(name: str) -> str:
         return resources.files("mpigen.templates").joinpath(name).read_text(encoding="utf-8")
