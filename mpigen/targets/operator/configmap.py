@@ -4,7 +4,8 @@ mpi-operator v0.2.0 `newConfigMap` (hostfile, kubexec.sh), the training-operator
 `--container` for mainContainer and discover_hosts.sh) and v0.8.2 `newConfigMap` (hostfile in the
 implementation's syntax, discover_hosts.sh), plus the scripts that stand in for the operator at run
 time (`wait-for-workers.sh` for the launcher; `cleanup.sh` for the clean-up Job when the job cleans
-up), so that the manifests stay short and every script is reviewed in one place.
+up), so that the manifests stay short and every script is reviewed in one place. The files every
+target's launcher reads are rendered by mpigen.targets.shared.hostfile.
 """
 
 from __future__ import annotations

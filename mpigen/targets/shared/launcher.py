@@ -1,4 +1,5 @@
-"""The launcher Job `<job>-launcher`: the pod that runs mpirun.
+"""The launcher's pod template: the pod that runs mpirun (the operator target wraps it in the Job
+`<job>-launcher`, mpigen.targets.operator.workloads; the volcano target in its launcher task).
 
 kubectl-exec transport, mpi-operator v0.2.0 `newLauncher`: the launcher ServiceAccount, an init
 container that delivers kubectl into `/opt/kube`, Open MPI pointed at kubexec.sh and the hostfile

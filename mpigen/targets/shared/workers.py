@@ -1,4 +1,5 @@
-"""The worker StatefulSet `<job>-worker`: the pods mpirun starts ranks in.
+"""The workers' pod template: the pods mpirun starts ranks in (the operator target wraps it in the
+StatefulSet `<job>-worker`, mpigen.targets.operator.workloads; the volcano target in its worker task).
 
 kubectl-exec transport, mpi-operator v0.2.0 `newWorker`: Parallel pod management, the role labels
 merged over the template's labels, `restartPolicy: Always`, containers[0] replaced by `sleep 365d`
