@@ -26,6 +26,7 @@ from mpigen import inputs as api
 from mpigen import names, tree
 from mpigen.compiler import plan_job
 from mpigen.errors import CompileError, Issue, Path
+from mpigen.inputs import trainer_names
 from mpigen.options import Options
 from mpigen.outcome import Finding, Outcome
 from mpigen.plan import JobPlan
@@ -91,7 +92,9 @@ def convert_job(
     if options.namespaced and plan.namespace is not None:
         meta["namespace"] = plan.namespace
 
-    runtime = canonical({"apiVersion": names.TRAINER_API, "kind": kind, "metadata": meta, "spec": spec})
+    runtime = canonical(
+        {"apiVersion": trainer_names.TRAINER_API, "kind": kind, "metadata": meta, "spec": spec}
+    )
     return runtime, canonical(train_job(plan, document, kind, name)), _warnings(plan, document)
 
 
@@ -128,7 +131,7 @@ def _clean(template: dict[str, Any], container: int) -> dict[str, Any]:
     copied: dict[str, Any] = tree.without_nulls(template)
     for key in OWN_NAMING:
         copied.setdefault("spec", {}).pop(key, None)
-    copied["spec"]["containers"][container]["name"] = names.TRAINER_CONTAINER
+    copied["spec"]["containers"][container]["name"] = trainer_names.TRAINER_CONTAINER
     return copied
 
 
@@ -179,12 +182,15 @@ def runtime_spec(plan: JobPlan) -> dict[str, Any]:
         failure["rules"] = [
             {"name": "deadline", "action": "FailJobSet", "onJobFailureReasons": ["DeadlineExceeded"]}
         ]
-    launcher_labels = {names.ANCESTOR_LABEL: names.ANCESTOR_TRAINER}
+    launcher_labels = {trainer_names.ANCESTOR_LABEL: trainer_names.ANCESTOR_TRAINER}
     jobs = [
-        {"name": names.NODE_RJOB, "template": {"spec": _job(plan, plan.workers, node_template(plan))}},
         {
-            "name": names.LAUNCHER_RJOB,
-            "dependsOn": [{"name": names.NODE_RJOB, "status": "Ready"}],
+            "name": trainer_names.NODE_RJOB,
+            "template": {"spec": _job(plan, plan.workers, node_template(plan))},
+        },
+        {
+            "name": trainer_names.LAUNCHER_RJOB,
+            "dependsOn": [{"name": trainer_names.NODE_RJOB, "status": "Ready"}],
             "template": {
                 "metadata": {"labels": launcher_labels},
                 "spec": _job(plan, 1, launcher_template(plan)),
@@ -192,7 +198,7 @@ def runtime_spec(plan: JobPlan) -> dict[str, Any]:
         },
     ]
     jobset: dict[str, Any] = {
-        "successPolicy": {"operator": "All", "targetReplicatedJobs": [names.LAUNCHER_RJOB]},
+        "successPolicy": {"operator": "All", "targetReplicatedJobs": [trainer_names.LAUNCHER_RJOB]},
         "failurePolicy": failure,
         "replicatedJobs": jobs,
     }
@@ -234,7 +240,9 @@ def train_job(plan: JobPlan, document: dict[str, Any], kind: str, runtime: str) 
     for key in ("labels", "annotations"):
         if own.get(key):
             meta[key] = tree.copy(own[key])
-    spec: dict[str, Any] = {"runtimeRef": {"apiGroup": names.TRAINER_GROUP, "kind": kind, "name": runtime}}
+    spec: dict[str, Any] = {
+        "runtimeRef": {"apiGroup": trainer_names.TRAINER_GROUP, "kind": kind, "name": runtime}
+    }
     queue = (own.get("labels") or {}).get(names.QUEUE_LABEL)
     if queue is not None:  # Trainer puts spec.labels, not the TrainJob's own, on the JobSet Kueue admits
         spec["labels"] = {names.QUEUE_LABEL: queue}
@@ -243,7 +251,12 @@ def train_job(plan: JobPlan, document: dict[str, Any], kind: str, runtime: str) 
     if plan.managed_by == "kueue.x-k8s.io/multikueue":
         spec["managedBy"] = plan.managed_by
     spec["trainer"] = _trainer(plan)
-    return {"apiVersion": names.TRAINER_API, "kind": names.TRAINJOB_KIND, "metadata": meta, "spec": spec}
+    return {
+        "apiVersion": trainer_names.TRAINER_API,
+        "kind": trainer_names.TRAINJOB_KIND,
+        "metadata": meta,
+        "spec": spec,
+    }
 
 
 def _get(document: dict[str, Any], path: Path) -> Any:
@@ -261,7 +274,7 @@ def _warnings(plan: JobPlan, document: dict[str, Any]) -> list[Issue]:
         Issue(
             ("metadata", "name"),
             f"Trainer names the pods {plan.name}-node-0-<i> and {plan.name}-launcher-0-0 (hosts "
-            f"<pod>.{plan.name}) and the SSH Secret {names.trainjob_ssh_secret(plan.name)}; the MPIJob's "
+            f"<pod>.{plan.name}) and the SSH Secret {trainer_names.trainjob_ssh_secret(plan.name)}; the MPIJob's "
             "<job>-worker-<i> names and discover_hosts.sh do not exist there",
             "warning",
         )

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from mpigen import inputs as api
-from mpigen import names
 from mpigen.checks.objectsize import OBJECT_MAX_BYTES, json_size
 from mpigen.errors import CompileError, Issue, shown
+from mpigen.inputs import trainer_names
 from mpigen.options import Options
 from mpigen.outcome import Finding, Outcome, Placement
 from mpigen.yaml.load import Document
@@ -124,8 +124,8 @@ def _trainer_document(
     from mpigen.inputs.trainjob import Runtimes, is_runtime  # deferred: a stream without Trainer documents
 
     kind = str(data.get("kind"))
-    if data.get("apiVersion") != names.TRAINER_API:
-        message = f"unsupported apiVersion {shown(str(data.get('apiVersion')))} for {kind}; mpigen compiles {names.TRAINER_API}"
+    if data.get("apiVersion") != trainer_names.TRAINER_API:
+        message = f"unsupported apiVersion {shown(str(data.get('apiVersion')))} for {kind}; mpigen compiles {trainer_names.TRAINER_API}"
         result.errors.append(_finding(source, doc, kind, _name(data), Issue(("apiVersion",), message)))
     elif check_runtime and is_runtime(data):
         result.errors += [_finding(source, doc, kind, _name(data), i) for i in Runtimes().add(data, options)]

@@ -420,3 +420,11 @@ def test_an_import_inside_a_function_says_what_deferring_it_spares() -> None:
                     if "# deferred: " not in said:
                         bare.append(f"{name}:{node.lineno}")
     assert not bare, bare
+
+
+def test_names_names_no_target_or_trainer_object() -> None:
+    """mpigen/names.py holds the names every target shares; a JobSet's, a Volcano Job's and Kubeflow
+    Trainer's live with the target (mpigen/targets/<target>/) or the input front (mpigen.inputs.trainer_names)."""
+    text = MODULES["mpigen.names"].read_text(encoding="utf-8")
+    for group in ("trainer.kubeflow.org", "jobset.x-k8s.io", "jobset.sigs.k8s.io", "batch.volcano.sh"):
+        assert group not in text, group

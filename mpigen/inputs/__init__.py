@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from mpigen import names
 from mpigen.errors import Issue, shown
+from mpigen.inputs import trainer_names
 from mpigen.options import Options
 from mpigen.plan import JobPlan, TrainPlan
 
@@ -42,7 +43,7 @@ FRONTS: dict[tuple[str, str], str] = {
 # (apiVersion, kind) -> module under mpigen.inputs whose `to_plan(document, runtimes, options)` plans a
 # TrainJob (Kubeflow Trainer), run on a target with the "trainjob" ability (mpigen.targets.CAPABILITIES).
 TRAIN_FRONTS: dict[tuple[str, str], str] = {
-    (names.TRAINER_API, names.TRAINJOB_KIND): "trainjob",
+    (trainer_names.TRAINER_API, trainer_names.TRAINJOB_KIND): "trainjob",
 }
 
 
@@ -80,7 +81,7 @@ def _miscased_kubeflow_kind(kind: object) -> str | None:
     return meant if meant is not None and meant != kind else None
 
 
-TRAINER_KINDS = (names.TRAINJOB_KIND, *names.RUNTIME_KINDS)
+TRAINER_KINDS = (trainer_names.TRAINJOB_KIND, *trainer_names.RUNTIME_KINDS)
 
 
 def is_trainer(document: dict[str, Any]) -> bool:
@@ -88,7 +89,7 @@ def is_trainer(document: dict[str, Any]) -> bool:
     api_version, kind = document.get("apiVersion"), document.get("kind")
     return (
         isinstance(api_version, str)
-        and api_version.partition("/")[0] == names.TRAINER_GROUP
+        and api_version.partition("/")[0] == trainer_names.TRAINER_GROUP
         and kind in TRAINER_KINDS
     )
 

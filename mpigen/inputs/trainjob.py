@@ -19,6 +19,7 @@ from typing import Any
 from mpigen import names, tree
 from mpigen.checks.kube.validator import validate_object
 from mpigen.errors import CompileError, Issue, Path, shown
+from mpigen.inputs import trainer_names
 from mpigen.inputs.shared import name_of, resolve_namespace
 from mpigen.inputs.trainer_merge import apply_defaults, merge_pod_spec
 from mpigen.options import Options
@@ -29,11 +30,17 @@ RJOBS: Path = ("spec", "template", "spec", "replicatedJobs")
 
 
 def is_runtime(document: dict[str, Any]) -> bool:
-    return document.get("apiVersion") == names.TRAINER_API and document.get("kind") in names.RUNTIME_KINDS
+    return (
+        document.get("apiVersion") == trainer_names.TRAINER_API
+        and document.get("kind") in trainer_names.RUNTIME_KINDS
+    )
 
 
 def is_trainjob(document: dict[str, Any]) -> bool:
-    return document.get("apiVersion") == names.TRAINER_API and document.get("kind") == names.TRAINJOB_KIND
+    return (
+        document.get("apiVersion") == trainer_names.TRAINER_API
+        and document.get("kind") == trainer_names.TRAINJOB_KIND
+    )
 
 
 def _schema_issues(document: dict[str, Any], options: Options) -> list[Issue]:
@@ -75,10 +82,10 @@ def _runtime_webhook(document: dict[str, Any]) -> list[Issue]:
     spec, issues = document["spec"], []
     for index, job in enumerate(spec["template"]["spec"].get("replicatedJobs") or []):
         labels = ((job.get("template") or {}).get("metadata") or {}).get("labels") or {}
-        ancestor = labels.get(names.ANCESTOR_LABEL)
-        keyed = job.get("name") == names.LAUNCHER_RJOB or ancestor in (
-            names.ANCESTOR_TRAINER,
-            *names.ANCESTOR_INITIALIZERS,
+        ancestor = labels.get(trainer_names.ANCESTOR_LABEL)
+        keyed = job.get("name") == trainer_names.LAUNCHER_RJOB or ancestor in (
+            trainer_names.ANCESTOR_TRAINER,
+            *trainer_names.ANCESTOR_INITIALIZERS,
         )
         if keyed and job.get("replicas", 1) != 1:
             issues.append(
@@ -113,8 +120,8 @@ def to_plan(document: dict[str, Any], runtimes: Runtimes, options: Options) -> T
     """The TrainPlan of one TrainJob, or CompileError with every problem (each with its field path)."""
     issues = _schema_issues(document, options)
     if issues:
-        raise CompileError(issues, kind=names.TRAINJOB_KIND, name=name_of(document))
-    name, spec = document["metadata"]["name"], apply_defaults(names.TRAINJOB_KIND, document["spec"])
+        raise CompileError(issues, kind=trainer_names.TRAINJOB_KIND, name=name_of(document))
+    name, spec = document["metadata"]["name"], apply_defaults(trainer_names.TRAINJOB_KIND, document["spec"])
     namespace, ns_issues = resolve_namespace(document["metadata"].get("namespace"), options.namespace)
     issues += ns_issues
     if not names.is_dns1035_label(name):
@@ -124,10 +131,10 @@ def to_plan(document: dict[str, Any], runtimes: Runtimes, options: Options) -> T
     runtime, found = _runtime(spec["runtimeRef"], namespace, runtimes)
     issues += found
     if runtime is None or issues:
-        raise CompileError(issues, kind=names.TRAINJOB_KIND, name=name)
+        raise CompileError(issues, kind=trainer_names.TRAINJOB_KIND, name=name)
     issues += _trainjob_webhook(spec, runtime)
     if issues:
-        raise CompileError(issues, kind=names.TRAINJOB_KIND, name=name)
+        raise CompileError(issues, kind=trainer_names.TRAINJOB_KIND, name=name)
     return _plan(name, namespace, spec, runtime)
 
 
@@ -135,9 +142,11 @@ def _runtime(
     ref: dict[str, Any], namespace: str | None, runtimes: Runtimes
 ) -> tuple[dict[str, Any] | None, list[Issue]]:
     path: Path = ("spec", "runtimeRef")
-    if ref["apiGroup"] != names.TRAINER_GROUP:
+    if ref["apiGroup"] != trainer_names.TRAINER_GROUP:
         return None, [
-            Issue((*path, "apiGroup"), f'must be "{names.TRAINER_GROUP}", got {shown(ref["apiGroup"])}')
+            Issue(
+                (*path, "apiGroup"), f'must be "{trainer_names.TRAINER_GROUP}", got {shown(ref["apiGroup"])}'
+            )
         ]
     kind = ref["kind"]
     key = (kind, "" if kind == "ClusterTrainingRuntime" else namespace or "", ref["name"])
@@ -169,7 +178,7 @@ def _trainjob_webhook(spec: dict[str, Any], runtime: dict[str, Any]) -> list[Iss
     if (
         trainer.get("numNodes", 1) >= 2
         and mpi["runLauncherAsNode"]
-        and not {names.LAUNCHER_RJOB, names.NODE_RJOB} <= set(jobs)
+        and not {trainer_names.LAUNCHER_RJOB, trainer_names.NODE_RJOB} <= set(jobs)
     ):
         message = "must be 1 when the MPI runtime runs its launcher as a node (runLauncherAsNode) and lacks a launcher or a node job"
         issues.append(Issue(("spec", "trainer", "numNodes"), message))
@@ -187,7 +196,7 @@ def _containers(job: dict[str, Any]) -> set[str]:
 
 def _override_issues(overrides: list[dict[str, Any]], jobs: dict[str, dict[str, Any]]) -> list[Issue]:
     issues, seen = [], set()
-    reserved = (names.TRAINER_CONTAINER, *names.ANCESTOR_INITIALIZERS)
+    reserved = (trainer_names.TRAINER_CONTAINER, *trainer_names.ANCESTOR_INITIALIZERS)
     for index, override in enumerate(overrides):
         path: Path = ("spec", "podSpecOverrides", index)
         for t, target in enumerate(override["targetJobs"]):
@@ -288,8 +297,8 @@ def _warnings(spec: dict[str, Any], runtime: dict[str, Any]) -> list[Issue]:
     trainer_jobs = [
         job["name"]
         for job in runtime["template"]["spec"].get("replicatedJobs") or []
-        if ((job["template"].get("metadata") or {}).get("labels") or {}).get(names.ANCESTOR_LABEL)
-        == names.ANCESTOR_TRAINER
+        if ((job["template"].get("metadata") or {}).get("labels") or {}).get(trainer_names.ANCESTOR_LABEL)
+        == trainer_names.ANCESTOR_TRAINER
     ]
     if wanted == 1 or not trainer_jobs:
         return []

@@ -98,7 +98,9 @@ def trainer_schema(kind: str) -> str:
 
     # deferred: spares importing mpigen.checks.kube.versions until this runs
     from mpigen.checks.kube.versions import default_kube_version
-    from mpigen.names import TRAINER_API  # deferred: spares importing mpigen.names until this runs
+
+    # deferred: spares importing mpigen.inputs until this runs
+    from mpigen.inputs.trainer_names import TRAINER_API
 
     found = object_schema(default_kube_version(), TRAINER_API, kind)
     assert found is not None, kind

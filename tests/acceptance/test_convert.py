@@ -20,11 +20,11 @@ import yaml
 from click.testing import CliRunner
 
 import mpigen
-from mpigen import names
 from mpigen.cli import cli
 from mpigen.compiler import compile_job
 from mpigen.convert import ConvertOptions, convert, convert_job
 from mpigen.errors import CompileError
+from mpigen.inputs import trainer_names
 from mpigen.inputs.trainjob import Runtimes
 from mpigen.options import Options
 from mpigen.targets.jobset import names as jobset_names
@@ -130,7 +130,7 @@ def test_round_trip_gives_the_same_job(path: Path) -> None:
         assert ours["spec"].get("suspend", False) == theirs["spec"]["suspend"]
         direct_jobs, via_jobs = pods(ours), pods(theirs)
         assert list(direct_jobs) == [jobset_names.WORKER_RJOB, jobset_names.LAUNCHER_RJOB]
-        assert list(via_jobs) == [names.NODE_RJOB, names.LAUNCHER_RJOB]
+        assert list(via_jobs) == [trainer_names.NODE_RJOB, trainer_names.LAUNCHER_RJOB]
         assert via_jobs["launcher"]["dependsOn"] == [{"name": "node", "status": "Ready"}]
         for mine, its in (
             (direct_jobs["worker"], via_jobs["node"]),

@@ -43,6 +43,7 @@ import yaml
 from mpigen import names
 from mpigen.compiler import compile_job
 from mpigen.errors import CompileError
+from mpigen.inputs import trainer_names
 from mpigen.inputs.trainjob import Runtimes, is_runtime, is_trainjob
 from mpigen.options import Options
 
@@ -123,7 +124,7 @@ def undo_departures(objects: list[Obj], oracle: list[Obj], job: str) -> list[Obj
     ]
     [secret] = [o for o in objects if o["kind"] == "Secret"]
     [theirs] = [o for o in oracle if o["kind"] == "Secret"]
-    assert secret["metadata"]["name"] == theirs["metadata"]["name"] == names.trainjob_ssh_secret(job)
+    assert secret["metadata"]["name"] == theirs["metadata"]["name"] == trainer_names.trainjob_ssh_secret(job)
     assert (secret["type"], "data" in secret, "immutable" in secret) == ("Opaque", False, False)
     assert (theirs["type"], theirs["immutable"], sorted(theirs["data"])) == (
         "kubernetes.io/ssh-auth",
@@ -264,7 +265,7 @@ def test_other_implementations_are_a_departure(case: str) -> None:
     openmpi = {(o["kind"], o["metadata"]["name"]): o for o in mpigen_objects(as_openmpi(docs), job)}
     assert_same(as_openmpi(docs), job)  # the Open MPI twin is Trainer's, departures apart
     name = job["metadata"]["name"]
-    hostfile = ("ConfigMap", names.trainjob_hostfile(name))
+    hostfile = ("ConfigMap", trainer_names.trainjob_hostfile(name))
     assert ours[hostfile]["data"]["hostfile"] == openmpi[hostfile]["data"]["hostfile"].replace(" slots=", ":")
     env_names = {
         "Intel": ["I_MPI_HYDRA_HOST_FILE", "I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS", "I_MPI_PERHOST"],
@@ -355,7 +356,7 @@ def test_shipped_runtimes_match_trainer(shipped: str, trainer: str) -> None:
     if TRAINERS[trainer]:
         spec["trainer"] = TRAINERS[trainer]
     job = {
-        "apiVersion": names.TRAINER_API,
+        "apiVersion": trainer_names.TRAINER_API,
         "kind": "TrainJob",
         "metadata": {"name": f"j-{trainer}", "namespace": "team"},
         "spec": spec,

@@ -24,6 +24,7 @@ from typing import Any
 
 from mpigen import names, tree
 from mpigen.errors import Issue
+from mpigen.inputs import trainer_names
 from mpigen.options import Options
 from mpigen.plan import JobPlan, JobService, Labels, Ssh, TrainPlan
 from mpigen.quantity import QuantitySum
@@ -34,7 +35,7 @@ from mpigen.targets.shared.ssh import build_keygen_job, build_keygen_rbac, rende
 
 # Trainer v2.0.0 pkg/constants: the Open MPI variables, in the order the MPI plugin upserts them.
 OPENMPI_ENV = (
-    ("OMPI_MCA_orte_default_hostfile", f"{names.MPI_HOSTFILE_DIR}/{names.HOSTFILE}"),
+    ("OMPI_MCA_orte_default_hostfile", f"{trainer_names.MPI_HOSTFILE_DIR}/{names.HOSTFILE}"),
     ("OMPI_MCA_orte_keep_fqdn_hostnames", "true"),
     ("OMPI_MCA_orte_set_default_slots", "{slots}"),
     ("OMPI_MCA_plm_rsh_args", "-o ConnectionAttempts=10"),
@@ -60,7 +61,7 @@ def _pod(job: dict[str, Any]) -> dict[str, Any]:
 
 def _ancestor(job: dict[str, Any]) -> str | None:
     labels = (job["template"].get("metadata") or {}).get("labels") or {}
-    found = labels.get(names.ANCESTOR_LABEL)
+    found = labels.get(trainer_names.ANCESTOR_LABEL)
     return found if isinstance(found, str) else None
 
 
@@ -69,9 +70,9 @@ def pod_counts(plan: TrainPlan) -> list[int]:
     counts = []
     for job in plan.jobset_spec.get("replicatedJobs") or []:
         count = job["template"]["spec"].get("parallelism", 1)
-        if _ancestor(job) == names.ANCESTOR_TRAINER:
+        if _ancestor(job) == trainer_names.ANCESTOR_TRAINER:
             count = plan.runtime_num_nodes
-        if job["name"] == names.NODE_RJOB and plan.num_nodes is not None:
+        if job["name"] == trainer_names.NODE_RJOB and plan.num_nodes is not None:
             count = max(plan.num_nodes - 1, 1) if plan.run_launcher_as_node else plan.num_nodes
         counts.append(max(count, 1))
     return counts
@@ -85,38 +86,40 @@ def launcher_env(plan: TrainPlan) -> list[dict[str, str]]:
 
 
 def _ssh_volume(plan: TrainPlan) -> dict[str, Any]:
-    items = [{"key": key, "path": path} for key, path in names.MPI_SSH_ITEMS]
+    items = [{"key": key, "path": path} for key, path in trainer_names.MPI_SSH_ITEMS]
     return {
-        "name": names.MPI_SSH_VOLUME,
-        "secret": {"secretName": names.trainjob_ssh_secret(plan.name), "items": items},
+        "name": trainer_names.MPI_SSH_VOLUME,
+        "secret": {"secretName": trainer_names.trainjob_ssh_secret(plan.name), "items": items},
     }
 
 
 def _hostfile_volume(plan: TrainPlan) -> dict[str, Any]:
     item = {"key": names.HOSTFILE, "path": names.HOSTFILE, "mode": names.HOSTFILE_MODE}
     return {
-        "name": names.MPI_HOSTFILE_VOLUME,
-        "configMap": {"name": names.trainjob_hostfile(plan.name), "items": [item]},
+        "name": trainer_names.MPI_HOSTFILE_VOLUME,
+        "configMap": {"name": trainer_names.trainjob_hostfile(plan.name), "items": [item]},
     }
 
 
 def _enforce_mpi(plan: TrainPlan, job: dict[str, Any]) -> None:
     """The MPI plugin's EnforceMLPolicy on one replicated job."""
-    if job["name"] not in (names.LAUNCHER_RJOB, names.NODE_RJOB):
+    if job["name"] not in (trainer_names.LAUNCHER_RJOB, trainer_names.NODE_RJOB):
         return
-    launcher, pod = job["name"] == names.LAUNCHER_RJOB, _pod(job)
+    launcher, pod = job["name"] == trainer_names.LAUNCHER_RJOB, _pod(job)
     volumes = pod.setdefault("volumes", [])
     _upsert(volumes, _ssh_volume(plan), "name")
     if launcher:
         _upsert(volumes, _hostfile_volume(plan), "name")
     for container in pod.get("containers") or []:
-        if container.get("name") != names.TRAINER_CONTAINER:
+        if container.get("name") != trainer_names.TRAINER_CONTAINER:
             continue
         mounts = container.setdefault("volumeMounts", [])
-        _upsert(mounts, {"name": names.MPI_SSH_VOLUME, "mountPath": plan.ssh_mount_path}, "mountPath")
+        _upsert(mounts, {"name": trainer_names.MPI_SSH_VOLUME, "mountPath": plan.ssh_mount_path}, "mountPath")
         if launcher:
             _upsert(
-                mounts, {"name": names.MPI_HOSTFILE_VOLUME, "mountPath": names.MPI_HOSTFILE_DIR}, "mountPath"
+                mounts,
+                {"name": trainer_names.MPI_HOSTFILE_VOLUME, "mountPath": trainer_names.MPI_HOSTFILE_DIR},
+                "mountPath",
             )
             env = container.setdefault("env", [])
             for var in launcher_env(plan):
@@ -128,7 +131,7 @@ def _enforce_trainer(plan: TrainPlan, job: dict[str, Any]) -> None:
     job["replicas"] = 1
     trainer = plan.trainer
     for container in _pod(job).get("containers") or []:
-        if container.get("name") != names.TRAINER_CONTAINER:
+        if container.get("name") != trainer_names.TRAINER_CONTAINER:
             continue
         for key in ("image", "command", "args"):
             if key in trainer:
@@ -221,7 +224,7 @@ def build_jobset_spec(plan: TrainPlan) -> dict[str, Any]:
         _enforce_mpi(plan, job)
         job["template"]["spec"]["parallelism"] = count
         job["template"]["spec"]["completions"] = count
-        if _ancestor(job) == names.ANCESTOR_TRAINER:
+        if _ancestor(job) == trainer_names.ANCESTOR_TRAINER:
             _enforce_trainer(plan, job)
         if plan.schedule_timeout_seconds is not None:
             meta = job["template"]["spec"]["template"].setdefault("metadata", {})
@@ -235,7 +238,10 @@ def _meta(plan: TrainPlan, name: str, component: str, labels: dict[str, str] | N
     meta: dict[str, Any] = {"name": name}
     if plan.namespace is not None:
         meta["namespace"] = plan.namespace
-    own = {**names.standard_labels(plan.name, component), "app.kubernetes.io/name": names.TRAINJOB_APP_NAME}
+    own = {
+        **names.standard_labels(plan.name, component),
+        "app.kubernetes.io/name": trainer_names.TRAINJOB_APP_NAME,
+    }
     meta["labels"] = {**(labels or {}), **own}
     return meta
 
@@ -262,8 +268,8 @@ def hosts(plan: TrainPlan) -> list[str]:
     subdomain = (plan.jobset_spec.get("network") or {}).get("subdomain") or plan.name
     found = []
     for job, count in zip(plan.jobset_spec.get("replicatedJobs") or [], pod_counts(plan), strict=True):
-        if job["name"] == names.NODE_RJOB or (
-            job["name"] == names.LAUNCHER_RJOB and plan.run_launcher_as_node
+        if job["name"] == trainer_names.NODE_RJOB or (
+            job["name"] == trainer_names.LAUNCHER_RJOB and plan.run_launcher_as_node
         ):
             found += [
                 f"{jobset_names.jobset_pod_host(plan.name, job['name'], i)}.{subdomain}" for i in range(count)
@@ -274,7 +280,7 @@ def hosts(plan: TrainPlan) -> list[str]:
 def build_hostfile(plan: TrainPlan) -> dict[str, Any]:
     separator = SLOT_SEPARATOR[plan.implementation]
     text = "".join(f"{host}{separator}{plan.slots}\n" for host in hosts(plan))
-    meta = _meta(plan, names.trainjob_hostfile(plan.name), names.COMPONENT_CONFIG)
+    meta = _meta(plan, trainer_names.trainjob_hostfile(plan.name), names.COMPONENT_CONFIG)
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {names.HOSTFILE: text}}
 
 
@@ -325,10 +331,14 @@ def key_plan(plan: TrainPlan) -> JobPlan:
     """The TrainJob as the SSH key builders (shared/ssh.py) read a job: its name and namespace, the Secret,
     and the pod templates whose image has ssh-keygen (the `node` job's, else the launcher's)."""
     jobs = {job["name"]: job for job in plan.jobset_spec.get("replicatedJobs") or []}
-    source = jobs.get(names.NODE_RJOB) or jobs.get(names.LAUNCHER_RJOB) or next(iter(jobs.values()))
+    source = (
+        jobs.get(trainer_names.NODE_RJOB)
+        or jobs.get(trainer_names.LAUNCHER_RJOB)
+        or next(iter(jobs.values()))
+    )
     template = source["template"]["spec"].get("template") or {}
     return JobPlan(
-        api_version=names.TRAINER_API,
+        api_version=trainer_names.TRAINER_API,
         name=plan.name,
         namespace=plan.namespace,
         workers=1,
@@ -340,7 +350,7 @@ def key_plan(plan: TrainPlan) -> JobPlan:
         clean_pod_policy="None",
         labels=Labels({}, {}, {}, {}, {}),
         service=JobService(plan.name, {}, {}, True),
-        ssh=Ssh(plan.ssh_mount_path, names.trainjob_ssh_secret(plan.name), True),
+        ssh=Ssh(plan.ssh_mount_path, trainer_names.trainjob_ssh_secret(plan.name), True),
     )
 
 
@@ -348,7 +358,7 @@ def _relabel(obj: dict[str, Any]) -> dict[str, Any]:
     """The key Job's objects carry `app.kubernetes.io/name: trainjob`, as the TrainJob's others."""
     for meta in (obj["metadata"], ((obj.get("spec") or {}).get("template") or {}).get("metadata") or {}):
         if "app.kubernetes.io/name" in (meta.get("labels") or {}):
-            meta["labels"]["app.kubernetes.io/name"] = names.TRAINJOB_APP_NAME
+            meta["labels"]["app.kubernetes.io/name"] = trainer_names.TRAINJOB_APP_NAME
     return obj
 
 
@@ -363,7 +373,7 @@ def build_key_config(plan: TrainPlan) -> dict[str, Any]:
 
 
 def build_ssh_secret(plan: TrainPlan) -> dict[str, Any]:
-    meta = _meta(plan, names.trainjob_ssh_secret(plan.name), "ssh")
+    meta = _meta(plan, trainer_names.trainjob_ssh_secret(plan.name), "ssh")
     return {"apiVersion": "v1", "kind": "Secret", "metadata": meta, "type": "Opaque"}
 
 
@@ -392,8 +402,8 @@ def hostfile_size(plan: TrainPlan) -> int:
     tail = len(f".{subdomain}{SLOT_SEPARATOR[plan.implementation]}{plan.slots}\n")
     size = 0
     for job, count in zip(plan.jobset_spec.get("replicatedJobs") or [], pod_counts(plan), strict=True):
-        if job["name"] == names.NODE_RJOB or (
-            job["name"] == names.LAUNCHER_RJOB and plan.run_launcher_as_node
+        if job["name"] == trainer_names.NODE_RJOB or (
+            job["name"] == trainer_names.LAUNCHER_RJOB and plan.run_launcher_as_node
         ):
             size += count * (len(f"{plan.name}-{job['name']}-0-") + tail) + _index_digits(count)
     return size
