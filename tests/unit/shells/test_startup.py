@@ -365,7 +365,7 @@ def test_the_krm_function_runs_without_click(fresh_python: str, tmp_path: Path) 
         assert "click" not in modules and "mpigen.krm.protocol" in modules
 
 
-# Flags a call may give and still run without click (mpigen.shells.common.plain_call), and calls click
+# Flags a call may give and still run without click (mpigen.shells._fast_args.plain_call), and calls click
 # must parse: help, `--`, a flag it does not read, a value its flag refuses, a flag given twice.
 PLAIN_FLAGS = [
     ["-n", "ml"],
