@@ -12,6 +12,8 @@ reports medians, so a loaded machine slows both sides alike:
    of the same objects (the libyaml floor; mpigen's own emitter is PyYAML with libyaml).
 3. One job with 1,000 to 10,000 workers, render and validate: seconds, and seconds per 1,000 workers
    (flat when the cost is linear in workers).
+4. Each stand-in of mpigen.reference.STAND_INS declined alone (MPIGEN_REFERENCE=<module>): what it saves
+   of a one-job render's CPU (a stand-in stays while it saves at least a tenth).
 
 Peak memory (maximum resident set size) is reported for each mpigen process. By default runs this
 checkout's mpigen (`python -m mpigen`, the repository on PYTHONPATH), byte-compiled first as pip does on
@@ -212,12 +214,32 @@ def wide_job(work: Path, workers: int, rounds: int) -> None:
         print(f"     {count:6} workers  {shown(result)}{per}")
 
 
+def stand_ins(rounds: int) -> None:
+    """Each stand-in's saving: a one-job render (v2beta1, validation on) with that stand-in declined
+    (MPIGEN_REFERENCE=<module>) against all of them on, CPU medians of alternating runs."""
+    from mpigen.reference import STAND_INS, VARIABLE
+
+    example = str(ROOT / "examples" / "v2beta1" / "tensorflow-benchmarks.yaml")
+    print("4. Stand-ins: a one-job render with each one declined, CPU against all on (keep one that saves >= 0.10)")
+    commands: dict[str, Command] = {"all on": ([*MPIGEN, "render", example], None, {VARIABLE: ""})}
+    for row in STAND_INS:
+        commands[row.module] = ([*MPIGEN, "render", example], None, {VARIABLE: row.module})
+    commands["all off (MPIGEN_REFERENCE=1)"] = ([*MPIGEN, "render", example], None, {VARIABLE: "1"})
+    results = side_by_side(commands, rounds)
+    base = results["all on"]
+    print(f"   {'all on':40} {shown(base)}")
+    for name, result in results.items():
+        if name != "all on":
+            saving = (result.cpu - base.cpu) / base.cpu
+            print(f"   {name:40} {shown(result, base, 'of all on')}  saves {saving:5.2f} of a render's CPU")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=21, help="runs of each command (medians)")
     parser.add_argument("--jobs", type=int, default=1000)
     parser.add_argument("--workers", type=int, default=10000)
-    parser.add_argument("--only", type=int, choices=(1, 2, 3), help="run one part only")
+    parser.add_argument("--only", type=int, choices=(1, 2, 3, 4), help="run one part only (4: each stand-in's saving)")
     parser.add_argument("--mpigen", metavar="PATH", help="an installed mpigen executable to measure (default: this checkout, python -m mpigen)")
     args = parser.parse_args()
     if args.mpigen:
@@ -234,7 +256,12 @@ def main() -> None:
     SPAWN = Spawner()  # first, while this process is small
     with tempfile.TemporaryDirectory() as name:
         work = Path(name)
-        parts = [lambda: one_job(work, args.rounds), lambda: many_jobs(work, args.jobs, args.rounds), lambda: wide_job(work, args.workers, args.rounds)]
+        parts = [
+            lambda: one_job(work, args.rounds),
+            lambda: many_jobs(work, args.jobs, args.rounds),
+            lambda: wide_job(work, args.workers, args.rounds),
+            lambda: stand_ins(args.rounds),
+        ]
         for number, part in enumerate(parts, 1):
             if args.only in (None, number):
                 part()

@@ -35,7 +35,7 @@ _LAZY = {
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        import importlib
+        import importlib  # deferred: spares importing importlib until this runs
 
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'mpigen' has no attribute {name!r}")

@@ -2,7 +2,7 @@
 without click, and hands every other one to the root group (mpigen.shells.group, click).
 
 A call needs no parsing by click when it names `render` or `validate` with paths and flags whose reading
-is certain (mpigen.shells.common.plain_call: the compile flags, `-f`, `-o`, `--allow-empty`, each
+is certain (mpigen.shells._fast_args.plain_call: the compile flags, `-f`, `-o`, `--allow-empty`, each
 valid and given once), `krm` with piped input, or `kustomize-plugin run CONFIG` (the exec plugin as
 kustomize runs it). That is how kustomize, pre-commit hooks and scripts call mpigen, and importing click is a large share of such a call's start-up. Anything else (`--help`,
 `--`, another flag, a value a flag refuses, a path that starts with `-`, no path, shell completion)
@@ -41,7 +41,7 @@ def _plain_run(args: list[str]) -> Callable[[], int] | None:
     """The click-free run of `mpigen ARGS`, or None when click must parse them."""
     if COMPLETE_VAR in os.environ or not args or args[0] not in PLAIN_COMMANDS:
         return None
-    import importlib
+    import importlib  # deferred: spares importing importlib until this runs
 
     run: Callable[[], int] | None = importlib.import_module(PLAIN_COMMANDS[args[0]]).plain(args[1:])
     return run
@@ -52,7 +52,7 @@ def main() -> None:
     # memory of a 1,000-job render is the same without the collector), while the collector's passes
     # over everything imported cost several percent of a one-job render: reference counting frees all.
     gc.disable()
-    from mpigen.shells import streams
+    from mpigen.shells import streams  # deferred: spares importing mpigen.shells.streams until this runs
 
     streams.prepare()  # closed standard descriptors held, SIGXFSZ ignored, SIGTERM and SIGINT unwinding
     args = sys.argv[1:]
@@ -80,6 +80,7 @@ def _run(args: list[str]) -> int:
     run = _plain_run(args)
     try:
         if run is None:
+            # deferred: spares importing mpigen.shells.group until this runs
             from mpigen.shells.group import cli
 
             cli(args=args, prog_name="mpigen")
@@ -95,7 +96,7 @@ def _exit(code: int) -> NoReturn:
     """Exit once the output is written (mpigen.shells.streams.finish), skipping the interpreter's
     teardown (freeing every module and object one by one: about a tenth of a one-job render) when
     nothing waits for it: no function registered to run at exit (coverage, logging, a test's recorder)."""
-    import atexit
+    import atexit  # deferred: spares importing atexit until this runs
 
     if atexit._ncallbacks() == 0:
         os._exit(code)
@@ -105,7 +106,7 @@ def _exit(code: int) -> NoReturn:
 def __getattr__(name: str) -> Any:
     # `from mpigen.cli import cli`: the root group, loaded (with click) on first use.
     if name == "cli":
-        from mpigen.shells.group import cli
+        from mpigen.shells.group import cli  # deferred: spares importing mpigen.shells.group until this runs
 
         return cli
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,25 +9,26 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mpigen import inputs as api
-from mpigen.checks.objectsize import check_object_sizes
+from mpigen.checks.stage import check_output
 from mpigen.errors import ComparedByFields, CompileError, Issue
 from mpigen.inputs.aliases import resolve_aliases
 from mpigen.inputs.annotations import options_for
 from mpigen.inputs.shared import name_of
 from mpigen.options import Options
 from mpigen.plan import JobPlan
-from mpigen.targets import gangs_natively, target
+from mpigen.targets import TrainJobRunner, gangs_natively, missing_capability, target
 from mpigen.targets.nulls import without_nulls
 from mpigen.targets.shared.workload import workload_option_issues
 
 if TYPE_CHECKING:
+    from mpigen.inputs import TrainFront
     from mpigen.inputs.trainjob import Runtimes
 
 
 class Compilation(ComparedByFields):
     """The objects of one job, and the warnings met on the way. Two are equal when every field is."""
 
-    __slots__ = ("name", "objects", "options", "warnings")
+    __slots__ = ("invalid", "name", "objects", "options", "warnings")
 
     def __init__(
         self,
@@ -35,14 +36,18 @@ class Compilation(ComparedByFields):
         warnings: list[Issue] | None = None,
         name: str = "",
         options: Options | None = None,
+        invalid: list[tuple[dict[str, Any], Issue]] | None = None,
     ) -> None:
         self.objects = objects
         self.warnings: list[Issue] = [] if warnings is None else warnings
         self.name = name
         # The options the job was compiled with: the caller's, with the job's `mpigen.dev/*` annotations.
         self.options = Options() if options is None else options
+        # What the output checks found wrong with mpigen's own objects (mpigen.checks.stage): each object
+        # with its issue, reported apart from the user's problems (exit 3).
+        self.invalid: list[tuple[dict[str, Any], Issue]] = [] if invalid is None else invalid
 
-    _compared = ("objects", "warnings", "name", "options")
+    _compared = ("objects", "warnings", "name", "options", "invalid")
 
 
 def plan_job(job: object, options: Options) -> tuple[JobPlan, Options]:
@@ -90,18 +95,23 @@ def build_objects(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
     return without_nulls(target(options.target).build(plan, options))
 
 
-def compile_job(job: object, options: Options | None = None) -> Compilation:
+def compile_job(job: object, options: Options | None = None, runtimes: Runtimes | None = None) -> Compilation:
+    """The objects of one job and its warnings; a TrainJob is planned with the runtime it names among
+    `runtimes` (the stream's, mpigen.pipeline.collect_runtimes). Raises CompileError with every problem:
+    those an early one hid too (`_hidden_issues`)."""
     try:
-        return _compile_job(job, options)
+        return _compile_job(job, options, runtimes)
     except CompileError as exc:
-        exc.issues += _hidden_issues(job, options, exc.issues)
+        exc.issues += _hidden_issues(job, options, exc.issues, runtimes)
         raise
 
 
-def _hidden_issues(job: object, options: Options | None, found: list[Issue]) -> list[Issue]:
+def _hidden_issues(
+    job: object, options: Options | None, found: list[Issue], runtimes: Runtimes | None = None
+) -> list[Issue]:
     """The problems the `found` ones hid (an unknown replica type, an invalid name: mpigen.inputs.repair),
     found by compiling the job with those taken out, again while the new ones hide more (a few rounds)."""
-    from mpigen.inputs.repair import renamed, repaired
+    from mpigen.inputs.repair import renamed, repaired  # deferred: only a refused job is repaired
 
     original = name_of(job) if isinstance(job, dict) else ""
     seen = {(issue.path, issue.message) for issue in found}
@@ -113,7 +123,7 @@ def _hidden_issues(job: object, options: Options | None, found: list[Issue]) -> 
             break
         document, stand_in = repair[0], repair[1] or stand_in
         try:
-            _compile_job(document, options)
+            _compile_job(document, options, runtimes)
             break
         except CompileError as exc:
             issues = exc.issues
@@ -127,26 +137,20 @@ def _hidden_issues(job: object, options: Options | None, found: list[Issue]) -> 
     return hidden
 
 
-def _compile_job(job: object, options: Options | None = None) -> Compilation:
+def _compile_job(
+    job: object, options: Options | None = None, runtimes: Runtimes | None = None
+) -> Compilation:
+    train = api.train_front_for(job) if isinstance(job, dict) else None
+    if train is not None:
+        return _compile_train_job(job, train, runtimes, options or Options())  # type: ignore[arg-type]
     plan, options = plan_job(job, options or Options())
-    warnings = list(plan.warnings) + target(options.target).warnings(plan, options)
+    run = target(options.target)
+    warnings = list(plan.warnings) + run.warnings(plan, options)
     objects = build_objects(plan, options)
-    too_large = check_object_sizes(objects, plan, job)
-    if too_large:
-        raise CompileError(too_large, name=plan.name)
-    if options.validate:
-        refused = _refused_pods(objects, plan, job, options)
-        if refused:
-            raise CompileError(refused, name=plan.name)
-    return Compilation(objects, warnings, plan.name, options)
-
-
-def _refused_pods(objects: list[dict[str, Any]], plan: JobPlan, job: object, options: Options) -> list[Issue]:
-    """The API server's pod validation on every emitted pod template (mpigen.checks.pod)."""
-    from mpigen.checks.kube.versions import default_kube_version
-    from mpigen.checks.output import pod_issues
-
-    return pod_issues(objects, plan, job, options.kube_version or default_kube_version())
+    checked = check_output(objects, plan, job, options, run.kinds)
+    if checked.refused:
+        raise CompileError(checked.refused, name=plan.name)
+    return Compilation(objects, warnings, plan.name, options, checked.invalid)
 
 
 def compile(job: object, options: Options | None = None) -> list[dict[str, Any]]:
@@ -157,33 +161,34 @@ def compile(job: object, options: Options | None = None) -> list[dict[str, Any]]
     return compile_job(job, options).objects
 
 
-def compile_train_job(
-    document: dict[str, Any], runtimes: Runtimes, options: Options | None = None
+def _compile_train_job(
+    document: dict[str, Any], front: TrainFront, runtimes: Runtimes | None, options: Options
 ) -> Compilation:
-    """What Kubeflow Trainer's controller would create for one TrainJob (its runtime among `runtimes`), on
-    the jobset target whatever `options.target` says (Trainer runs every TrainJob as a JobSet)."""
-    from mpigen.inputs import trainjob
-    from mpigen.targets.jobset import trainjob as train_target
-    from mpigen.targets.jobset import trainjob_gang as train_gang
+    """A TrainJob on the jobset target, whatever `options.target` says (Kubeflow Trainer runs every TrainJob
+    as a JobSet), unless its own `mpigen.dev/target` names a target without the "trainjob" ability."""
+    options, option_issues = options_for(document, options.replace(target="jobset"))
+    run = target(options.target)
+    if missing_capability(run, "trainjob") is not None or not isinstance(run, TrainJobRunner):
+        # The TrainJob's own `mpigen.dev/target` names a target that cannot run it: the front refuses
+        # that annotation beside the TrainJob's other problems, planned on the jobset target meanwhile.
+        options = options.replace(target="jobset")
+        run = target("jobset")
+        assert isinstance(run, TrainJobRunner)
+    if runtimes is None:
+        from mpigen.inputs.trainjob import Runtimes  # deferred: an MPIJob needs no Trainer runtimes
 
-    options, option_issues = options_for(document, (options or Options()).replace(target="jobset"))
+        runtimes = Runtimes()
     try:
-        plan = trainjob.to_plan(document, runtimes, options)
+        plan = front(document, runtimes, options)
     except CompileError as exc:
         exc.issues[:0] = option_issues
         raise
-    issues = option_issues + train_gang.check(plan, options) + train_target.check(plan)
-    issues = issues or train_target.check_placement(plan, options)
+    issues = option_issues + run.check_train_job(plan, options)
     if issues:
         raise CompileError(issues, kind="TrainJob", name=plan.name)
-    objects = without_nulls(train_target.build(plan, options))
-    if options.validate:  # the API server's pod validation on every pod template, as for an MPIJob
-        from mpigen.checks.kube.versions import default_kube_version
-        from mpigen.checks.output import pod_issues
-
-        version = options.kube_version or default_kube_version()
-        refused = pod_issues(objects, train_target.key_plan(plan), document, version)
-        if refused:
-            raise CompileError(refused, kind="TrainJob", name=plan.name)
-    warnings = list(plan.warnings) + train_gang.warnings(options)
-    return Compilation(objects, warnings, plan.name, options)
+    objects = without_nulls(run.build_train_job(plan, options))
+    checked = check_output(objects, None, document, options, run.kinds)
+    if checked.refused:
+        raise CompileError(checked.refused, kind="TrainJob", name=plan.name)
+    warnings = run.train_job_warnings(plan, options)
+    return Compilation(objects, warnings, plan.name, options, checked.invalid)

@@ -22,12 +22,16 @@ import json
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from mpigen import inputs as api
 from mpigen import names, tree
+from mpigen.compiler import plan_job
 from mpigen.errors import CompileError, Issue, Path
+from mpigen.inputs import trainer_names
 from mpigen.options import KUBERNETES as GANG_KUBERNETES
 from mpigen.options import Options
 from mpigen.outcome import Finding, Outcome
 from mpigen.plan import JobPlan
+from mpigen.targets.canonical import canonical
 from mpigen.yaml.load import Document
 
 DEFAULT_MAX_RESTARTS = 6  # batch/v1 Job's backoffLimit default, which the jobset target uses too
@@ -48,8 +52,6 @@ class ConvertOptions(NamedTuple):
 
 
 def convert(inputs: Sequence[tuple[str, list[Document] | str]], options: ConvertOptions) -> Outcome:
-    from mpigen import inputs as api
-
     result, written = Outcome(), set[tuple[str, str]]()
     for source, documents in inputs:
         if isinstance(documents, str):
@@ -85,8 +87,6 @@ def convert_job(
     document: dict[str, Any], options: ConvertOptions
 ) -> tuple[dict[str, Any], dict[str, Any], list[Issue]]:
     """(runtime, TrainJob, warnings) for one MPIJob, or CompileError."""
-    from mpigen.compiler import plan_job
-
     plan, _ = plan_job(document, options.compile.replace(target="jobset"))
     issues = _refusals(plan)
     if issues:
@@ -97,9 +97,10 @@ def convert_job(
     meta: dict[str, Any] = {"name": name}
     if options.namespaced and plan.namespace is not None:
         meta["namespace"] = plan.namespace
-    from mpigen.targets.canonical import canonical
 
-    runtime = canonical({"apiVersion": names.TRAINER_API, "kind": kind, "metadata": meta, "spec": spec})
+    runtime = canonical(
+        {"apiVersion": trainer_names.TRAINER_API, "kind": kind, "metadata": meta, "spec": spec}
+    )
     return runtime, canonical(train_job(plan, document, kind, name)), _warnings(plan, document)
 
 
@@ -136,7 +137,7 @@ def _clean(template: dict[str, Any], container: int) -> dict[str, Any]:
     copied: dict[str, Any] = tree.without_nulls(template)
     for key in OWN_NAMING:
         copied.setdefault("spec", {}).pop(key, None)
-    copied["spec"]["containers"][container]["name"] = names.TRAINER_CONTAINER
+    copied["spec"]["containers"][container]["name"] = trainer_names.TRAINER_CONTAINER
     return copied
 
 
@@ -197,12 +198,15 @@ def runtime_spec(plan: JobPlan) -> dict[str, Any]:
         failure["rules"] = [
             {"name": "deadline", "action": "FailJobSet", "onJobFailureReasons": ["DeadlineExceeded"]}
         ]
-    launcher_labels = {names.ANCESTOR_LABEL: names.ANCESTOR_TRAINER}
+    launcher_labels = {trainer_names.ANCESTOR_LABEL: trainer_names.ANCESTOR_TRAINER}
     jobs = [
-        {"name": names.NODE_RJOB, "template": {"spec": _job(plan, plan.workers, node_template(plan))}},
         {
-            "name": names.LAUNCHER_RJOB,
-            "dependsOn": [{"name": names.NODE_RJOB, "status": "Ready"}],
+            "name": trainer_names.NODE_RJOB,
+            "template": {"spec": _job(plan, plan.workers, node_template(plan))},
+        },
+        {
+            "name": trainer_names.LAUNCHER_RJOB,
+            "dependsOn": [{"name": trainer_names.NODE_RJOB, "status": "Ready"}],
             "template": {
                 "metadata": {"labels": launcher_labels},
                 "spec": _job(plan, 1, launcher_template(plan)),
@@ -210,7 +214,7 @@ def runtime_spec(plan: JobPlan) -> dict[str, Any]:
         },
     ]
     jobset: dict[str, Any] = {
-        "successPolicy": {"operator": "All", "targetReplicatedJobs": [names.LAUNCHER_RJOB]},
+        "successPolicy": {"operator": "All", "targetReplicatedJobs": [trainer_names.LAUNCHER_RJOB]},
         "failurePolicy": failure,
         "replicatedJobs": jobs,
     }
@@ -258,7 +262,9 @@ def train_job(plan: JobPlan, document: dict[str, Any], kind: str, runtime: str) 
         del meta["annotations"][key]
     if "annotations" in meta and not meta["annotations"]:
         del meta["annotations"]
-    spec: dict[str, Any] = {"runtimeRef": {"apiGroup": names.TRAINER_GROUP, "kind": kind, "name": runtime}}
+    spec: dict[str, Any] = {
+        "runtimeRef": {"apiGroup": trainer_names.TRAINER_GROUP, "kind": kind, "name": runtime}
+    }
     queue = (own.get("labels") or {}).get(names.QUEUE_LABEL)
     if queue is not None:  # a runtime patch's template labels reach the JobSet Kueue admits (Trainer v2.2+)
         labels = {"labels": {names.QUEUE_LABEL: queue}}
@@ -269,7 +275,12 @@ def train_job(plan: JobPlan, document: dict[str, Any], kind: str, runtime: str) 
     if plan.managed_by == "kueue.x-k8s.io/multikueue":
         spec["managedBy"] = plan.managed_by
     spec["trainer"] = _trainer(plan)
-    return {"apiVersion": names.TRAINER_API, "kind": names.TRAINJOB_KIND, "metadata": meta, "spec": spec}
+    return {
+        "apiVersion": trainer_names.TRAINER_API,
+        "kind": trainer_names.TRAINJOB_KIND,
+        "metadata": meta,
+        "spec": spec,
+    }
 
 
 def _get(document: dict[str, Any], path: Path) -> Any:
@@ -287,7 +298,7 @@ def _warnings(plan: JobPlan, document: dict[str, Any]) -> list[Issue]:
         Issue(
             ("metadata", "name"),
             f"Trainer names the pods {plan.name}-node-0-<i> and {plan.name}-launcher-0-0 (hosts "
-            f"<pod>.{plan.name}) and the SSH Secret {names.trainjob_ssh_secret(plan.name)}; the MPIJob's "
+            f"<pod>.{plan.name}) and the SSH Secret {trainer_names.trainjob_ssh_secret(plan.name)}; the MPIJob's "
             "<job>-worker-<i> names and discover_hosts.sh do not exist there",
             "warning",
         )
@@ -337,7 +348,10 @@ def _annotation_warnings(document: dict[str, Any]) -> list[Issue]:
 def _dropped_options(document: dict[str, Any]) -> dict[str, str]:
     """The MPIJob's `mpigen.dev/*` option annotations a TrainJob refuses (mpigen.inputs.trainjob) or has no
     use for (`target`: a TrainJob is always a JobSet), each with why: not carried over."""
+    # deferred: spares importing mpigen.inputs.annotations until this runs
     from mpigen.inputs.annotations import PREFIX
+
+    # deferred: spares importing mpigen.inputs.trainjob until this runs
     from mpigen.inputs.trainjob import TRAINJOB_REFUSED_OPTIONS
 
     why = {flag: reason for flag, reason in TRAINJOB_REFUSED_OPTIONS.values()}

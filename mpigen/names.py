@@ -78,7 +78,7 @@ DNS1123_LABEL_MAX = 63
 # The StatefulSet controller labels each worker pod `controller-revision-hash: <set>-<10 characters>`.
 REVISION_HASH_LENGTH = 10
 # The longest job name whose every derived name fits (the worker StatefulSet's is the tightest, with
-# fewer than 10**10 workers); mpigen.targets.shared.limits checks the exact ones, pod names included.
+# fewer than 10**10 workers); mpigen.targets.operator.limits checks the exact ones, pod names included.
 MAX_JOB_NAME = DNS1123_LABEL_MAX - 1 - REVISION_HASH_LENGTH - len(WORKER_SUFFIX)
 
 
@@ -239,56 +239,7 @@ def training_operator_labels(job: str, replica_type: str) -> dict[str, str]:
     return labels
 
 
-# --- the jobset target (JobSet v0.12: pkg/controllers/jobset_controller.go constructJob, the Job
-# controller's Indexed hostnames, api/jobset/v1alpha2 labels)
+# --- Kueue (pkg/controller/constants/constants.go): the labels a job is queued and prioritised by
 
-JOBSET_API = "jobset.x-k8s.io/v1alpha2"
-WORKER_RJOB = "worker"
-LAUNCHER_RJOB = "launcher"
-JOBSET_NAME_LABEL = "jobset.sigs.k8s.io/jobset-name"
-RJOB_LABEL = "jobset.sigs.k8s.io/replicatedjob-name"
-RESTART_ATTEMPT_LABEL = "jobset.sigs.k8s.io/restart-attempt"
-COMPLETION_INDEX_LABEL = "batch.kubernetes.io/job-completion-index"
-RESTART_ATTEMPT_ENV = "MPIGEN_RESTART_ATTEMPT"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"
-# JobSet's child Jobs `<jobset>-<rjob>-<jobIndex>` and the pods' generated names add
-# `-<podIndex>-<5 random characters>`; both must be DNS-1035 labels (JobSet's ValidateCreate).
-POD_NAME_RANDOM_SUFFIX = 6
-
-
-def jobset_pod_host(job: str, replicated_job: str, index: int) -> str:
-    """The hostname the Job controller gives pod `index` of the JobSet's only child Job of
-    `replicated_job`: `<jobset>-<rjob>-0-<index>` (the JobSet's Service is its subdomain)."""
-    return f"{job}-{replicated_job}-0-{index}"
-
-
-# --- trainer.kubeflow.org/v1alpha1 (Kubeflow Trainer v2.3.0 pkg/constants/constants.go)
-
-TRAINER_API = "trainer.kubeflow.org/v1alpha1"
-TRAINER_GROUP = "trainer.kubeflow.org"
-TRAINJOB_KIND = "TrainJob"
-RUNTIME_KINDS = ("TrainingRuntime", "ClusterTrainingRuntime")
-TRAINJOB_APP_NAME = "trainjob"
-ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step"
-ANCESTOR_TRAINER = "trainer"
-ANCESTOR_INITIALIZERS = ("dataset-initializer", "model-initializer")
-TRAINER_CONTAINER = "node"
-NODE_RJOB = "node"
-DEFAULT_MANAGED_BY = "trainer.kubeflow.org/trainjob-controller"
-MPI_SSH_VOLUME = "mpi-ssh-auth"
-MPI_HOSTFILE_VOLUME = "mpi-hostfile"
-MPI_HOSTFILE_DIR = "/etc/mpi"
-MPI_SSH_ITEMS = (
-    (SSH_PRIVATE_KEY, "id_rsa"),
-    (SSH_PUBLIC_KEY, "id_rsa.pub"),
-    (SSH_PUBLIC_KEY, "authorized_keys"),
-)
-
-
-def trainjob_ssh_secret(job: str) -> str:
-    return job + "-mpi-ssh-auth"
-
-
-def trainjob_hostfile(job: str) -> str:
-    return job + "-mpi-hostfile"

@@ -83,6 +83,9 @@ class Placement(Record):
     name: str
     objects: tuple[dict[str, Any], ...]
     generated: bool
+    # What the run target's engine creates from a job's objects (a JobSet's Service, Volcano's plugins'):
+    # they collide like the job's own (mpigen.targets.Target.engine_objects).
+    implied: tuple[dict[str, Any], ...] = ()
 
     def where(self) -> str:
         return self.source + (f" (document {self.document})" if self.document else "")

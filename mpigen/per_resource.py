@@ -20,11 +20,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from xml.etree import ElementTree
 
+    from mpigen.inputs.trainjob import Runtimes
+
 from mpigen import inputs as api
 from mpigen.inputs.lists import flatten_documents
 from mpigen.options import Options
 from mpigen.outcome import PLEASE_REPORT, Finding, Placement, exit_code, json_errors
 from mpigen.pipeline import check_collisions, process
+from mpigen.pipeline import collect_runtimes as pipeline_runtimes
 from mpigen.yaml.load import Document, ForeignInput
 
 VALID, INVALID, ERROR, SKIPPED = "statusValid", "statusInvalid", "statusError", "statusSkipped"
@@ -94,7 +97,11 @@ class Report:
 
 
 def check_documents(
-    report: Report, source: str, documents: list[Document] | str, options: Options, runtimes: Any = None
+    report: Report,
+    source: str,
+    documents: list[Document] | str,
+    options: Options,
+    runtimes: Runtimes | None = None,
 ) -> None:
     """Add to `report` one resource per document of `source` and per object it would produce (a TrainJob
     with the runtimes of the whole input, `collect_runtimes`)."""
@@ -109,26 +116,13 @@ def check_documents(
         report.resources += _resources(report, source, doc, options, runtimes)
 
 
-def collect_runtimes(inputs: list[tuple[str, Any]], options: Options) -> Any:
-    """The Kubeflow Trainer runtimes of every input (None: none and no TrainJob); their own problems are
-    reported at their documents by `check_documents`."""
-    from mpigen import inputs as api
-
-    found = [
-        doc.data
-        for _, documents in inputs
-        if isinstance(documents, list)
-        for doc in flatten_documents(documents)
-        if isinstance(doc.data, dict) and api.is_trainer(doc.data)
+def collect_runtimes(inputs: list[tuple[str, Any]], options: Options) -> Runtimes | None:
+    """The Kubeflow Trainer runtimes of every input (None: none and no TrainJob), collected as the pipeline
+    collects them (mpigen.pipeline.collect_runtimes); their own problems are reported at their documents
+    by `check_documents`."""
+    return pipeline_runtimes([(source, docs) for source, docs in inputs if isinstance(docs, list)], options)[
+        0
     ]
-    if not found:
-        return None
-    from mpigen.inputs.trainjob import Runtimes, is_runtime
-
-    runtimes = Runtimes()
-    for data in filter(is_runtime, found):
-        runtimes.add(data, options)
-    return runtimes
 
 
 def _without_source(problem: str, source: str) -> str:
@@ -153,7 +147,7 @@ def add_collisions(report: Report) -> None:
 
 
 def _resources(
-    report: Report, source: str, doc: Document, options: Options, runtimes: Any = None
+    report: Report, source: str, doc: Document, options: Options, runtimes: Runtimes | None = None
 ) -> list[Resource]:
     data = doc.data
     kind, name, version = _identity(data)
@@ -326,6 +320,7 @@ def to_junit(report: Report) -> str:
     `namespace/name` with classname `Kind@apiVersion`; an invalid resource has a `<failure>`, an
     unreadable input an `<error>`, a skipped one `<skipped>`. No `time` attributes: the report is the
     same bytes on every run."""
+    # deferred: spares importing xml.etree until this runs
     from xml.etree import ElementTree  # only this report needs it
 
     suites: dict[str, list[Resource]] = {}
@@ -356,7 +351,7 @@ def _counts(name: str | None, resources: list[Resource]) -> dict[str, str]:
 
 
 def _testcase(suite: ElementTree.Element, resource: Resource) -> None:
-    from xml.etree import ElementTree
+    from xml.etree import ElementTree  # deferred: spares importing xml.etree until this runs
 
     name = resource.name or (f"document {resource.document}" if resource.document else resource.filename)
     name = f"{resource.namespace}/{name}" if resource.namespace and resource.name else name

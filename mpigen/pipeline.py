@@ -7,15 +7,22 @@ report the same problems, as one `Outcome` (mpigen/outcome.py).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mpigen import inputs as api
-from mpigen import names
+from mpigen.checks.objectsize import OBJECT_MAX_BYTES, json_size
 from mpigen.errors import CompileError, Issue, shown
+from mpigen.inputs import trainer_names
 from mpigen.inputs.lists import flatten_documents
 from mpigen.options import Options
 from mpigen.outcome import Finding, Outcome, Placement
+from mpigen.targets import target
 from mpigen.yaml.load import Document
+
+if TYPE_CHECKING:
+    from mpigen.inputs.trainjob import Runtimes
+
+Inputs = Sequence[tuple[str, list[Document] | str]]
 
 
 def _finding(source: str, doc: Document, kind: str, name: str, issue: Issue) -> Finding:
@@ -25,8 +32,6 @@ def _finding(source: str, doc: Document, kind: str, name: str, issue: Issue) -> 
 def _too_large(data: dict[str, Any]) -> Issue | None:
     """A passed-through object that no cluster could store (etcd's 1.5 MiB), refused before it is
     written out: emitting a 16 MiB mapping of a million keys would take far longer than reading it."""
-    from mpigen.checks.objectsize import OBJECT_MAX_BYTES, json_size
-
     size = json_size(data)
     if size <= OBJECT_MAX_BYTES:
         return None
@@ -36,18 +41,18 @@ def _too_large(data: dict[str, Any]) -> Issue | None:
     )
 
 
-def process(
-    inputs: Sequence[tuple[str, list[Document] | str]], options: Options, runtimes: Any = None
-) -> Outcome:
+def process(inputs: Inputs, options: Options, runtimes: Runtimes | None = None) -> Outcome:
     """Compile every MPIJob of every input; non-MPIJob documents pass through unchanged, in place.
     An input given as a text is one that could not be read: that text is its problem. Two documents
     that would write the same object are refused (`check_collisions`). A TrainJob is compiled with the
-    runtime it names from `runtimes` (mpigen.inputs.trainjob.Runtimes) when given, else from the inputs."""
+    runtime it names from `runtimes` (the whole stream's, `collect_runtimes`) when given, else from the inputs."""
     from mpigen.compiler import compile_job  # deferred: a stream without MPIJobs needs no pydantic
 
     result = Outcome()
     given = runtimes is not None
-    runtimes = runtimes if given else _runtimes(inputs, options, result)
+    if not given:
+        runtimes, found = collect_runtimes(inputs, options)
+        result.errors += found
     for source, documents in inputs:
         if isinstance(documents, str):
             result.errors.append(Finding.line(documents))
@@ -72,11 +77,12 @@ def process(
                     result.warnings.append(_finding(source, doc, str(data.get("kind")), _name(data), warning))
                 continue
             result.jobs += 1
-            if api.is_trainer(data):
-                _trainer_document(result, source, doc, data, runtimes, options, check_runtime=given)
+            if api.is_trainer(data) and api.train_front_for(data) is None:
+                _trainer_document(result, source, doc, data, options, check_runtime=given)
                 continue
+            kind = str(data.get("kind")) if api.is_trainer(data) else "MPIJob"
             try:
-                compilation = compile_job(data, options)
+                compilation = compile_job(data, options, runtimes)
             except CompileError as exc:
                 for issue in exc.issues:
                     result.errors.append(_finding(source, doc, exc.kind, exc.name, issue))
@@ -84,14 +90,16 @@ def process(
                     result.warnings.append(_finding(source, doc, exc.kind, exc.name, issue))
                 continue
             result.objects.extend(compilation.objects)
+            made = target(compilation.options.target).engine_objects(compilation.objects)
             result.placements.append(
-                _placement(source, doc, data, tuple(compilation.objects), generated=True)
+                _placement(source, doc, data, tuple(compilation.objects), generated=True).replace(
+                    implied=tuple(made)
+                )
             )
-            if compilation.options.validate:
-                result.invalid_output += _check_output(source, doc, compilation.objects, compilation.options)
+            result.invalid_output += _invalid(source, doc, compilation.invalid)
             for issue in compilation.warnings:
                 if _first_time(result, issue):
-                    result.warnings.append(_finding(source, doc, "MPIJob", compilation.name, issue))
+                    result.warnings.append(_finding(source, doc, kind, compilation.name, issue))
     result.errors += check_collisions(result.placements)
     return result
 
@@ -104,9 +112,10 @@ def _first_time(result: Outcome, issue: Issue) -> bool:
     )
 
 
-def _runtimes(inputs: Sequence[tuple[str, list[Document] | str]], options: Options, result: Outcome) -> Any:
-    """Every TrainingRuntime and ClusterTrainingRuntime of the input, checked (their problems reported at
-    their own documents), for the TrainJobs that name them wherever they stand in the input."""
+def collect_runtimes(inputs: Inputs, options: Options) -> tuple[Runtimes | None, list[Finding]]:
+    """Every TrainingRuntime and ClusterTrainingRuntime of the stream, checked, for the TrainJobs that name
+    them wherever they stand in it (None: no Kubeflow Trainer document at all); with their problems, each
+    at its own document. Collected once per stream and handed to every shell's pipeline run."""
     documents = [
         (source, doc)
         for source, docs in inputs
@@ -115,55 +124,31 @@ def _runtimes(inputs: Sequence[tuple[str, list[Document] | str]], options: Optio
         if isinstance(doc.data, dict) and api.is_trainer(doc.data)
     ]
     if not documents:
-        return None
-    from mpigen.inputs.trainjob import Runtimes, is_runtime
+        return None, []
+    from mpigen.inputs.trainjob import Runtimes, is_runtime  # deferred: a stream without Trainer documents
 
-    runtimes = Runtimes()
+    runtimes, found = Runtimes(), []
     for source, doc in documents:
         if is_runtime(doc.data):
             for issue in runtimes.add(doc.data, options):
-                result.errors.append(_finding(source, doc, str(doc.data["kind"]), _name(doc.data), issue))
-    return runtimes
+                found.append(_finding(source, doc, str(doc.data["kind"]), _name(doc.data), issue))
+    return runtimes, found
 
 
 def _trainer_document(
-    result: Outcome,
-    source: str,
-    doc: Document,
-    data: dict[str, Any],
-    runtimes: Any,
-    options: Options,
-    check_runtime: bool,
+    result: Outcome, source: str, doc: Document, data: dict[str, Any], options: Options, check_runtime: bool
 ) -> None:
-    """A TrainJob compiled with its runtime; a runtime renders nothing of its own (its problems are
-    reported here when `check_runtime`, else where the runtimes were collected)."""
-    from mpigen.compiler import compile_train_job
-    from mpigen.inputs.trainjob import Runtimes, is_runtime, is_trainjob
+    """A Kubeflow Trainer document that is no TrainJob mpigen compiles: a runtime renders nothing of its
+    own (its problems are reported here when `check_runtime`, else where the runtimes were collected)."""
+    from mpigen.inputs.trainjob import Runtimes, is_runtime  # deferred: a stream without Trainer documents
 
     kind = str(data.get("kind"))
-    if not is_trainjob(data):
-        if data.get("apiVersion") != names.TRAINER_API:
-            message = f"unsupported apiVersion {shown(str(data.get('apiVersion')))} for {kind}; mpigen compiles {names.TRAINER_API}"
-            result.errors.append(_finding(source, doc, kind, _name(data), Issue(("apiVersion",), message)))
-        elif check_runtime and is_runtime(data):
-            result.errors += [
-                _finding(source, doc, kind, _name(data), i) for i in Runtimes().add(data, options)
-            ]
-        result.placements.append(_placement(source, doc, data, (), generated=True))
-        return
-    try:
-        compilation = compile_train_job(data, runtimes, options)
-    except CompileError as exc:
-        for issue in exc.issues:
-            result.errors.append(_finding(source, doc, exc.kind, exc.name, issue))
-        return
-    result.objects.extend(compilation.objects)
-    result.placements.append(_placement(source, doc, data, tuple(compilation.objects), generated=True))
-    if compilation.options.validate:
-        result.invalid_output += _check_output(source, doc, compilation.objects, compilation.options)
-    for issue in compilation.warnings:
-        if _first_time(result, issue):
-            result.warnings.append(_finding(source, doc, kind, compilation.name, issue))
+    if data.get("apiVersion") != trainer_names.TRAINER_API:
+        message = f"unsupported apiVersion {shown(str(data.get('apiVersion')))} for {kind}; mpigen compiles {trainer_names.TRAINER_API}"
+        result.errors.append(_finding(source, doc, kind, _name(data), Issue(("apiVersion",), message)))
+    elif check_runtime and is_runtime(data):
+        result.errors += [_finding(source, doc, kind, _name(data), i) for i in Runtimes().add(data, options)]
+    result.placements.append(_placement(source, doc, data, (), generated=True))
 
 
 def _placement(
@@ -208,22 +193,20 @@ def check_collisions(placements: list[Placement]) -> list[Finding]:
     """Two documents that would write the same object (same group, kind, namespace and name), which
     `kubectl apply` would silently merge: two jobs with one name, or a passed-through document that is
     also one of a job's objects. Each is reported once, at the later document, naming the other."""
-    from mpigen.targets.implied import implied
-
     owners: dict[Key, Placement] = {}
     findings: list[Finding] = []
     for placement in [p for p in placements if p.generated]:
         clashes: dict[int, tuple[Placement, Key]] = {}  # by id: the first object each other job shares
         # with the objects the engines create from them (a JobSet's Service, Volcano's plugins')
-        made = [*placement.objects, *(extra for obj in placement.objects for extra in implied(obj))]
+        made = [*placement.objects, *placement.implied]
         for key in [key for obj in made if (key := _key(obj)) is not None]:
             other = owners.setdefault(key, placement)
             if other is not placement:
                 clashes.setdefault(id(other), (other, key))
         findings += [_job_clash(placement, other, key) for other, key in clashes.values()]
     for placement in [p for p in placements if not p.generated]:
-        keys = [_key(obj) for obj in (placement.objects[0], *implied(placement.objects[0]))]
-        key = next((key for key in keys if key in owners), None)
+        key = _key(placement.objects[0])
+        key = key if key in owners else None
         if key is not None:
             job = owners[key]
             message = (
@@ -257,13 +240,6 @@ def _job_clash(placement: Placement, other: Placement, key: Key) -> Finding:
     )
 
 
-def _check_output(
-    source: str, doc: Document, objects: list[dict[str, Any]], options: Options
-) -> list[Finding]:
-    """The emitted objects against Kubernetes' strict schemas and the API-server rules they miss."""
-    from mpigen.checks.kube.validator import validate_object
-    from mpigen.checks.rules import check_objects
-
-    found = [(obj, issue) for obj in objects for issue in validate_object(obj, options.kube_version)]
-    found += check_objects(objects)
-    return [_finding(source, doc, obj["kind"], obj["metadata"]["name"], issue) for obj, issue in found]
+def _invalid(source: str, doc: Document, invalid: list[tuple[dict[str, Any], Issue]]) -> list[Finding]:
+    """What the output checks found wrong with a job's objects (mpigen.checks.stage), at the job's document."""
+    return [_finding(source, doc, obj["kind"], obj["metadata"]["name"], issue) for obj, issue in invalid]

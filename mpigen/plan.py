@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from mpigen import names
 from mpigen.errors import Issue, Path
 from mpigen.options import DEFAULT_KUBECTL_DELIVERY_IMAGE
 from mpigen.records import Record
@@ -155,8 +156,6 @@ class JobPlan(Record):
 
     @property
     def worker_pod_names(self) -> list[str]:
-        from mpigen import names
-
         return names.worker_pods(self.name, self.workers)
 
     @property
@@ -175,8 +174,6 @@ class JobPlan(Record):
 
     def host_names(self) -> list[str]:
         """The hosts of the hostfile, in order: the launcher first if it is a worker, then the workers."""
-        from mpigen import names
-
         pods = ([names.launcher(self.name)] if self.hostnames.launcher_first else []) + self.worker_pod_names
         if not self.hostnames.fqdn:
             return pods

@@ -9,10 +9,8 @@ shared by every record reads them. For the type checker it is a frozen dataclass
 (`typing.dataclass_transform`), so a record is made and read with its fields' types checked, and
 never assigned to.
 
-`Record` stands in for the standard library's `dataclasses` (README, Speed): under `MPIGEN_REFERENCE=1`
-(mpigen.reference) every subclass is made a frozen dataclass by `dataclasses.dataclass`, whose
-constructor, equality and repr replace these, so the suite's reference pass runs the records on the
-library alone.
+`Record` is plain code, not a stand-in: a render does without `dataclasses` (and the `inspect` it
+imports), and the reference switch (mpigen.reference) leaves records as they are.
 
 A record is not a tuple: no indexing, no unpacking, no order. Two records are equal when they are of
 the same class with equal fields; `record.replace(field=value)` is a copy with a field changed. The public values (`mpigen.Options`, `mpigen.Issue`) stay NamedTuples.
@@ -21,8 +19,6 @@ the same class with equal fields; `record.replace(field=value)` is a copy with a
 from __future__ import annotations
 
 from typing import Any, ClassVar, Self, dataclass_transform
-
-from mpigen.reference import REFERENCE
 
 __all__ = ["Record"]
 
@@ -40,14 +36,6 @@ class Record:
         fields = [name for klass in reversed(cls.__mro__) for name in vars(klass).get("__annotations__", {})]
         cls._fields = tuple(name for name in dict.fromkeys(fields) if not name.startswith("_"))
         cls._required = frozenset(name for name in cls._fields if not hasattr(cls, name))
-        if REFERENCE:
-            import dataclasses
-
-            for name in cls._fields:  # a shared mutable default, as a NamedTuple's was: the same object
-                default = vars(cls).get(name)
-                if default is not None and type(default).__hash__ is None:
-                    setattr(cls, name, dataclasses.field(default_factory=_same(default)))
-            dataclasses.dataclass(frozen=True)(cls)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         fields = self._fields
@@ -82,7 +70,3 @@ class Record:
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
         return f"{type(self).__name__}({shown})"
-
-
-def _same(value: Any) -> Any:
-    return lambda: value

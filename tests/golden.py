@@ -278,11 +278,11 @@ def check_api(case: Case) -> None:
 
 
 def compile_one(data: dict[str, Any], case: Case) -> list[dict[str, Any]]:
-    """`mpigen.compile` of an MPIJob; `compile_train_job` of a TrainJob, with the case's runtimes (a
+    """`mpigen.compile` of an MPIJob; `compile_job` of a TrainJob, with the case's runtimes (a
     runtime, checked there, gives no objects of its own)."""
     import mpigen
     from mpigen import inputs as api
-    from mpigen.compiler import compile_train_job
+    from mpigen.compiler import compile_job
     from mpigen.errors import CompileError
     from mpigen.inputs.trainjob import Runtimes, is_runtime, is_trainjob
     from mpigen.options import Options
@@ -295,7 +295,7 @@ def compile_one(data: dict[str, Any], case: Case) -> list[dict[str, Any]]:
         own += found if doc == data else []
     if own:
         raise CompileError(own, kind=str(data["kind"]), name=str(data["metadata"]["name"]))
-    return compile_train_job(data, runtimes).objects if is_trainjob(data) else []
+    return compile_job(data, runtimes=runtimes).objects if is_trainjob(data) else []
 
 
 # the kustomize plugin ---------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from mpigen import names
 from mpigen.checks.kube.versions import SUPPORTED_KUBE_VERSIONS
 from mpigen.inputs.annotations import PREFIX
 from mpigen.options import CPU_RESOURCE, GANG_SCHEDULERS, GPU_RESOURCE, PROCESSING_RESOURCE_TYPES, Options
-from mpigen.targets.shared import limits
+from mpigen.targets.operator import limits
 
 Obj = dict[str, Any]
 Draw = Any  # hypothesis' draw function
@@ -37,7 +37,7 @@ MAX_WORKERS = 64
 MAX_PER_NODE = 16
 
 # The longest job name every derived name allows: `<job>-worker` plus "-" and the 10-character
-# controller-revision-hash stays a 63-character label value (mpigen/targets/shared/limits.py); the other derived
+# controller-revision-hash stays a 63-character label value (mpigen/targets/operator/limits.py); the other derived
 # names (`<job>-launcher`, `<job>-cleanup`, `<job>-worker-63`) are shorter.
 JOB_NAME_MAX = names.DNS1123_LABEL_MAX - 1 - limits.REVISION_HASH_LENGTH - len(names.WORKER_SUFFIX)
 

@@ -12,6 +12,7 @@ as a top-level one.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ SHARED_SHELL_HELPERS = {
     "mpigen.shells.bounded",
     "mpigen.shells.outdir",
     "mpigen.shells.streams",
+    "mpigen.shells._fast_args",
 }
 # The root group as click parses it (mpigen.cli runs the calls that need no parsing without it).
 ROOT_GROUP = "mpigen.shells.group"
@@ -279,3 +281,151 @@ def test_every_package_folder_ships_in_the_wheel() -> None:
     }
     assert folders - listed == set(), "add these to [tool.setuptools] packages in pyproject.toml"
     assert listed - folders == {"mpigen.schemas", "mpigen.templates"}
+
+
+# The words that name another project's objects: they belong to the target that builds them (and the
+# option table's help text), nowhere else (issue #37's grep).
+TARGET_WORDS = re.compile(r'jobset\.x-k8s\.io|batch\.volcano\.sh|"JobSet"')
+OPTION_TABLE = "mpigen.options"
+
+
+def test_only_a_target_names_its_objects() -> None:
+    """`grep -rnE 'jobset\\.x-k8s\\.io|batch\\.volcano\\.sh|"JobSet"' mpigen` finds nothing outside the targets'
+    own folders and the option table."""
+    found = [
+        f"{name}:{number}"
+        for name, path in MODULES.items()
+        if _target_of(name) is None and name != OPTION_TABLE
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if TARGET_WORDS.search(line)
+    ]
+    assert not found, found
+
+
+def _targets_reaching(name: str) -> set[str]:
+    """The targets whose modules import `name`, directly or through other modules."""
+    reached: set[str] = set()
+    for start in MODULES:
+        own = _target_of(start)
+        if own is None or own in reached:
+            continue
+        seen, stack = {start}, [start]
+        while stack:
+            for module in GRAPH[stack.pop()] - seen:
+                seen.add(module)
+                stack.append(module)
+        if name in seen:
+            reached.add(own)
+    return reached
+
+
+@pytest.mark.parametrize(
+    "name", sorted(name for name in MODULES if name.startswith(f"mpigen.targets.{SHARED_BY_TARGETS}."))
+)
+def test_what_only_one_target_uses_lives_in_its_folder(name: str) -> None:
+    """mpigen/targets/shared/ holds what two targets or more build with; one target's own code is in its folder."""
+    reached = _targets_reaching(name)
+    assert len(reached) >= 2, f"{name} serves only {sorted(reached)}: move it into that target's folder"
+
+
+def test_every_target_is_checked_against_the_protocol() -> None:
+    """`TARGET: Target = ...`, so that mypy --strict holds each target to mpigen.targets.Target (and its
+    optional abilities to theirs: a capability it names is one it implements)."""
+    from mpigen.targets import CAPABILITIES, TARGETS, NativeGangTarget, TrainJobRunner, target
+
+    protocols = {"trainjob": TrainJobRunner, "native-gang": NativeGangTarget}
+    assert set(protocols) == set(CAPABILITIES)
+    for name, module in TARGETS.items():
+        tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+        annotated = [
+            node
+            for node in tree.body
+            if isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and node.target.id == "TARGET"
+            and isinstance(node.annotation, ast.Name)
+            and node.annotation.id == "Target"
+        ]
+        assert annotated, f"{module}: write `TARGET: Target = ...`"
+        run = target(name)
+        assert run.capabilities <= set(CAPABILITIES), name
+        for capability, protocol in protocols.items():
+            assert (capability in run.capabilities) == isinstance(run, protocol), (name, capability)
+
+
+def test_every_target_declares_its_own_kinds_in_its_folder() -> None:
+    """A target's `kinds` module lists the kinds it emits that Kubernetes does not define; each has a
+    vendored schema, and no two targets claim one kind."""
+    from mpigen.targets import TARGETS, target
+
+    seen: dict[tuple[str, str], str] = {}
+    for name, module in TARGETS.items():
+        assert f"{module}.kinds" in MODULES, f"{module}: add kinds.py (KINDS may be empty)"
+        for kind in target(name).kinds:
+            assert (PACKAGE.parent / "schemas" / kind.schema).is_file(), kind
+            assert seen.setdefault((kind.api_version, kind.kind), name) == name, kind
+
+
+def _is_stand_in(name: str) -> bool:
+    return name.rpartition(".")[2].startswith("_fast_")
+
+
+def test_the_stand_ins_table_lists_every_fast_module_and_back() -> None:
+    """mpigen.reference.STAND_INS names each `_fast_*` module once, with its library and agreement test."""
+    from mpigen.reference import STAND_INS
+
+    listed = [row.module for row in STAND_INS]
+    assert len(listed) == len(set(listed))
+    assert set(listed) == {name for name in MODULES if _is_stand_in(name)}
+    for row in STAND_INS:
+        assert row.library and row.saving, row
+        path, _, function = row.agreement.partition("::")
+        source = (PACKAGE.parent / path).read_text(encoding="utf-8")
+        assert f"def {function}(" in source, f"{row.module}: no test {row.agreement}"
+
+
+def test_every_stand_in_lives_in_a_fast_module() -> None:
+    """A function marked `@stand_in` is defined in a `_fast_*` module, nowhere else."""
+    marked = {
+        f"{name}.{node.name}"
+        for name, path in MODULES.items()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef)
+        and any(isinstance(d, ast.Name) and d.id == "stand_in" for d in node.decorator_list)
+    }
+    assert marked
+    assert {name for name in marked if not _is_stand_in(name.rpartition(".")[0])} == set()
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_a_fast_module_is_imported_only_from_its_own_folder(name: str) -> None:
+    """A stand-in serves the code beside it: `krm/` reads YAML through mpigen.yaml.reader, never the
+    fast reader itself."""
+    folder = name if MODULES[name].name == "__init__.py" else name.rpartition(".")[0]
+    foreign = sorted(m for m in GRAPH[name] if _is_stand_in(m) and m.rpartition(".")[0] != folder)
+    assert not foreign, f"{name} imports {foreign}"
+
+
+def test_an_import_inside_a_function_says_what_deferring_it_spares() -> None:
+    """Imports sit at the top of a module; one left inside a function (to spare a render, or a command,
+    a library or module it does not need) carries `# deferred: <what it spares>` on its line or the line above."""
+    bare = []
+    for name, path in MODULES.items():
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for function in ast.walk(ast.parse("\n".join(lines))):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(function):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    said = lines[node.lineno - 1] + lines[node.lineno - 2]
+                    if "# deferred: " not in said:
+                        bare.append(f"{name}:{node.lineno}")
+    assert not bare, bare
+
+
+def test_names_names_no_target_or_trainer_object() -> None:
+    """mpigen/names.py holds the names every target shares; a JobSet's, a Volcano Job's and Kubeflow
+    Trainer's live with the target (mpigen/targets/<target>/) or the input front (mpigen.inputs.trainer_names)."""
+    text = MODULES["mpigen.names"].read_text(encoding="utf-8")
+    for group in ("trainer.kubeflow.org", "jobset.x-k8s.io", "jobset.sigs.k8s.io", "batch.volcano.sh"):
+        assert group not in text, group

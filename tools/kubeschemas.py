@@ -23,6 +23,7 @@ from typing import Any
 
 from mpigen.checks.kube import schemas
 from mpigen.checks.kube.versions import default_kube_version
+from mpigen.targets import kind_schemas
 
 # Every (apiVersion, kind) mpigen's builders emit. A kind missing here is still validated, only slower.
 EMITTED = (
@@ -38,7 +39,7 @@ EMITTED = (
     ("batch/v1", "Job"),
     ("scheduling.k8s.io/v1beta1", "Workload"),
     ("scheduling.k8s.io/v1beta1", "PodGroup"),
-    *sorted(schemas.VENDORED_SCHEMAS),
+    *sorted({**schemas.VENDORED_SCHEMAS, **kind_schemas()}),
     *sorted(schemas.INPUT_SCHEMAS),  # the Trainer kinds, read as input: checked quickly too
 )
 REGENERATE = "python tools/kubeschemas.py"
@@ -73,9 +74,9 @@ class _Stripper:
 
 
 def _raw_schema(version: str, api_version: str, kind: str) -> dict[str, Any]:
-    vendored = schemas.VENDORED_SCHEMAS.get((api_version, kind)) or schemas.INPUT_SCHEMAS.get(
+    vendored = {**schemas.VENDORED_SCHEMAS, **kind_schemas()}.get(
         (api_version, kind)
-    )
+    ) or schemas.INPUT_SCHEMAS.get((api_version, kind))
     found = schemas._vendored_file(vendored) if vendored else schemas._kube_file(version, api_version, kind)
     if found is None:
         raise SystemExit(

@@ -35,7 +35,7 @@ from mpigen.inputs import schema_file
 from mpigen.inputs.annotations import ANNOTATIONS, PREFIX
 from mpigen.inputs.model import pydantic_model
 from mpigen.options import OPTION_TABLE, OptionSpec
-from mpigen.targets.shared.limits import REVISION_HASH_LENGTH
+from mpigen.targets.operator.limits import REVISION_HASH_LENGTH
 
 Schema = dict[str, Any]
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -154,7 +154,7 @@ def require(schema: Schema, *fields: str) -> None:
 
 
 def name_max_length() -> int:
-    """The longest job name whose fixed derived names fit their limits (mpigen.targets.shared.limits)."""
+    """The longest job name whose fixed derived names fit their limits (mpigen.targets.operator.limits)."""
     label = names.DNS1123_LABEL_MAX
     return min(
         label - len(names.launcher("")),

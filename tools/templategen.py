@@ -1,4 +1,4 @@
-"""Compiled templates: templates/*.j2 as plain Python functions, in mpigen/targets/shared/_compiled_templates.py.
+"""Compiled templates: templates/*.j2 as plain Python functions, in mpigen/targets/shared/_fast_templates.py.
 
 Each template is parsed by jinja2 with mpigen's own settings (`mpigen.targets.shared.templating.jinja_environment`:
 trim_blocks, lstrip_blocks, keep_trailing_newline, so the whitespace is settled by the parse) and its
@@ -10,7 +10,7 @@ jinja2.
 
 A developer tool, not part of the installed package; run from the repository's top:
 
-    python tools/templategen.py            rewrite mpigen/targets/shared/_compiled_templates.py
+    python tools/templategen.py            rewrite mpigen/targets/shared/_fast_templates.py
     python tools/templategen.py --check    exit 1 if it is stale
 """
 
@@ -25,7 +25,7 @@ from mpigen.targets.shared.templating import jinja_environment
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ROOT / "templates"
-TARGET = ROOT / "mpigen" / "targets" / "shared" / "_compiled_templates.py"
+TARGET = ROOT / "mpigen" / "targets" / "shared" / "_fast_templates.py"
 REGENERATE = "python tools/templategen.py"
 
 HEADER = '''"""The templates of templates/*.j2 as Python functions, written by tools/templategen.py: do not edit.
@@ -33,7 +33,8 @@ HEADER = '''"""The templates of templates/*.j2 as Python functions, written by t
 Each function renders its template exactly as jinja2 does with mpigen's settings
 (`mpigen.targets.shared.templating.jinja_environment`); `TEMPLATES` maps a template's file name to it. A missing value
 raises KeyError, as StrictUndefined raises in jinja2; `| q` is `shlex.quote(str(value))`, as the
-environment's filter `mpigen.targets.shared.templating.shell_quote`.
+environment's filter `mpigen.targets.shared.templating.shell_quote`. A stand-in for jinja2
+(mpigen.reference.STAND_INS): `render` declines under the reference switch.
 """
 
 from __future__ import annotations
@@ -42,7 +43,18 @@ from collections.abc import Callable
 from shlex import quote
 from typing import Any
 
+from mpigen.reference import stand_in
 
+
+'''
+
+
+RENDER = '''
+
+@stand_in
+def render(template: str, values: dict[str, Any]) -> str:
+    """`template` rendered with `values` by its compiled function."""
+    return TEMPLATES[template](values)
 '''
 
 
@@ -143,6 +155,7 @@ def generate() -> str:
         + "\n\nTEMPLATES: dict[str, Callable[[dict[str, Any]], str]] = {\n"
         + table
         + "}\n"
+        + RENDER
     )
 
 

@@ -3,7 +3,7 @@
 etcd refuses a request over its `--max-request-bytes` (1.5 MiB by default) and the API server a request
 body over 3 MiB, so an object larger than 1.5 MiB can never be created. mpigen's own growth (the
 hostfile and the Role, one line per worker) is checked on the plan before anything is built
-(mpigen.targets.shared.limits); what the user writes into the pod templates (100,000 containers, a megabyte of
+(mpigen.targets.operator.limits); what the user writes into the pod templates (100,000 containers, a megabyte of
 `args`) can only be measured once built. The size measured is the object's compact JSON: the API
 server's stored encoding (protobuf) is smaller, so what passes here passes there. Client-side `kubectl
 apply` also stores that JSON in an annotation, and an object's annotations may hold at most 256 KiB.
@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mpigen import names
 from mpigen.errors import Issue, Path, format_path
 from mpigen.plan import JobPlan
 
@@ -97,13 +98,11 @@ def _input_path(job: Any, template: Path | None, path: Path) -> Path:
 def check_object_sizes(objects: list[dict[str, Any]], plan: JobPlan, job: Any) -> list[Issue]:
     """One issue per object larger than etcd stores or client-side `kubectl apply` can annotate, naming
     the field that makes it large."""
-    from mpigen import names
-
     templates = {
         ("Job", names.launcher(plan.name)): plan.template_paths.get("launcher"),
         ("StatefulSet", names.worker_set(plan.name)): plan.template_paths.get("worker"),
     }
-    # mpigen.targets.shared.limits computed these two before they were built (they grow with the worker count).
+    # mpigen.targets.operator.limits computed these two before they were built (they grow with the worker count).
     computed = {("ConfigMap", names.config_map(plan.name)), ("Role", names.launcher(plan.name))}
     issues = []
     for obj in objects:

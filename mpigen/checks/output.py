@@ -10,6 +10,7 @@ from typing import Any
 
 from mpigen import names
 from mpigen.checks.pod import check_object, server_path, version_tuple
+from mpigen.checks.templates import KUBERNETES_TEMPLATE_PATHS, TemplatePaths
 from mpigen.errors import Issue, Path
 from mpigen.plan import JobPlan
 
@@ -37,12 +38,26 @@ def _input_path(job: Any, template: Path | None, path: Path) -> Path:
     return mapped
 
 
-def pod_issues(objects: list[dict[str, Any]], plan: JobPlan, job: Any, kube_version: str) -> list[Issue]:
-    """Every pod-template violation of the emitted objects, once each, as Issues on the input job."""
-    templates = {
+Templates = dict[tuple[str, str], Path | None]
+
+
+def input_templates(plan: JobPlan) -> Templates:
+    """The objects (kind, name) whose pod template is one of the input job's, with that template's path."""
+    return {
         ("Job", names.launcher(plan.name)): plan.template_paths.get("launcher"),
         ("StatefulSet", names.worker_set(plan.name)): plan.template_paths.get("worker"),
     }
+
+
+def pod_issues(
+    objects: list[dict[str, Any]],
+    templates: Templates,
+    job: Any,
+    kube_version: str,
+    paths: TemplatePaths = KUBERNETES_TEMPLATE_PATHS,
+) -> list[Issue]:
+    """Every pod-template violation of the emitted objects, once each, as Issues on the input job
+    (`templates`: the objects that carry an input template, `input_templates`)."""
     version = version_tuple(kube_version)
     seen: set[tuple[Path, str]] = set()
     bodies: set[str] = set()
@@ -54,7 +69,7 @@ def pod_issues(objects: list[dict[str, Any]], plan: JobPlan, job: Any, kube_vers
     for obj in ordered:
         kind, name = str(obj.get("kind")), str((obj.get("metadata") or {}).get("name"))
         template = templates.get((kind, name))
-        for violation in check_object(obj, version):
+        for violation in check_object(obj, version, paths):
             where = _input_path(job, template, violation.path)
             tail = server_path(violation.path[2:]) if template is not None else ""
             key = (where, tail + violation.body) if template is not None else ((), violation.body)

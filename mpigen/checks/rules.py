@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mpigen import names
+from mpigen.checks.templates import KUBERNETES_TEMPLATE_PATHS, TemplatePaths, pod_templates
 from mpigen.errors import Issue, Path, shown
 from mpigen.plan import JobPlan
 
@@ -159,48 +160,19 @@ def label_value_problem(value: object) -> str | None:
     return None
 
 
-def check_objects(objects: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], Issue]]:
-    """Each (object, issue) where the emitted objects break an API-server rule the schemas miss."""
+def check_objects(
+    objects: list[dict[str, Any]], paths: TemplatePaths = KUBERNETES_TEMPLATE_PATHS
+) -> Iterator[tuple[dict[str, Any], Issue]]:
+    """Each (object, issue) where the emitted objects break an API-server rule the schemas miss (their
+    pod templates found by `paths`, mpigen.checks.templates)."""
     pods = [
         (template.get("metadata") or {}).get("labels") or {}
         for obj in objects
-        for _, template in _pod_templates(obj)
+        for _, template in pod_templates(obj, paths)
     ]
     for obj in objects:
-        for issue in _object_issues(obj, pods):
+        for issue in _object_issues(obj, pods, paths):
             yield obj, issue
-
-
-def _pod_templates(obj: dict[str, Any]) -> list[tuple[Path, dict[str, Any]]]:
-    """An object's pod templates with their paths: `spec.template`, each of a Volcano Job's
-    `spec.tasks[i].template`, or each of a JobSet's `spec.replicatedJobs[i].template.spec.template`."""
-    spec = obj.get("spec") or {}
-    template = spec.get("template")
-    if obj.get("kind") == "JobSet":
-        jobs = spec.get("replicatedJobs")
-        return [
-            (
-                ("spec", "replicatedJobs", index, "template", "spec", "template"),
-                job["template"]["spec"]["template"],
-            )
-            for index, job in enumerate(jobs if isinstance(jobs, list) else [])
-            if isinstance(
-                ((job.get("template") or {}).get("spec") or {}).get("template")
-                if isinstance(job, dict)
-                else None,
-                dict,
-            )
-        ]
-    if isinstance(template, dict):
-        return [(("spec", "template"), template)]
-    tasks = spec.get("tasks")
-    if not isinstance(tasks, list):
-        return []
-    return [
-        (("spec", "tasks", index, "template"), task["template"])
-        for index, task in enumerate(tasks)
-        if isinstance(task, dict) and isinstance(task.get("template"), dict)
-    ]
 
 
 def _template_labels(obj: dict[str, Any]) -> dict[str, str] | None:
@@ -214,10 +186,10 @@ def _matches(selector: dict[str, str], labels: dict[str, str]) -> bool:
     return all(labels.get(key) == value for key, value in selector.items())
 
 
-def _object_issues(obj: dict[str, Any], pods: list[dict[str, str]]) -> Iterator[Issue]:
+def _object_issues(obj: dict[str, Any], pods: list[dict[str, str]], paths: TemplatePaths) -> Iterator[Issue]:
     spec = obj.get("spec") or {}
     yield from _metadata_keys(obj.get("metadata") or {}, ("metadata",))
-    for path, template in _pod_templates(obj):
+    for path, template in pod_templates(obj, paths):
         yield from _metadata_keys(template.get("metadata") or {}, (*path, "metadata"))
     selector = spec.get("selector")
     if isinstance(selector, dict) and "matchLabels" in selector:
@@ -236,6 +208,7 @@ def _object_issues(obj: dict[str, Any], pods: list[dict[str, str]]) -> Iterator[
     if obj.get("kind") in ("RoleBinding", "ClusterRoleBinding"):
         yield from _subject_issues(obj)
     if obj.get("kind") in ("Workload", "PodGroup"):
+        # deferred: spares importing mpigen.checks.workload until this runs
         from mpigen.checks.workload import scheduling_issues  # only for a job that renders them
 
         yield from scheduling_issues(obj)

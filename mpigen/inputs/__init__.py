@@ -8,16 +8,27 @@ from __future__ import annotations
 
 import importlib
 import re
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mpigen import names
 from mpigen.errors import Issue, shown
+from mpigen.inputs import trainer_names
 from mpigen.options import Options
-from mpigen.plan import JobPlan
+from mpigen.plan import JobPlan, TrainPlan
+
+if TYPE_CHECKING:
+    from mpigen.inputs.trainjob import Runtimes
 
 
 class Front(Protocol):
     def __call__(self, document: dict[str, Any], options: Options) -> JobPlan: ...
+
+
+class TrainFront(Protocol):
+    """A TrainJob's front: it plans the job with the runtime it names among the stream's runtimes
+    (collected once per stream, mpigen.pipeline.collect_runtimes)."""
+
+    def __call__(self, document: dict[str, Any], runtimes: Runtimes, options: Options) -> TrainPlan: ...
 
 
 # (apiVersion, kind) -> module under mpigen.inputs. Add new input versions here.
@@ -26,6 +37,13 @@ FRONTS: dict[tuple[str, str], str] = {
     ("kubeflow.org/v1alpha2", "MPIJob"): "v1alpha2",
     ("kubeflow.org/v1", "MPIJob"): "v1",
     ("kubeflow.org/v2beta1", "MPIJob"): "v2beta1",
+}
+
+
+# (apiVersion, kind) -> module under mpigen.inputs whose `to_plan(document, runtimes, options)` plans a
+# TrainJob (Kubeflow Trainer), run on a target with the "trainjob" ability (mpigen.targets.CAPABILITIES).
+TRAIN_FRONTS: dict[tuple[str, str], str] = {
+    (trainer_names.TRAINER_API, trainer_names.TRAINJOB_KIND): "trainjob",
 }
 
 
@@ -76,6 +94,7 @@ def foreign_mpijob(document: dict[str, Any]) -> bool:
     group = api_version.strip().rpartition("/")[0].lower()
     if "." not in group or "kubeflow" in group:
         return False
+    # deferred: spares importing difflib until this runs
     import difflib  # only for an MPIJob outside kubeflow.org
 
     return difflib.SequenceMatcher(None, group, names.GROUP).ratio() < _NEAR_GROUP
@@ -97,7 +116,7 @@ def _miscased_kubeflow_kind(kind: object) -> str | None:
     return meant if meant is not None and meant != kind else None
 
 
-TRAINER_KINDS = (names.TRAINJOB_KIND, *names.RUNTIME_KINDS)
+TRAINER_KINDS = (trainer_names.TRAINJOB_KIND, *trainer_names.RUNTIME_KINDS)
 
 
 def is_trainer(document: dict[str, Any]) -> bool:
@@ -105,7 +124,7 @@ def is_trainer(document: dict[str, Any]) -> bool:
     api_version, kind = document.get("apiVersion"), document.get("kind")
     return (
         isinstance(api_version, str)
-        and api_version.partition("/")[0] == names.TRAINER_GROUP
+        and api_version.partition("/")[0] == trainer_names.TRAINER_GROUP
         and kind in TRAINER_KINDS
     )
 
@@ -181,6 +200,16 @@ def front_for(document: dict[str, Any]) -> Front | None:
     if module is None:
         return None
     to_plan: Front = importlib.import_module(f"mpigen.inputs.{module}").to_plan
+    return to_plan
+
+
+def train_front_for(document: dict[str, Any]) -> TrainFront | None:
+    """The front of a TrainJob mpigen compiles (TRAIN_FRONTS), or None."""
+    key = (document.get("apiVersion"), document.get("kind"))
+    module = TRAIN_FRONTS.get(key) if all(isinstance(part, str) for part in key) else None  # type: ignore[arg-type]
+    if module is None:
+        return None
+    to_plan: TrainFront = importlib.import_module(f"mpigen.inputs.{module}").to_plan
     return to_plan
 
 

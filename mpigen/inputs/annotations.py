@@ -20,7 +20,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from mpigen.checks.kube.versions import parse_kube_version
 from mpigen.errors import Issue, shown
+from mpigen.names import DNS1123_LABEL_MAX, DNS1123_SUBDOMAIN_MAX, is_dns1123_label, is_dns1123_subdomain
 from mpigen.options import (
     DEFAULT_KUBECTL_DELIVERY_IMAGE,
     MAX_COUNT,
@@ -76,8 +78,6 @@ def _image(value: str) -> str:
 
 
 def _dns_subdomain(value: str) -> str:
-    from mpigen.names import DNS1123_SUBDOMAIN_MAX, is_dns1123_subdomain
-
     if not is_dns1123_subdomain(value):
         raise ValueError(
             f"must be a DNS subdomain (lower-case letters, digits, '-' and '.', at most {DNS1123_SUBDOMAIN_MAX} characters), as the API server requires of such names; got {_quoted(value)}"
@@ -86,8 +86,6 @@ def _dns_subdomain(value: str) -> str:
 
 
 def _dns_label(value: str) -> str:
-    from mpigen.names import DNS1123_LABEL_MAX, is_dns1123_label
-
     if not is_dns1123_label(value):
         raise ValueError(
             f"must be a DNS label (lower-case letters, digits and '-', at most {DNS1123_LABEL_MAX} characters), as a label value and the object it names require; got {_quoted(value)}"
@@ -96,21 +94,17 @@ def _dns_label(value: str) -> str:
 
 
 def _namespace(value: str) -> str:
-    from mpigen.names import is_dns1123_label
-
     if not is_dns1123_label(value):
         raise ValueError(f"{_quoted(value)} is not a valid namespace (DNS-1123 label)")
     return value
 
 
 def _kube_version(value: str) -> str:
-    from mpigen.checks.kube.versions import parse_kube_version
-
     return parse_kube_version(value)
 
 
 def _topology(value: str) -> str:
-    from mpigen.placement import parse
+    from mpigen.placement import parse  # deferred: spares importing mpigen.placement until this runs
 
     return str(parse(value))
 
@@ -187,6 +181,7 @@ def options_for(job: dict[str, Any], options: Options) -> tuple[Options, list[Is
         path = ("metadata", "annotations", key)
         short = key[len(PREFIX) :]
         if short not in ANNOTATIONS:
+            # deferred: spares importing difflib until this runs
             import difflib  # for the hint only: not on a valid document's path
 
             close = difflib.get_close_matches(short, list(ANNOTATIONS), n=1)

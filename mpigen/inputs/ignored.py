@@ -114,7 +114,10 @@ def _neighbour_hint(issue: Issue) -> str:
     level = _level(tuple(parents)) if parents and isinstance(field, str) else None
     if level is None or "(" in issue.message:
         return ""
+    # deferred: spares importing mpigen.checks.kube.schemas until this runs
     from mpigen.checks.kube.schemas import shipped_schema
+
+    # deferred: spares importing mpigen.checks.kube.versions until this runs
     from mpigen.checks.kube.versions import default_kube_version
 
     shipped = shipped_schema(default_kube_version(), _CORE + "PodSpec")

@@ -114,6 +114,7 @@ def _check_managed_by(value: str | None, path: Path, controller: str) -> list[Is
     if value == MULTIKUEUE:
         return []  # each run target says what it does with it (mpigen.targets.shared.policy)
     known = [controller, MULTIKUEUE]
+    # deferred: spares importing difflib until this runs
     import difflib  # for the hint only: not on a valid document's path
 
     close = difflib.get_close_matches(value, known, n=1)
@@ -126,6 +127,7 @@ def _check_managed_by(value: str | None, path: Path, controller: str) -> list[Is
 
 
 def _check_scheduling(policy: SchedulingPolicy, path: Path, pods: int | None) -> list[Issue]:
+    # deferred: spares importing mpigen.quantity until this runs
     from mpigen.quantity import parse_quantity  # fractions and decimal: not at import (start-up time)
 
     issues = []

@@ -14,8 +14,11 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mpigen import names, tree
+from mpigen.checks.kube.validator import validate_pod_template
 from mpigen.errors import Issue, Path, format_path, shown
-from mpigen.inputs.model import Field, Strict, parse_fast, pydantic_model
+from mpigen.inputs._fast_model import parse_fast
+from mpigen.inputs.model import Field, Strict, pydantic_model
+from mpigen.plan import JobService, Labels
 from mpigen.records import Record
 
 if TYPE_CHECKING:
@@ -79,6 +82,7 @@ def _message(error: Any, model: type[BaseModel]) -> str:
             where = format_path(loc[:-1] + home)
             return f"unknown field {shown(str(loc[-1]))} (did you mean to put it under {where}, one level deeper?)"
         known = _known_fields(model, loc[:-1])
+        # deferred: spares importing difflib until this runs
         import difflib  # for the hint only: not on a valid document's path
 
         close = difflib.get_close_matches(str(loc[-1]), known, n=1)
@@ -144,7 +148,7 @@ def _known_fields(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
 
 
 def _model_of(annotation: Any) -> Any:
-    from pydantic import BaseModel
+    from pydantic import BaseModel  # deferred: spares importing pydantic until this runs
 
     for arg in getattr(annotation, "__args__", ()) or ():
         if isinstance(arg, type) and issubclass(arg, BaseModel):
@@ -157,7 +161,7 @@ def parse_model(model: type[Strict], document: dict[str, Any]) -> tuple[Any, lis
     fast = parse_fast(model, document)
     if fast is not None:
         return fast, []
-    from pydantic import ValidationError
+    from pydantic import ValidationError  # deferred: spares importing pydantic until this runs
 
     checked = pydantic_model(model)
     try:
@@ -174,7 +178,7 @@ def parse_without_unknown_fields(model: type[Strict], document: dict[str, Any]) 
     """The model of `document` with its unknown fields left out, or None when anything else is wrong
     with it: a job whose only schema problems are unknown fields still gets the rules run on it, so
     that one run reports every problem (a typo must not hide a zero replica count)."""
-    from pydantic import ValidationError
+    from pydantic import ValidationError  # deferred: spares importing pydantic until this runs
 
     checked = pydantic_model(model)
     try:
@@ -301,7 +305,6 @@ def check_pod_template_strictly(template: object, path: Path, kube_version: str 
     issues = check_pod_template(template, path)
     if issues or not isinstance(template, dict):
         return issues
-    from mpigen.checks.kube.validator import validate_pod_template
 
     return [issue.under(*path) for issue in validate_pod_template(template, kube_version)]
 
@@ -418,8 +421,6 @@ def resolve_namespace(
 
 def v020_layout(job: str) -> dict[str, Any]:
     """The labels and Service of mpi-operator v0.2.0 jobs (v1alpha1, v1alpha2), as JobPlan fields."""
-    from mpigen.plan import JobService, Labels
-
     launcher, worker = names.role_labels(job, names.ROLE_LAUNCHER), names.role_labels(job, names.ROLE_WORKER)
     labels = Labels(launcher, worker, launcher, worker, names.app_labels(job))
     return {"labels": labels, "service": JobService(names.worker_set(job), {}, worker, True)}

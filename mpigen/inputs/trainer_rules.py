@@ -23,10 +23,11 @@ from typing import Any
 
 from mpigen import names
 from mpigen.errors import Issue, Path, shown
+from mpigen.inputs import trainer_names
 
 RJOBS: Path = ("spec", "template", "spec", "replicatedJobs")
 PATCHES: Path = ("spec", "runtimePatches")
-MANAGERS = (names.DEFAULT_MANAGED_BY, "kueue.x-k8s.io/multikueue")
+MANAGERS = (trainer_names.DEFAULT_MANAGED_BY, "kueue.x-k8s.io/multikueue")
 # Trainer v2.3.0 pkg/constants: MPIReservedEnvNames (the Open MPI variables the MPI plugin sets).
 MPI_RESERVED_ENV = frozenset(
     (
@@ -38,15 +39,15 @@ MPI_RESERVED_ENV = frozenset(
 )
 # Trainer v2.3.0 pkg/webhooks: the container each step's job must have.
 STEP_CONTAINERS = {
-    names.ANCESTOR_TRAINER: names.TRAINER_CONTAINER,
-    **{step: step for step in names.ANCESTOR_INITIALIZERS},
+    trainer_names.ANCESTOR_TRAINER: trainer_names.TRAINER_CONTAINER,
+    **{step: step for step in trainer_names.ANCESTOR_INITIALIZERS},
 }
 _HTTP_PATH = re.compile(r"[A-Za-z0-9/\-._~%!$&'()*+,;=:]+")
 
 
 def ancestor(job: dict[str, Any]) -> str | None:
     labels = ((job.get("template") or {}).get("metadata") or {}).get("labels") or {}
-    found = labels.get(names.ANCESTOR_LABEL)
+    found = labels.get(trainer_names.ANCESTOR_LABEL)
     return found if isinstance(found, str) else None
 
 
@@ -61,7 +62,10 @@ def runtime_webhook(spec: dict[str, Any]) -> list[Issue]:
     issues = []
     for index, job in enumerate(spec["template"]["spec"].get("replicatedJobs") or []):
         step = ancestor(job)
-        if step not in STEP_CONTAINERS and job.get("name") in (names.LAUNCHER_RJOB, names.NODE_RJOB):
+        if step not in STEP_CONTAINERS and job.get("name") in (
+            trainer_names.LAUNCHER_RJOB,
+            trainer_names.NODE_RJOB,
+        ):
             if job.get("replicas", 1) != 1 and "mpi" in (spec.get("mlPolicy") or {}):
                 message = f"must be 1 for the {job.get('name')} job of an MPI runtime: mpigen's hostfile holds one replica of each (Trainer leaves more replicas an open question, kubeflow/trainer#2318)"
                 issues.append(Issue((*RJOBS, index, "replicas"), message))
@@ -88,18 +92,18 @@ def _mpi_volume_issues(spec: dict[str, Any]) -> list[Issue]:
         return []
     issues = []
     for index, job in enumerate(spec["template"]["spec"].get("replicatedJobs") or []):
-        if job.get("name") not in (names.LAUNCHER_RJOB, names.NODE_RJOB):
+        if job.get("name") not in (trainer_names.LAUNCHER_RJOB, trainer_names.NODE_RJOB):
             continue
-        launcher = job.get("name") == names.LAUNCHER_RJOB
-        ours = {names.MPI_SSH_VOLUME} | ({names.MPI_HOSTFILE_VOLUME} if launcher else set())
-        paths = {mpi.get("sshAuthMountPath")} | ({names.MPI_HOSTFILE_DIR} if launcher else set())
+        launcher = job.get("name") == trainer_names.LAUNCHER_RJOB
+        ours = {trainer_names.MPI_SSH_VOLUME} | ({trainer_names.MPI_HOSTFILE_VOLUME} if launcher else set())
+        paths = {mpi.get("sshAuthMountPath")} | ({trainer_names.MPI_HOSTFILE_DIR} if launcher else set())
         pod, path = _pod(job), (*RJOBS, index, "template", "spec", "template", "spec")
         for v, volume in enumerate(pod.get("volumes") or []):
             if volume.get("name") in ours:
                 message = f"{shown(volume['name'])} is the name of a volume the MPI runtime adds (Trainer would replace this one); give the volume another name"
                 issues.append(Issue((*path, "volumes", v, "name"), message))
         for c, container in enumerate(pod.get("containers") or []):
-            if container.get("name") != names.TRAINER_CONTAINER:
+            if container.get("name") != trainer_names.TRAINER_CONTAINER:
                 continue
             for m, mount in enumerate(container.get("volumeMounts") or []):
                 if mount.get("mountPath") in paths:
@@ -158,7 +162,7 @@ def trainjob_webhook(spec: dict[str, Any], runtime: dict[str, Any]) -> list[Issu
     if (
         trainer.get("numNodes", 1) >= 2
         and mpi["runLauncherAsNode"]
-        and not {names.LAUNCHER_RJOB, names.NODE_RJOB} <= set(jobs)
+        and not {trainer_names.LAUNCHER_RJOB, trainer_names.NODE_RJOB} <= set(jobs)
     ):
         message = "must have 1 when MPI trainingRuntime with enabled runLauncherAsNode does not have either launcher and node"
         issues.append(Issue(("spec", "trainer", "numNodes"), message))

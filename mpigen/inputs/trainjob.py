@@ -21,7 +21,9 @@ from __future__ import annotations
 from typing import Any
 
 from mpigen import names, tree
+from mpigen.checks.kube.validator import validate_object
 from mpigen.errors import CompileError, Issue, Path, shown
+from mpigen.inputs import trainer_names
 from mpigen.inputs.shared import name_of, resolve_namespace
 from mpigen.inputs.trainer_merge import apply_defaults, merge_resources, merge_runtime_patch
 from mpigen.inputs.trainer_rules import ancestor, crd_rules, runtime_webhook, trainjob_webhook
@@ -44,16 +46,20 @@ LEGACY_FIELDS = {
 
 
 def is_runtime(document: dict[str, Any]) -> bool:
-    return document.get("apiVersion") == names.TRAINER_API and document.get("kind") in names.RUNTIME_KINDS
+    return (
+        document.get("apiVersion") == trainer_names.TRAINER_API
+        and document.get("kind") in trainer_names.RUNTIME_KINDS
+    )
 
 
 def is_trainjob(document: dict[str, Any]) -> bool:
-    return document.get("apiVersion") == names.TRAINER_API and document.get("kind") == names.TRAINJOB_KIND
+    return (
+        document.get("apiVersion") == trainer_names.TRAINER_API
+        and document.get("kind") == trainer_names.TRAINJOB_KIND
+    )
 
 
 def _schema_issues(document: dict[str, Any], options: Options) -> list[Issue]:
-    from mpigen.checks.kube.validator import validate_object
-
     return validate_object(document, options.kube_version)
 
 
@@ -120,9 +126,9 @@ def to_plan(document: dict[str, Any], runtimes: Runtimes, options: Options) -> T
         if not any(issue.path[: len(old.path)] == old.path for old in legacy)
     ]
     if issues:
-        raise CompileError(issues, kind=names.TRAINJOB_KIND, name=name_of(document))
+        raise CompileError(issues, kind=trainer_names.TRAINJOB_KIND, name=name_of(document))
     name = document["metadata"]["name"]
-    spec = apply_defaults(names.TRAINJOB_KIND, tree.without_nulls(document["spec"]))
+    spec = apply_defaults(trainer_names.TRAINJOB_KIND, tree.without_nulls(document["spec"]))
     namespace, ns_issues = resolve_namespace(document["metadata"].get("namespace"), options.namespace)
     issues += ns_issues + crd_rules(spec)
     if not names.is_dns1035_label(name):
@@ -130,11 +136,11 @@ def to_plan(document: dict[str, Any], runtimes: Runtimes, options: Options) -> T
     runtime, found = _runtime(spec["runtimeRef"], namespace, runtimes)
     issues += found
     if runtime is None or issues:
-        raise CompileError(issues, kind=names.TRAINJOB_KIND, name=name)
+        raise CompileError(issues, kind=trainer_names.TRAINJOB_KIND, name=name)
     issues += trainjob_webhook(spec, runtime) + _volcano_issues(spec, runtime)
     issues += refused_options(options) + _target_issues(document)
     if issues:
-        raise CompileError(issues, kind=names.TRAINJOB_KIND, name=name)
+        raise CompileError(issues, kind=trainer_names.TRAINJOB_KIND, name=name)
     return _plan(name, namespace, spec, runtime)
 
 
@@ -142,9 +148,11 @@ def _runtime(
     ref: dict[str, Any], namespace: str | None, runtimes: Runtimes
 ) -> tuple[dict[str, Any] | None, list[Issue]]:
     path: Path = ("spec", "runtimeRef")
-    if ref["apiGroup"] != names.TRAINER_GROUP:
+    if ref["apiGroup"] != trainer_names.TRAINER_GROUP:
         return None, [
-            Issue((*path, "apiGroup"), f'must be "{names.TRAINER_GROUP}", got {shown(ref["apiGroup"])}')
+            Issue(
+                (*path, "apiGroup"), f'must be "{trainer_names.TRAINER_GROUP}", got {shown(ref["apiGroup"])}'
+            )
         ]
     kind = ref["kind"]
     key = (kind, "" if kind == "ClusterTrainingRuntime" else namespace or "", ref["name"])
@@ -276,6 +284,7 @@ def _native_gang_option(options: Options, field: str) -> bool:
 
 
 def refused_options(options: Options) -> list[Issue]:
+    # deferred: spares importing mpigen.inputs.annotations until this runs
     from mpigen.inputs.annotations import PREFIX
 
     issues = []
@@ -287,6 +296,7 @@ def refused_options(options: Options) -> list[Issue]:
 
 def _target_issues(document: dict[str, Any]) -> list[Issue]:
     """The TrainJob's own `mpigen.dev/target` other than jobset (the flag does not apply to TrainJobs)."""
+    # deferred: spares importing mpigen.inputs.annotations until this runs
     from mpigen.inputs.annotations import PREFIX
 
     found = ((document.get("metadata") or {}).get("annotations") or {}).get(PREFIX + "target")
@@ -298,7 +308,9 @@ def _target_issues(document: dict[str, Any]) -> list[Issue]:
 
 def _node_container(job: dict[str, Any]) -> dict[str, Any] | None:
     pod = ((job.get("template") or {}).get("spec") or {}).get("template", {}).get("spec") or {}
-    return next((c for c in pod.get("containers") or [] if c.get("name") == names.TRAINER_CONTAINER), None)
+    return next(
+        (c for c in pod.get("containers") or [] if c.get("name") == trainer_names.TRAINER_CONTAINER), None
+    )
 
 
 def _merge_resources(jobset_spec: dict[str, Any], trainer: dict[str, Any], launcher_as_node: bool) -> None:
@@ -308,7 +320,9 @@ def _merge_resources(jobset_spec: dict[str, Any], trainer: dict[str, Any], launc
     if wanted is None:
         return
     for job in jobset_spec.get("replicatedJobs") or []:
-        if ancestor(job) == names.ANCESTOR_TRAINER or (launcher_as_node and job["name"] == names.NODE_RJOB):
+        if ancestor(job) == trainer_names.ANCESTOR_TRAINER or (
+            launcher_as_node and job["name"] == trainer_names.NODE_RJOB
+        ):
             container = _node_container(job)
             if container is not None:
                 container["resources"] = merge_resources(container.get("resources") or {}, wanted)
@@ -325,7 +339,9 @@ def _slots(jobset_spec: dict[str, Any], trainer: dict[str, Any], runtime_slots: 
     if resources is None:  # runtime.ExtractResourcePerNodeFromRuntime: the first such `node` container,
         for job in jobset_spec.get("replicatedJobs") or []:  # with resources or not (typed: never nil)
             container = _node_container(job)
-            if (job["name"] == names.NODE_RJOB or ancestor(job) == names.ANCESTOR_TRAINER) and container:
+            if (
+                job["name"] == trainer_names.NODE_RJOB or ancestor(job) == trainer_names.ANCESTOR_TRAINER
+            ) and container:
                 resources = container.get("resources") or {}
                 break
     gpus = _gpus((resources or {}).get("requests")) or _gpus((resources or {}).get("limits"))
@@ -349,7 +365,7 @@ def _warnings(spec: dict[str, Any], runtime: dict[str, Any]) -> list[Issue]:
     trainer_jobs = [
         job["name"]
         for job in runtime["template"]["spec"].get("replicatedJobs") or []
-        if ancestor(job) == names.ANCESTOR_TRAINER
+        if ancestor(job) == trainer_names.ANCESTOR_TRAINER
     ]
     if wanted == 1 or not trainer_jobs:
         return []

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from mpigen import names, tree
+from mpigen.checks.kube.versions import default_kube_version
 from mpigen.errors import CompileError, Issue
 from mpigen.inputs import runpolicy
 from mpigen.inputs.fields import explain_unknown_fields
@@ -214,8 +215,6 @@ POD_REPLACEMENT_SINCE = (1, 29)
 
 
 def _pod_replacement(options: Options) -> bool:
-    from mpigen.checks.kube.versions import default_kube_version
-
     major, minor = (options.kube_version or default_kube_version()).split(".")[:2]
     return (int(major), int(minor)) >= POD_REPLACEMENT_SINCE
 

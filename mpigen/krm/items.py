@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from mpigen.krm import MAX_LIST_BYTES, STDIN, NotAResourceList, layout
+from mpigen.yaml.reader import FAST_MAX_CHARACTERS
 
 API_VERSION = "config.kubernetes.io/v1"
 # Earlier versions of the ResourceList, as older kustomize and kpt sent them; the shape is the same.
@@ -86,6 +87,7 @@ class Listing:
 def read_resource_list(data: bytes) -> Listing:
     """The ResourceList of `data`, vetted (bounded, as `render` reads YAML) before anything else parses
     it. Raises NotAResourceList."""
+    # deferred: spares importing mpigen.yaml.load until this runs
     from mpigen.yaml.load import InputError, decode
 
     try:
@@ -99,6 +101,7 @@ def read_resource_list(data: bytes) -> Listing:
 
 
 def read_whole(text: str) -> Listing:
+    # deferred: spares importing mpigen.yaml.load until this runs
     from mpigen.yaml.load import InputError, load_documents
 
     try:
@@ -119,6 +122,7 @@ def read_whole(text: str) -> Listing:
 def _read_cut(text: str) -> Listing:
     """The list cut into its items, proved by reading the rest as data with one placeholder item and by
     parsing each item. Raises NotCut."""
+    # deferred: spares importing mpigen.yaml.load until this runs
     from mpigen.yaml.load import InputError, load_documents
 
     token = _token(text)
@@ -139,18 +143,16 @@ def _read_cut(text: str) -> Listing:
 
 
 def _fast(text: str) -> bool:
-    """Whether the list is short enough for its items to be read without PyYAML (mpigen.yaml._fast_read):
+    """Whether the list is short enough for its items to be read without PyYAML (mpigen.yaml.reader.fast_events):
     reading a long list, libyaml, imported once, is faster."""
-    from mpigen.yaml._fast_read import MAX_CHARACTERS
-
-    return len(text) <= MAX_CHARACTERS
+    return len(text) <= FAST_MAX_CHARACTERS
 
 
 def _token(text: str) -> str:
     try:  # the built-in BLAKE2 that hashlib itself offers, without loading OpenSSL (hashlib's start-up)
-        from _blake2 import blake2b
+        from _blake2 import blake2b  # deferred: spares importing _blake2 until this runs
     except ImportError:  # an interpreter without it
-        from hashlib import blake2b
+        from hashlib import blake2b  # deferred: spares importing hashlib until this runs
     digest = blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
     return f"{PLACEHOLDER}{digest}-"
 

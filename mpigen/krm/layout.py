@@ -2,7 +2,7 @@
 
 kustomize and kpt write the list as kyaml does: a block mapping whose `items:` is a block sequence with
 each item starting a line with `- `. `cut` finds those lines with a regular expression and proves the cut
-right with mpigen.yaml._fast_read (libyaml's C parser where that declines), building no objects but events: the text outside the
+right with the fast reader (mpigen.yaml.reader.fast_events; libyaml's C parser where that declines), building no objects but events: the text outside the
 items, with one placeholder item, must read as a list whose items are exactly that placeholder, and each
 item's text must parse on its own as a sequence of one item (a cut inside a quoted scalar or a flow
 collection leaves a text that does not). Items indented under `items:` (as go-yaml v3 writes them) are
@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import re
 from typing import Any
+
+from mpigen.yaml.reader import fast_events
 
 # The top-level `items:` key with a block value; an item's first line; the first line at column 0 that
 # can belong to no item (a key of the list after `items`, a document marker). Each is matched from the
@@ -129,19 +131,18 @@ def head(item: str, fast: bool) -> tuple[Any, Any] | str | None:
     """The top-level (apiVersion, kind) of one item's text (values as written: a missing one is None);
     None for an item that is not a mapping; UNKNOWN when the first events cannot tell (a key that is
     not a plain string, `<<`, an explicit tag, a repeated key). The rest of the text is parsed too
-    (mpigen.yaml._fast_read if `fast` and it takes the item, else libyaml: no objects), so an item that is
+    (the fast reader, mpigen.yaml.reader.fast_events, if `fast` and it takes the item, else libyaml: no objects), so an item that is
     not YAML raises NotCut. `fast` is for a short list: a long one is parsed faster by libyaml, whose
     import it pays once."""
-    from mpigen.yaml import _fast_read as yamlfast
-
-    events = yamlfast.parse(item) if fast else None  # the whole item, or None: then libyaml's
-    if events is not None:
+    read = fast_events(item) if fast else None  # the whole item, or None: then libyaml's
+    if read is not None:
+        events, classes = read
         get_event = iter(events).__next__
         get_event()  # document
         get_event()  # sequence
-        return _head(get_event, yamlfast)
-    import yaml
-    from yaml._yaml import CParser
+        return _head(get_event, classes)
+    import yaml  # deferred: spares importing yaml until this runs
+    from yaml._yaml import CParser  # deferred: spares importing yaml._yaml until this runs
 
     parser = CParser(item)
     try:
@@ -200,6 +201,7 @@ def load_item(item: str, source: str, fast: bool) -> Any:
     """One item (`Cut.as_document`) read as data, as `render` reads a document (mpigen.yaml.load:
     bounded, duplicate keys refused, YAML 1.1 scalars). Raises NotCut on any problem, for the
     whole-list reading to word it."""
+    # deferred: spares importing mpigen.yaml.load until this runs
     from mpigen.yaml.load import InputError, load_documents
 
     try:

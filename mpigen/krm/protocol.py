@@ -52,12 +52,15 @@ them (kpt as `<kind>_<name>.yaml`).
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mpigen.krm.items import Listing, read_resource_list
 from mpigen.krm.readback import refused_output
 from mpigen.outcome import Finding, Outcome, Placement, invalid_output_message, krm_result
 from mpigen.records import Record
+
+if TYPE_CHECKING:
+    from mpigen.inputs.trainjob import Runtimes
 
 LOCAL_CONFIG = "config.kubernetes.io/local-config"
 INTERNAL = "internal.config.kubernetes.io/"
@@ -76,7 +79,7 @@ class _Where(Record):
     document: int | None = None
 
     def as_document(self, data: Any) -> Any:
-        from mpigen.yaml.load import Document
+        from mpigen.yaml.load import Document  # deferred: spares importing mpigen.yaml.load until this runs
 
         # `Document.total` only decides whether the position is shown
         return Document(self.document or 1, data, 2 if self.document else 1)
@@ -146,7 +149,7 @@ def _ends_in_block_mapping(text: str) -> bool:
 
 def _aliases(listing: Listing) -> list[int]:
     """The positions of the items that are only a YAML alias (`- *a`)."""
-    from mpigen.krm.layout import ALIAS
+    from mpigen.krm.layout import ALIAS  # deferred: spares importing mpigen.krm.layout until this runs
 
     if listing.cut is None:
         return []
@@ -173,6 +176,7 @@ def _echo_cut(data: bytes, result: dict[str, Any]) -> str:
 
 
 def _echo_whole(data: bytes, result: dict[str, Any]) -> str:
+    # deferred: spares importing mpigen.krm.yamltext until this runs
     from mpigen.krm.yamltext import dump, round_trip_load, with_results
 
     tree = round_trip_load(read_resource_list(data).text)
@@ -218,7 +222,7 @@ def _origin_path(origin: object) -> str | None:
     if single is not None:
         return single.replace("''", "'")
     if double is not None:
-        import json
+        import json  # deferred: spares importing json until this runs
 
         try:
             text = json.loads(f'"{double}"')
@@ -245,7 +249,7 @@ def _file(item: Any, origin: bool = False) -> tuple[str | None, int | None]:
 def _locations(items: list[Any]) -> list[_Where]:
     """Per item, where messages name it (`_Where`). A file holds several documents when several items
     name it, or when an item's index there is above 0 (the list may carry only some of its documents)."""
-    from collections import Counter
+    from collections import Counter  # deferred: spares importing collections until this runs
 
     files = [_file(item, origin=True) for item in items]
     counts = Counter(path for path, _ in files)  # counted once: a list may hold thousands of items
@@ -262,8 +266,10 @@ def _locations(items: list[Any]) -> list[_Where]:
 def _jobs(listing: Listing) -> list[_Job]:
     """The MPIJobs to compile: items (read as data only when their head may be an MPIJob) and an MPIJob
     `functionConfig` that no item names."""
-    from mpigen import inputs as api
-    from mpigen.inputs.lists import holds_job
+    from mpigen import inputs as api  # deferred: spares importing mpigen.inputs until this runs
+    from mpigen.inputs.lists import (
+        holds_job,  # deferred: spares importing mpigen.inputs.lists until this runs
+    )
 
     positions = [
         position
@@ -293,7 +299,7 @@ def _jobs(listing: Listing) -> list[_Job]:
 
 def _foreign(listing: Listing, outcome: Outcome) -> list[dict[str, Any]]:
     """A warning result for each item that is another project's MPIJob (passed through unchanged)."""
-    from mpigen import inputs as api
+    from mpigen import inputs as api  # deferred: spares importing mpigen.inputs until this runs
 
     positions = [
         position
@@ -323,33 +329,29 @@ def _foreign(listing: Listing, outcome: Outcome) -> list[dict[str, Any]]:
 
 def _config_job(listing: Listing) -> dict[str, Any] | None:
     """The `functionConfig` when it is an MPIJob (a generator's): compiled, and never written back."""
-    from mpigen import inputs as api
+    from mpigen import inputs as api  # deferred: spares importing mpigen.inputs until this runs
 
     config = listing.header.get("functionConfig")
     return config if isinstance(config, dict) and api.claims(config) else None
 
 
-def _runtimes(jobs: list[_Job]) -> Any:
-    """The Kubeflow Trainer runtimes among the items, for the TrainJobs that name them (None: no TrainJob
-    or runtime at all); a runtime's own problems are reported when it is compiled as a job of its own."""
-    from mpigen import inputs as api
+def _runtimes(jobs: list[_Job]) -> Runtimes | None:
+    """The Kubeflow Trainer runtimes among the items, collected as the pipeline collects a stream's
+    (mpigen.pipeline.collect_runtimes), for the TrainJobs that name them (None: no TrainJob or runtime at
+    all); a runtime's own problems are reported when it is compiled as a job of its own."""
+    from mpigen.options import Options  # deferred: spares importing mpigen.options until this runs
+    from mpigen.pipeline import collect_runtimes  # deferred: spares importing mpigen.pipeline until this runs
 
-    trainer = [job.data for job in jobs if api.is_trainer(job.data)]
-    if not trainer:
-        return None
-    from mpigen.inputs.trainjob import Runtimes, is_runtime
-    from mpigen.options import Options
-
-    runtimes = Runtimes()
-    for data in filter(is_runtime, trainer):
-        runtimes.add(data, Options())
+    runtimes, _ = collect_runtimes(
+        [(job.where.source, [job.where.as_document(job.data)]) for job in jobs], Options()
+    )
     return runtimes
 
 
-def _compile(job: _Job, runtimes: Any = None) -> None:
+def _compile(job: _Job, runtimes: Runtimes | None = None) -> None:
     """Compile one job through the pipeline every shell shares; fill in its outcome and results."""
-    from mpigen.options import Options
-    from mpigen.pipeline import process
+    from mpigen.options import Options  # deferred: spares importing mpigen.options until this runs
+    from mpigen.pipeline import process  # deferred: spares importing mpigen.pipeline until this runs
 
     job.outcome = outcome = process(
         [(job.where.source, [job.where.as_document(job.data)])], Options(), runtimes
@@ -365,7 +367,10 @@ def _compile(job: _Job, runtimes: Any = None) -> None:
 
 def _about(job: _Job, finding: Finding) -> _Job:
     """The job a finding is about: `job`, or for a list the item of the finding's kind and name."""
-    from mpigen.inputs.lists import flatten, is_list
+    from mpigen.inputs.lists import (  # deferred: spares importing mpigen.inputs.lists until this runs
+        flatten,
+        is_list,
+    )
 
     if not is_list(job.data):
         return job
@@ -377,8 +382,8 @@ def _about(job: _Job, finding: Finding) -> _Job:
 
 def _collisions(items: list[Any], jobs: list[_Job]) -> list[tuple[Finding, dict[str, Any]]]:
     """Two jobs, or a job and an item passed through, that would write the same object."""
-    from mpigen.inputs.lists import flatten
-    from mpigen.pipeline import check_collisions
+    from mpigen.inputs.lists import flatten  # deferred: spares importing mpigen.inputs.lists until this runs
+    from mpigen.pipeline import check_collisions  # deferred: spares importing mpigen.pipeline until this runs
 
     compiled = {job.position for job in jobs}
     placements = [placement for job in jobs for placement in job.outcome.placements]
@@ -471,6 +476,7 @@ def _free_indices(items: list[Any]) -> dict[str, int]:
 def write(listing: Listing, jobs: list[_Job], results: list[dict[str, Any]]) -> str:
     """The output ResourceList: the input with each job's objects in its place and `results` added; with
     jobs (a success), an MPIJob `functionConfig` is not written back, so a second run adds nothing."""
+    # deferred: spares importing mpigen.krm.yamltext until this runs
     from mpigen.krm.yamltext import write_cut, write_whole
 
     replacements: dict[int | None, list[dict[str, Any]]] = {}

@@ -45,6 +45,6 @@ def refused_output(
 
 def _values(data: Any) -> int:
     """How many values reading `data` back counts (mpigen.yaml.load.value_count)."""
-    from mpigen.yaml.load import value_count
+    from mpigen.yaml.load import value_count  # deferred: spares importing mpigen.yaml.load until this runs
 
     return value_count(data)

@@ -40,6 +40,7 @@ def names_mpijob(path: str) -> bool:
     """Whether the file at `path` names an MPIJob kind anywhere (mpigen.yaml.load.may_hold_mpijob), read
     a piece at a time, so a file of any size is looked through in bounded memory; True when it cannot
     be read to the end (then it may)."""
+    # deferred: spares importing mpigen.yaml.load until this runs
     from mpigen.yaml.load import may_hold_mpijob
 
     overlap = b""

@@ -11,15 +11,10 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 from mpigen.outcome import EXIT_INTERNAL, EXIT_INVALID, internal_error
-from mpigen.records import Record
-from mpigen.reference import stand_in
 from mpigen.shells.streams import OutputError, stdin_bytes, stdin_is_terminal, write_stderr
-
-if TYPE_CHECKING:
-    from mpigen.options import Options
 
 INPUT_SUFFIXES = (".yaml", ".yml", ".json")
 STDIN = "-"
@@ -40,7 +35,10 @@ class PastCallBound(InvalidInput):
 def _rendered_files(directory: str) -> set[str]:
     """The files an `mpigen render --output-dir` wrote into `directory`, as its manifest lists them (none
     when the manifest cannot be read: then every file is read)."""
+    # deferred: spares importing mpigen.gitops until this runs
     from mpigen.gitops import MANIFEST, parse_manifest
+
+    # deferred: spares importing mpigen.shells.bounded until this runs
     from mpigen.shells.bounded import ReadError, read_file
 
     try:
@@ -61,11 +59,12 @@ def _expand(paths: tuple[str, ...]) -> Iterator[tuple[str, bool, str]]:
     lists) are not read: they are the render of jobs, not jobs, and read with them would write every
     object twice (`mpigen render .` in a repository that keeps `jobs/` and `rendered/`). Named itself,
     such a directory is read as any other."""
+    # deferred: spares importing mpigen.shells.bounded until this runs
     from mpigen.shells.bounded import describe, shown
 
     for path in paths or (STDIN,):
         if path != STDIN and os.path.isdir(path):
-            from mpigen.gitops import MANIFEST
+            from mpigen.gitops import MANIFEST  # deferred: spares importing mpigen.gitops until this runs
 
             found: list[tuple[str, str]] = []
 
@@ -88,7 +87,10 @@ def _expand(paths: tuple[str, ...]) -> Iterator[tuple[str, bool, str]]:
 
 def _read(path: str, named: bool) -> tuple[str, bytes]:
     """A source name and at most MAX_INPUT_BYTES of its bytes (mpigen.shells.bounded)."""
+    # deferred: spares importing mpigen.shells.bounded until this runs
     from mpigen.shells.bounded import ReadError, TooLarge, read_file, read_stream, shown
+
+    # deferred: spares importing mpigen.yaml.load until this runs
     from mpigen.yaml.load import MAX_INPUT_BYTES
 
     try:
@@ -109,6 +111,7 @@ def _read(path: str, named: bool) -> tuple[str, bytes]:
 def _say_reading_stdin() -> None:
     """On a terminal, `mpigen render` with no PATH waits for typed input; say so, and how to end it or
     pass a file, instead of seeming to hang. Never said for a pipe or a file: scripts see nothing."""
+    # deferred: spares importing click until this runs
     import click  # a command given no PATH always runs under click (mpigen.cli runs only PATHs without it)
 
     ctx = click.get_current_context(silent=True)
@@ -129,7 +132,10 @@ def read_inputs(
     all its inputs (so its memory is bounded by those and one input's own bounds): an input that takes
     it past them is refused (InvalidInput), or with `skip_foreign_past_bound` (validate), when the input
     names no MPIJob, left unread as a ForeignInput (skipped)."""
+    # deferred: spares importing mpigen.shells.bounded until this runs
     from mpigen.shells.bounded import TooLarge, names_mpijob, shown
+
+    # deferred: spares importing mpigen.yaml.load until this runs
     from mpigen.yaml.load import (
         ForeignInput,
         InputError,
@@ -206,7 +212,7 @@ def write_lines(lines: list[str]) -> None:
     no terminal (click is loaded for those only), so a message reads the same whether click runs or not;
     written through mpigen.shells.streams, as all output."""
     if sys.stderr is not None and any("\x1b" in line for line in lines) and not sys.stderr.isatty():
-        import click
+        import click  # deferred: spares importing click until this runs
 
         lines = [click.unstyle(line) for line in lines]
     write_stderr(lines)
@@ -235,78 +241,3 @@ def _is_click_exit(exc: Exception) -> bool:
     """click's own exits and usage errors pass to click; none can be raised unless click is loaded."""
     click = sys.modules.get("click")
     return click is not None and isinstance(exc, (click.exceptions.Exit, click.ClickException))
-
-
-class PlainCall(Record):
-    """A `render` or `validate` call read without click (mpigen.cli): its paths (`-f` ones first, as
-    click's command joins them), options, `--allow-empty` and `-o` (None: the command's default)."""
-
-    paths: tuple[str, ...]
-    options: Options
-    allow_empty: bool
-    output: str | None
-
-
-@stand_in
-def plain_call(args: list[str], outputs: tuple[str, ...]) -> PlainCall | None:
-    """`args` read as click reads them, where that is certain: paths, `-f/--filename PATH`, `-o/--output`
-    (one of `outputs`), `--allow-empty` and the compile flags of mpigen.options.OPTION_TABLE, each at
-    most once, with a value its flag takes (`--flag VALUE` or `--flag=VALUE`). Anything else (help,
-    `--`, an unknown flag, a value the flag refuses or that starts with `-`, an empty one, a flag given
-    twice, a path starting with `-`, no path at all, --scheduler-name without --gang-scheduler) gives
-    None: click parses that call and owns every message about it."""
-    from mpigen.inputs.annotations import parser
-    from mpigen.options import OPTION_TABLE, Options, unmet_needs
-
-    specs = {f"--{spec.flag}": spec for spec in OPTION_TABLE if spec.kind != "switch"}
-    specs.update({spec.short: spec for spec in OPTION_TABLE if spec.short})
-    switches = {f"--no-{spec.flag}": spec.field for spec in OPTION_TABLE if spec.kind == "switch"}
-    paths: list[str] = []
-    filenames: list[str] = []
-    fields: dict[str, Any] = {}
-    allow_empty = False
-    output = None
-    position = 0
-    while position < len(args):
-        arg = args[position]
-        position += 1
-        if arg == STDIN:
-            return None
-        if not arg.startswith("-"):
-            paths.append(arg)
-            continue
-        name, equals, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
-        if name in switches or name == "--allow-empty":
-            if equals or (name in switches and switches[name] in fields):
-                return None
-            if name == "--allow-empty":
-                allow_empty = True
-            else:
-                fields[switches[name]] = False
-            continue
-        if not equals:
-            if position == len(args):
-                return None
-            value = args[position]
-            position += 1
-        if not value or value.startswith("-"):
-            return None
-        if name in ("-f", "--filename"):
-            filenames.append(value)
-        elif name in ("-o", "--output"):
-            if output is not None or value not in outputs:
-                return None
-            output = value
-        else:
-            spec = specs.get(name)
-            if spec is None or spec.field in fields:
-                return None
-            try:
-                fields[spec.field] = parser(spec)(value)
-            except ValueError:
-                return None
-    if not paths and not filenames:
-        return None  # stdin, which click prompts for on a terminal
-    if unmet_needs(fields):
-        return None
-    return PlainCall((*filenames, *paths), Options(**fields), allow_empty, output)

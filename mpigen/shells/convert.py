@@ -15,8 +15,9 @@ if TYPE_CHECKING:
 
 
 def command() -> click.Command:
-    import click
+    import click  # deferred: spares importing click until this runs
 
+    # deferred: spares importing mpigen.shells.flags until this runs
     from mpigen.shells.flags import filename_option
 
     @click.command()
@@ -60,8 +61,11 @@ def command() -> click.Command:
           mpigen convert job.yaml > trainjob.yaml && mpigen render trainjob.yaml | kubectl apply -f -
           mpigen convert --namespaced-runtime jobs/
         """
-        from mpigen.convert import ConvertOptions
-        from mpigen.options import Options
+        # deferred: spares importing mpigen.convert until this runs
+        from mpigen.convert import ConvertOptions  # deferred: spares importing mpigen.convert until this runs
+
+        # deferred: spares importing mpigen.options until this runs
+        from mpigen.options import Options  # deferred: spares importing mpigen.options until this runs
 
         options = ConvertOptions(namespaced_runtime, Options(namespace=namespace))
         run_guarded(lambda: _convert(filenames + paths, output, options))
@@ -70,7 +74,7 @@ def command() -> click.Command:
 
 
 def _convert(paths: tuple[str, ...], output: str, options: Any) -> None:
-    from mpigen.convert import convert
+    from mpigen.convert import convert  # deferred: spares importing mpigen.convert until this runs
 
     inputs = read_inputs(paths)
     refuse_empty(paths, inputs, "convert")

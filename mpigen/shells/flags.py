@@ -27,6 +27,7 @@ def allow_empty_option(func: Callable[..., Any]) -> Callable[..., Any]:
 def _kube_version(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
+    # deferred: spares importing mpigen.checks.kube.versions until this runs
     from mpigen.checks.kube.versions import parse_kube_version
 
     try:
@@ -47,6 +48,7 @@ class _Checked(click.ParamType):  # type: ignore[type-arg]
         self.name = "integer" if spec.kind == "count" else "text"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        # deferred: spares importing mpigen.inputs.annotations until this runs
         from mpigen.inputs.annotations import parser
 
         if not isinstance(value, str):

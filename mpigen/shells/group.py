@@ -32,7 +32,7 @@ class LazyGroup(click.Group):
         """click's, with a "did you mean" for a mistyped command (`mpigen rendr`)."""
         name = args[0] if args else ""
         if name and not name.startswith("-") and self.get_command(ctx, name) is None:
-            import difflib
+            import difflib  # deferred: spares importing difflib until this runs
 
             near = difflib.get_close_matches(name, self.list_commands(ctx), n=1)
             if near:
@@ -41,7 +41,7 @@ class LazyGroup(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in self.lazy and cmd_name not in self.commands:
-            import importlib
+            import importlib  # deferred: spares importing importlib until this runs
 
             module, _, attr = self.lazy[cmd_name].partition(":")
             found = getattr(importlib.import_module(module), attr)

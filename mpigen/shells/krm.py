@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 def run_function(stdin: IO[bytes] | None, stdout: IO[bytes] | None, stderr: TextIO | None) -> int:
     """Read a ResourceList from stdin, write the result to stdout and problems to stderr; the exit code.
     A stream that is None is closed (mpigen.shells.streams); one that fails is said on stderr (exit 1)."""
-    from mpigen.krm import MAX_LIST_BYTES
+    from mpigen.krm import MAX_LIST_BYTES  # deferred: spares importing mpigen.krm until this runs
 
     try:
         if stdin is None:
@@ -72,7 +72,7 @@ def _binary(stream: TextIO | None) -> BinaryIO | None:
 
 def command() -> click.Command:
     """The `krm` command as click parses it (mpigen.shells.group loads it for any other call)."""
-    import click
+    import click  # deferred: spares importing click until this runs
 
     @click.command(context_settings={"max_content_width": 100})
     @click.pass_context

@@ -61,7 +61,7 @@ def default_plugin_home(environ: Mapping[str, str]) -> Path:
 
 def plugin_paths(home: Path) -> list[Path]:
     """The executable kustomize runs for each supported (apiVersion, kind)."""
-    from mpigen.inputs import FRONTS
+    from mpigen.inputs import FRONTS  # deferred: spares importing mpigen.inputs until this runs
 
     paths = []
     for api_version, kind in FRONTS:
@@ -89,7 +89,7 @@ def wrapper_script(python: str) -> str:
 def write_executable(path: Path, text: str) -> None:
     """Replace `path` atomically: a build running at the same time sees the old file or the new one."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    import tempfile
+    import tempfile  # deferred: spares importing tempfile until this runs
 
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
@@ -133,7 +133,10 @@ def locate_job(root: str, job: Any) -> tuple[str, Document] | None:
     Best effort: None when the kustomization or the job cannot be matched (for instance a job that a
     nested kustomization renamed).
     """
+    # deferred: spares importing mpigen.shells.bounded until this runs
     from mpigen.shells.bounded import ReadError, read_file
+
+    # deferred: spares importing mpigen.yaml.load until this runs
     from mpigen.yaml.load import MAX_INPUT_BYTES, Document, InputError, decode, load_documents
 
     if not isinstance(job, dict) or not isinstance(job.get("metadata"), dict):
@@ -155,7 +158,10 @@ def locate_job(root: str, job: Any) -> tuple[str, Document] | None:
 
 
 def _generator_files(root: Path) -> list[Path]:
+    # deferred: spares importing mpigen.shells.bounded until this runs
     from mpigen.shells.bounded import ReadError, read_file
+
+    # deferred: spares importing mpigen.yaml.load until this runs
     from mpigen.yaml.load import MAX_INPUT_BYTES, InputError, decode, load_documents
 
     for name in KUSTOMIZATION_FILES:
@@ -179,9 +185,9 @@ def _generator_files(root: Path) -> list[Path]:
 
 def generate(documents: list[Document], source: str) -> tuple[str, Outcome]:
     """The plugin body, pure: the YAML of the generated objects ("" on any problem), and the outcome."""
-    from mpigen.options import Options
-    from mpigen.pipeline import process
-    from mpigen.yaml.dump import to_yaml
+    from mpigen.options import Options  # deferred: spares importing mpigen.options until this runs
+    from mpigen.pipeline import process  # deferred: spares importing mpigen.pipeline until this runs
+    from mpigen.yaml.dump import to_yaml  # deferred: spares importing mpigen.yaml.dump until this runs
 
     outcome = process([(source, documents)], Options())
     return ("" if outcome.exit_code else to_yaml(outcome.objects)), outcome
@@ -212,7 +218,7 @@ def _resolve_home(plugin_home: Path | None) -> Path:
 
 def command() -> click.Group:
     """The `kustomize-plugin` group as click parses it (mpigen.shells.group loads it)."""
-    import click
+    import click  # deferred: spares importing click until this runs
 
     @click.group()
     def kustomize_plugin() -> None:
@@ -302,7 +308,10 @@ def command() -> click.Group:
 
 
 def _run(config: Path, root: str) -> None:
+    # deferred: spares importing mpigen.shells.bounded until this runs
     from mpigen.shells.bounded import ReadError, read_file
+
+    # deferred: spares importing mpigen.yaml.load until this runs
     from mpigen.yaml.load import MAX_INPUT_BYTES, InputError, decode, load_documents
 
     # Messages name the generator file the user wrote when it can be found, else the kustomization's

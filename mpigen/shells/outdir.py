@@ -127,7 +127,10 @@ def read_committed_file(path: str, rendered_size: int) -> str | None:
     """The text of a single-file render for `--check FILE`, decoded as kubectl reads a file (UTF-16 with
     its byte-order mark: what Windows PowerShell 5's `>` writes); None when it is larger than both the
     render (`rendered_size` bytes) and MAX_INPUT_BYTES, so it cannot be this render."""
+    # deferred: spares importing mpigen.shells.bounded until this runs
     from mpigen.shells.bounded import TooLarge, read_file
+
+    # deferred: spares importing mpigen.yaml.load until this runs
     from mpigen.yaml.load import InputError, decode
 
     limit = max(MAX_INPUT_BYTES, 4 * rendered_size)  # UTF-16 or UTF-32 takes up to 4 bytes a character

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 from mpigen.options import Options
 from mpigen.outcome import EXIT_INVALID, Outcome
 from mpigen.records import Record
+from mpigen.shells._fast_args import plain_call
 from mpigen.shells.common import (
     InvalidInput,
     fail,
-    plain_call,
     read_inputs,
     refuse_empty,
     run_guarded,
@@ -47,7 +47,7 @@ class Target(Record):
 
 
 def plain(args: list[str]) -> Callable[[], int] | None:
-    """`mpigen render ARGS` run without click (mpigen.cli) when mpigen.shells.common.plain_call can read
+    """`mpigen render ARGS` run without click (mpigen.cli) when mpigen.shells._fast_args.plain_call can read
     them: what the click command does with the same arguments; None when click must parse them."""
     call = plain_call(args, tuple(FORMATS))
     if call is None:
@@ -63,8 +63,9 @@ def plain(args: list[str]) -> Callable[[], int] | None:
 
 def command() -> click.Command:
     """The `render` command as click parses it (mpigen.shells.group loads it for any other call)."""
-    import click
+    import click  # deferred: spares importing click until this runs
 
+    # deferred: spares importing mpigen.shells.flags until this runs
     from mpigen.shells.flags import allow_empty_option, compile_options, filename_option, make_options
 
     class RenderCommand(click.Command):
@@ -150,7 +151,7 @@ def command() -> click.Command:
 
 
 def _render(paths: tuple[str, ...], options: Options, target: Target) -> None:
-    from mpigen.pipeline import process
+    from mpigen.pipeline import process  # deferred: spares importing mpigen.pipeline until this runs
 
     inputs = read_inputs(paths)
     outcome = process(inputs, options)
@@ -206,8 +207,10 @@ def _refuse_empty(paths: tuple[str, ...], inputs: list[tuple[str, list[Any] | st
 
 
 def _write(objects: list[dict[str, Any]], output: str, directory: str) -> None:
-    from mpigen import gitops
-    from mpigen.shells import outdir
+    from mpigen import gitops  # deferred: spares importing mpigen.gitops until this runs
+    from mpigen.shells import outdir  # deferred: spares importing mpigen.shells.outdir until this runs
+
+    # deferred: spares importing mpigen.shells.bounded until this runs
     from mpigen.shells.bounded import shown
 
     def waiting() -> None:
@@ -227,8 +230,10 @@ def _write(objects: list[dict[str, Any]], output: str, directory: str) -> None:
 
 
 def _check(objects: list[dict[str, Any]], target: Target) -> None:
-    from mpigen import gitops
-    from mpigen.shells import outdir
+    from mpigen import gitops  # deferred: spares importing mpigen.gitops until this runs
+    from mpigen.shells import outdir  # deferred: spares importing mpigen.shells.outdir until this runs
+
+    # deferred: spares importing mpigen.shells.bounded until this runs
     from mpigen.shells.bounded import shown
 
     path = target.check_path

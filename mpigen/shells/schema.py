@@ -28,7 +28,7 @@ class _ApiVersion(click.Choice):  # type: ignore[type-arg]
     def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> object:
         if not isinstance(value, str) or value in self.choices:
             return super().convert(value, param, ctx)
-        import difflib
+        import difflib  # deferred: spares importing difflib until this runs
 
         versions = [str(choice) for choice in self.choices]
         full = [version for version in versions if version.rpartition("/")[2] == value.rpartition("/")[2]]
@@ -91,11 +91,16 @@ def _print(api_version: str, kind: str, list_versions: bool) -> None:
 
 def trainer_schema(kind: str) -> str:
     """The shipped schema of a Kubeflow Trainer kind (tools/trainerschema.py), Kubernetes' definitions inlined."""
-    import json
+    import json  # deferred: spares importing json until this runs
 
+    # deferred: spares importing mpigen.checks.kube.schemas until this runs
     from mpigen.checks.kube.schemas import object_schema
+
+    # deferred: spares importing mpigen.checks.kube.versions until this runs
     from mpigen.checks.kube.versions import default_kube_version
-    from mpigen.names import TRAINER_API
+
+    # deferred: spares importing mpigen.inputs until this runs
+    from mpigen.inputs.trainer_names import TRAINER_API
 
     found = object_schema(default_kube_version(), TRAINER_API, kind)
     assert found is not None, kind

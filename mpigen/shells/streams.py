@@ -45,7 +45,7 @@ def prepare() -> None:
             if held != fd:
                 os.dup2(held, fd)
                 os.close(held)
-    import signal
+    import signal  # deferred: spares importing signal until this runs
 
     if hasattr(signal, "SIGXFSZ"):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
@@ -63,7 +63,7 @@ def _terminate(signum: int, frame: Any) -> None:
 
 def end_by_signal(signum: int) -> NoReturn:
     """End the process by `signum` with its default action (a shell reports 128 + signum)."""
-    import signal
+    import signal  # deferred: spares importing signal until this runs
 
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
@@ -173,7 +173,7 @@ def _write_all(stream: IO[Any], raw: bytes, data: str | bytes) -> None:
         try:
             written = os.write(fd, view)
         except BlockingIOError:  # a stdout left non-blocking by whoever shares it: wait until it takes more
-            import select
+            import select  # deferred: spares importing select until this runs
 
             select.select([], [fd], [])
             continue
@@ -195,6 +195,6 @@ def _detach(stream: IO[Any]) -> None:
 
 
 def _sigpipe() -> int:
-    import signal
+    import signal  # deferred: spares importing signal until this runs
 
     return int(signal.SIGPIPE)

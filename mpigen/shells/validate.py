@@ -18,7 +18,8 @@ from mpigen.per_resource import (
     collect_runtimes,
     summary_line,
 )
-from mpigen.shells.common import plain_call, read_inputs, refuse_empty, run_guarded
+from mpigen.shells._fast_args import plain_call
+from mpigen.shells.common import read_inputs, refuse_empty, run_guarded
 from mpigen.shells.streams import write_stdout
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 
 
 def plain(args: list[str]) -> Callable[[], int] | None:
-    """`mpigen validate ARGS` run without click (mpigen.cli) when mpigen.shells.common.plain_call can
+    """`mpigen validate ARGS` run without click (mpigen.cli) when mpigen.shells._fast_args.plain_call can
     read them: what the click command does with the same arguments; None when click must parse them."""
     call = plain_call(args, tuple(FORMATS))
     if call is None:
@@ -45,8 +46,9 @@ def plain(args: list[str]) -> Callable[[], int] | None:
 
 def command() -> click.Command:
     """The `validate` command as click parses it (mpigen.shells.group loads it for any other call)."""
-    import click
+    import click  # deferred: spares importing click until this runs
 
+    # deferred: spares importing mpigen.shells.flags until this runs
     from mpigen.shells.flags import allow_empty_option, compile_options, filename_option, make_options
 
     @click.command()

@@ -11,19 +11,25 @@ annotation and the input schemas' annotation list are made from this table (mpig
 target imports the vocabulary, the input plan and the checks, never another target (tests/test_layout.py);
 what two targets share lives beside this file, not in either of them.
 
+Each target declares what is its own: its names (`names.py` in its folder, or its builders' modules),
+the kinds it emits that Kubernetes does not define (`kinds.py`: their pod-template paths and vendored
+schemas, which the compiler hands to the output checks), and the optional abilities it has
+(`capabilities`, each a name of `CAPABILITIES` with its own protocol, e.g. `TrainJobRunner`); a job that
+asks for an ability its target lacks is refused by the ability's name (`missing_capability`).
+
 This module is vocabulary: it names the targets and says what one is, and imports no target until one
-is asked for, so `mpigen.options` may read the table.
+is asked for, so `mpigen.options` and the checks may read it.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from mpigen.errors import Issue
     from mpigen.options import Options
-    from mpigen.plan import JobPlan
+    from mpigen.plan import JobPlan, TrainPlan
     from mpigen.targets.shared.workload import NativeGang
 
 # name -> the module that defines the target's TARGET. The first is the default (`--target`).
@@ -34,11 +40,33 @@ TARGETS: dict[str, str] = {
 }
 DEFAULT_TARGET = next(iter(TARGETS))
 
+# The optional abilities a target may have, by name, with what a job that needs one asks for. A target
+# lists the ones it has in `capabilities` and implements each one's protocol below.
+CAPABILITIES: dict[str, str] = {
+    "trainjob": "a Kubeflow Trainer TrainJob",
+    "native-gang": "Kubernetes' own gang scheduling (--gang-scheduler kubernetes)",
+}
+
+
+class Kind(NamedTuple):
+    """A kind a target emits that Kubernetes does not define: where its objects keep their pod templates
+    (paths from the object's root, "*" for every item of a list) and the schema, vendored in schemas/,
+    that its objects are checked against."""
+
+    api_version: str
+    kind: str
+    template_paths: tuple[tuple[str, ...], ...]
+    schema: str
+
 
 class Target(Protocol):
     """A run target: a job plan in, the Kubernetes objects that run it out."""
 
     name: str
+    # The kinds it emits that Kubernetes does not define (its `kinds` module's KINDS).
+    kinds: tuple[Kind, ...]
+    # The names of the optional abilities (CAPABILITIES) it has.
+    capabilities: frozenset[str]
 
     def check(self, plan: JobPlan) -> list[Issue]:
         """The job's problems for this target, before anything is built (the user's: exit 1): the
@@ -70,10 +98,16 @@ class Target(Protocol):
         """The Role the launcher's ServiceAccount is bound to (None: it gets no rights)."""
         ...
 
+    def engine_objects(self, objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The objects the target's engine creates from `objects` (what it built), named after them: they
+        count in the check that two jobs never write the same object (apiVersion, kind and metadata)."""
+        ...
 
-class NativeGangTarget(Target, Protocol):
-    """A target that can use Kubernetes' own gang scheduling (`--gang-scheduler kubernetes`): an optional
-    part of a Target. A target without `native_gang` refuses that option (`gangs_natively`)."""
+
+@runtime_checkable
+class NativeGangTarget(Protocol):
+    """The "native-gang" ability: the target can use Kubernetes' own gang scheduling (`--gang-scheduler
+    kubernetes`). A target without it refuses that option (`gangs_natively`)."""
 
     def native_gang(self, plan: JobPlan) -> NativeGang:
         """What the gang holds together: which roles' pods, how many of them at least."""
@@ -81,14 +115,15 @@ class NativeGangTarget(Target, Protocol):
 
 
 def gangs_natively(run: Target) -> bool:
-    return hasattr(run, "native_gang")
+    return "native-gang" in run.capabilities and isinstance(run, NativeGangTarget)
 
 
 def native_gang(name: str, plan: JobPlan) -> NativeGang:
     """The gang of the target `name`, which gangs natively (mpigen.compiler refuses the option otherwise)."""
     run = target(name)
-    assert gangs_natively(run), name
-    return cast("NativeGangTarget", run).native_gang(plan)
+    if not isinstance(run, NativeGangTarget) or not gangs_natively(run):
+        raise AssertionError(f"the {name} target has no native gang")
+    return run.native_gang(plan)
 
 
 def target(name: str) -> Target:
@@ -96,3 +131,39 @@ def target(name: str) -> Target:
     module = importlib.import_module(TARGETS[name])
     found: Target = module.TARGET
     return found
+
+
+@runtime_checkable
+class TrainJobRunner(Protocol):
+    """The "trainjob" ability: what Kubeflow Trainer's controller would create for one TrainJob plan."""
+
+    def check_train_job(self, plan: TrainPlan, options: Options) -> list[Issue]:
+        """The TrainJob's problems on this target, before anything is built."""
+        ...
+
+    def train_job_warnings(self, plan: TrainPlan, options: Options) -> list[Issue]:
+        """What the TrainJob will do that its author may not expect on this target."""
+        ...
+
+    def build_train_job(self, plan: TrainPlan, options: Options) -> list[dict[str, Any]]:
+        """Every object of the TrainJob, in the target's fixed order."""
+        ...
+
+
+def missing_capability(run: Target, capability: str) -> str | None:
+    """Why `run` cannot do what `capability` (a key of CAPABILITIES) asks, or None when it can."""
+    if capability in run.capabilities:
+        return None
+    able = ", ".join(name for name in TARGETS if capability in target(name).capabilities) or "none"
+    return f"the {run.name} target cannot run {CAPABILITIES[capability]}; targets that can: {able}"
+
+
+def all_kinds() -> tuple[Kind, ...]:
+    """The kinds of every target (imports every target: for tools and tests; a render hands its
+    target's own `kinds` to the output checks)."""
+    return tuple(kind for name in TARGETS for kind in target(name).kinds)
+
+
+def kind_schemas() -> dict[tuple[str, str], str]:
+    """(apiVersion, kind) -> the schema file in schemas/ of every target's own kinds (imports every target)."""
+    return {(kind.api_version, kind.kind): kind.schema for kind in all_kinds()}

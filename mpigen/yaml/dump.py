@@ -27,7 +27,9 @@ def _style(value: str) -> str | None:
 def _dumper() -> Any:
     global _DUMPER
     if _DUMPER is None:
-        import yaml
+        import yaml  # deferred: spares importing yaml until this runs
+
+        # deferred: spares importing yaml.nodes until this runs
         from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
         base = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -100,7 +102,7 @@ def to_yaml_items(objects: list[dict[str, Any]]) -> str:
 
 def _dump(value: Any) -> str:
     """PyYAML's emitter, for what mpigen.yaml._fast_emit cannot tell."""
-    import yaml
+    import yaml  # deferred: spares importing yaml until this runs
 
     text: str = yaml.dump(
         value, Dumper=_dumper(), default_flow_style=False, sort_keys=False, allow_unicode=True, width=1 << 16

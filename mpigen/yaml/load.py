@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from mpigen.errors import ComparedByFields
+from mpigen.yaml.reader import YamlProblem, read_stream
 
 MAX_INPUT_BYTES = 16 * 1024 * 1024
 # What one call of render or validate reads, over all its inputs together: the memory a call takes
@@ -143,8 +144,6 @@ def load_documents(text: str, source: str, fast: bool = True) -> list[Document]:
 
 
 def _load_documents(text: str, source: str, fast: bool) -> list[Document]:
-    from mpigen.yaml.reader import YamlProblem, read_stream
-
     try:
         raw = read_stream(text, fast)
     except YamlProblem as exc:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from mpigen.errors import shown
+from mpigen.errors import format_path, shown
 from mpigen.yaml import _fast_read as yamlfast
 from mpigen.yaml.scalars import CORE, construct, resolve_plain, tag_name
 
@@ -33,10 +33,19 @@ MAX_DEPTH = 64
 MAX_ALIAS_VALUES = 1_000_000
 MAX_VALUES = 4_000_000  # parser events: scalars, keys, mappings, sequences (about 2.5 s)
 MAX_DOCUMENTS = 100_000
+# The longest stream the fast reader takes (mpigen.yaml._fast_read); a longer one is read by libyaml.
+FAST_MAX_CHARACTERS = yamlfast.MAX_CHARACTERS
 
 _TAG = "tag:yaml.org,2002:"
 _STR = _TAG + "str"
 _MERGE = _TAG + "merge"
+
+
+def fast_events(text: str) -> tuple[list[Any], Any] | None:
+    """libyaml's events for `text` (StreamStart left out) read by the fast reader, with the module of
+    their classes; None when it declines the stream (read it with libyaml's CParser)."""
+    events = yamlfast.parse(text)
+    return None if events is None else (events, yamlfast)
 
 
 class YamlProblem(Exception):
@@ -100,7 +109,7 @@ def read_stream(text: str, fast: bool = True) -> list[Any]:
     events = yamlfast.parse(text) if fast else None
     if events is not None:  # the stream is simple: its events without PyYAML, whose import is slow
         return _Reader(iter(events).__next__, yamlfast).documents()
-    import yaml
+    import yaml  # deferred: spares importing yaml until this runs
 
     try:
         loader = _loader_class()(text)
@@ -133,7 +142,7 @@ def read_stream(text: str, fast: bool = True) -> list[Any]:
 
 def _loader_class() -> Any:
     """libyaml's parser (PyYAML's own without libyaml); only its events are read."""
-    import yaml
+    import yaml  # deferred: spares importing yaml until this runs
 
     return getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
 
@@ -331,8 +340,6 @@ class _Reader:
         raise YamlProblem(where + message)
 
     def _path(self) -> str:
-        from mpigen.errors import format_path
-
         parts: list[str | int] = []
         for frame in self.stack:
             if type(frame.value) is list:

@@ -20,13 +20,14 @@ import yaml
 from click.testing import CliRunner
 
 import mpigen
-from mpigen import names
 from mpigen.cli import cli
-from mpigen.compiler import compile_train_job
+from mpigen.compiler import compile_job
 from mpigen.convert import ConvertOptions, convert, convert_job
 from mpigen.errors import CompileError
+from mpigen.inputs import trainer_names
 from mpigen.inputs.trainjob import Runtimes
 from mpigen.options import Options
+from mpigen.targets.jobset import names as jobset_names
 from mpigen.yaml.load import Document
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,7 +74,7 @@ def converted(job: Obj) -> tuple[Obj, Obj, list[Obj]]:
     runtime, train_job, _ = convert_job(job, ConvertOptions())
     runtimes = Runtimes()
     assert runtimes.add(runtime, Options()) == []
-    return runtime, train_job, compile_train_job(train_job, runtimes).objects
+    return runtime, train_job, compile_job(train_job, runtimes=runtimes).objects
 
 
 def pods(jobset: Obj) -> dict[str, Obj]:
@@ -130,8 +131,8 @@ def test_round_trip_gives_the_same_job(path: Path) -> None:
         assert theirs["spec"].get("managedBy") == ours["spec"].get("managedBy")
         assert ours["spec"].get("suspend", False) == theirs["spec"]["suspend"]
         direct_jobs, via_jobs = pods(ours), pods(theirs)
-        assert list(direct_jobs) == [names.WORKER_RJOB, names.LAUNCHER_RJOB]
-        assert list(via_jobs) == [names.NODE_RJOB, names.LAUNCHER_RJOB]
+        assert list(direct_jobs) == [jobset_names.WORKER_RJOB, jobset_names.LAUNCHER_RJOB]
+        assert list(via_jobs) == [trainer_names.NODE_RJOB, trainer_names.LAUNCHER_RJOB]
         assert via_jobs["launcher"]["dependsOn"] == [{"name": "node", "status": "Ready"}]
         for mine, its in (
             (direct_jobs["worker"], via_jobs["node"]),
@@ -220,7 +221,7 @@ def test_option_annotations_a_trainjob_refuses_are_not_carried_over() -> None:
     assert "only `mpigen render` reads it" in about[2].message  # kept: Trainer ignores it
     runtimes = Runtimes()
     runtimes.add(runtime, Options())
-    objects = compile_train_job(train_job, runtimes).objects
+    objects = compile_job(train_job, runtimes=runtimes).objects
     assert [o["kind"] for o in objects].count("NetworkPolicy") == 1
 
 

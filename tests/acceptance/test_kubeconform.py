@@ -37,6 +37,7 @@ from test_golden import without_newer_fields
 from mpigen.checks.kube import schemas as kubeschema
 from mpigen.checks.kube.validator import validate_object
 from mpigen.checks.kube.versions import DEFAULT_KUBE_VERSION
+from mpigen.targets import all_kinds, kind_schemas
 from mpigen.yaml.dump import FORMATS
 
 Obj = dict[str, Any]
@@ -105,7 +106,7 @@ def pin_references(node: Any, definitions_uri: str) -> Any:
 
 def source_schema(api_version: str, kind: str, version: str) -> tuple[str, Obj]:
     """(the location template kubeconform finds it under, the schema) for one emitted kind."""
-    vendored = kubeschema.VENDORED_SCHEMAS.get((api_version, kind))
+    vendored = {**kubeschema.VENDORED_SCHEMAS, **kind_schemas()}.get((api_version, kind))
     if vendored:
         text = importlib.resources.files("mpigen.schemas").joinpath(vendored).read_text(encoding="utf-8")
         return CRD_LOCATION, json.loads(text)
@@ -295,7 +296,9 @@ def test_schema_tree_agrees_with_mpigen_on_golden_and_broken_objects(version: st
         found = first_schema_file(locations, obj["kind"], obj["apiVersion"], version)
         assert found is not None
         tree_valid = plain_validator(found).is_valid(obj)
-        assert tree_valid == (validate_object(obj, version) == []), f"{obj['kind']}/{obj['metadata']['name']}"
+        assert tree_valid == (validate_object(obj, version, all_kinds()) == []), (
+            f"{obj['kind']}/{obj['metadata']['name']}"
+        )
         assert tree_valid == (obj in samples)
 
 
@@ -328,7 +331,9 @@ def test_kubeconform_accepts_every_golden_output(
 ) -> None:
     objects = golden_objects(version)
     assert objects
-    assert [obj for obj in objects if validate_object(obj, version)] == [], "mpigen rejects a golden object"
+    assert [obj for obj in objects if validate_object(obj, version, all_kinds())] == [], (
+        "mpigen rejects a golden object"
+    )
     manifest = tmp_path / "golden.yaml"
     manifest.write_text(FORMATS["yaml"](objects))
     report = run_kubeconform(kubeconform_binary, [manifest], version, tmp_path / "schemas")
@@ -354,7 +359,7 @@ def test_kubeconform_and_mpigen_reject_the_same_broken_objects(
     assert verdicts(report) == expected, json.dumps(report["resources"], indent=2)
     mpigen_verdicts = {
         (obj["kind"], obj["metadata"]["name"]): "statusInvalid"
-        if validate_object(obj, version)
+        if validate_object(obj, version, all_kinds())
         else "statusValid"
         for obj in [workers, *broken]
     }

@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from mpigen.checks.kube import schemas as kubeschema
+from mpigen.targets import kind_schemas
 
 Schema = dict[str, Any]
 
@@ -46,7 +47,7 @@ def structural(node: Any) -> Any:
 
 def podgroup_crds() -> list[Schema]:
     crds = []
-    for (api_version, kind), filename in sorted(kubeschema.VENDORED_SCHEMAS.items()):
+    for (api_version, kind), filename in sorted({**kubeschema.VENDORED_SCHEMAS, **kind_schemas()}.items()):
         if kind != "PodGroup":
             continue  # Volcano's Job and the JobSet: their own CRDs, from their modules (volcano.py, jobset.crds)
         group, version = api_version.split("/")

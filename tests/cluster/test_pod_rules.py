@@ -35,7 +35,12 @@ from controlplane import Cluster
 
 import mpigen
 from mpigen.checks.pod import check_object, server_path, version_tuple
+from mpigen.checks.templates import template_paths
 from mpigen.compiler import compile_job
+from mpigen.targets import all_kinds
+
+# Kubernetes' kinds and every target's own (a render hands the checks its target's).
+PATHS = template_paths(all_kinds())
 
 Obj = dict[str, Any]
 POD_KINDS = {
@@ -152,7 +157,7 @@ def _pod_objects(case: podmutations.Case, namespace: str) -> tuple[list[Obj], Ve
 
 def _fields(objects: list[Obj]) -> set[str]:
     """The fields mpigen's pod rules name in these objects, as the server names them."""
-    return {server_path(v.path) for obj in objects for v in check_object(obj, version_tuple("1.37"))}
+    return {server_path(v.path) for obj in objects for v in check_object(obj, version_tuple("1.37"), PATHS)}
 
 
 def _key(obj: Obj) -> str:

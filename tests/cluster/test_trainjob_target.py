@@ -25,7 +25,7 @@ import yaml
 from controlplane import HOLD_ANNOTATION, Cluster, end_pod
 from test_jobset import conditions, never, pods_of, ready, running_launcher
 
-from mpigen.compiler import compile_train_job
+from mpigen.compiler import compile_job
 from mpigen.convert import ConvertOptions, convert_job
 from mpigen.inputs.trainjob import Runtimes
 from mpigen.options import Options
@@ -64,7 +64,7 @@ def compiled(documents: list[Obj]) -> list[Obj]:
     runtimes = Runtimes()
     for doc in documents[:-1]:
         assert runtimes.add(doc, Options()) == []
-    return compile_train_job(documents[-1], runtimes).objects
+    return compile_job(documents[-1], runtimes=runtimes).objects
 
 
 def the_jobset(objects: list[Obj]) -> Obj:

@@ -55,8 +55,9 @@ import trainer_oracle
 import yaml
 
 from mpigen import names
-from mpigen.compiler import compile_train_job
+from mpigen.compiler import compile_job
 from mpigen.errors import CompileError
+from mpigen.inputs import trainer_names
 from mpigen.inputs.trainjob import Runtimes, is_runtime, is_trainjob
 from mpigen.options import Options
 
@@ -93,7 +94,7 @@ def mpigen_objects(docs: list[Obj], job: Obj) -> list[Obj]:
     annotations = job["metadata"].get("annotations") or {}
     for key in [k for k in annotations if k.startswith("mpigen.dev/")]:
         del annotations[key]
-    return compile_train_job(job, runtimes).objects
+    return compile_job(job, runtimes=runtimes).objects
 
 
 def oracle_objects(docs: list[Obj], job: Obj) -> list[Obj]:
@@ -143,7 +144,7 @@ def undo_departures(objects: list[Obj], oracle: list[Obj], job: str, spec: Obj) 
     ]
     [secret] = [o for o in objects if o["kind"] == "Secret"]
     [theirs] = [o for o in oracle if o["kind"] == "Secret"]
-    assert secret["metadata"]["name"] == theirs["metadata"]["name"] == names.trainjob_ssh_secret(job)
+    assert secret["metadata"]["name"] == theirs["metadata"]["name"] == trainer_names.trainjob_ssh_secret(job)
     assert (secret["type"], "data" in secret, "immutable" in secret) == ("Opaque", False, False)
     assert (theirs["type"], theirs["immutable"], sorted(theirs["data"])) == (
         "kubernetes.io/ssh-auth",
@@ -301,7 +302,7 @@ def test_other_implementations_are_a_departure(case: str) -> None:
     openmpi = {(o["kind"], o["metadata"]["name"]): o for o in mpigen_objects(as_openmpi(docs), job)}
     assert_same(as_openmpi(docs), job)  # the Open MPI twin is Trainer's, departures apart
     name = job["metadata"]["name"]
-    hostfile = ("ConfigMap", names.trainjob_hostfile(name))
+    hostfile = ("ConfigMap", trainer_names.trainjob_hostfile(name))
     assert ours[hostfile]["data"]["hostfile"] == openmpi[hostfile]["data"]["hostfile"].replace(" slots=", ":")
     env_names = {
         "Intel": ["I_MPI_HYDRA_HOST_FILE", "I_MPI_HYDRA_BOOTSTRAP_EXEC_EXTRA_ARGS", "I_MPI_PERHOST"],
@@ -345,7 +346,7 @@ def test_refused_by_both(path: Path, job: Obj) -> None:
     for doc in filter(is_runtime, docs):
         runtimes.add(doc, Options())
     with pytest.raises(CompileError) as refused:
-        compile_train_job(job, runtimes)
+        compile_job(job, runtimes=runtimes)
     messages = [issue.message for issue in refused.value.issues]
     if all(any(marker in message for marker in NOT_THE_ORACLES + UNKNOWN_IN_PATCH) for message in messages):
         assert [o["kind"] for o in oracle_objects(docs, job) if o["kind"] == "JobSet"] == ["JobSet"]
@@ -501,7 +502,7 @@ def test_shipped_runtimes_match_trainer(shipped: str, trainer: str) -> None:
     if TRAINERS[trainer]:
         spec["trainer"] = TRAINERS[trainer]
     job = {
-        "apiVersion": names.TRAINER_API,
+        "apiVersion": trainer_names.TRAINER_API,
         "kind": "TrainJob",
         "metadata": {"name": f"j-{trainer}", "namespace": "team"},
         "spec": spec,

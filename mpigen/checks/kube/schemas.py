@@ -9,7 +9,7 @@ Schemas come from two offline places and nowhere else:
 Every schema is returned with its `$ref`s inlined and its annotations (descriptions, `x-kubernetes-*`)
 dropped: jsonschema then walks plain nested dicts instead of resolving a reference at every step. A
 definition that refers to itself (none of the kinds mpigen emits) stays a local `#/$defs/...` reference.
-`mpigen.checks.kube.quick` compiles a schema into closures that only say valid or not, 15x faster than jsonschema.
+`mpigen.checks.kube._fast_schema` compiles a schema into closures that only say valid or not, 15x faster than jsonschema.
 
 For the newest Kubernetes version mpigen was released with, the kinds it emits are also shipped inside
 the package (`mpigen/checks/kube/strict-<version>.json`, written by tools/kubeschemas.py, checked against
@@ -30,7 +30,7 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
-from mpigen.checks.kube.quick import FORMAT_CHECKS, quick_check
+from mpigen.checks.kube._fast_schema import FORMAT_CHECKS, quick_check
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -41,13 +41,12 @@ Schema = dict[str, Any]
 
 POD_TEMPLATE_SPEC = "io.k8s.api.core.v1.PodTemplateSpec"
 
-# CRD outputs, validated against the schemas vendored in schemas/ and never against built-in kinds.
+# CRD outputs, validated against the schemas vendored in schemas/ and never against built-in kinds: the
+# gang schedulers' PodGroups here, a run target's own kinds in its `kinds` module (mpigen.targets.Kind),
+# handed in by the caller as `vendored`.
 VENDORED_SCHEMAS: dict[tuple[str, str], str] = {
     ("scheduling.volcano.sh/v1beta1", "PodGroup"): "podgroup-volcano-v1beta1.json",
     ("scheduling.x-k8s.io/v1alpha1", "PodGroup"): "podgroup-scheduler-plugins-v1alpha1.json",
-    # Written by tools/crdschema.py from the CRD of volcano.sh/volcano v1.14.1.
-    ("batch.volcano.sh/v1alpha1", "Job"): "job-volcano-v1alpha1.json",
-    ("jobset.x-k8s.io/v1alpha2", "JobSet"): "jobset-v1alpha2.json",
 }
 # CRD inputs (never emitted, so not in the shipped strict file), written by tools/trainerschema.py from
 # the CRDs of Kubeflow Trainer v2.3.0.
@@ -73,7 +72,7 @@ _NAMED_SCHEMAS = frozenset({"properties", "patternProperties", "$defs"})
 def _schema_dir() -> str:
     # find_spec locates the package without importing it: kubernetes_validate/__init__ imports jsonschema
     # and PyYAML, which would make `import mpigen.checks.kube.validator` slow.
-    import importlib.util
+    import importlib.util  # deferred: spares importing importlib.util until this runs
 
     spec = importlib.util.find_spec("kubernetes_validate")
     if spec is None or not spec.submodule_search_locations:
@@ -84,7 +83,7 @@ def _schema_dir() -> str:
 def _schema_root() -> Path:
     # pathlib loads only when kubernetes-validate's files are read: one job's check lists their
     # directory (the versions) and reads the shipped file alone (start-up time).
-    from pathlib import Path
+    from pathlib import Path  # deferred: spares importing pathlib until this runs
 
     return Path(_schema_dir())
 
@@ -175,7 +174,7 @@ def _kube_file(version: str, api_version: str, kind: str) -> Schema | None:
 
 
 def _vendored_file(name: str) -> Schema:
-    import importlib.resources
+    import importlib.resources  # deferred: spares importing importlib.resources until this runs
 
     text = importlib.resources.files("mpigen.schemas").joinpath(name).read_text(encoding="utf-8")
     schema: Schema = json.loads(text)
@@ -183,9 +182,10 @@ def _vendored_file(name: str) -> Schema:
 
 
 @functools.lru_cache(maxsize=256)
-def object_schema(version: str, api_version: str, kind: str) -> Schema | None:
-    """The strict schema of `kind` in `api_version` for Kubernetes `version`, or None if none is shipped."""
-    vendored = VENDORED_SCHEMAS.get((api_version, kind)) or INPUT_SCHEMAS.get((api_version, kind))
+def object_schema(version: str, api_version: str, kind: str, vendored: str | None = None) -> Schema | None:
+    """The strict schema of `kind` in `api_version` for Kubernetes `version`, or None if none is shipped;
+    `vendored` names the file in schemas/ of a run target's own kind."""
+    vendored = vendored or VENDORED_SCHEMAS.get((api_version, kind)) or INPUT_SCHEMAS.get((api_version, kind))
     schema = _vendored_file(vendored) if vendored else _kube_file(version, api_version, kind)
     return None if schema is None else _Inliner(_definitions(version)).root(schema)
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, cast
 
 from mpigen.checks.kube import schemas as kubeschema
-from mpigen.checks.kube.quick import Check, Unsupported, quick_check
+from mpigen.checks.kube._fast_schema import Check, Unsupported, quick_check
 from mpigen.checks.kube.versions import default_kube_version, parse_kube_version
 from mpigen.errors import Issue, Path, shown
 
@@ -25,11 +25,16 @@ if TYPE_CHECKING:
     from jsonschema import ValidationError
     from jsonschema.protocols import Validator
 
+    from mpigen.targets import Kind
+
 _SHOWN_CHARS = 40
 
 
-def validate_object(obj: dict[str, Any], kube_version: str | None = None) -> list[Issue]:
-    """Every problem of one Kubernetes object, checked against the schema of its exact apiVersion/kind."""
+def validate_object(
+    obj: dict[str, Any], kube_version: str | None = None, kinds: Iterable[Kind] = ()
+) -> list[Issue]:
+    """Every problem of one Kubernetes object, checked against the schema of its exact apiVersion/kind
+    (a run target's own kinds, `kinds`, against the schemas they name)."""
     version = default_kube_version() if kube_version is None else parse_kube_version(kube_version)
     if not isinstance(obj, dict):
         return [Issue((), f"expected object, got {_describe(obj)}")]
@@ -37,7 +42,8 @@ def validate_object(obj: dict[str, Any], kube_version: str | None = None) -> lis
     for field, value in (("apiVersion", api_version), ("kind", kind)):
         if not isinstance(value, str) or not value:
             return [Issue((field,), f"expected a non-empty string, got {_describe(value)}")]
-    compiled = _object_schema(version, api_version, kind)
+    vendored = next((own.schema for own in kinds if (own.api_version, own.kind) == (api_version, kind)), None)
+    compiled = _object_schema(version, api_version, kind, vendored)
     if compiled is None:
         message = f"unknown kind: no schema for {kind} in {api_version} (Kubernetes {version})"
         return [Issue((), message)]
@@ -64,8 +70,8 @@ class _Compiled:
 
     @functools.cached_property
     def full(self) -> Validator:
-        import jsonschema
-        from referencing import Registry
+        import jsonschema  # deferred: spares importing jsonschema until this runs
+        from referencing import Registry  # deferred: spares importing referencing until this runs
 
         cls = jsonschema.validators.validator_for(self.schema, default=jsonschema.Draft202012Validator)
         # An empty registry retrieves nothing: a reference left unresolved is an error, never a download.
@@ -91,16 +97,18 @@ def _compiled(version: str, key: str, schema: Callable[[], dict[str, Any]]) -> _
 
 
 @functools.lru_cache(maxsize=256)
-def _object_schema(version: str, api_version: str, kind: str) -> _Compiled | None:
+def _object_schema(
+    version: str, api_version: str, kind: str, vendored: str | None = None
+) -> _Compiled | None:
     def schema() -> dict[str, Any]:
-        found = kubeschema.object_schema(version, api_version, kind)
+        found = kubeschema.object_schema(version, api_version, kind, vendored)
         assert found is not None
         return found
 
     key = kubeschema.shipped_key(api_version, kind)
     if (
         kubeschema.shipped_schema(version, key) is None
-        and kubeschema.object_schema(version, api_version, kind) is None
+        and kubeschema.object_schema(version, api_version, kind, vendored) is None
     ):
         return None
     return _compiled(version, key, schema)
@@ -113,7 +121,7 @@ def _definition_schema(version: str, name: str) -> _Compiled:
 
 @functools.cache
 def _format_checker() -> Any:
-    import jsonschema
+    import jsonschema  # deferred: spares importing jsonschema until this runs
 
     checker = jsonschema.FormatChecker(formats=())
     for name, check in kubeschema.FORMAT_CHECKS.items():
@@ -127,6 +135,7 @@ def _issues(error: ValidationError) -> Iterator[Issue]:
     if keyword == "additionalProperties":
         known = sorted(schema.get("properties", {}))
         for name in _unknown_fields(schema, found):
+            # deferred: spares importing difflib until this runs
             import difflib  # for the hint only: not on a valid document's path
 
             close = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
@@ -168,6 +177,7 @@ def _message(keyword: str, schema: dict[str, Any], expected: Any, found: Any, fa
 
 def _alternative_issues(error: ValidationError) -> Iterator[Issue]:
     """oneOf/anyOf: one message for int-or-string style unions, else the most relevant branch's issues."""
+    # deferred: spares importing jsonschema.exceptions until this runs
     from jsonschema.exceptions import best_match
 
     path, _, branches, found, _ = _parts(error)

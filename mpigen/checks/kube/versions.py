@@ -10,14 +10,14 @@ import functools
 import re
 from typing import Any
 
+from mpigen.checks.kube.schemas import supported_versions
+
 _KUBE_VERSION = r"v?(\d+)\.(\d+)(?:\.\d+)?"
 
 
 @functools.cache
 def supported_kube_versions() -> tuple[str, ...]:
     """The Kubernetes minor versions ("1.25", ...) with strict schemas installed, oldest first."""
-    from mpigen.checks.kube.schemas import supported_versions
-
     return supported_versions()
 
 

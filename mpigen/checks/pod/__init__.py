@@ -9,8 +9,8 @@ topology spread, tolerations) names its check as "module.function" with that gat
 loads, and the check runs, only for a template the gate lets through. A gate is true whenever the check
 could yield anything (tests/unit/checks/test_pod_gates.py holds each check to its gate).
 
-Pod templates are found by a table of paths per kind (`TEMPLATE_PATHS`): a new run target with pod
-templates adds a row. The rules follow the server's defaulting: a field the server fills in when it is
+Pod templates are found by a table of paths per kind (mpigen.checks.templates): Kubernetes' kinds
+there, a run target's own kinds in its `kinds` module (mpigen.targets.Kind). The rules follow the server's defaulting: a field the server fills in when it is
 empty (dnsPolicy, imagePullPolicy, a port's protocol, a probe's thresholds) is never refused empty.
 """
 
@@ -36,6 +36,7 @@ from mpigen.checks.pod import (
 from mpigen.checks.pod.field import Path, Violation, server_path
 from mpigen.checks.pod.view import Pod
 from mpigen.checks.pod.workloads import WORKLOAD_RULES
+from mpigen.checks.templates import KUBERNETES_TEMPLATE_PATHS, TemplatePaths, group_kind, pod_templates
 
 __all__ = [
     "CHECKS",
@@ -153,44 +154,9 @@ CHECKS: tuple[Check, ...] = (
     Check("apparmor", K8S, "apparmor.fields_match", _annotated),
 )
 
-# Where each kind keeps its pod templates ("*": every item of a list), by API group and kind.
-TEMPLATE_PATHS: dict[tuple[str, str], tuple[Path, ...]] = {
-    ("", "PodTemplate"): (("template",),),
-    ("", "ReplicationController"): (("spec", "template"),),
-    ("apps", "Deployment"): (("spec", "template"),),
-    ("apps", "ReplicaSet"): (("spec", "template"),),
-    ("apps", "StatefulSet"): (("spec", "template"),),
-    ("apps", "DaemonSet"): (("spec", "template"),),
-    ("batch", "Job"): (("spec", "template"),),
-    ("batch", "CronJob"): (("spec", "jobTemplate", "spec", "template"),),
-    ("jobset.x-k8s.io", "JobSet"): (("spec", "replicatedJobs", "*", "template", "spec", "template"),),
-    ("batch.volcano.sh", "Job"): (("spec", "tasks", "*", "template"),),
-}
-
-
-def _group_kind(obj: dict[str, Any]) -> tuple[str, str]:
-    api_version, kind = obj.get("apiVersion"), obj.get("kind")
-    group = api_version.rpartition("/")[0] if isinstance(api_version, str) else ""
-    return group, kind if isinstance(kind, str) else ""
-
-
-def pod_templates(obj: dict[str, Any]) -> Iterator[tuple[Path, dict[str, Any]]]:
-    """Each pod template of `obj` with its path, as TEMPLATE_PATHS places them for its kind."""
-    for path in TEMPLATE_PATHS.get(_group_kind(obj), ()):
-        yield from _walk(obj, path, ())
-
-
-def _walk(node: Any, rest: Path, at: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
-    if not rest:
-        if isinstance(node, dict):
-            yield at, node
-        return
-    head, tail = rest[0], rest[1:]
-    if head == "*":
-        for index, item in enumerate(node if isinstance(node, list) else []):
-            yield from _walk(item, tail, (*at, index))
-    elif isinstance(node, dict) and head in node:
-        yield from _walk(node[head], tail, (*at, head))
+# Where each kind keeps its pod templates: Kubernetes' own kinds (mpigen.checks.templates); the compiler
+# adds its target's (mpigen.targets.Kind).
+TEMPLATE_PATHS = KUBERNETES_TEMPLATE_PATHS
 
 
 @functools.lru_cache(maxsize=16)
@@ -215,13 +181,15 @@ def check_template(
     return found + list(workload(pod)) if workload is not None else found
 
 
-def check_object(obj: dict[str, Any], version: tuple[int, int]) -> list[Violation]:
-    """Every violation in every pod template of one object; paths are the object's."""
-    workload = WORKLOAD_RULES.get(_group_kind(obj))
-    own_identity = _group_kind(obj) == ("apps", "StatefulSet")
+def check_object(
+    obj: dict[str, Any], version: tuple[int, int], paths: TemplatePaths = TEMPLATE_PATHS
+) -> list[Violation]:
+    """Every violation in every pod template of one object (found by `paths`); paths are the object's."""
+    workload = WORKLOAD_RULES.get(group_kind(obj))
+    own_identity = group_kind(obj) == ("apps", "StatefulSet")
     return [
         v
-        for at, template in pod_templates(obj)
+        for at, template in pod_templates(obj, paths)
         for v in check_template(
             _without_identity(template) if own_identity else template, at, version, workload
         )

@@ -174,7 +174,7 @@ def http_header_name(value: str) -> tuple[str, ...]:
 
 def ip_address(value: str) -> tuple[str, ...]:
     """IsValidIPForLegacyField without a legacy allowance: a plain IPv4 or IPv6 address."""
-    import ipaddress  # only for templates with dnsConfig or hostAliases: not on every job's path
+    import ipaddress  # deferred: only for templates with dnsConfig or hostAliases: not on every job's path
 
     try:
         ipaddress.ip_address(value)

@@ -15,12 +15,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from mpigen import names
 from mpigen.errors import Issue
+from mpigen.names import ROLE_LAUNCHER, ROLE_WORKER
 from mpigen.options import Options
-from mpigen.plan import JobPlan
+from mpigen.plan import JobPlan, TrainPlan
+from mpigen.targets import Target
 from mpigen.targets.canonical import canonical
-from mpigen.targets.jobset import checks
+from mpigen.targets.jobset import checks, implied, kinds, trainjob, trainjob_gang
 from mpigen.targets.jobset.config import (
     build_config_map,
     build_launcher_role,
@@ -73,6 +74,8 @@ class JobSetTarget:
     """mpigen.targets.Target for one JobSet."""
 
     name = "jobset"
+    kinds = kinds.KINDS
+    capabilities: frozenset[str] = frozenset({"trainjob", "native-gang"})
 
     def check(self, plan: JobPlan) -> list[Issue]:
         return checks.check(plan)
@@ -103,10 +106,26 @@ class JobSetTarget:
         and a gang that counted it would hold the workers unplaced forever. A job without workers: the
         launcher alone."""
         if plan.workers == 0:
-            return NativeGang("launcher", 1, (names.ROLE_LAUNCHER,))
+            return NativeGang("launcher", 1, (ROLE_LAUNCHER,))
         wanted = plan.scheduling.min_available
         count = plan.workers if wanted is None else max(min(wanted, plan.workers), 1)
-        return NativeGang("workers", count, (names.ROLE_WORKER,))
+        return NativeGang("workers", count, (ROLE_WORKER,))
+
+    def check_train_job(self, plan: TrainPlan, options: Options) -> list[Issue]:
+        """JobSet's checks on the names a TrainJob's JobSet derives, Kubernetes' gang and the placement
+        (mpigen.targets.TrainJobRunner)."""
+        issues = trainjob_gang.check(plan, options) + trainjob.check(plan)
+        return issues or trainjob.check_placement(plan, options)
+
+    def train_job_warnings(self, plan: TrainPlan, options: Options) -> list[Issue]:
+        return list(plan.warnings) + trainjob_gang.warnings(options)
+
+    def build_train_job(self, plan: TrainPlan, options: Options) -> list[dict[str, Any]]:
+        """What Kubeflow Trainer's controller would create for the TrainJob."""
+        return trainjob.build(plan, options)
+
+    def engine_objects(self, objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return implied.engine_objects(objects)
 
 
-TARGET = JobSetTarget()
+TARGET: Target = JobSetTarget()

@@ -17,6 +17,7 @@ from mpigen.checks.rules import Added, check_plan
 from mpigen.errors import Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan
+from mpigen.targets.jobset import names as jobset_names
 from mpigen.targets.jobset import sizes
 from mpigen.targets.jobset.hosts import first_host, launcher_host
 from mpigen.targets.jobset.placement import check_placement
@@ -30,7 +31,7 @@ def added(plan: JobPlan) -> Added:
     """The names the builders add to each role's pod, which the templates may not use."""
     gpus = names.NVIDIA_ENV if plan.blank_launcher_gpus else ()
     if plan.ssh is None:
-        env = (*names.LAUNCHER_ENV, names.RESTART_ATTEMPT_ENV, *gpus)
+        env = (*names.LAUNCHER_ENV, jobset_names.RESTART_ATTEMPT_ENV, *gpus)
         return {
             "launcher": (
                 (names.CONFIG_VOLUME, names.KUBECTL_VOLUME),
@@ -58,12 +59,12 @@ def check_names(plan: JobPlan) -> list[Issue]:
                 f'must start with a letter: the JobSet "{job}" names its Service and pods, DNS-1035 labels',
             )
         ]
-    random = "-" + "x" * (names.POD_NAME_RANDOM_SUFFIX - 1)
+    random = "-" + "x" * (jobset_names.POD_NAME_RANDOM_SUFFIX - 1)
     limits = [(launcher_host(plan) + random, "the launcher pod's name")]
     if plan.workers:
         limits.append(
             (
-                names.jobset_pod_host(job, names.WORKER_RJOB, plan.workers - 1) + random,
+                jobset_names.jobset_pod_host(job, jobset_names.WORKER_RJOB, plan.workers - 1) + random,
                 "the last worker pod's name",
             )
         )

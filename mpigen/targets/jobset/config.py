@@ -15,6 +15,7 @@ from typing import Any
 
 from mpigen import names
 from mpigen.plan import JobPlan
+from mpigen.targets.jobset import names as jobset_names
 from mpigen.targets.jobset.hosts import hosts, launcher_host
 from mpigen.targets.shared.meta import object_meta, service_account_subject
 from mpigen.targets.shared.ssh import generates_keys, render_keygen
@@ -42,12 +43,12 @@ def render_kubexec(plan: JobPlan) -> str:
         kubectl=names.KUBECTL_PATH,
         container=plan.exec_container,
         launcher_host_prefix=launcher_host(plan)[: -len("0")],
-        launcher_job=names.LAUNCHER_RJOB,
-        worker_job=names.WORKER_RJOB,
-        selector=f"{names.JOBSET_NAME_LABEL}={plan.name}",
-        job_label=names.RJOB_LABEL,
-        index_label=names.COMPLETION_INDEX_LABEL,
-        attempt_label=names.RESTART_ATTEMPT_LABEL,
+        launcher_job=jobset_names.LAUNCHER_RJOB,
+        worker_job=jobset_names.WORKER_RJOB,
+        selector=f"{jobset_names.JOBSET_NAME_LABEL}={plan.name}",
+        job_label=jobset_names.RJOB_LABEL,
+        index_label=jobset_names.COMPLETION_INDEX_LABEL,
+        attempt_label=jobset_names.RESTART_ATTEMPT_LABEL,
     )
 
 

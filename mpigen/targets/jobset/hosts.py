@@ -13,14 +13,15 @@ from __future__ import annotations
 
 from mpigen import names
 from mpigen.plan import JobPlan
+from mpigen.targets.jobset import names as jobset_names
 
 
 def worker_hosts(plan: JobPlan) -> list[str]:
-    return [names.jobset_pod_host(plan.name, names.WORKER_RJOB, i) for i in range(plan.workers)]
+    return [jobset_names.jobset_pod_host(plan.name, jobset_names.WORKER_RJOB, i) for i in range(plan.workers)]
 
 
 def launcher_host(plan: JobPlan) -> str:
-    return names.jobset_pod_host(plan.name, names.LAUNCHER_RJOB, 0)
+    return jobset_names.jobset_pod_host(plan.name, jobset_names.LAUNCHER_RJOB, 0)
 
 
 def hosts(plan: JobPlan) -> list[str]:
@@ -36,7 +37,7 @@ def first_host(plan: JobPlan) -> str:
     if plan.hostnames.launcher_first:
         pod = launcher_host(plan)
     elif plan.workers:
-        pod = names.jobset_pod_host(plan.name, names.WORKER_RJOB, 0)
+        pod = jobset_names.jobset_pod_host(plan.name, jobset_names.WORKER_RJOB, 0)
     else:
         return launcher_host(plan)
     return pod if plan.kubexec else names.host(pod, plan.name, plan.namespace, plan.hostnames.cluster_domain)

@@ -27,6 +27,7 @@ from mpigen import names
 from mpigen.inputs.runpolicy import MULTIKUEUE
 from mpigen.options import Options
 from mpigen.plan import JobPlan
+from mpigen.targets.jobset import names as jobset_names
 from mpigen.targets.jobset.pods import build_launcher_template, build_worker_template
 from mpigen.targets.shared.meta import object_meta
 
@@ -81,17 +82,19 @@ def replicated_jobs(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
     if plan.workers > 0:
         spec = _job_spec(plan, options, plan.workers, build_worker_template(plan, options))
         jobs.append(
-            _replicated_job(plan, names.WORKER_RJOB, names.COMPONENT_WORKER, plan.labels.worker_set, spec)
+            _replicated_job(
+                plan, jobset_names.WORKER_RJOB, names.COMPONENT_WORKER, plan.labels.worker_set, spec
+            )
         )
     launcher = _replicated_job(
         plan,
-        names.LAUNCHER_RJOB,
+        jobset_names.LAUNCHER_RJOB,
         names.COMPONENT_LAUNCHER,
         plan.labels.launcher_job,
         _job_spec(plan, options, 1, build_launcher_template(plan, options)),
     )
     if plan.workers > 0:
-        launcher = {**launcher, "dependsOn": [{"name": names.WORKER_RJOB, "status": "Ready"}]}
+        launcher = {**launcher, "dependsOn": [{"name": jobset_names.WORKER_RJOB, "status": "Ready"}]}
     return [*jobs, launcher]
 
 
@@ -129,7 +132,7 @@ def jobset_labels(plan: JobPlan, options: Options) -> dict[str, str]:
 def build_jobset(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
     spec: dict[str, Any] = {
         "network": {"enableDNSHostnames": True, "publishNotReadyAddresses": True},
-        "successPolicy": {"operator": "All", "targetReplicatedJobs": [names.LAUNCHER_RJOB]},
+        "successPolicy": {"operator": "All", "targetReplicatedJobs": [jobset_names.LAUNCHER_RJOB]},
         "failurePolicy": _failure_policy(plan, options),
     }
     if plan.suspend or options.queue is not None:
@@ -140,4 +143,4 @@ def build_jobset(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
         spec["managedBy"] = MULTIKUEUE
     spec["replicatedJobs"] = replicated_jobs(plan, options)
     meta = object_meta(plan, plan.name, names.COMPONENT_JOB, jobset_labels(plan, options))
-    return [{"apiVersion": names.JOBSET_API, "kind": "JobSet", "metadata": meta, "spec": spec}]
+    return [{"apiVersion": jobset_names.JOBSET_API, "kind": "JobSet", "metadata": meta, "spec": spec}]

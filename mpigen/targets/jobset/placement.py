@@ -36,9 +36,11 @@ from typing import Any
 
 from mpigen import names
 from mpigen.errors import Issue
+from mpigen.inputs import trainer_names
 from mpigen.options import Options
 from mpigen.placement import REQUIRED, SLICE, label_key_problem, placement
 from mpigen.plan import JobPlan
+from mpigen.targets.jobset import names as jobset_names
 from mpigen.targets.shared.workload import used as native_gang_used
 
 _KUEUE = "kueue.x-k8s.io/"
@@ -112,7 +114,10 @@ def _add(template: dict[str, Any], added: dict[str, str]) -> None:
 
 
 # A TrainJob's MPI runtime: the replicated job `launcher` and the ranks' `node` (Trainer v2 pkg/constants).
-_TRAINJOB_ROLES = {names.LAUNCHER_RJOB: names.ROLE_LAUNCHER, names.NODE_RJOB: names.ROLE_WORKER}
+_TRAINJOB_ROLES = {
+    jobset_names.LAUNCHER_RJOB: names.ROLE_LAUNCHER,
+    trainer_names.NODE_RJOB: names.ROLE_WORKER,
+}
 
 
 def _trainjob_sets(spec: dict[str, Any]) -> list[tuple[dict[str, Any], str, int]]:

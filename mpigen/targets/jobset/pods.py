@@ -23,6 +23,7 @@ from typing import Any
 from mpigen import names, tree
 from mpigen.options import Options
 from mpigen.plan import JobPlan
+from mpigen.targets.jobset import names as jobset_names
 from mpigen.targets.jobset.config import launcher_service_account
 from mpigen.targets.jobset.placement import annotate
 from mpigen.targets.shared import mpi_env
@@ -96,8 +97,10 @@ def _env(plan: JobPlan, own: list[dict[str, Any]]) -> list[dict[str, Any]]:
     if plan.hydra_bootstrap:
         env += mpi_env.hydra_bootstrap_env(set(_names(own)))
     if plan.kubexec:
-        field = f"metadata.labels['{names.RESTART_ATTEMPT_LABEL}']"
-        env.append({"name": names.RESTART_ATTEMPT_ENV, "valueFrom": {"fieldRef": {"fieldPath": field}}})
+        field = f"metadata.labels['{jobset_names.RESTART_ATTEMPT_LABEL}']"
+        env.append(
+            {"name": jobset_names.RESTART_ATTEMPT_ENV, "valueFrom": {"fieldRef": {"fieldPath": field}}}
+        )
     return env
 
 

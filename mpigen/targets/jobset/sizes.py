@@ -4,7 +4,7 @@ The ConfigMap holds the hostfile (and discover_hosts.sh) with one line per JobSe
 (mpigen.targets.jobset.hosts: `<job>-worker-0-<i>`, with SSH their DNS names under the Service `<job>`,
 the launcher `<job>-launcher-0-0` first when it runs ranks). Its data, and the annotation client-side
 `kubectl apply` adds, are checked against the API server's limits at every worker count, in time
-independent of that count (mpigen.targets.shared.limits). The JobSet and the Role do not grow: one pod
+independent of that count (mpigen.targets.shared.sizes). The JobSet and the Role do not grow: one pod
 template per replicated job, and a Role without resourceNames.
 """
 
@@ -15,9 +15,10 @@ from mpigen.checks.objectsize import last_applied_bytes
 from mpigen.errors import Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan
+from mpigen.targets.jobset import names as jobset_names
 from mpigen.targets.jobset.config import SEPARATORS, config_scripts
 from mpigen.targets.jobset.hosts import launcher_host
-from mpigen.targets.shared.limits import (
+from mpigen.targets.shared.sizes import (
     config_map_skeleton,
     digit_count_sum,
     host_lines,
@@ -36,7 +37,7 @@ def _suffix(plan: JobPlan) -> int:
 def host_lists_bytes(plan: JobPlan, workers: int) -> int:
     """Bytes of the hostfile and discover_hosts.sh for `workers` (templates/hostfile.j2,
     templates/discover_hosts.sh.j2: host names need no shell quoting)."""
-    prefix = len(names.jobset_pod_host(plan.name, names.WORKER_RJOB, 0)) - 1
+    prefix = len(jobset_names.jobset_pod_host(plan.name, jobset_names.WORKER_RJOB, 0)) - 1
     names_length = workers * (prefix + _suffix(plan)) + digit_count_sum(workers)
     hosts = workers
     if plan.hostnames.launcher_first:

@@ -29,10 +29,12 @@ from typing import Any
 
 from mpigen import names, tree
 from mpigen.errors import Issue
+from mpigen.inputs import trainer_names
 from mpigen.inputs.runpolicy import MULTIKUEUE
 from mpigen.options import Options
 from mpigen.plan import JobPlan, JobService, Labels, Ssh, TrainPlan
 from mpigen.targets.canonical import canonical
+from mpigen.targets.jobset import names as jobset_names
 from mpigen.targets.jobset import trainjob_gang
 from mpigen.targets.jobset.placement import check_trainjob, place_trainjob
 from mpigen.targets.jobset.trainjob_podgroup import build_pod_group
@@ -43,7 +45,7 @@ from mpigen.targets.shared.ssh import build_keygen_job, build_keygen_rbac, rende
 
 # Trainer v2.3.0 pkg/constants: the Open MPI variables, in the order the MPI plugin upserts them.
 OPENMPI_ENV = (
-    ("OMPI_MCA_orte_default_hostfile", f"{names.MPI_HOSTFILE_DIR}/{names.HOSTFILE}"),
+    ("OMPI_MCA_orte_default_hostfile", f"{trainer_names.MPI_HOSTFILE_DIR}/{names.HOSTFILE}"),
     ("OMPI_MCA_orte_keep_fqdn_hostnames", "true"),
     ("OMPI_MCA_orte_set_default_slots", "{slots}"),
     ("OMPI_MCA_plm_rsh_args", "-o ConnectionAttempts=10"),
@@ -71,7 +73,7 @@ def _pod(job: dict[str, Any]) -> dict[str, Any]:
 
 def _ancestor(job: dict[str, Any]) -> str | None:
     labels = (job["template"].get("metadata") or {}).get("labels") or {}
-    found = labels.get(names.ANCESTOR_LABEL)
+    found = labels.get(trainer_names.ANCESTOR_LABEL)
     return found if isinstance(found, str) else None
 
 
@@ -80,9 +82,9 @@ def pod_counts(plan: TrainPlan) -> list[int]:
     counts = []
     for job in plan.jobset_spec.get("replicatedJobs") or []:
         count = job["template"]["spec"].get("parallelism", 1)
-        if _ancestor(job) == names.ANCESTOR_TRAINER:
+        if _ancestor(job) == trainer_names.ANCESTOR_TRAINER:
             count = plan.runtime_num_nodes
-        if job["name"] == names.NODE_RJOB and plan.num_nodes is not None:
+        if job["name"] == trainer_names.NODE_RJOB and plan.num_nodes is not None:
             count = max(plan.num_nodes - 1, 1) if plan.run_launcher_as_node else plan.num_nodes
         counts.append(max(count, 1))
     return counts
@@ -97,7 +99,7 @@ def launcher_env(plan: TrainPlan) -> list[dict[str, str]]:
 
 def ssh_secret_name(plan: TrainPlan, options: Options) -> str:
     """The SSH Secret the pods mount: `--ssh-secret`'s, else `<job>-mpi-ssh-auth` (the key Job fills it)."""
-    return options.ssh_secret or names.trainjob_ssh_secret(plan.name)
+    return options.ssh_secret or trainer_names.trainjob_ssh_secret(plan.name)
 
 
 def _ssh_volume(plan: TrainPlan, options: Options) -> dict[str, Any]:
@@ -107,37 +109,39 @@ def _ssh_volume(plan: TrainPlan, options: Options) -> dict[str, Any]:
             "path": path,
             "mode": SSH_PRIVATE_MODE if key == names.SSH_PRIVATE_KEY else SSH_PUBLIC_MODE,
         }
-        for key, path in names.MPI_SSH_ITEMS
+        for key, path in trainer_names.MPI_SSH_ITEMS
     ]
     secret = {"secretName": ssh_secret_name(plan, options), "items": items, "defaultMode": SSH_DEFAULT_MODE}
-    return {"name": names.MPI_SSH_VOLUME, "secret": secret}
+    return {"name": trainer_names.MPI_SSH_VOLUME, "secret": secret}
 
 
 def _hostfile_volume(plan: TrainPlan) -> dict[str, Any]:
     item = {"key": names.HOSTFILE, "path": names.HOSTFILE, "mode": names.HOSTFILE_MODE}
     return {
-        "name": names.MPI_HOSTFILE_VOLUME,
-        "configMap": {"name": names.trainjob_hostfile(plan.name), "items": [item]},
+        "name": trainer_names.MPI_HOSTFILE_VOLUME,
+        "configMap": {"name": trainer_names.trainjob_hostfile(plan.name), "items": [item]},
     }
 
 
 def _enforce_mpi(plan: TrainPlan, job: dict[str, Any], options: Options) -> None:
     """The MPI plugin's EnforceMLPolicy on one replicated job."""
-    if job["name"] not in (names.LAUNCHER_RJOB, names.NODE_RJOB):
+    if job["name"] not in (trainer_names.LAUNCHER_RJOB, trainer_names.NODE_RJOB):
         return
-    launcher, pod = job["name"] == names.LAUNCHER_RJOB, _pod(job)
+    launcher, pod = job["name"] == trainer_names.LAUNCHER_RJOB, _pod(job)
     volumes = pod.setdefault("volumes", [])
     _upsert(volumes, _ssh_volume(plan, options), "name")
     if launcher:
         _upsert(volumes, _hostfile_volume(plan), "name")
     for container in pod.get("containers") or []:
-        if container.get("name") != names.TRAINER_CONTAINER:
+        if container.get("name") != trainer_names.TRAINER_CONTAINER:
             continue
         mounts = container.setdefault("volumeMounts", [])
-        _upsert(mounts, {"name": names.MPI_SSH_VOLUME, "mountPath": plan.ssh_mount_path}, "mountPath")
+        _upsert(mounts, {"name": trainer_names.MPI_SSH_VOLUME, "mountPath": plan.ssh_mount_path}, "mountPath")
         if launcher:
             _upsert(
-                mounts, {"name": names.MPI_HOSTFILE_VOLUME, "mountPath": names.MPI_HOSTFILE_DIR}, "mountPath"
+                mounts,
+                {"name": trainer_names.MPI_HOSTFILE_VOLUME, "mountPath": trainer_names.MPI_HOSTFILE_DIR},
+                "mountPath",
             )
             env = container.setdefault("env", [])
             for var in launcher_env(plan):
@@ -147,13 +151,13 @@ def _enforce_mpi(plan: TrainPlan, job: dict[str, Any], options: Options) -> None
 def _enforce_trainer(plan: TrainPlan, job: dict[str, Any]) -> None:
     """The JobSet builder's Trainer(): the TrainJob's image, command and args in the trainer job's `node`
     container, its env there and (launcher as a node) in the `node` job's `node` container."""
-    trainer, is_trainer = plan.trainer, _ancestor(job) == names.ANCESTOR_TRAINER
+    trainer, is_trainer = plan.trainer, _ancestor(job) == trainer_names.ANCESTOR_TRAINER
     if is_trainer:
         job["replicas"] = 1
-    elif not (plan.run_launcher_as_node and job["name"] == names.NODE_RJOB):
+    elif not (plan.run_launcher_as_node and job["name"] == trainer_names.NODE_RJOB):
         return
     for container in _pod(job).get("containers") or []:
-        if container.get("name") != names.TRAINER_CONTAINER:
+        if container.get("name") != trainer_names.TRAINER_CONTAINER:
             continue
         for key in ("image", "command", "args") if is_trainer else ():
             if key in trainer:
@@ -192,6 +196,7 @@ def trainer_env_var(var: dict[str, Any]) -> dict[str, Any]:
 
 def _quantity(value: Any) -> Any:
     """A quantity as Go's resource.Quantity writes it back (Trainer's objects are typed: `1` is `"1"`)."""
+    # deferred: spares importing mpigen.quantity until this runs
     from mpigen.quantity import canonical_quantity
 
     try:
@@ -269,7 +274,10 @@ def _meta(plan: TrainPlan, name: str, component: str, labels: dict[str, str] | N
     meta: dict[str, Any] = {"name": name}
     if plan.namespace is not None:
         meta["namespace"] = plan.namespace
-    own = {**names.standard_labels(plan.name, component), "app.kubernetes.io/name": names.TRAINJOB_APP_NAME}
+    own = {
+        **names.standard_labels(plan.name, component),
+        "app.kubernetes.io/name": trainer_names.TRAINJOB_APP_NAME,
+    }
     meta["labels"] = {**(labels or {}), **own}
     return meta
 
@@ -291,7 +299,7 @@ def build_jobset(plan: TrainPlan, options: Options) -> dict[str, Any]:
         spec["suspend"] = True
     if plan.managed_by == MULTIKUEUE:  # as for an MPIJob: MultiKueue runs the JobSet on a worker cluster
         spec["managedBy"] = MULTIKUEUE
-    return {"apiVersion": names.JOBSET_API, "kind": "JobSet", "metadata": meta, "spec": spec}
+    return {"apiVersion": jobset_names.JOBSET_API, "kind": "JobSet", "metadata": meta, "spec": spec}
 
 
 def hosts(plan: TrainPlan) -> list[str]:
@@ -299,17 +307,19 @@ def hosts(plan: TrainPlan) -> list[str]:
     subdomain = (plan.jobset_spec.get("network") or {}).get("subdomain") or plan.name
     found = []
     for job, count in zip(plan.jobset_spec.get("replicatedJobs") or [], pod_counts(plan), strict=True):
-        if job["name"] == names.NODE_RJOB or (
-            job["name"] == names.LAUNCHER_RJOB and plan.run_launcher_as_node
+        if job["name"] == trainer_names.NODE_RJOB or (
+            job["name"] == trainer_names.LAUNCHER_RJOB and plan.run_launcher_as_node
         ):
-            found += [f"{names.jobset_pod_host(plan.name, job['name'], i)}.{subdomain}" for i in range(count)]
+            found += [
+                f"{jobset_names.jobset_pod_host(plan.name, job['name'], i)}.{subdomain}" for i in range(count)
+            ]
     return found
 
 
 def build_hostfile(plan: TrainPlan) -> dict[str, Any]:
     separator = SLOT_SEPARATOR[plan.implementation]
     text = "".join(f"{host}{separator}{plan.slots}\n" for host in hosts(plan))
-    meta = _meta(plan, names.trainjob_hostfile(plan.name), names.COMPONENT_CONFIG)
+    meta = _meta(plan, trainer_names.trainjob_hostfile(plan.name), names.COMPONENT_CONFIG)
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {names.HOSTFILE: text}}
 
 
@@ -317,10 +327,14 @@ def key_plan(plan: TrainPlan) -> JobPlan:
     """The TrainJob as the SSH key builders (shared/ssh.py) read a job: its name and namespace, the Secret,
     and the pod templates whose image has ssh-keygen (the `node` job's, else the launcher's)."""
     jobs = {job["name"]: job for job in plan.jobset_spec.get("replicatedJobs") or []}
-    source = jobs.get(names.NODE_RJOB) or jobs.get(names.LAUNCHER_RJOB) or next(iter(jobs.values()))
+    source = (
+        jobs.get(trainer_names.NODE_RJOB)
+        or jobs.get(trainer_names.LAUNCHER_RJOB)
+        or next(iter(jobs.values()))
+    )
     template = source["template"]["spec"].get("template") or {}
     return JobPlan(
-        api_version=names.TRAINER_API,
+        api_version=trainer_names.TRAINER_API,
         name=plan.name,
         namespace=plan.namespace,
         workers=1,
@@ -332,7 +346,7 @@ def key_plan(plan: TrainPlan) -> JobPlan:
         clean_pod_policy="None",
         labels=Labels({}, {}, {}, {}, {}),
         service=JobService(plan.name, {}, {}, True),
-        ssh=Ssh(plan.ssh_mount_path, names.trainjob_ssh_secret(plan.name), True),
+        ssh=Ssh(plan.ssh_mount_path, trainer_names.trainjob_ssh_secret(plan.name), True),
     )
 
 
@@ -340,7 +354,7 @@ def _relabel(obj: dict[str, Any]) -> dict[str, Any]:
     """The key Job's objects carry `app.kubernetes.io/name: trainjob`, as the TrainJob's others."""
     for meta in (obj["metadata"], ((obj.get("spec") or {}).get("template") or {}).get("metadata") or {}):
         if "app.kubernetes.io/name" in (meta.get("labels") or {}):
-            meta["labels"]["app.kubernetes.io/name"] = names.TRAINJOB_APP_NAME
+            meta["labels"]["app.kubernetes.io/name"] = trainer_names.TRAINJOB_APP_NAME
     return obj
 
 
@@ -355,7 +369,7 @@ def build_key_config(plan: TrainPlan) -> dict[str, Any]:
 
 
 def build_ssh_secret(plan: TrainPlan) -> dict[str, Any]:
-    meta = _meta(plan, names.trainjob_ssh_secret(plan.name), "ssh")
+    meta = _meta(plan, trainer_names.trainjob_ssh_secret(plan.name), "ssh")
     return {"apiVersion": "v1", "kind": "Secret", "metadata": meta, "type": "Opaque"}
 
 
@@ -365,7 +379,7 @@ def build_network_policy(plan: TrainPlan, options: Options) -> list[dict[str, An
     `labelAndAnnotateObject`, over the template's own); the key Job's pods are not selected."""
     if options.network_policy != SAME_JOB:
         return []
-    selector = {"matchLabels": {names.JOBSET_NAME_LABEL: plan.name}}
+    selector = {"matchLabels": {jobset_names.JOBSET_NAME_LABEL: plan.name}}
     spec = {
         "podSelector": selector,
         "policyTypes": ["Ingress"],
@@ -404,8 +418,8 @@ def hostfile_size(plan: TrainPlan) -> int:
     tail = len(f".{subdomain}{SLOT_SEPARATOR[plan.implementation]}{plan.slots}\n")
     size = 0
     for job, count in zip(plan.jobset_spec.get("replicatedJobs") or [], pod_counts(plan), strict=True):
-        if job["name"] == names.NODE_RJOB or (
-            job["name"] == names.LAUNCHER_RJOB and plan.run_launcher_as_node
+        if job["name"] == trainer_names.NODE_RJOB or (
+            job["name"] == trainer_names.LAUNCHER_RJOB and plan.run_launcher_as_node
         ):
             size += count * (len(f"{plan.name}-{job['name']}-0-") + tail) + _index_digits(count)
     return size
@@ -431,7 +445,7 @@ def check(plan: TrainPlan) -> list[Issue]:
         zip(plan.jobset_spec.get("replicatedJobs") or [], pod_counts(plan), strict=True)
     ):
         pod = f"{plan.name}-{job['name']}-{job.get('replicas', 1) - 1}-{count - 1}"
-        if len(pod) + names.POD_NAME_RANDOM_SUFFIX > DNS1035_MAX:
+        if len(pod) + jobset_names.POD_NAME_RANDOM_SUFFIX > DNS1035_MAX:
             message = f'pod names such as "{pod}-abcde" would be longer than {DNS1035_MAX} characters (JobSet refuses the JobSet); shorten the TrainJob\'s name'
             issues.append(Issue(("metadata", "name"), message + f" (replicated job {index}: {job['name']})"))
     return issues

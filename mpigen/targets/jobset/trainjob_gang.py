@@ -14,9 +14,11 @@ from typing import Any
 
 from mpigen import names
 from mpigen.errors import Issue
+from mpigen.inputs import trainer_names
 from mpigen.options import Options
 from mpigen.placement import REQUIRED, placement
 from mpigen.plan import TrainPlan
+from mpigen.targets.jobset import names as jobset_names
 from mpigen.targets.shared.workload import (
     ENABLE,
     NativeGang,
@@ -69,7 +71,7 @@ def build(
             _follow_gang(pod, plan.name, gang.roles, wanted.key)
     labels = {
         **names.standard_labels(plan.name, names.COMPONENT_SCHEDULING),
-        "app.kubernetes.io/name": names.TRAINJOB_APP_NAME,
+        "app.kubernetes.io/name": trainer_names.TRAINJOB_APP_NAME,
     }
     return build_gang_objects(plan.name, plan.namespace, labels, gang, None, options.topology)
 
@@ -80,8 +82,8 @@ def _follow_gang(pod: dict[str, Any], jobset: str, roles: tuple[str, ...], key: 
     labels the JobSet controller puts on every pod (jobset v0.12.0 pkg/controllers:
     `labelAndAnnotateObject`)."""
     selector = {
-        "matchLabels": {names.JOBSET_NAME_LABEL: jobset},
-        "matchExpressions": [{"key": names.RJOB_LABEL, "operator": "In", "values": list(roles)}],
+        "matchLabels": {jobset_names.JOBSET_NAME_LABEL: jobset},
+        "matchExpressions": [{"key": jobset_names.RJOB_LABEL, "operator": "In", "values": list(roles)}],
     }
     affinity = dict(pod.get("affinity") or {})
     together = dict(affinity.get("podAffinity") or {})

@@ -83,6 +83,6 @@ def build_volcano_pod_group(plan: TrainPlan, counts: list[int], meta: dict[str, 
 
 
 def _as_quantity(value: Any, fmt: str) -> str:
-    from mpigen.quantity import format_quantity
+    from mpigen.quantity import format_quantity  # deferred: spares importing mpigen.quantity until this runs
 
     return format_quantity(value, fmt)

@@ -2,10 +2,11 @@
 
 Workers are a StatefulSet `<job>-worker` behind a headless Service; the launcher is a Job that reaches
 them by their pod names (the hostfile), over `kubectl exec` (kubexec.sh) or SSH; a clean-up Job scales
-the workers down when the launcher ends. One module per object (`configmap`, `rbac`, `workers`,
-`launcher`, ...), each of small builder functions returning plain dicts; `scripts`, `templating` and
-`_compiled_templates` the scripts that run in the pods; `mpi_env` the MPI implementations' variables;
-`reserved` the names it adds to the user's pods; `limits` the API-server limits on what it builds.
+the workers down when the launcher ends. Its own modules: `configmap`
+(the ConfigMap), `cleanup` (the clean-up Job), `workloads` (the worker StatefulSet and the launcher Job
+around the shared pod templates), `service` (v2beta1's Service), `reserved` (the names it adds to the
+user's pods) and `limits` (the API-server limits on what it builds); the pods, RBAC and scripts come
+from mpigen.targets.shared.
 This module is its one entry: `TARGET`, the row of mpigen.targets.TARGETS.
 """
 
@@ -19,15 +20,18 @@ from mpigen.checks.rules import check_plan
 from mpigen.errors import Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan
+from mpigen.targets import Target
 from mpigen.targets.canonical import canonical
+from mpigen.targets.operator import kinds
+from mpigen.targets.operator.cleanup import build_cleanup_job, build_cleanup_rbac
+from mpigen.targets.operator.configmap import build_config_map
 from mpigen.targets.operator.disruption import build_launcher
+from mpigen.targets.operator.limits import check_derived_names, check_sizes
 from mpigen.targets.operator.placement import check_placement, place_pods
 from mpigen.targets.operator.reserved import added
 from mpigen.targets.operator.service import build_job_service
-from mpigen.targets.shared.cleanup import build_cleanup_job, build_cleanup_rbac
-from mpigen.targets.shared.configmap import build_config_map
+from mpigen.targets.operator.workloads import build_worker_stateful_set
 from mpigen.targets.shared.gang import build_pod_group, build_worker_pdb, gang_warnings, min_member
-from mpigen.targets.shared.limits import check_derived_names, check_sizes
 from mpigen.targets.shared.meta import identity_warnings, template_warnings
 from mpigen.targets.shared.network import build_network_policy
 from mpigen.targets.shared.policy import multikueue_warnings
@@ -38,7 +42,6 @@ from mpigen.targets.shared.rbac import (
     foreign_account_warnings,
 )
 from mpigen.targets.shared.ssh import build_keygen_job, build_keygen_rbac, build_ssh_secret
-from mpigen.targets.shared.workers import build_worker_stateful_set
 from mpigen.targets.shared.workload import NativeGang
 
 Builder = Callable[[JobPlan, Options], list[dict[str, Any]]]
@@ -80,6 +83,8 @@ class OperatorTarget:
     """mpigen.targets.Target for the mpi-operator's objects."""
 
     name = "operator"
+    kinds = kinds.KINDS
+    capabilities: frozenset[str] = frozenset({"native-gang"})
 
     def check(self, plan: JobPlan) -> list[Issue]:
         """Derived names that fit, and no collision with what the builders add."""
@@ -126,5 +131,8 @@ class OperatorTarget:
             "launcher-and-workers", max(min_member(plan), 1), (names.ROLE_LAUNCHER, names.ROLE_WORKER)
         )
 
+    def engine_objects(self, objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return []
 
-TARGET = OperatorTarget()
+
+TARGET: Target = OperatorTarget()

@@ -20,7 +20,7 @@ from typing import Any
 
 from mpigen.options import Options
 from mpigen.plan import JobPlan
-from mpigen.targets.shared.launcher import build_launcher_job
+from mpigen.targets.operator.workloads import build_launcher_job
 
 
 def launcher_pod_failure_policy() -> dict[str, Any]:

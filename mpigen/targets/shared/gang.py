@@ -60,6 +60,7 @@ def sum_min_resources(plan: JobPlan, members: int) -> dict[str, str]:
     PriorityClass values are not known offline: launcher and workers count as equal (as the operator
     does when no PriorityClass exists), so the workers are the ones cut down to `members - 1`.
     """
+    # deferred: spares importing mpigen.quantity until this runs
     from mpigen.quantity import QuantitySum  # fractions and decimal: only for a gang's minResources
 
     workers = plan.workers if 1 + plan.workers <= members else max(members - 1, 0)
@@ -77,6 +78,7 @@ def sum_min_resources(plan: JobPlan, members: int) -> dict[str, str]:
 def min_resources(plan: JobPlan, members: int) -> dict[str, str] | None:
     wanted = plan.scheduling.min_resources
     if wanted is not None:
+        # deferred: spares importing mpigen.quantity until this runs
         from mpigen.quantity import canonical_quantity
 
         return {name: canonical_quantity(value) for name, value in sorted(wanted.items())}

@@ -1,4 +1,5 @@
-"""The launcher Job `<job>-launcher`: the pod that runs mpirun.
+"""The launcher's pod template: the pod that runs mpirun (the operator target wraps it in the Job
+`<job>-launcher`, mpigen.targets.operator.workloads; the volcano target in its launcher task).
 
 kubectl-exec transport, mpi-operator v0.2.0 `newLauncher`: the launcher ServiceAccount, an init
 container that delivers kubectl into `/opt/kube`, Open MPI pointed at kubexec.sh and the hostfile
@@ -31,7 +32,7 @@ from mpigen.targets.shared.hardening import (
     tmp_mount,
     tmp_volume,
 )
-from mpigen.targets.shared.meta import kubectl_delivery_image, label_pod, object_meta
+from mpigen.targets.shared.meta import kubectl_delivery_image, label_pod
 from mpigen.targets.shared.pods import (
     add_ssh,
     build_kubectl_delivery,
@@ -139,31 +140,6 @@ def build_launcher_pod_template(
     if gang:
         join_gang(template, plan, options, names.ROLE_LAUNCHER)
     return template
-
-
-def build_launcher_job(plan: JobPlan, options: Options) -> dict[str, Any]:
-    spec: dict[str, Any] = {}
-    for key, value in (
-        ("backoffLimit", plan.backoff_limit),
-        ("activeDeadlineSeconds", plan.active_deadline_seconds),
-        ("ttlSecondsAfterFinished", plan.ttl_seconds_after_finished),
-    ):
-        if value is not None:
-            spec[key] = value
-    spec["template"] = build_launcher_pod_template(plan, options)
-    if plan.pod_replacement_failed:
-        # v0.8.2: a retry waits until the failed pod is gone (kubernetes#115844).
-        spec["podReplacementPolicy"] = "Failed"
-    if plan.suspend:
-        spec["suspend"] = True
-    return {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": object_meta(
-            plan, names.launcher(plan.name), names.COMPONENT_LAUNCHER, plan.labels.launcher_job
-        ),
-        "spec": spec,
-    }
 
 
 def _names(env: list[dict[str, Any]]) -> frozenset[str]:

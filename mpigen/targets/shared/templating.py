@@ -12,7 +12,7 @@ import shlex
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from mpigen.reference import stand_in
+from mpigen.targets.shared._fast_templates import render as compiled
 
 if TYPE_CHECKING:
     import jinja2
@@ -26,11 +26,12 @@ def shell_quote(value: object) -> str:
 @lru_cache(maxsize=1)
 def jinja_environment() -> jinja2.Environment:
     """The templates' jinja2 environment: the source of truth for what a template renders to. A render
-    uses the templates compiled from it into Python (mpigen/targets/shared/_compiled_templates.py, written by
+    uses the templates compiled from it into Python (mpigen/targets/shared/_fast_templates.py, written by
     tools/templategen.py), so it neither imports jinja2 nor compiles a template."""
-    from importlib import resources  # not at import: a render uses the compiled templates (start-up time)
+    # deferred: a render uses the compiled templates, not the template files (start-up time)
+    from importlib import resources
 
-    import jinja2
+    import jinja2  # deferred: spares importing jinja2 until this runs
 
     def load(name: str) -> str:
         return resources.files("mpigen.templates").joinpath(name).read_text(encoding="utf-8")
@@ -50,11 +51,4 @@ def jinja_environment() -> jinja2.Environment:
 def render(template: str, **values: Any) -> str:
     """Render `templates/<template>` with exactly these values (a missing one is an error): the template
     compiled into Python, else (MPIGEN_REFERENCE=1) jinja2 itself."""
-    return _compiled(template, values) or jinja_environment().get_template(template).render(**values)
-
-
-@stand_in
-def _compiled(template: str, values: dict[str, Any]) -> str:
-    from mpigen.targets.shared._compiled_templates import TEMPLATES
-
-    return TEMPLATES[template](values)
+    return compiled(template, values) or jinja_environment().get_template(template).render(**values)

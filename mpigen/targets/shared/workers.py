@@ -1,4 +1,5 @@
-"""The worker StatefulSet `<job>-worker`: the pods mpirun starts ranks in.
+"""The workers' pod template: the pods mpirun starts ranks in (the operator target wraps it in the
+StatefulSet `<job>-worker`, mpigen.targets.operator.workloads; the volcano target in its worker task).
 
 kubectl-exec transport, mpi-operator v0.2.0 `newWorker`: Parallel pod management, the role labels
 merged over the template's labels, `restartPolicy: Always`, containers[0] replaced by `sleep 365d`
@@ -20,7 +21,7 @@ from mpigen import names, tree
 from mpigen.options import Options
 from mpigen.plan import JobPlan, Ssh
 from mpigen.targets.shared.gang import join_gang
-from mpigen.targets.shared.meta import indexes_pods, label_pod, object_meta
+from mpigen.targets.shared.meta import indexes_pods, label_pod
 from mpigen.targets.shared.pods import add_ssh, config_mount, config_volume, host_network_dns
 
 
@@ -69,25 +70,3 @@ def build_worker_pod_template(
     if gang:
         join_gang(template, plan, options, names.ROLE_WORKER)
     return template
-
-
-def build_worker_stateful_set(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
-    if plan.workers == 0:
-        return []
-    return [
-        {
-            "apiVersion": "apps/v1",
-            "kind": "StatefulSet",
-            "metadata": object_meta(
-                plan, names.worker_set(plan.name), names.COMPONENT_WORKER, plan.labels.worker_set
-            ),
-            "spec": {
-                "podManagementPolicy": "Parallel",
-                # A suspended job runs no workers; resuming scales them up (docs/runtime.md).
-                "replicas": 0 if plan.suspend else plan.workers,
-                "selector": {"matchLabels": dict(plan.labels.worker_pod)},
-                "serviceName": plan.service.name,
-                "template": build_worker_pod_template(plan, options),
-            },
-        }
-    ]

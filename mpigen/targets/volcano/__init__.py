@@ -19,9 +19,10 @@ from mpigen.checks.rules import check_plan
 from mpigen.errors import Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan
+from mpigen.targets import Target
 from mpigen.targets.canonical import canonical
 from mpigen.targets.shared.rbac import build_launcher_role
-from mpigen.targets.volcano import job, limits
+from mpigen.targets.volcano import implied, job, kinds, limits
 from mpigen.targets.volcano.placement import check_placement
 
 
@@ -29,6 +30,8 @@ class VolcanoTarget:
     """mpigen.targets.Target for a Volcano Job."""
 
     name = "volcano"
+    kinds = kinds.KINDS
+    capabilities: frozenset[str] = frozenset()
 
     def check(self, plan: JobPlan) -> list[Issue]:
         return limits.check_plan_fits(plan) + check_plan(plan, limits.added(plan))
@@ -55,5 +58,8 @@ class VolcanoTarget:
         roles = build_launcher_role(plan)
         return roles[0] if roles else None
 
+    def engine_objects(self, objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return implied.engine_objects(objects)
 
-TARGET = VolcanoTarget()
+
+TARGET: Target = VolcanoTarget()

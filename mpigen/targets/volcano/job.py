@@ -17,13 +17,13 @@ from mpigen import names
 from mpigen.errors import Issue
 from mpigen.options import VOLCANO, Options
 from mpigen.plan import JobPlan
-from mpigen.targets.shared.configmap import (
+from mpigen.targets.shared.gang import build_worker_pdb, gang_warnings, min_member
+from mpigen.targets.shared.hostfile import (
     render_discover_hosts,
     render_hostfile,
     render_kubexec,
     render_wait,
 )
-from mpigen.targets.shared.gang import build_worker_pdb, gang_warnings, min_member
 from mpigen.targets.shared.launcher import build_launcher_pod_template
 from mpigen.targets.shared.meta import object_meta, template_warnings
 from mpigen.targets.shared.network import build_network_policy

@@ -14,7 +14,7 @@ from mpigen.options import SCHEDULER_PLUGINS, Options
 from mpigen.plan import JobPlan
 from mpigen.targets.shared import mpi_env
 from mpigen.targets.shared.hardening import API_TOKEN_VOLUME, TMP_VOLUME
-from mpigen.targets.shared.limits import (
+from mpigen.targets.shared.sizes import (
     config_map_skeleton,
     host_lines,
     host_lists_bytes,

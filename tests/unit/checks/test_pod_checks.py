@@ -11,6 +11,11 @@ from jobs import V1ALPHA1, V2BETA1, make_job, pod
 
 import mpigen
 from mpigen.checks.pod import check_object, pod_templates, server_path
+from mpigen.checks.templates import template_paths
+from mpigen.targets import all_kinds
+
+# Kubernetes' kinds and every target's own (a render hands the checks its target's).
+PATHS = template_paths(all_kinds())
 
 POD = {"spec": {"containers": [{"name": "main", "image": "busybox:1.36"}]}}
 
@@ -29,7 +34,7 @@ def job(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def texts(obj: dict[str, Any], version: tuple[int, int] = (1, 37)) -> list[str]:
-    return [f"{server_path(v.path)}: {v.body}" for v in check_object(obj, version)]
+    return [f"{server_path(v.path)}: {v.body}" for v in check_object(obj, version, PATHS)]
 
 
 @pytest.mark.parametrize(
@@ -72,7 +77,7 @@ def texts(obj: dict[str, Any], version: tuple[int, int] = (1, 37)) -> list[str]:
     ],
 )
 def test_pod_templates_are_found_by_kind(obj: dict[str, Any], paths: list[tuple[Any, ...]]) -> None:
-    assert [path for path, _ in pod_templates(obj)] == paths
+    assert [path for path, _ in pod_templates(obj, PATHS)] == paths
 
 
 def test_a_jobset_template_is_checked_at_its_own_path() -> None:

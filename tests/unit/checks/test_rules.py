@@ -11,12 +11,14 @@ import yaml
 from jobs import V2BETA1, make_job, pod
 
 from mpigen import names
+from mpigen.checks.objectsize import OBJECT_MAX_BYTES
 from mpigen.checks.rules import check_objects, label_value_problem, qualified_name_problem
 from mpigen.compiler import compile_job, plan_job
 from mpigen.errors import CompileError
 from mpigen.inputs.annotations import ANNOTATIONS, PREFIX, options_for
 from mpigen.options import Options
-from mpigen.targets.shared import limits
+from mpigen.targets.operator import limits
+from mpigen.targets.shared import sizes
 
 
 def job(workers: int = 2, name: str = "train", slots: int = 1) -> dict[str, Any]:
@@ -220,7 +222,7 @@ def test_size_arithmetic_matches_the_built_objects(workers: int, slots: int) -> 
         for obj in compile_job(job(workers, "size-check", slots)).objects
         if obj["kind"] == "Role" and obj["metadata"]["name"] == names.launcher("size-check")
     )
-    assert limits.role_bytes(plan, workers) == len(json.dumps(role, separators=(",", ":")).encode())
+    assert sizes.role_bytes(plan, workers) == len(json.dumps(role, separators=(",", ":")).encode())
 
 
 @pytest.mark.parametrize("n", [0, 1, 9, 10, 11, 100, 12345, 10**6 + 7])
@@ -228,7 +230,7 @@ def test_digit_count_sum(n: int) -> None:
     expected = sum(len(str(i)) for i in range(n)) if n < 20000 else None
     if expected is None:  # checked against the closed form of the same sum by decades
         expected = 10 * 1 + 90 * 2 + 900 * 3 + 9000 * 4 + 90000 * 5 + 900000 * 6 + 7 * 7
-    assert limits.digit_count_sum(n) == expected
+    assert sizes.digit_count_sum(n) == expected
 
 
 def test_the_largest_job_that_fits_is_exact() -> None:
@@ -243,14 +245,14 @@ def test_long_names_make_the_role_the_limit() -> None:
     # With long pod names the Role's two name lists outgrow the ConfigMap's hostfile.
     name = "a" * 40
     plan, options = plan_job(job(2, name), Options())
-    assert limits.role_bytes(plan, 15000) > limits.OBJECT_MAX_BYTES >= limits.CONFIG_MAP_MAX_BYTES
-    assert limits.config_map_bytes(plan, options, 15000) <= limits.CONFIG_MAP_MAX_BYTES
+    assert sizes.role_bytes(plan, 15000) > OBJECT_MAX_BYTES >= sizes.CONFIG_MAP_MAX_BYTES
+    assert limits.config_map_bytes(plan, options, 15000) <= sizes.CONFIG_MAP_MAX_BYTES
     errors = errors_of(job(15000, name))
     assert f"the Role {name}-launcher would be" in errors[0] and "1.5 MiB" in errors[0]
 
 
 def test_absurd_worker_counts_never_build_a_hostfile(monkeypatch: pytest.MonkeyPatch) -> None:
-    from mpigen.targets.shared import configmap
+    from mpigen.targets.operator import configmap
 
     def refuse(*args: object) -> str:
         raise AssertionError("the hostfile was rendered for an absurd worker count")

@@ -14,9 +14,17 @@ from hypothesis import strategies as st
 
 from mpigen.checks.kube import schemas as kubeschema
 from mpigen.checks.kube import validator as validate
-from mpigen.checks.kube.validator import validate_object, validate_pod_template
+from mpigen.checks.kube.validator import validate_object as validate_with_kinds
+from mpigen.checks.kube.validator import validate_pod_template
 from mpigen.checks.kube.versions import DEFAULT_KUBE_VERSION, SUPPORTED_KUBE_VERSIONS, parse_kube_version
 from mpigen.errors import Issue
+from mpigen.targets import all_kinds, kind_schemas
+
+
+def validate_object(obj: Any, version: str | None = None) -> list[Issue]:
+    """The validator with every target's own kinds, as a render of that target hands them in."""
+    return validate_with_kinds(obj, version, all_kinds())
+
 
 Obj = dict[str, Any]
 LABELS = {"mpi_job_name": "pi"}
@@ -363,7 +371,7 @@ def test_volcano_podgroup_uses_the_vendored_schema(version: str) -> None:
     }
 
 
-@pytest.mark.parametrize("filename", sorted(kubeschema.VENDORED_SCHEMAS.values()))
+@pytest.mark.parametrize("filename", sorted({**kubeschema.VENDORED_SCHEMAS, **kind_schemas()}.values()))
 def test_vendored_schemas_are_valid_draft_2020_12(filename: str) -> None:
     import importlib.resources
 
@@ -419,7 +427,8 @@ def test_pod_template_paths_are_relative_to_the_template() -> None:
 def test_every_emitted_kind_gets_a_reference_free_schema_and_a_quick_check(version: str) -> None:
     for name in VALID:
         obj = valid(name)
-        schema = kubeschema.object_schema(version, obj["apiVersion"], obj["kind"])
+        own = kind_schemas().get((obj["apiVersion"], obj["kind"]))
+        schema = kubeschema.object_schema(version, obj["apiVersion"], obj["kind"], own)
         assert schema is not None
         assert '"$ref"' not in json.dumps(schema)
         assert kubeschema.quick_check(schema) is not None
@@ -464,7 +473,12 @@ def spots(node: Any, path: tuple[str | int, ...] = ()) -> list[tuple[str | int, 
 
 def assert_quick_check_agrees(obj: Obj, schema_of: Obj) -> None:
     """The quick check of `schema_of`'s kind says valid exactly when jsonschema finds no error in `obj`."""
-    compiled = validate._object_schema(DEFAULT_KUBE_VERSION, schema_of["apiVersion"], schema_of["kind"])
+    compiled = validate._object_schema(
+        DEFAULT_KUBE_VERSION,
+        schema_of["apiVersion"],
+        schema_of["kind"],
+        kind_schemas().get((schema_of["apiVersion"], schema_of["kind"])),
+    )
     assert compiled is not None and compiled.quick is not None
     assert compiled.quick(obj) == compiled.full.is_valid(obj), obj
     assert (compiled.issues(obj) == []) == compiled.full.is_valid(obj), obj

@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jobs import V1, V1ALPHA1, V1ALPHA2, V2BETA1, make_job, pod
 
-from mpigen.inputs.model import Strict, _fields, parse_fast, pydantic_model
+from mpigen.inputs._fast_model import parse_fast
+from mpigen.inputs.model import Strict, _fields, pydantic_model
 
 Doc = dict[str, Any]
 META = {

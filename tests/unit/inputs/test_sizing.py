@@ -130,8 +130,8 @@ def test_v2beta1_config_map_size_is_what_the_builder_builds(
 ) -> None:
     """The arithmetic size of the ConfigMap (FQDN hostfile, discover_hosts.sh) equals the built one."""
     from mpigen.compiler import plan_job
-    from mpigen.targets.shared.configmap import config_data
-    from mpigen.targets.shared.limits import config_map_bytes
+    from mpigen.targets.operator.configmap import config_data
+    from mpigen.targets.operator.limits import config_map_bytes
 
     container = {"name": "c", "image": "busybox"}
     template = {"spec": {"containers": [container]}}
@@ -164,8 +164,8 @@ def test_v1_config_map_size_is_what_the_builder_builds(spec: dict[str, Any], gpu
     """The arithmetic size of a v1 ConfigMap (discover_hosts.sh with `host:slots`, a GPU launcher as
     the first host, kubexec.sh with --container) equals the built one."""
     from mpigen.compiler import plan_job
-    from mpigen.targets.shared.configmap import config_data
-    from mpigen.targets.shared.limits import config_map_bytes
+    from mpigen.targets.operator.configmap import config_data
+    from mpigen.targets.operator.limits import config_map_bytes
 
     launcher = {
         "name": "c",

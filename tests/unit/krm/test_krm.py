@@ -446,16 +446,16 @@ def test_results_already_present_are_kept() -> None:
 def test_invalid_output_is_an_internal_error(monkeypatch: pytest.MonkeyPatch) -> None:
     import mpigen.compiler
 
-    real = mpigen.compiler.compile_job
+    real = mpigen.compiler.build_objects
 
-    def with_a_bug(document: object, options: object = None) -> object:
-        compilation = real(document, options)  # type: ignore[arg-type]
-        for obj in compilation.objects:
+    def with_a_bug(plan: Any, options: Any) -> list[dict[str, Any]]:
+        objects = real(plan, options)
+        for obj in objects:
             if obj["kind"] == "Service":
                 obj["spec"]["clusterIp"] = "None"  # a typo in mpigen itself
-        return compilation
+        return objects
 
-    monkeypatch.setattr(mpigen.compiler, "compile_job", with_a_bug)
+    monkeypatch.setattr(mpigen.compiler, "build_objects", with_a_bug)
     text = resource_list(as_item(job()))
     outcome = run(text)
     assert outcome.code == 3
@@ -979,7 +979,7 @@ def test_a_bug_in_the_output_names_the_items_file(monkeypatch: pytest.MonkeyPatc
     import mpigen.checks.kube.validator
     from mpigen.errors import Issue
 
-    def broken(obj: dict[str, Any], version: str) -> list[Issue]:
+    def broken(obj: dict[str, Any], version: str, kinds: object = ()) -> list[Issue]:
         return [Issue(("spec", "replicas"), "expected integer")] if obj["kind"] == "StatefulSet" else []
 
     monkeypatch.setattr(mpigen.checks.kube.validator, "validate_object", broken)

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -213,16 +214,16 @@ def test_console_script_runs_and_reports_version(mpigen_command: list[str]) -> N
 def test_invalid_output_is_an_internal_error(monkeypatch: pytest.MonkeyPatch) -> None:
     import mpigen.compiler
 
-    real = mpigen.compiler.compile_job
+    real = mpigen.compiler.build_objects
 
-    def with_a_bug(job: object, options: object = None) -> object:
-        compilation = real(job, options)  # type: ignore[arg-type]
-        for obj in compilation.objects:
+    def with_a_bug(plan: Any, options: Any) -> list[dict[str, Any]]:
+        objects = real(plan, options)
+        for obj in objects:
             if obj["kind"] == "Service":
                 obj["spec"]["clusterIp"] = "None"  # a typo in mpigen itself
-        return compilation
+        return objects
 
-    monkeypatch.setattr(mpigen.compiler, "compile_job", with_a_bug)
+    monkeypatch.setattr(mpigen.compiler, "build_objects", with_a_bug)
     code, out, err = invoke("render", str(EXAMPLE))
     assert (code, out) == (3, "")
     assert "internal error: the output fails Kubernetes' schemas" in err

@@ -28,7 +28,7 @@ from mpigen.compiler import compile_job
 from mpigen.inputs import FRONTS
 from mpigen.options import Options
 from mpigen.reference import REFERENCE, VARIABLE
-from mpigen.targets.shared._compiled_templates import TEMPLATES
+from mpigen.targets.shared._fast_templates import TEMPLATES
 from mpigen.targets.shared.templating import jinja_environment
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -80,7 +80,7 @@ templategen = _tool("templategen")
 
 def test_the_compiled_templates_are_current() -> None:
     assert templategen.TARGET.read_text(encoding="utf-8") == templategen.generate(), (
-        "mpigen/targets/shared/_compiled_templates.py is stale: run python tools/templategen.py"
+        "mpigen/targets/shared/_fast_templates.py is stale: run python tools/templategen.py"
     )
 
 
@@ -127,7 +127,7 @@ def test_a_missing_template_value_is_an_error() -> None:
 
 
 # What a command may not import on the way to its output for valid input: the pydantic models (an invalid
-# document's messages need them), jinja2 (the templates are compiled into mpigen/targets/shared/_compiled_templates.py),
+# document's messages need them), jinja2 (the templates are compiled into mpigen/targets/shared/_fast_templates.py),
 # JSON Schema (an invalid object's messages need it), kubernetes-validate's own code, the KRM function's
 # YAML library, and the code of the other commands.
 NOT_IMPORTED = {
@@ -197,8 +197,8 @@ def test_render_of_a_valid_job_imports_no_model_template_or_schema_library(
     modules = imported(fresh_python, tmp_path, "render", str(path))
     assert top_level(modules) == set()
     assert {
-        "mpigen.targets.shared._compiled_templates",
-        "mpigen.checks.kube.quick",
+        "mpigen.targets.shared._fast_templates",
+        "mpigen.checks.kube._fast_schema",
         "mpigen.yaml._fast_read",
     } <= modules  # it did render and validate
     assert (
@@ -301,7 +301,7 @@ def test_a_valid_job_is_compiled_without_hashlib_pyyaml_or_dataclasses(
         lines = out.read_text().splitlines()
         modules = {line for line in lines if " " not in line}
         importers = {tuple(line.split(" ")) for line in lines if " " in line}
-        assert {"mpigen.compiler", "mpigen.checks.kube.quick", "mpigen.yaml.reader"} <= modules, (
+        assert {"mpigen.compiler", "mpigen.checks.kube._fast_schema", "mpigen.yaml.reader"} <= modules, (
             args
         )  # it did compile and validate
         # the standard library's own imports among them go with their importer
@@ -353,7 +353,7 @@ def test_a_call_with_nothing_but_paths_runs_without_click(
     modules = imported(fresh_python, tmp_path, command, str(path)) - at_start(fresh_python)
     assert {name for name in NOT_IMPORTED_BY_A_PLAIN_RENDER if name in modules} == set()
     assert (
-        "mpigen.targets.shared._compiled_templates" in modules and "mpigen.checks.kube.quick" in modules
+        "mpigen.targets.shared._fast_templates" in modules and "mpigen.checks.kube._fast_schema" in modules
     )  # it did render and validate
 
 
@@ -365,7 +365,7 @@ def test_the_krm_function_runs_without_click(fresh_python: str, tmp_path: Path) 
         assert "click" not in modules and "mpigen.krm.protocol" in modules
 
 
-# Flags a call may give and still run without click (mpigen.shells.common.plain_call), and calls click
+# Flags a call may give and still run without click (mpigen.shells._fast_args.plain_call), and calls click
 # must parse: help, `--`, a flag it does not read, a value its flag refuses, a flag given twice.
 PLAIN_FLAGS = [
     ["-n", "ml"],

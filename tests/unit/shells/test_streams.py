@@ -104,7 +104,7 @@ def command_args(name: str, tmp_path: Path, jobs_file: Path) -> tuple[list[str],
 # switch changes nothing. The stand-ins make the output's bytes before its first write (the golden corpus
 # proves them the same both ways) and every write goes through mpigen.shells.streams either way; what the
 # switch does change on that way is who parses a `render` or `validate` call: click, where
-# mpigen.shells.common.plain_call read it. So the pass runs the tests that read their input's YAML (a
+# mpigen.shells._fast_args.plain_call read it. So the pass runs the tests that read their input's YAML (a
 # stand-in's path) and those of a failing write or a closed descriptor under such a call, but not the
 # tests of I/O that no stand-in takes part in (listing directories, staging files, signals) or whose
 # calls are parsed the same way both ways (click's --summary, --check, --output-dir, `schema`,

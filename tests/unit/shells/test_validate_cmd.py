@@ -230,7 +230,7 @@ def test_an_invalid_object_from_mpigen_is_a_bug_exit_3(monkeypatch: pytest.Monke
     import mpigen.checks.kube.validator
     from mpigen.errors import Issue
 
-    def broken(obj: dict[str, Any], version: str) -> list[Issue]:
+    def broken(obj: dict[str, Any], version: str, kinds: object = ()) -> list[Issue]:
         return [Issue(("spec", "replicas"), "expected integer")] if obj["kind"] == "StatefulSet" else []
 
     monkeypatch.setattr(mpigen.checks.kube.validator, "validate_object", broken)

@@ -16,7 +16,12 @@ from jobs import V1ALPHA2, V2BETA1, make_job, to_yaml
 
 from mpigen.cli import cli
 from mpigen.shells.krm import run_function
-from mpigen.targets.implied import implied
+from mpigen.targets import target
+
+
+def implied(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    """What any target's engine makes of `obj`."""
+    return [made for name in ("operator", "jobset", "volcano") for made in target(name).engine_objects([obj])]
 
 
 def on(target: str, job: dict[str, Any]) -> dict[str, Any]:

@@ -17,11 +17,13 @@ import pythons
 from jobs import V1, V1ALPHA1, V1ALPHA2, V2BETA1, make_job
 
 from mpigen import names
+from mpigen.checks import objectsize
 from mpigen.compiler import build_objects, plan_job
 from mpigen.errors import CompileError
 from mpigen.options import Options
 from mpigen.targets.jobset import sizes as jobset_sizes
-from mpigen.targets.shared import limits
+from mpigen.targets.operator import limits
+from mpigen.targets.shared import sizes
 from mpigen.targets.volcano import limits as volcano_limits
 
 TARGETS = ("operator", "jobset", "volcano")
@@ -63,14 +65,14 @@ def measured(obj: dict[str, Any]) -> tuple[int, int]:
     applied = sum(len(k) + len(v.encode()) for k, v in own.items())
     # kubectl encodes the object with an empty annotations map where it has none (GetModifiedConfiguration).
     encoded = {**obj, "metadata": {**obj["metadata"], "annotations": own}}
-    applied += len(limits.LAST_APPLIED) + len((go_json(encoded) + "\n").encode())
+    applied += len(objectsize.LAST_APPLIED) + len((go_json(encoded) + "\n").encode())
     return data, applied
 
 
 def computed(target: str, kind: str, plan: Any, options: Options, workers: int) -> tuple[int, int]:
     if kind == "Role":
-        role = limits.role_bytes(plan, workers)
-        return role, len(limits.LAST_APPLIED) + role + len('"annotations":{},') + 1
+        role = sizes.role_bytes(plan, workers)
+        return role, len(objectsize.LAST_APPLIED) + role + len('"annotations":{},') + 1
     if target == "operator":
         return (
             limits.config_map_bytes(plan, options, workers),
@@ -127,7 +129,7 @@ def test_every_target_refuses_the_first_count_whose_annotation_does_not_fit(
     plan, options = plan_job(make_job(version, workers=fits), Options(target=target))
     objects = build_objects(plan, options)
     largest = max(measured(o)[1] for o in objects if o["kind"] in ("ConfigMap", "Role"))
-    assert largest <= limits.ANNOTATIONS_MAX_BYTES
+    assert largest <= objectsize.ANNOTATIONS_MAX_BYTES
     with pytest.raises(CompileError, match="last-applied-configuration annotation"):
         plan_job(make_job(version, workers=fits + 1), Options(target=target))
 

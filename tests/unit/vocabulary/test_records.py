@@ -103,15 +103,13 @@ else:
 """
 
 
-@pytest.mark.parametrize(("switch", "made_by_dataclasses"), [("0", "False False"), ("1", "True True")])
-def test_the_reference_switch_makes_every_record_a_frozen_dataclass(
-    fresh_python: str, switch: str, made_by_dataclasses: str
-) -> None:
-    """Under MPIGEN_REFERENCE=1 the standard library makes the records (the suite's reference pass then
-    renders the golden corpus on them: tests/acceptance/test_reference.py)."""
+@pytest.mark.parametrize("switch", ["0", "1"])
+def test_a_record_is_plain_code_whatever_the_reference_switch(fresh_python: str, switch: str) -> None:
+    """`Record` is mpigen's own small class, not a stand-in for `dataclasses`: MPIGEN_REFERENCE leaves it
+    as it is, a value set once."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "MPIGEN_REFERENCE": switch}
     done = subprocess.run(
         [fresh_python, "-c", REFERENCE_CHECK], capture_output=True, text=True, env=env, check=False
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == made_by_dataclasses
+    assert done.stdout.strip() == "False False"

@@ -1,23 +1,9 @@
-"""API-server limits that no JSON schema expresses, checked on the plan before anything is built.
-
-It sits with the builders because it measures what they build: the sizes come from the builders' own
-scripts and Role, so a change to a builder cannot leave the limit check measuring something else.
-
-Derived names:
-
-Names and label values are at most 63 characters; the launcher's and the clean-up Job's names become
-their pods' `job-name` label; a StatefulSet's name plus `-` and a 10-character hash becomes its pods'
-`controller-revision-hash` label; worker pod names become hostnames; the Service `<job>-worker` must be
-a DNS-1035 label (start with a letter).
-
-Sizes: the ConfigMap's hostfile and the launcher Role's `resourceNames` grow by one line or entry per
-worker. The API server refuses a ConfigMap whose data exceeds 1 MiB, and etcd (default
-`--max-request-bytes`) an object over 1.5 MiB; client-side `kubectl apply` (kubectl's default) stores
-the whole object as JSON in its `kubectl.kubernetes.io/last-applied-configuration` annotation, and the
-API server refuses an object whose annotations pass 256 KiB (apimachinery ValidateAnnotationsSize). All
-sizes are computed arithmetically, in time independent of the worker count, so an absurd count
-(2^31 - 1) is refused at once with the largest job that fits, and no billion-line hostfile is ever built.
-Every run target checks its own ConfigMap and Role against all three (`size_issues`).
+"""Sizes that grow with the worker count, computed arithmetically without building anything: the
+host lists of a ConfigMap and the launcher Role's `resourceNames`, and the largest worker count that
+fits a limit, and every limit they must meet (`object_checks`, `size_issues`: the ConfigMap's 1 MiB,
+etcd's 1.5 MiB and the 256 KiB of annotations client-side `kubectl apply` adds). Every target that
+builds these objects measures them here (the operator target's
+mpigen.targets.operator.limits, the volcano target's limits).
 """
 
 from __future__ import annotations
@@ -26,72 +12,18 @@ import json
 from collections.abc import Callable
 
 from mpigen import names
-from mpigen.checks.objectsize import (
-    ANNOTATIONS_MAX_BYTES,
-    EMPTY_ANNOTATIONS,
-    LAST_APPLIED,
-    OBJECT_MAX_BYTES,
-    last_applied_bytes,
-)
+from mpigen.checks.objectsize import ANNOTATIONS_MAX_BYTES, EMPTY_ANNOTATIONS, LAST_APPLIED, OBJECT_MAX_BYTES
 from mpigen.errors import Issue
-from mpigen.options import Options
 from mpigen.plan import JobPlan
+from mpigen.targets.shared.hostfile import SEPARATORS, host_list_keys
+from mpigen.targets.shared.meta import object_meta
+from mpigen.targets.shared.rbac import launcher_role
 
-REVISION_HASH_LENGTH = names.REVISION_HASH_LENGTH
 CONFIG_MAP_MAX_BYTES = 1024 * 1024  # apimachinery validation: ConfigMap data + binaryData
 
 # One size limit that grows with the worker count: what is measured (for the message), the size as a
 # function of the worker count, the limit and the limit as the message names it.
 SizeCheck = tuple[str, Callable[[int], int], int, str]
-
-
-def check_derived_names(plan: JobPlan) -> list[Issue]:
-    job = plan.name
-    where = ("metadata", "name")
-    longest_pod = names.worker_pod(job, max(plan.workers, 1) - 1)
-    limits = [
-        (names.launcher(job), names.DNS1123_LABEL_MAX, "the launcher Job name (its pods' job-name label)"),
-        (names.cleanup(job), names.DNS1123_LABEL_MAX, "the clean-up Job name (its pods' job-name label)"),
-        *(
-            [
-                (
-                    names.ssh_keygen(job),
-                    names.DNS1123_LABEL_MAX,
-                    "the SSH key Job name (its pods' job-name label)",
-                )
-            ]
-            if plan.ssh is not None and plan.ssh.generate_keys
-            else []
-        ),
-        (
-            names.worker_set(job),
-            names.DNS1123_LABEL_MAX - 1 - REVISION_HASH_LENGTH,
-            "the worker StatefulSet name (its pods' controller-revision-hash label)",
-        ),
-        (longest_pod, names.DNS1123_LABEL_MAX, "the last worker pod's name (its hostname)"),
-    ]
-    issues = []
-    over = [
-        (len(job) - (len(derived) - limit), derived, limit, what)
-        for derived, limit, what in limits
-        if len(derived) > limit
-    ]
-    if over:
-        # One message for one cause: name the limit that needs the shortest job name.
-        shorter, derived, limit, what = min(over)
-        message = (
-            f'too long: {what} "{derived}" has {len(derived)} characters, more than {limit}; '
-            f"use a name of at most {shorter} characters"
-        )
-        issues.append(Issue(where, message))
-    if not job[:1].isalpha():
-        issues.append(
-            Issue(
-                where,
-                f'must start with a letter: the worker Service "{names.worker_set(job)}" is a DNS-1035 label',
-            )
-        )
-    return issues
 
 
 def digit_count_sum(n: int) -> int:
@@ -113,8 +45,6 @@ def host_lists_bytes(plan: JobPlan, workers: int) -> int:
     """Bytes of the hostfile and (if any) discover_hosts.sh for `workers`: one line per host in
     each, a worker's host its pod name plus a suffix the same for all (templates/hostfile.j2,
     templates/discover_hosts.sh.j2), plus the launcher's line when it is a host too."""
-    from mpigen.targets.shared.configmap import SEPARATORS
-
     suffix = (
         len(names.host("", plan.service.name, plan.namespace, plan.hostnames.cluster_domain))
         if plan.hostnames.fqdn
@@ -134,20 +64,9 @@ def host_lists_bytes(plan: JobPlan, workers: int) -> int:
     return size
 
 
-def config_map_bytes(plan: JobPlan, options: Options, workers: int) -> int:
-    """Data size of the job's ConfigMap (keys and values, as the API server counts it) for `workers`."""
-    from mpigen.targets.shared.configmap import config_scripts, host_list_keys
-
-    scripts = config_scripts(plan, options)
-    size = sum(len(key) + len(value.encode()) for key, value in scripts.items())
-    return size + sum(len(key) for key in host_list_keys(plan)) + host_lists_bytes(plan, workers)
-
-
 def role_bytes(plan: JobPlan, workers: int) -> int:
     """Size of the launcher Role as compact JSON (an upper bound of what etcd stores) for `workers`:
     two `resourceNames` lists of every worker pod."""
-    from mpigen.targets.shared.rbac import launcher_role
-
     if not plan.launcher_needs_api:
         return 0
     empty = launcher_role(plan, [])
@@ -179,9 +98,6 @@ def host_lines(plan: JobPlan, workers: int) -> int:
 
 def config_map_skeleton(plan: JobPlan, scripts: dict[str, str]) -> dict[str, object]:
     """The job's ConfigMap with its host lists empty (every target's has this metadata)."""
-    from mpigen.targets.shared.configmap import host_list_keys
-    from mpigen.targets.shared.meta import object_meta
-
     meta = object_meta(plan, names.config_map(plan.name), names.COMPONENT_CONFIG, plan.labels.other)
     data = {**dict.fromkeys(host_list_keys(plan), ""), **scripts}
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": data}
@@ -232,21 +148,3 @@ def size_issues(plan: JobPlan, checks: list[SizeCheck]) -> list[Issue]:
         f"(with slotsPerWorker {plan.slots_per_worker} and this job name)"
     )
     return [Issue(plan.workers_path, message)]
-
-
-def config_map_applied_bytes(plan: JobPlan, options: Options, workers: int) -> int:
-    from mpigen.targets.shared.configmap import config_scripts
-
-    skeleton = config_map_skeleton(plan, config_scripts(plan, options))
-    return last_applied_bytes(skeleton, host_lists_bytes(plan, workers) + host_lines(plan, workers))
-
-
-def check_sizes(plan: JobPlan, options: Options) -> list[Issue]:
-    """The ConfigMap and the launcher Role fit the API server's limits for this worker count."""
-    checks = object_checks(
-        plan,
-        lambda n: config_map_bytes(plan, options, n),
-        lambda n: config_map_applied_bytes(plan, options, n),
-        (lambda n: role_bytes(plan, n)) if plan.launcher_needs_api else None,
-    )
-    return size_issues(plan, checks)

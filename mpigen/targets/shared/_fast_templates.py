@@ -3,7 +3,8 @@
 Each function renders its template exactly as jinja2 does with mpigen's settings
 (`mpigen.targets.shared.templating.jinja_environment`); `TEMPLATES` maps a template's file name to it. A missing value
 raises KeyError, as StrictUndefined raises in jinja2; `| q` is `shlex.quote(str(value))`, as the
-environment's filter `mpigen.targets.shared.templating.shell_quote`.
+environment's filter `mpigen.targets.shared.templating.shell_quote`. A stand-in for jinja2
+(mpigen.reference.STAND_INS): `render` declines under the reference switch.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from shlex import quote
 from typing import Any
+
+from mpigen.reference import stand_in
 
 
 def render_cleanup_sh(values: dict[str, Any]) -> str:
@@ -667,3 +670,9 @@ TEMPLATES: dict[str, Callable[[dict[str, Any]], str]] = {
     'ssh-keygen.sh.j2': render_ssh_keygen_sh,
     'wait-for-workers.sh.j2': render_wait_for_workers_sh,
 }
+
+
+@stand_in
+def render(template: str, values: dict[str, Any]) -> str:
+    """`template` rendered with `values` by its compiled function."""
+    return TEMPLATES[template](values)
