@@ -88,7 +88,10 @@ def pair(job: Obj, options: Options | None = None) -> Pair:
     objects = copy.deepcopy(compiled.objects)
     unstored = [o for o in objects if o["apiVersion"] in UNSTORED_GROUPS]
     groups = {
-        key(o): spec.pop("schedulingGroup") for o in objects for spec in pod_specs(o) if "schedulingGroup" in spec
+        key(o): spec.pop("schedulingGroup")
+        for o in objects
+        for spec in pod_specs(o)
+        if "schedulingGroup" in spec
     }
     stored = [o for o in objects if o["apiVersion"] not in UNSTORED_GROUPS]
     return Pair(
@@ -196,7 +199,9 @@ def take(side: dict[Key, Obj], kind: str, name: str) -> Obj:
 def assert_equal(pair_: Pair) -> None:
     """Both sides equal once the departures are out; else the differing field paths."""
     assert not pair_.unstored, f"objects only mpigen renders: {sorted(pair_.unstored)}"
-    assert not pair_.scheduling_groups, f"spec.schedulingGroup only mpigen sets: {sorted(pair_.scheduling_groups)}"
+    assert not pair_.scheduling_groups, (
+        f"spec.schedulingGroup only mpigen sets: {sorted(pair_.scheduling_groups)}"
+    )
     assert sorted(pair_.ours) == sorted(pair_.theirs), (
         f"objects only mpigen renders: {sorted(set(pair_.ours) - set(pair_.theirs))}; "
         f"only the operator creates: {sorted(set(pair_.theirs) - set(pair_.ours))}"

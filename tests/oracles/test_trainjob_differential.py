@@ -57,7 +57,6 @@ import trainer_oracle
 import yaml
 
 from golden import annotated, option_annotations
-
 from mpigen import names
 from mpigen.compiler import compile_train_job
 from mpigen.errors import CompileError

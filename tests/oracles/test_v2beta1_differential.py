@@ -347,7 +347,10 @@ def topology(p: Pair) -> bool:
         field_, added = "requiredDuringSchedulingIgnoredDuringExecution", term
     else:
         assert chosen.mode == "preferred"
-        field_, added = "preferredDuringSchedulingIgnoredDuringExecution", {"podAffinityTerm": term, "weight": 100}
+        field_, added = (
+            "preferredDuringSchedulingIgnoredDuringExecution",
+            {"podAffinityTerm": term, "weight": 100},
+        )
     fired = False
     for k, obj in p.ours.items():
         if k[0] not in ("Pod", "Job") or k[1] == f"{p.name}{names.SSH_KEYGEN_SUFFIX}":
