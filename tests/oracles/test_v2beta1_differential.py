@@ -380,6 +380,12 @@ def native_gang(p: Pair) -> bool:
     workload = p.unstored.pop(("Workload", p.name))
     [template] = workload["spec"]["podGroupTemplates"]
     assert group["spec"]["workloadRef"] == {"templateName": template["name"], "workloadName": p.name}
+    workers = get(p.spec, "mpiReplicaSpecs", "Worker", "replicas") or 0
+    gang = get(p.spec, "runPolicy", "schedulingPolicy", "minAvailable") or workers + 1  # the launcher too
+    assert group["spec"]["schedulingPolicy"] == template["schedulingPolicy"] == {"gang": {"minCount": gang}}
+    chosen = placement.placement(p.options.topology)
+    required = [{"key": chosen.key}] if chosen and chosen.mode == "required" else None
+    assert get(group, "spec", "schedulingConstraints", "topology") == required
     assert sorted(p.scheduling_groups) == [
         ("Job", names.launcher(p.name)),
         ("StatefulSet", names.worker_set(p.name)),
