@@ -67,6 +67,8 @@ def managed_by_multikueue(p: Pair) -> bool:
         return False
     assert p.theirs == {}
     p.ours.clear()
+    p.unstored.clear()
+    p.scheduling_groups.clear()
     return True
 
 

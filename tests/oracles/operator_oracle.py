@@ -69,7 +69,8 @@ def run(api_version: str, job: Obj, gang: str | None = None, extra: tuple[str, .
 
 def as_stored(api_version: str, objects: list[Obj]) -> list[Obj]:
     """`objects` (mpigen's) as the API server stores them, in the oracle's spelling: each decoded into its
-    Go type and encoded again (quantities canonical, empty and false fields the type omits left out)."""
+    Go type and encoded again (quantities canonical, empty and false fields the type omits left out; a
+    field the type lacks fails the oracle rather than vanish)."""
     tool = TOOLS[api_version][0]
     listed = json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}, ensure_ascii=False)
     done = subprocess.run(

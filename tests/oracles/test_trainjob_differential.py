@@ -37,8 +37,10 @@ that is not listed, fails:
    Trainer's webhook checks the patches after merging them, so it admits them and builds a JobSet with a
    job or container the API server refuses (tests/oracles/test_trainer_oracle.py shows it).
 
-Refusals: each TrainJob that mpigen refuses in an error golden is refused by the oracle too (but for the
-torch runtime, departure 6).
+Refusals: each TrainJob that mpigen refuses in an error golden (the case's `args` as its annotations) is
+refused by the oracle too, but for the torch runtime (departure 6) and mpigen's own options, which are
+not Trainer's to judge (an option refused for a TrainJob, `--gang-scheduler kubernetes` beside a
+runtime's own gang: Trainer runs the job).
 
 The oracle's own noise (the typed-to-apply conversion's `resources: {}` and `metadata: {}`, a namespace of
 "" for a TrainJob that names none) is removed from its side.
@@ -54,6 +56,7 @@ import pytest
 import trainer_oracle
 import yaml
 
+from golden import annotated, option_annotations
 from mpigen import names
 from mpigen.compiler import compile_job
 from mpigen.errors import CompileError
@@ -324,17 +327,27 @@ def test_other_implementations_are_a_departure(case: str) -> None:
 
 
 def refused_golden_jobs() -> list[Any]:
+    """Each TrainJob of an error golden, with the case's `args` as its `mpigen.dev/*` annotations (a
+    refusal may be of the options the case renders with)."""
     found = []
     for path in GOLDEN:
         if (path.parent / "errors.txt").exists():
+            args_file = path.parent / "args"
+            args = [a for a in args_file.read_text().split("\n") if a] if args_file.exists() else []
             for job in filter(is_trainjob, documents(path)):
+                job = annotated(job, option_annotations(args), replace=False)
                 found.append(pytest.param(path, job, id=f"{path.parent.name}/{job['metadata']['name']}"))
     return found
 
 
 # Refusals that are not the oracle's to judge: mpigen's options (its own), and the CRD's CEL rules and
 # list-map keys, which the API server checks before Trainer's code runs (the oracle evaluates neither).
-NOT_THE_ORACLES = ("refused for a TrainJob", "ManagedBy must be", "Duplicate value")
+NOT_THE_ORACLES = (
+    "refused for a TrainJob",
+    "--gang-scheduler kubernetes with a runtime that asks for a gang of its own",
+    "ManagedBy must be",
+    "Duplicate value",
+)
 # 15. refused by mpigen, admitted by Trainer's webhook (which checks the patches after merging them).
 UNKNOWN_IN_PATCH = ("doesn't exist in the runtime job",)
 

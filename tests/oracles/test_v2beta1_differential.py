@@ -42,7 +42,7 @@ from differential import (
     take,
 )
 
-from mpigen import names
+from mpigen import names, placement
 from mpigen.errors import CompileError
 
 pytestmark = pytest.mark.slow
@@ -229,14 +229,24 @@ def open_mpi_5_env(p: Pair) -> bool:
         for c in launcher["spec"]["template"]["spec"]["containers"]
         if any(e["name"] == "K_MPI_JOB_ROLE" for e in c.get("env", []))
     ]
-    prte = [e for e in container["env"] if e["name"].startswith("PRTE_MCA_")]
+    own = {  # the template's own PRTE_MCA_* entries: kept as written, which the operator does too
+        e["name"]
+        for c in get(p.spec, "mpiReplicaSpecs", "Launcher", "template", "spec", "containers") or []
+        for e in c.get("env", [])
+        if e["name"].startswith("PRTE_MCA_")
+    }
+    prte = [e for e in container["env"] if e["name"].startswith("PRTE_MCA_") and e["name"] not in own]
     assert [e["name"] for e in prte] == [
-        "PRTE_MCA_prte_default_hostfile",
-        "PRTE_MCA_prte_set_default_slots",
-        "PRTE_MCA_plm_ssh_args",
-        "PRTE_MCA_prte_keep_fqdn_hostnames",
+        name
+        for name in (
+            "PRTE_MCA_prte_default_hostfile",
+            "PRTE_MCA_prte_set_default_slots",
+            "PRTE_MCA_plm_ssh_args",
+            "PRTE_MCA_prte_keep_fqdn_hostnames",
+        )
+        if name not in own
     ]
-    container["env"] = [e for e in container["env"] if not e["name"].startswith("PRTE_MCA_")]
+    container["env"] = [e for e in container["env"] if e not in prte]
     return True
 
 
@@ -303,6 +313,89 @@ def zero_min_resources(p: Pair) -> bool:
     return fired
 
 
+def service_account_alias(p: Pair) -> bool:
+    """A template's deprecated `serviceAccount`: the operator copies it onto its pods as written (the
+    API server then fills an empty `serviceAccountName` from it, or overwrites it with that name); mpigen
+    writes the `serviceAccountName` the API server stores, and no alias."""
+    fired = False
+    for k, obj in p.theirs.items():
+        for spec in pod_specs(obj):
+            if "serviceAccount" in spec:
+                alias = spec.pop("serviceAccount")
+                spec.setdefault("serviceAccountName", alias)
+                ours = p.ours.get(k)
+                assert ours is not None and all("serviceAccount" not in s for s in pod_specs(ours))
+                fired = True
+    return fired
+
+
+def topology(p: Pair) -> bool:
+    """--topology required: / preferred: on the operator target: each launcher and worker pod gets a pod
+    affinity term, on the topology key, to the job's pods (`training.kubeflow.org/job-name`,
+    `operator-name`); the operator has no such option."""
+    chosen = placement.placement(p.options.topology)
+    if chosen is None:
+        return False
+    selector = {
+        "matchLabels": {
+            "training.kubeflow.org/job-name": p.name,
+            "training.kubeflow.org/operator-name": "mpi-operator",
+        }
+    }
+    term = {"labelSelector": selector, "topologyKey": chosen.key}
+    if chosen.mode == "required":
+        field_, added = "requiredDuringSchedulingIgnoredDuringExecution", term
+    else:
+        assert chosen.mode == "preferred"
+        field_, added = (
+            "preferredDuringSchedulingIgnoredDuringExecution",
+            {"podAffinityTerm": term, "weight": 100},
+        )
+    fired = False
+    for k, obj in p.ours.items():
+        if k[0] not in ("Pod", "Job") or k[1] == f"{p.name}{names.SSH_KEYGEN_SUFFIX}":
+            continue
+        for spec in pod_specs(obj):
+            terms = get(spec, "affinity", "podAffinity", field_)
+            if terms is None or added not in terms:
+                continue
+            terms.remove(added)
+            if not terms:
+                pop(spec, "affinity", "podAffinity", field_)
+            fired = True
+    assert fired
+    return True
+
+
+def native_gang(p: Pair) -> bool:
+    """--gang-scheduler kubernetes: mpigen's Workload and PodGroup `<job>` (scheduling.k8s.io/v1beta1,
+    Kubernetes 1.37) and each launcher and worker pod's `spec.schedulingGroup` naming the PodGroup; the
+    operator has no such gang (v0.8.2's are Volcano's and scheduler-plugins'), and its pinned k8s.io/api
+    (v0.35) no such types, so they are compared here, not by the oracle."""
+    if p.options.gang_scheduler != "kubernetes":
+        assert not p.unstored and not p.scheduling_groups
+        return False
+    assert sorted(p.unstored) == [("PodGroup", p.name), ("Workload", p.name)]
+    group = p.unstored.pop(("PodGroup", p.name))
+    workload = p.unstored.pop(("Workload", p.name))
+    [template] = workload["spec"]["podGroupTemplates"]
+    assert group["spec"]["workloadRef"] == {"templateName": template["name"], "workloadName": p.name}
+    workers = get(p.spec, "mpiReplicaSpecs", "Worker", "replicas") or 0
+    gang = get(p.spec, "runPolicy", "schedulingPolicy", "minAvailable") or workers + 1  # the launcher too
+    assert group["spec"]["schedulingPolicy"] == template["schedulingPolicy"] == {"gang": {"minCount": gang}}
+    chosen = placement.placement(p.options.topology)
+    required = [{"key": chosen.key}] if chosen and chosen.mode == "required" else None
+    assert get(group, "spec", "schedulingConstraints", "topology") == required
+    assert sorted(p.scheduling_groups) == [
+        ("Job", names.launcher(p.name)),
+        ("StatefulSet", names.worker_set(p.name)),
+    ]
+    assert all(v == {"podGroupName": p.name} for v in p.scheduling_groups.values())
+    p.scheduling_groups.clear()
+    assert not any(k[1] == p.name and k[0] in ("PodGroup", "Workload") for k in p.theirs)
+    return True
+
+
 # Row number -> the departure that takes it out. The order is the order they run in.
 DEPARTURES: dict[int, Departure] = {
     19: managed_by_multikueue,
@@ -310,6 +403,7 @@ DEPARTURES: dict[int, Departure] = {
     2: namespace,
     9: ssh_keys,
     4: worker_pods,
+    30: service_account_alias,
     3: standard_labels,
     27: scheduler_name,
     5: worker_restart_policy,
@@ -325,6 +419,8 @@ DEPARTURES: dict[int, Departure] = {
     16: zero_min_resources,
     17: pdb,
     18: network_policy,
+    28: topology,
+    29: native_gang,
 }
 
 # Golden error cases the operator runs: the row that says why mpigen refuses them.
@@ -365,6 +461,11 @@ REFUSED: dict[str, int] = {
     "error-v2beta1-fields-of-other-versions": 25,
     "error-v2beta1-unknown-replica-type": 25,
     "error-v2beta1-option-values": 26,
+    "error-gang-kubernetes-kube-version": 26,
+    "error-topology-annotation-bad-label-key": 26,
+    "error-topology-slice-on-operator-target": 26,
+    "error-pod-template-typo": 25,
+    "error-pod-template-field-too-new-for-kube-version": 25,
 }
 
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,7 +12,8 @@ import (
 
 // canonical reads a v1 List (mpigen's objects) and prints it as the API server would store it: each
 // object decoded into its Go type and encoded again (quantities in canonical form, fields the type
-// omits when empty or false left out), without status, so that it compares with the operator's.
+// omits when empty or false left out; a field it does not know is an error), without status, so
+// that it compares with the operator's.
 func canonical(r io.Reader, scheme *runtime.Scheme) ([]map[string]any, error) {
 	var list struct {
 		Items []json.RawMessage `json:"items"`
@@ -40,8 +42,11 @@ func canonical(r io.Reader, scheme *runtime.Scheme) ([]map[string]any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", meta.APIVersion, meta.Kind, err)
 		}
-		if err := json.Unmarshal(raw, typed); err != nil {
-			return nil, err
+		// Strict: a field the pinned Go type lacks would otherwise vanish from mpigen's side unseen.
+		decoder := json.NewDecoder(bytes.NewReader(raw))
+		decoder.DisallowUnknownFields()
+		if err := decoder.Decode(typed); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", meta.APIVersion, meta.Kind, err)
 		}
 		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
 		if err != nil {
