@@ -40,7 +40,7 @@ that is not listed, fails:
 Refusals: each TrainJob that mpigen refuses in an error golden (the case's `args` as its annotations) is
 refused by the oracle too, but for the torch runtime (departure 6) and mpigen's own options, which are
 not Trainer's to judge (an option refused for a TrainJob, `--gang-scheduler kubernetes` beside a
-runtime's own gang: Trainer runs the job).
+runtime's own gang or with `--topology preferred:`: Trainer runs the job).
 
 The oracle's own noise (the typed-to-apply conversion's `resources: {}` and `metadata: {}`, a namespace of
 "" for a TrainJob that names none) is removed from its side.
@@ -345,6 +345,7 @@ def refused_golden_jobs() -> list[Any]:
 NOT_THE_ORACLES = (
     "refused for a TrainJob",
     "--gang-scheduler kubernetes with a runtime that asks for a gang of its own",
+    "is refused on the jobset target with --gang-scheduler kubernetes",
     "ManagedBy must be",
     "Duplicate value",
 )
@@ -395,7 +396,7 @@ def test_slots_from_the_runtimes_gpus_match_trainer(where: str) -> None:
                 "limits": {"nvidia.com/gpu": gpus}
             }
     job = {
-        "apiVersion": names.TRAINER_API,
+        "apiVersion": trainer_names.TRAINER_API,
         "kind": "TrainJob",
         "metadata": {"name": f"gpu-{where}", "namespace": "team"},
         "spec": {"runtimeRef": {"name": runtime["metadata"]["name"]}, "trainer": {"numNodes": 2}},
