@@ -82,3 +82,24 @@ def cleanup(p: Pair) -> bool:
         take(p.ours, kind, job)
     p.ours[("ConfigMap", names.config_map(p.name))]["data"].pop(names.CLEANUP_SCRIPT)
     return True
+
+
+def free_disruptions(p: Pair) -> bool:
+    """A launcher Job whose pods are `restartPolicy: Never` gets a podFailurePolicy that ignores a
+    disrupted pod (condition DisruptionTarget), unless `--no-free-disruptions` /
+    `mpigen.dev/free-disruptions: "false"`; the operator's launcher (a v0.8.2 Job, a 1.9.3 bare Pod) has
+    none."""
+    launcher = names.launcher(p.name)
+    ours = p.ours.get(("Job", launcher))
+    if ours is None:
+        return False
+    theirs = p.theirs.get(("Job", launcher))
+    assert theirs is None or "podFailurePolicy" not in theirs["spec"]
+    never = ours["spec"]["template"]["spec"].get("restartPolicy") == "Never"
+    if not (never and p.options.free_disruptions):
+        assert "podFailurePolicy" not in ours["spec"]
+        return False
+    assert ours["spec"].pop("podFailurePolicy") == {
+        "rules": [{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]}]
+    }
+    return True

@@ -18,6 +18,7 @@ import operator_oracle
 import pytest
 from common_departures import (
     cleanup,
+    free_disruptions,
     managed_by_multikueue,
     owner_references,
     pdb,
@@ -231,10 +232,16 @@ def no_workers_no_rbac(p: Pair) -> bool:
 
 def delivery_image(p: Pair) -> bool:
     """mpigen's default kubectl-delivery image is `kubeflow/kubectl-delivery:latest`; the operator's (its
-    --mpi-kubectl-delivery-image default at 1.9.3) is ghcr.io/kubeflow/training-v1/kubectl-delivery."""
+    --mpi-kubectl-delivery-image default at 1.9.3) is ghcr.io/kubeflow/training-v1/kubectl-delivery.
+    mpigen writes the command out (`cp /bin/kubectl /opt/kube/kubectl`); the operator's runs the image's."""
     fired = False
     launcher = p.ours.get(("Pod", launcher_name(p)))
+    theirs = p.theirs.get(("Pod", launcher_name(p)), {}).get("spec", {}).get("initContainers", [])
+    assert all("command" not in c for c in theirs if c["name"] == names.KUBECTL_DELIVERY)
     for container in (launcher or {}).get("spec", {}).get("initContainers", []):
+        if container["name"] == names.KUBECTL_DELIVERY:
+            assert container.pop("command") == ["cp", "/bin/kubectl", "/opt/kube/kubectl"]
+            fired = True
         if container["name"] == names.KUBECTL_DELIVERY and container["image"] != OPERATOR_DELIVERY_IMAGE:
             assert container["image"] == (
                 p.options.kubectl_delivery_image or "kubeflow/kubectl-delivery:latest"
@@ -336,6 +343,7 @@ DEPARTURES: dict[int, Departure] = {
     3: owner_references,
     4: namespace,
     6: run_policy_on_the_job,
+    29: free_disruptions,
     7: launcher_job,
     8: worker_pods,
     5: standard_labels,

@@ -21,6 +21,7 @@ import operator_oracle
 import pytest
 from common_departures import (
     cleanup,
+    free_disruptions,
     managed_by_multikueue,
     owner_references,
     pdb,
@@ -421,6 +422,7 @@ DEPARTURES: dict[int, Departure] = {
     18: network_policy,
     28: topology,
     29: native_gang,
+    31: free_disruptions,
 }
 
 # Golden error cases the operator runs: the row that says why mpigen refuses them.
