@@ -429,3 +429,12 @@ def test_names_names_no_target_or_trainer_object() -> None:
     text = MODULES["mpigen.names"].read_text(encoding="utf-8")
     for group in ("trainer.kubeflow.org", "jobset.x-k8s.io", "jobset.sigs.k8s.io", "batch.volcano.sh"):
         assert group not in text, group
+
+
+def test_no_two_test_files_share_a_name() -> None:
+    """pytest imports each test file by its base name (the test folders are no packages): two files of one
+    name in two folders stop the whole run from collecting."""
+    seen: dict[str, Path] = {}
+    for path in sorted((PACKAGE.parent / "tests").rglob("test_*.py")):
+        assert path.name not in seen, f"{path} and {seen[path.name]} share a name"
+        seen[path.name] = path

@@ -12,6 +12,7 @@ The test asserts where the pods were bound (`spec.nodeName` -> node labels).
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -26,10 +27,18 @@ JOB_NAME_LABEL = "volcano.sh/job-name"
 
 
 @pytest.fixture(scope="module")
-def layout(volcano_cluster: Cluster) -> dict[str, dict[str, str]]:
+def layout(volcano_cluster: Cluster) -> Iterator[dict[str, dict[str, str]]]:
+    """The racks and their HyperNodes, removed again after this module's tests: the Volcano cluster is
+    shared with tests that count its nodes and its capacity (tests/cluster/test_volcano.py)."""
     found = add_racks(volcano_cluster)
-    create_all(volcano_cluster, hypernodes(found))
-    return found
+    made = hypernodes(found)
+    create_all(volcano_cluster, made)
+    yield found
+    for hypernode in made:
+        volcano_cluster.kubectl(
+            "delete", "hypernode", hypernode["metadata"]["name"], "--wait=false", check=False
+        )
+    volcano_cluster.kubectl("delete", "node", *found, "--wait=true", check=False)
 
 
 @pytest.fixture

@@ -247,7 +247,8 @@ def test_golden_cases_are_accepted_by_the_gated_server(
 ) -> None:
     cluster, _ = racked
     text = (ROOT / "golden" / case / "expected.yaml").read_text()
-    cluster.kubectl("create", "namespace", "ml", check=False)  # the cases' namespace
+    for namespace in ("ml", "team"):  # the cases' namespaces (the MPIJobs', the TrainJobs')
+        cluster.kubectl("create", "namespace", namespace, check=False)
     done = cluster.kubectl("apply", "--dry-run=server", "-o", "json", "-f", "-", input=text, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stderr == "", done.stderr
