@@ -3,7 +3,7 @@
 
 As for an MPIJob on the jobset target, a replicated job that `dependsOn` another (Trainer's MPI launcher
 waiting for its nodes) is created only once those run: its pods stay out of the gang, which would
-otherwise never be complete. `minCount` is the pods of the others (Trainer v2.0.0's coscheduling plugin
+otherwise never be complete. `minCount` is the pods of the others (Trainer v2.3.0's coscheduling plugin
 counts every pod, having no such order to honour). A runtime that asks for a gang of its own
 (`podGroupPolicy`: coscheduling or volcano) would put the pods in two gangs: refused.
 """
