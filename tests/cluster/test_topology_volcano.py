@@ -42,9 +42,17 @@ def layout(volcano_cluster: Cluster) -> Iterator[dict[str, dict[str, str]]]:
 
 
 @pytest.fixture
-def namespace(volcano_cluster: Cluster, request: pytest.FixtureRequest) -> str:
-    return volcano_cluster.create_namespace(
+def namespace(volcano_cluster: Cluster, request: pytest.FixtureRequest) -> Iterator[str]:
+    """A namespace of the test's own, emptied after it while the racks still stand (kwok removes the pods
+    of its nodes): jobs left bound would hold the shared queue's resources for the next tests."""
+    made = volcano_cluster.create_namespace(
         "t-" + request.node.name.lower().replace("_", "-")[:40].strip("-[]")
+    )
+    yield made
+    volcano_cluster.kubectl("delete", "vcjob", "--all", "-n", made, "--wait=false", check=False)
+    volcano_cluster.kubectl("delete", "pods", "--all", "-n", made, "--grace-period=0", "--force", check=False)
+    volcano_cluster.wait_for(
+        "the test's pods gone", lambda: not volcano_cluster.get("pods", "-n", made)["items"], timeout=60
     )
 
 
