@@ -16,7 +16,7 @@ from mpigen.inputs.annotations import options_for
 from mpigen.inputs.shared import name_of
 from mpigen.options import Options
 from mpigen.plan import JobPlan
-from mpigen.targets import TrainJobRunner, gangs_natively, missing_capability, target
+from mpigen.targets import DEFAULT_TARGET, TrainJobRunner, gangs_natively, missing_capability, target
 from mpigen.targets.nulls import without_nulls
 from mpigen.targets.shared.workload import workload_option_issues
 
@@ -166,6 +166,7 @@ def _compile_train_job(
 ) -> Compilation:
     """A TrainJob on the jobset target, whatever `options.target` says (Kubeflow Trainer runs every TrainJob
     as a JobSet), unless its own `mpigen.dev/target` names a target without the "trainjob" ability."""
+    requested = options.target
     options, option_issues = options_for(document, options.replace(target="jobset"))
     run = target(options.target)
     if missing_capability(run, "trainjob") is not None or not isinstance(run, TrainJobRunner):
@@ -191,4 +192,7 @@ def _compile_train_job(
     if checked.refused:
         raise CompileError(checked.refused, kind="TrainJob", name=plan.name)
     warnings = run.train_job_warnings(plan, options)
+    if requested not in (DEFAULT_TARGET, "jobset"):  # --target (a stream's MPIJobs') is no TrainJob's
+        message = f"--target {requested} does not apply to a TrainJob: Kubeflow Trainer runs every TrainJob as a JobSet (rendered for the jobset target)"
+        warnings.append(Issue((), message, "warning"))
     return Compilation(objects, warnings, plan.name, options, checked.invalid)

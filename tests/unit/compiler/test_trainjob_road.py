@@ -1,4 +1,4 @@
-"""A TrainJob takes the compiler's road (issue #37): the input table's TrainJob front, the stream's
+"""A TrainJob takes the compiler's road: the input table's TrainJob front, the stream's
 runtimes collected once by the pipeline, a target with the "trainjob" ability, the one output-check stage."""
 
 from __future__ import annotations
@@ -57,3 +57,23 @@ def test_a_target_without_the_trainjob_ability_is_refused_by_name() -> None:
         )
     ]
     assert caught.value.kind == "TrainJob"
+
+
+@pytest.mark.parametrize("requested", ["volcano", "jobset", "operator"])
+def test_a_target_flag_for_the_stream_is_said_not_to_apply_to_a_trainjob(requested: str) -> None:
+    """`--target volcano` over a stream of MPIJobs and TrainJobs: the TrainJobs still run as JobSets, and
+    the render says so instead of dropping the option in silence (the default and `jobset` say nothing)."""
+    stream = _stream()
+    runtimes, _ = collect_runtimes(stream, Options())
+    done = compile_job(_trainjob(stream), Options(target=requested), runtimes)
+    assert [obj["kind"] for obj in done.objects][-1] == "JobSet"
+    said = [issue.message for issue in done.warnings if issue.message.startswith("--target ")]
+    if requested == "volcano":
+        assert said == [
+            (
+                "--target volcano does not apply to a TrainJob: Kubeflow Trainer runs every TrainJob as a"
+                " JobSet (rendered for the jobset target)"
+            )
+        ]
+    else:
+        assert said == []
