@@ -23,20 +23,12 @@ Every run target checks its own ConfigMap and Role against all three (mpigen.tar
 from __future__ import annotations
 
 from mpigen import names
-from mpigen.checks.objectsize import last_applied_bytes
 from mpigen.errors import Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan
 from mpigen.targets.operator.configmap import config_scripts
-from mpigen.targets.shared.hostfile import host_list_keys
-from mpigen.targets.shared.sizes import (
-    config_map_skeleton,
-    host_lines,
-    host_lists_bytes,
-    object_checks,
-    role_bytes,
-    size_issues,
-)
+from mpigen.targets.shared import sizes
+from mpigen.targets.shared.sizes import config_map_and_role_issues, host_lists_bytes
 
 REVISION_HASH_LENGTH = names.REVISION_HASH_LENGTH
 
@@ -92,22 +84,16 @@ def check_derived_names(plan: JobPlan) -> list[Issue]:
 
 def config_map_bytes(plan: JobPlan, options: Options, workers: int) -> int:
     """Data size of the job's ConfigMap (keys and values, as the API server counts it) for `workers`."""
-    scripts = config_scripts(plan, options)
-    size = sum(len(key) + len(value.encode()) for key, value in scripts.items())
-    return size + sum(len(key) for key in host_list_keys(plan)) + host_lists_bytes(plan, workers)
+    return sizes.config_map_bytes(plan, config_scripts(plan, options), host_lists_bytes(plan, workers))
 
 
 def config_map_applied_bytes(plan: JobPlan, options: Options, workers: int) -> int:
-    skeleton = config_map_skeleton(plan, config_scripts(plan, options))
-    return last_applied_bytes(skeleton, host_lists_bytes(plan, workers) + host_lines(plan, workers))
+    scripts = config_scripts(plan, options)
+    return sizes.config_map_applied_bytes(plan, scripts, host_lists_bytes(plan, workers), workers)
 
 
 def check_sizes(plan: JobPlan, options: Options) -> list[Issue]:
     """The ConfigMap and the launcher Role fit the API server's limits for this worker count."""
-    checks = object_checks(
-        plan,
-        lambda n: config_map_bytes(plan, options, n),
-        lambda n: config_map_applied_bytes(plan, options, n),
-        (lambda n: role_bytes(plan, n)) if plan.launcher_needs_api else None,
+    return config_map_and_role_issues(
+        plan, config_scripts(plan, options), lambda n: host_lists_bytes(plan, n)
     )
-    return size_issues(plan, checks)

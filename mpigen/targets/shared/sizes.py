@@ -12,7 +12,13 @@ import json
 from collections.abc import Callable
 
 from mpigen import names
-from mpigen.checks.objectsize import ANNOTATIONS_MAX_BYTES, EMPTY_ANNOTATIONS, LAST_APPLIED, OBJECT_MAX_BYTES
+from mpigen.checks.objectsize import (
+    ANNOTATIONS_MAX_BYTES,
+    EMPTY_ANNOTATIONS,
+    LAST_APPLIED,
+    OBJECT_MAX_BYTES,
+    last_applied_bytes,
+)
 from mpigen.errors import Issue
 from mpigen.plan import JobPlan
 from mpigen.targets.shared.hostfile import SEPARATORS, host_list_keys
@@ -148,3 +154,31 @@ def size_issues(plan: JobPlan, checks: list[SizeCheck]) -> list[Issue]:
         f"(with slotsPerWorker {plan.slots_per_worker} and this job name)"
     )
     return [Issue(plan.workers_path, message)]
+
+
+def config_map_bytes(plan: JobPlan, scripts: dict[str, str], host_bytes: int) -> int:
+    """Data size of a job's ConfigMap (keys and values, as the API server counts it): its scripts and
+    host lists of `host_bytes`."""
+    size = sum(len(key) + len(value.encode()) for key, value in scripts.items())
+    return size + sum(len(key) for key in host_list_keys(plan)) + host_bytes
+
+
+def config_map_applied_bytes(plan: JobPlan, scripts: dict[str, str], host_bytes: int, workers: int) -> int:
+    """The ConfigMap's annotations once client-side `kubectl apply` adds its own, for `workers`."""
+    return last_applied_bytes(config_map_skeleton(plan, scripts), host_bytes + host_lines(plan, workers))
+
+
+def config_map_and_role_issues(
+    plan: JobPlan, scripts: dict[str, str], host_bytes: Callable[[int], int]
+) -> list[Issue]:
+    """A target's ConfigMap (its `scripts`, host lists of `host_bytes(workers)`) and launcher Role against
+    every limit (`object_checks`), for this worker count."""
+    return size_issues(
+        plan,
+        object_checks(
+            plan,
+            lambda n: config_map_bytes(plan, scripts, host_bytes(n)),
+            lambda n: config_map_applied_bytes(plan, scripts, host_bytes(n), n),
+            (lambda n: role_bytes(plan, n)) if plan.launcher_needs_api else None,
+        ),
+    )

@@ -7,21 +7,13 @@ computed without building them.
 from __future__ import annotations
 
 from mpigen import names
-from mpigen.checks.objectsize import last_applied_bytes
 from mpigen.checks.rules import Added
 from mpigen.errors import Issue
 from mpigen.options import SCHEDULER_PLUGINS, Options
 from mpigen.plan import JobPlan
-from mpigen.targets.shared import mpi_env
+from mpigen.targets.shared import mpi_env, sizes
 from mpigen.targets.shared.hardening import API_TOKEN_VOLUME, TMP_VOLUME
-from mpigen.targets.shared.sizes import (
-    config_map_skeleton,
-    host_lines,
-    host_lists_bytes,
-    object_checks,
-    role_bytes,
-    size_issues,
-)
+from mpigen.targets.shared.sizes import config_map_and_role_issues, host_lists_bytes
 from mpigen.targets.volcano.job import (
     LAUNCHER_TASK,
     SSH_PLUGIN_SECRET_SUFFIX,
@@ -123,23 +115,14 @@ def _host_bytes(plan: JobPlan, workers: int) -> int:
 
 def config_map_bytes(plan: JobPlan, options: Options, workers: int) -> int:
     """Data size of the ConfigMap for `workers`."""
-    scripts = config_scripts(plan, options)
-    size = sum(len(key) + len(value.encode()) for key, value in scripts.items())
-    size += len(names.HOSTFILE) + (len(names.DISCOVER_HOSTS_SCRIPT) if plan.discover_hosts else 0)
-    return size + _host_bytes(plan, workers)
+    return sizes.config_map_bytes(plan, config_scripts(plan, options), _host_bytes(plan, workers))
 
 
 def config_map_applied_bytes(plan: JobPlan, options: Options, workers: int) -> int:
     """The ConfigMap's annotations once client-side `kubectl apply` adds its own, for `workers`."""
-    skeleton = config_map_skeleton(plan, config_scripts(plan, options))
-    return last_applied_bytes(skeleton, _host_bytes(plan, workers) + host_lines(plan, workers))
+    scripts = config_scripts(plan, options)
+    return sizes.config_map_applied_bytes(plan, scripts, _host_bytes(plan, workers), workers)
 
 
 def check_sizes(plan: JobPlan, options: Options) -> list[Issue]:
-    checks = object_checks(
-        plan,
-        lambda n: config_map_bytes(plan, options, n),
-        lambda n: config_map_applied_bytes(plan, options, n),
-        (lambda n: role_bytes(plan, n)) if plan.launcher_needs_api else None,
-    )
-    return size_issues(plan, checks)
+    return config_map_and_role_issues(plan, config_scripts(plan, options), lambda n: _host_bytes(plan, n))
