@@ -67,13 +67,19 @@ for line in sys.stdin:
 
 class Spawner:
     def __init__(self) -> None:
-        self.process = subprocess.Popen([sys.executable, "-c", SPAWNER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", SPAWNER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
 
-    def run(self, command: list[str], stdin: Path | None = None, env: dict[str, str] | None = None) -> tuple[float, float, int]:
+    def run(
+        self, command: list[str], stdin: Path | None = None, env: dict[str, str] | None = None
+    ) -> tuple[float, float, int]:
         """Seconds, CPU seconds and peak memory (KiB) of one process; its output is discarded, a failure
         stops the run. `env`: variables set for it besides ENV."""
         assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(json.dumps([command, str(stdin) if stdin else None, {**ENV, **(env or {})}]) + "\n")
+        self.process.stdin.write(
+            json.dumps([command, str(stdin) if stdin else None, {**ENV, **(env or {})}]) + "\n"
+        )
         self.process.stdin.flush()
         seconds, cpu, peak, code = json.loads(self.process.stdout.readline())
         if code != 0:
@@ -101,7 +107,11 @@ def side_by_side(commands: dict[str, Command], rounds: int) -> dict[str, Result]
         for name in names[round_ % len(names) :] + names[: round_ % len(names)]:
             runs[name].append(SPAWN.run(*commands[name]))
     return {
-        name: Result(statistics.median(r[0] for r in runs[name]), statistics.median(r[1] for r in runs[name]), max(r[2] for r in runs[name]))
+        name: Result(
+            statistics.median(r[0] for r in runs[name]),
+            statistics.median(r[1] for r in runs[name]),
+            max(r[2] for r in runs[name]),
+        )
         for name in names
     }
 
@@ -117,7 +127,9 @@ def find_kubectl() -> str | None:
     beside = Path(sysconfig.get_path("scripts")) / "kubectl"
     found = str(beside) if beside.is_file() else shutil.which("kubectl")
     if found and Path(found).read_bytes()[:2] == b"#!":
-        print(f"   note: {found} is a script that starts kubectl (a shim), which adds its own start-up; name the binary itself on PATH")
+        print(
+            f"   note: {found} is a script that starts kubectl (a shim), which adds its own start-up; name the binary itself on PATH"
+        )
     return found
 
 
@@ -140,12 +152,18 @@ def one_job(work: Path, rounds: int) -> None:
         (folder / "kustomization.yaml").write_text("resources:\n- rendered.yaml\n")
         items = [yaml.safe_load(Path(example).read_text())]
         resource_list = folder / "resource-list.yaml"
-        resource_list.write_text(yaml.safe_dump({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items}))
+        resource_list.write_text(
+            yaml.safe_dump({"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items})
+        )
         commands: dict[str, Command] = {
             "python -c pass": ([*PYTHON, "-c", "pass"], None),
             "mpigen render": ([*MPIGEN, "render", example], None),
             # every stand-in declines (mpigen/reference.py): what they save together
-            "mpigen render, MPIGEN_REFERENCE=1": ([*MPIGEN, "render", example], None, {"MPIGEN_REFERENCE": "1"}),
+            "mpigen render, MPIGEN_REFERENCE=1": (
+                [*MPIGEN, "render", example],
+                None,
+                {"MPIGEN_REFERENCE": "1"},
+            ),
             "mpigen render --no-validate": ([*MPIGEN, "render", "--no-validate", example], None),
             "mpigen krm (one-job ResourceList)": ([*MPIGEN, "krm"], resource_list),
             "mpigen validate": ([*MPIGEN, "validate", example], None),
@@ -157,6 +175,28 @@ def one_job(work: Path, rounds: int) -> None:
         print(f"   {version} tensorflow-benchmarks:")
         for name, result in results.items():
             print(f"     {name:36} {shown(result, base, 'kubectl kustomize')}")
+    trainjob = str(ROOT / "examples" / "trainjob")
+    v2beta1 = str(ROOT / "examples" / "v2beta1" / "pi.yaml")
+    folder = work / "trainjob"
+    folder.mkdir()
+    (folder / "rendered.yaml").write_bytes(render_text([trainjob]))
+    (folder / "kustomization.yaml").write_text("resources:\n- rendered.yaml\n")
+    commands = {
+        "mpigen render (TrainJob and runtime)": ([*MPIGEN, "render", trainjob], None),
+        "mpigen render pi (v2beta1)": ([*MPIGEN, "render", v2beta1], None),
+        # the placement and native-gang options: their modules load only when asked for
+        "mpigen render pi --topology --gang k8s": (
+            [*MPIGEN, "render", "--topology", "required:rack", "--gang-scheduler", "kubernetes", v2beta1],
+            None,
+        ),
+    }
+    if kubectl:
+        commands["kubectl kustomize"] = ([kubectl, "kustomize", str(folder)], None)
+    results = side_by_side(commands, rounds)
+    base = results.get("kubectl kustomize")
+    print("   TrainJob, and a job with this release's placement and gang options:")
+    for name, result in results.items():
+        print(f"     {name:36} {shown(result, base, 'kubectl kustomize')}")
 
 
 # The libyaml floor, in a process of its own: load the rendered objects, then time dumping them.
@@ -188,10 +228,16 @@ def many_jobs(work: Path, jobs: int, rounds: int) -> None:
     }
     results = side_by_side(commands, max(3, rounds // 4))
     lines = [line.split() for line in floors.read_text().splitlines()]
-    floor = Result(statistics.median(float(wall) for wall, _ in lines), statistics.median(float(cpu) for _, cpu in lines), 0)
+    floor = Result(
+        statistics.median(float(wall) for wall, _ in lines),
+        statistics.median(float(cpu) for _, cpu in lines),
+        0,
+    )
     print(f"2. {jobs} jobs ({count} objects) in one mpigen render, validation on:")
     print(f"     mpigen render                        {shown(results['render'], floor, 'libyaml')}")
-    print(f"     yaml.dump_all, CSafeDumper           {floor.seconds:7.3f} s, cpu {floor.cpu:6.3f} s (the dump alone, timed inside its process)")
+    print(
+        f"     yaml.dump_all, CSafeDumper           {floor.seconds:7.3f} s, cpu {floor.cpu:6.3f} s (the dump alone, timed inside its process)"
+    )
 
 
 def wide_job(work: Path, workers: int, rounds: int) -> None:
@@ -206,11 +252,17 @@ def wide_job(work: Path, workers: int, rounds: int) -> None:
         path.write_text(yaml.safe_dump(job))
         commands[str(count)] = ([*MPIGEN, "render", str(path)], None)
     results = side_by_side(commands, max(5, rounds // 2))
-    print("3. One job with N workers, render and validate (one process each; cost per 1000 workers beyond one):")
+    print(
+        "3. One job with N workers, render and validate (one process each; cost per 1000 workers beyond one):"
+    )
     one = results["1"]
     for count in counts:
         result = results[str(count)]
-        per = f"  {(result.cpu - one.cpu) / (count - 1) * 1000:6.3f} cpu s per 1000 workers" if count > 1 else ""
+        per = (
+            f"  {(result.cpu - one.cpu) / (count - 1) * 1000:6.3f} cpu s per 1000 workers"
+            if count > 1
+            else ""
+        )
         print(f"     {count:6} workers  {shown(result)}{per}")
 
 
@@ -220,7 +272,9 @@ def stand_ins(rounds: int) -> None:
     from mpigen.reference import STAND_INS, VARIABLE
 
     example = str(ROOT / "examples" / "v2beta1" / "tensorflow-benchmarks.yaml")
-    print("4. Stand-ins: a one-job render with each one declined, CPU against all on (keep one that saves >= 0.10)")
+    print(
+        "4. Stand-ins: a one-job render with each one declined, CPU against all on (keep one that saves >= 0.10)"
+    )
     commands: dict[str, Command] = {"all on": ([*MPIGEN, "render", example], None, {VARIABLE: ""})}
     for row in STAND_INS:
         commands[row.module] = ([*MPIGEN, "render", example], None, {VARIABLE: row.module})
@@ -239,8 +293,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=21, help="runs of each command (medians)")
     parser.add_argument("--jobs", type=int, default=1000)
     parser.add_argument("--workers", type=int, default=10000)
-    parser.add_argument("--only", type=int, choices=(1, 2, 3, 4), help="run one part only (4: each stand-in's saving)")
-    parser.add_argument("--mpigen", metavar="PATH", help="an installed mpigen executable to measure (default: this checkout, python -m mpigen)")
+    parser.add_argument(
+        "--only", type=int, choices=(1, 2, 3, 4), help="run one part only (4: each stand-in's saving)"
+    )
+    parser.add_argument(
+        "--mpigen",
+        metavar="PATH",
+        help="an installed mpigen executable to measure (default: this checkout, python -m mpigen)",
+    )
     args = parser.parse_args()
     if args.mpigen:
         MPIGEN[:] = [args.mpigen]
@@ -251,7 +311,9 @@ def main() -> None:
     else:
         compileall.compile_dir(str(ROOT / "mpigen"), quiet=1)  # what pip does on install
     print(f"mpigen: {' '.join(MPIGEN)}")
-    print(f"{platform.node()}: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}, Python {platform.python_version()}")
+    print(
+        f"{platform.node()}: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.2f}, Python {platform.python_version()}"
+    )
     global SPAWN
     SPAWN = Spawner()  # first, while this process is small
     with tempfile.TemporaryDirectory() as name:
