@@ -1,4 +1,4 @@
-"""The package's layout holds: imports go one way (README, Development: Layout).
+"""The package's layout holds: imports go one way (docs/explanation/design.md, "The stages").
 
 The layers, top to bottom: the shells; the KRM function; the stream (pipeline, per-resource report);
 the compiler; the run targets; the input fronts; the checks; the vocabulary and the YAML subsystem. A

@@ -103,7 +103,7 @@ def test_without_enable_exec_kustomize_prints_the_job_uncompiled(
     argv = [kustomize, "build", "--enable-alpha-plugins", *flags, str(examples / "function")]
     kinds = [obj["kind"] for obj in build(argv, environ)]
     assert kinds == ["MPIJob"]
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "howto" / "kustomize.md").read_text()
     assert "With `--enable-alpha-plugins` but without `--enable-exec`" in readme
 
 
@@ -128,7 +128,7 @@ def test_under_kustomize_with_origin_annotations_a_bad_job_is_named_by_its_file(
         "jobs/pi.yaml: MPIJob/pi-function: spec.mpiReplicaSpecs.Worker.replicas: must be >= 1, got 0"
         in done.stderr
     )
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "howto" / "kustomize.md").read_text()
     assert "buildMetadata: [originAnnotations]" in readme
 
 
@@ -139,7 +139,7 @@ def test_the_readme_go_install_of_kustomize_builds_the_pinned_version(tmp_path: 
     from cluster import gotools
 
     pin = gotools.TOOLS["kustomize"]
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "howto" / "kustomize.md").read_text()
     [command] = re.findall(r"`(go install sigs\.k8s\.io/kustomize/\S+)`", readme)
     assert command == f"go install {pin.module}@{pin.version}"
     go = shutil.which("go")

@@ -1,5 +1,7 @@
-"""What the README promises about deleting a job, held against the golden corpus: its label one-liner
-names every kind mpigen creates, on every run target. (tests/cluster/test_delete.py runs it for real.)"""
+"""What the documentation promises about deleting a job, held against the golden corpus: the label one-liner
+of docs/howto/operator-target.md names every kind mpigen creates, on every run target
+(tests/cluster/test_delete.py runs it for real); and every install command in the README and the
+documentation is pinned and run by a test."""
 
 from __future__ import annotations
 
@@ -9,6 +11,13 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
+DELETING = ROOT / "docs" / "howto" / "operator-target.md"
+
+
+def user_docs() -> str:
+    """The README and every documentation page, as one text."""
+    paths = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    return "\n".join(path.read_text() for path in paths)
 
 # How `kubectl delete` names each (group, kind) mpigen creates; `all` holds the workloads and Services.
 RESOURCE = {
@@ -45,33 +54,34 @@ def created_kinds() -> set[tuple[str, str]]:
 
 
 def test_the_delete_one_liner_names_every_kind_mpigen_creates() -> None:
-    readme = (ROOT / "README.md").read_text()
+    readme = DELETING.read_text()
     [line] = re.findall(
         r"^kubectl delete (\S+) -n ml -l app\.kubernetes\.io/instance=pi$", readme, re.MULTILINE
     )
     kinds = created_kinds()
     assert {("", "Secret"), ("jobset.x-k8s.io", "JobSet"), ("batch.volcano.sh", "Job")} <= kinds
     unknown = kinds - RESOURCE.keys()
-    assert not unknown, f"a kind mpigen creates has no place in the README's one-liner: {unknown}"
+    assert not unknown, f"a kind mpigen creates has no place in the one-liner: {unknown}"
     assert set(line.split(",")) == {RESOURCE[kind] for kind in kinds} | {"all"}
 
 
-# Every install command the README gives, and the test that runs it as written.
+# Every install command the README and the documentation give, and the test that runs it as written.
 INSTALLS = {
     "pip install . && mpigen render examples/v1alpha2/tensorflow-benchmarks.yaml": "the README's first command (.ci/run)",
     "pip install -e '.[test]' && python -m pytest": "the README's second command (.ci/run)",
     "apt-get install mmdebstrap umoci": "tests/image (tests/debian.py installs both from Debian)",
+    "pip install .": "docs/getting-started.md, as the README's first command (.ci/run)",
+    "pip install ./.mpigen": "the GitOps example's CI workflow: the wheel, as tests/test_release.py installs it",
     "go install sigs.k8s.io/kustomize/kustomize/v5@v5.8.2": "tests/acceptance/test_kustomize_examples.py",
-    "apt-get install -y --no-install-recommends python3 python3-venv \\": "the Argo CD Dockerfile (not run: no Docker)",
-    "pip install /tmp/wheels/mpigen-*.whl \\": "tests/test_release.py (the wheel, installed as the Dockerfile does)",
 }
 
 
-def test_every_install_command_in_the_readme_is_known_and_pinned() -> None:
+def test_every_install_command_in_the_docs_is_known_and_pinned() -> None:
     """A new install command needs a test that runs it (listed above); a remote one names a version."""
-    readme = (ROOT / "README.md").read_text()
-    found = re.findall(r"((?:go|pip|npm|apt-get|apt) install [^`\n]*)", readme)
-    assert sorted(found) == sorted(INSTALLS)
+    workflow = ROOT / "examples" / "gitops" / ".github" / "workflows" / "check-rendered.yml"
+    text = user_docs() + workflow.read_text()
+    found = re.findall(r"((?:go|pip|npm|apt-get|apt) install [^`\n]*)", text)
+    assert sorted(set(found)) == sorted(INSTALLS)
     for command in found:
         assert "@latest" not in command and "git+" not in command, command
         if command.startswith("go install"):

@@ -1,6 +1,6 @@
-"""Deleting a job leaves nothing behind, on a real API server, in each of the ways the README gives:
-`mpigen render job.yaml | kubectl delete -f -`; the label one-liner of "What it creates", read from the
-README; and kubectl's ApplySet (`kubectl apply --prune --applyset=...`), which also removes what a changed
+"""Deleting a job leaves nothing behind, on a real API server, in each of the ways the documentation gives
+(docs/howto/operator-target.md): `mpigen render job.yaml | kubectl delete -f -`; the label one-liner of
+"Deleting a job", read from that page; and kubectl's ApplySet (`kubectl apply --prune --applyset=...`), which also removes what a changed
 job no longer renders. The job is a v2beta1 one with every optional object: the SSH Secret and its key Job,
 the clean-up Job and its RBAC, the PodGroup and the PodDisruptionBudget."""
 
@@ -116,7 +116,8 @@ def readme_one_liner() -> str:
 
 
 def README() -> str:
-    return (ROOT / "README.md").read_text()
+    """The page that says how to delete a job."""
+    return (ROOT / "docs" / "howto" / "operator-target.md").read_text()
 
 
 def test_the_readme_label_one_liner_removes_everything(cluster: Cluster, namespace: str) -> None:

@@ -1,5 +1,5 @@
 """kube-score v1.20 (built from its Go module by tests/cluster/gotools.py) over every golden output: on
-mpigen's own containers it finds only what the README's security section lists with its reason (the
+mpigen's own containers it finds only what docs/explanation/security.md lists with its reason (the
 helper image's tag and pull policy, which the operators' defaults and `--kubectl-delivery-image` decide;
 the key Job's user, which is the worker's; no ephemeral storage under Kueue). Everything else it checks on them (requests and limits,
 ephemeral storage, read-only root, non-root user and group, security context) holds. kube-score reads no
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 
 GOLDEN = Path(__file__).resolve().parents[2] / "golden"
 OWN = {"kubectl-delivery", "wait-for-workers", "cleanup", "ssh-keygen", "store"}
-# (check, container) -> why it stays (README, "Security").
+# (check, container) -> why it stays (docs/explanation/security.md).
 LISTED = {
     **{
         (

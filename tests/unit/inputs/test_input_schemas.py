@@ -485,7 +485,7 @@ def test_the_readme_states_the_schema_commands_default_and_shipped_files() -> No
 
     from mpigen.shells.schema import schema
 
-    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[3] / "docs" / "howto" / "ci.md").read_text()
     [stated] = re.findall(r"\(`--api-version`, default `([^`]+)`", readme)
     [option] = [param for param in schema.params if param.name == "api_version"]
     assert stated == option.default
