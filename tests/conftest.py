@@ -107,7 +107,7 @@ GROUPS_BY_FIXTURE = {
     "base_layer": ("image",),
 }
 # The order in which workers take work, longest first so that no long group starts last (warm times on
-# 2 cores, see README.md): the groups, then the reference pass's files, then everything else.
+# 2 cores, see CONTRIBUTING.md): the groups, then the reference pass's files, then everything else.
 LONGEST_FIRST = (
     "volcano-target",
     "e2e",

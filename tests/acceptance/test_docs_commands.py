@@ -22,8 +22,10 @@ FENCE = re.compile(r"^```(\w+)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 NOT_HERE = {
     (
         "README.md",
-        "pip install . && mpigen render examples/v1alpha2/tensorflow-benchmarks.yaml\n"
-        "pip install -e '.[test]' && python -m pytest\n",
+        (
+            "pip install . && mpigen render examples/v1alpha2/tensorflow-benchmarks.yaml\n"
+            "pip install -e '.[test]' && python -m pytest\n"
+        ),
     ): "the README's two commands are what .ci/run runs (tests/acceptance/test_readme.py pins them)",
 }
 
@@ -104,4 +106,6 @@ def test_a_sh_block_runs_as_written(
         timeout=300,
         check=False,
     )
-    assert done.returncode == 0, f"{page}, block {index}:\n{text}\nstdout:\n{done.stdout[-2000:]}\nstderr:\n{done.stderr}"
+    assert done.returncode == 0, (
+        f"{page}, block {index}:\n{text}\nstdout:\n{done.stdout[-2000:]}\nstderr:\n{done.stderr}"
+    )

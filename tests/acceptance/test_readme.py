@@ -19,6 +19,7 @@ def user_docs() -> str:
     paths = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
     return "\n".join(path.read_text() for path in paths)
 
+
 # How `kubectl delete` names each (group, kind) mpigen creates; `all` holds the workloads and Services.
 RESOURCE = {
     ("", "ServiceAccount"): "sa",
