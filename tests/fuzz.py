@@ -15,7 +15,7 @@ A case fails when mpigen
 - writes more than 64 KiB plus 16 times the input's size to stderr (a message that repeats the input);
 - takes more than `--timeout` seconds (a hang), or dies (a crash: each worker is a process of its own).
 
-    python tests/fuzz.py --cases 12000 --jobs 2      # the full run (README: Development)
+    python tests/fuzz.py --cases 12000 --jobs 2      # the full run (CONTRIBUTING.md)
     python tests/fuzz.py --case 417 --show           # one case: its input and what mpigen said
 
 tests/acceptance/test_fuzz.py runs a quick slice of the same cases in process.

@@ -4,7 +4,7 @@
 processingUnits or replicas, or kubeflow.org/v1alpha2 with a Launcher and Workers), the `Options` it is
 compiled with, and what its output must show (workers, slots per worker, namespace, gang scheduler,
 clean-up). Those expectations are worked out here from the way the job was drawn, following the
-README's sizing rules, not from mpigen's own code.
+sizing rules of docs/index.md, not from mpigen's own code.
 
 Everything drawn is valid for the API server too: DNS-1123 names short enough for every derived name,
 well-formed label keys and values, volume mounts that name a volume of the pod, unique container, volume

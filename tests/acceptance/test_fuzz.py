@@ -2,7 +2,7 @@
 point, each answered with exit 0 or 1, one line per problem, and no internal error.
 
 The full run (12,000 cases at full size, each worker a process of its own so that a crash is caught) is
-`python tests/fuzz.py --cases 12000`; README: Development.
+`python tests/fuzz.py --cases 12000`; CONTRIBUTING.md.
 """
 
 from __future__ import annotations
