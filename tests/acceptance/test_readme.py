@@ -87,3 +87,13 @@ def test_every_install_command_in_the_docs_is_known_and_pinned() -> None:
         assert "@latest" not in command and "git+" not in command, command
         if command.startswith("go install"):
             assert re.search(r"@v\d+\.\d+\.\d+$", command), command
+
+
+def test_the_readme_is_a_page_that_starts_with_the_two_commands() -> None:
+    """A newcomer reads it in minutes (at most 300 lines); its first block is what .ci/run runs."""
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 300
+    first = readme.split("```sh\n", 1)[1].split("```", 1)[0]
+    assert first.splitlines() == list(INSTALLS)[:2]
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert ci.rstrip().endswith(first.splitlines()[1])
