@@ -109,3 +109,13 @@ def test_a_sh_block_runs_as_written(
     assert done.returncode == 0, (
         f"{page}, block {index}:\n{text}\nstdout:\n{done.stdout[-2000:]}\nstderr:\n{done.stderr}"
     )
+
+
+def test_the_gitops_ci_workflow_runs_mpigen_commands_the_docs_run() -> None:
+    """The example's GitHub Actions workflow is not run here (no Actions runner): each of its mpigen
+    steps is a command of a ```sh block, which is."""
+    workflow = ROOT / "examples" / "gitops" / ".github" / "workflows" / "check-rendered.yml"
+    steps = re.findall(r"^    - run: (mpigen .*)$", workflow.read_text(), re.MULTILINE)
+    assert len(steps) == 2
+    run_here = {line.split("  #")[0].strip() for _, _, text in SH for line in text.splitlines()}
+    assert set(steps) <= run_here
