@@ -168,8 +168,9 @@ def api_entry(name: str) -> str:
     obj = getattr(mpigen, name)
     if name == "__version__":
         return f"## `mpigen.__version__`\n\nThe version of mpigen, a string: `{obj}`.\n\n"
-    kind = "class" if inspect.isclass(obj) else "function"
-    out = [f"## `mpigen.{name}`\n\n", f"```python\n{kind} {signature(obj, name)}\n```\n\n", doc(obj)]
+    shown = signature(obj, name).removesuffix(" -> None") if inspect.isclass(obj) else signature(obj, name)
+    kind = "class" if inspect.isclass(obj) else "def"
+    out = [f"## `mpigen.{name}`\n\n", f"```python\n{kind} {shown}\n```\n\n", doc(obj)]
     if name == "Options":
         out.append(options_fields())
     if inspect.isclass(obj):
