@@ -28,7 +28,8 @@ from typing import get_args
 import click
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+if str(ROOT / "tools") not in sys.path:  # docgen_api and docgen_objects, beside this file
+    sys.path.append(str(ROOT / "tools"))
 
 import docgen_api
 import docgen_objects

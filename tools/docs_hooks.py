@@ -17,7 +17,7 @@ def on_pre_build(config: Any) -> None:
     """Before anything is built: every generated page of the site's docs_dir is current."""
     for path in (str(TOOLS), str(ROOT)):  # docgen beside this file; mpigen from the checkout
         if path not in sys.path:
-            sys.path.insert(0, path)
+            sys.path.append(path)
     import docgen  # deferred: loads mpigen, which the hook's module needs only when a build runs
 
     behind = docgen.stale(docgen.generate(), Path(config["docs_dir"]) / "reference")
