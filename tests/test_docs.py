@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 import pytest
 
@@ -91,6 +91,23 @@ def test_every_option_flag_and_annotation_is_in_the_reference(pages: dict[str, s
     section = commands.split("## mpigen render\n", 1)[1].split("\n## ", 1)[0]
     for flag in flags:
         assert flag in section, flag
+
+
+def test_the_function_config_keys_are_in_the_reference_where_the_function_reads_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the KRM function takes options from its functionConfig (mpigen.krm.config, its SHAPES), the
+    options page names each option's key there; where it does not, the page says nothing of it."""
+    from mpigen.options import OPTION_TABLE
+
+    shapes = (("v1", "ConfigMap", "data"), ("mpigen.dev/v1", "Compile", "spec"))
+    monkeypatch.setitem(sys.modules, "mpigen.krm.config", SimpleNamespace(SHAPES=shapes))
+    page = docgen.options_page()
+    assert "a `v1` `ConfigMap`'s `data` or a `mpigen.dev/v1` `Compile`'s `spec`" in page
+    for spec in OPTION_TABLE:
+        assert f"| `mpigen.dev/{spec.flag}` | `{spec.flag}` | `{spec.field}` |" in page, spec.flag
+    monkeypatch.setattr(docgen, "function_config_shapes", lambda: ())
+    assert "functionConfig" not in docgen.options_page()
 
 
 def test_every_command_is_in_the_reference(pages: dict[str, str]) -> None:

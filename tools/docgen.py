@@ -19,6 +19,7 @@ A developer tool, not part of the installed package; run from the repository's t
 
 from __future__ import annotations
 
+import importlib
 import sys
 import textwrap
 from collections.abc import Callable
@@ -34,6 +35,7 @@ if str(ROOT / "tools") not in sys.path:  # docgen_api and docgen_objects, beside
 import docgen_api
 import docgen_objects
 
+from mpigen.inputs.annotations import ANNOTATIONS
 from mpigen.options import OPTION_TABLE, Options, ValueKind
 from mpigen.shells.group import cli
 from mpigen.targets import TARGETS
@@ -164,6 +166,17 @@ def default_of(field: str) -> str:
     return code(str(value).lower() if isinstance(value, bool) else str(value))
 
 
+def function_config_shapes() -> tuple[tuple[str, str, str], ...]:
+    """The `functionConfig` shapes (apiVersion, kind, the field of the options) that set options, where
+    the KRM function reads options from its `functionConfig` (mpigen.krm.config); none where it does not."""
+    try:
+        config = importlib.import_module("mpigen.krm.config")
+    except ModuleNotFoundError:
+        return ()
+    shapes: tuple[tuple[str, str, str], ...] = config.SHAPES
+    return shapes
+
+
 def options_page() -> str:
     missing = set(get_args(ValueKind)) - KIND_WORDS.keys()
     if missing:
@@ -172,22 +185,31 @@ def options_page() -> str:
     out.append(
         "Every compile option, from the one table they are all made from (`mpigen/options.py`, "
         "`OPTION_TABLE`): the flag of `mpigen render` and `mpigen validate`, the annotation that sets it on "
-        "one job (`metadata.annotations`, and the only way inside kustomize or kpt), and the field of "
+        "one job (`metadata.annotations`), and the field of "
         "`mpigen.Options` in the Python API. A job's annotation wins over the flag; an unknown "
         "`mpigen.dev/` key is an error.\n\n"
         "```yaml\nmetadata:\n  annotations:\n    mpigen.dev/gang-scheduler: volcano\n"
         '    mpigen.dev/kube-version: "1.30"\n```\n\n'
     )
-    out.append(
-        "| Flag | Annotation | `Options` field | Default | Summary |\n| --- | --- | --- | --- | --- |\n"
-    )
+    shapes = function_config_shapes()
+    keys = {field: key for key, (field, _) in ANNOTATIONS.items()}
+    if shapes:
+        out.append(
+            "A KRM function's `functionConfig` sets options for every job of the list, keyed as the "
+            "annotations are without their prefix (the *functionConfig key* below), in "
+            + " or ".join(f"a `{api}` `{kind}`'s `{field}`" for api, kind, field in shapes)
+            + "; a job's own annotation still wins.\n\n"
+        )
+    extra = " functionConfig key |" if shapes else ""
+    out.append(f"| Flag | Annotation |{extra} `Options` field | Default | Summary |\n")
+    out.append("| --- | --- |" + (" --- |" if shapes else "") + " --- | --- | --- |\n")
     for spec in OPTION_TABLE:
         flag = f"--no-{spec.flag}" if spec.kind == "switch" else f"--{spec.flag}"
         flags = code(flag) + (f", {code(spec.short)}" if spec.short else "")
-        annotation = code(ANNOTATION_PREFIX + spec.flag)
-        out.append(
-            f"| {flags} | {annotation} | `{spec.field}` | {default_of(spec.field)} | {md(spec.summary)} |\n"
-        )
+        annotation = code(ANNOTATION_PREFIX + keys[spec.field])
+        key = f" {code(keys[spec.field])} |" if shapes else ""
+        summary = f"`{spec.field}` | {default_of(spec.field)} | {md(spec.summary)}"
+        out.append(f"| {flags} | {annotation} |{key} {summary} |\n")
     for spec in OPTION_TABLE:
         out.append(f"\n## {spec.flag}\n\n{md(spec.help)}\n\n")
         out.append(f"- Annotation: {code(ANNOTATION_PREFIX + spec.flag)}, {KIND_WORDS[spec.kind]}")
