@@ -206,3 +206,13 @@ def test_a_broken_site_fails_the_build(
     done = _mkdocs_build(site_copy / "mkdocs.yml", tmp_path / "site")
     assert done.returncode != 0
     assert expected in done.stdout + done.stderr
+
+
+@pytest.mark.slow
+def test_a_heading_anchor_is_the_one_github_makes(site_copy: Path, tmp_path: Path) -> None:
+    """A link written for GitHub's anchors (each space a hyphen, punctuation dropped) works on the site."""
+    _append(site_copy / "docs" / "howto" / "volcano.md", "\n## The target (`--target volcano`, v1.14)\n")
+    link = "\n[x](../howto/volcano.md#the-target---target-volcano-v114)\n"
+    _append(site_copy / "docs" / "reference" / "stability.md", link)
+    done = _mkdocs_build(site_copy / "mkdocs.yml", tmp_path / "site")
+    assert done.returncode == 0, done.stdout + done.stderr
