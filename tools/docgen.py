@@ -35,8 +35,10 @@ if str(ROOT / "tools") not in sys.path:  # docgen_api and docgen_objects, beside
 import docgen_api
 import docgen_objects
 
+from mpigen.cli import COMPLETE_VAR
 from mpigen.inputs.annotations import ANNOTATIONS
 from mpigen.options import OPTION_TABLE, Options, ValueKind
+from mpigen.shells import kustomize_plugin
 from mpigen.shells.group import cli
 from mpigen.targets import TARGETS
 
@@ -140,7 +142,35 @@ def cli_page() -> str:
     out.append(command_section(root, cli))
     for ctx, command in commands(cli, root):
         out.append(command_section(ctx, command))
+    out.append("## Environment variables\n\n| Variable | Read by | Meaning |\n| --- | --- | --- |\n")
+    for name, reader, meaning in ENVIRONMENT:
+        out.append(f"| `{name}` | {reader} | {meaning} |\n")
     return "".join(out).rstrip("\n") + "\n"
+
+
+# The environment variables mpigen reads, named by the constants of the code that reads them.
+ENVIRONMENT = (
+    (
+        kustomize_plugin.PLUGIN_HOME_ENV,
+        "`mpigen kustomize-plugin`",
+        "the plugin directory, as kustomize reads it",
+    ),
+    (
+        kustomize_plugin.XDG_CONFIG_HOME_ENV,
+        "`mpigen kustomize-plugin`",
+        "without the one above, the plugin directory is its `kustomize/plugin`",
+    ),
+    (
+        kustomize_plugin.CONFIG_ROOT_ENV,
+        "the installed plugin",
+        "set by kustomize: the kustomization's directory, against which the generator's files are read",
+    ),
+    (
+        COMPLETE_VAR,
+        "`mpigen`",
+        "set by the completion scripts (`mpigen completion`) when they call mpigen back",
+    ),
+)
 
 
 # ---- options.md
