@@ -132,7 +132,7 @@ def command_section(ctx: click.Context, command: click.Command) -> str:
 
 
 def cli_page() -> str:
-    root = click.Context(cli, info_name="mpigen")
+    root = cli.make_context("mpigen", [], resilient_parsing=True)  # with its context_settings (-h)
     out = [header("Command line", "the click commands of mpigen.shells")]
     out.append(
         "Every command and flag of `mpigen`, as `mpigen COMMAND --help` prints them. The compile flags of "
