@@ -54,6 +54,7 @@ sys.path.insert(0, str(TESTS))
 import debian
 import npm
 import progress_report
+import pypi
 import pythons
 
 import tools
@@ -168,6 +169,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     # Progress lines of the suite's builds and installs, and their summary (tests/progress_report.py).
     config.pluginmanager.register(progress_report, "mpigen-progress")
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Said before anything runs: a `MPIGEN_TEST_CACHE` whose MPI the e2e tests' non-root pods could not
+    reach (under a 0700 home, say), and what to do; the e2e tests that install an MPI there then fail
+    with that reason (tests/e2e/e2e_harness/mpi.py), as they do for a cache under /tmp. The e2e tests
+    run as root only."""
+    problem = pypi.unreachable() if os.geteuid() == 0 else None
+    return [f"warning: {problem}"] if problem else []
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker

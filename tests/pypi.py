@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import sys
 import time
 from collections.abc import Sequence
@@ -23,11 +24,49 @@ import progress
 CACHE = Path(os.environ.get("MPIGEN_TEST_CACHE", "/var/cache/mpigen-tests"))
 TIMEOUT = 900
 MARKER = ".mpigen-installed"  # holds the requirements the prefix was made with
+# The user (and group) of the e2e tests' non-root pods (tests/e2e/e2e_harness/v2beta1.py, MPIUSER): the
+# MPI installed here must be within its reach too.
+NON_ROOT = 1000
 
 
 def prefix(name: str) -> Path:
     """Where the environment called `name` lives (installed or not)."""
     return CACHE / "pypi" / name
+
+
+def untraversable(path: Path, uid: int, gid: int) -> Path | None:
+    """The first directory on the way to `path` (itself included) that the user `uid`, of the group `gid`
+    alone, may not enter by its mode bits (search permission: x for its owner, its group or others), or
+    None. What does not exist yet is not checked: it is made later, under the umask."""
+    if uid == 0:
+        return None
+    target = Path(os.path.realpath(path))
+    for directory in [*reversed(target.parents), target]:
+        try:
+            info = directory.stat()
+        except OSError:
+            break
+        if not stat.S_ISDIR(info.st_mode):
+            break
+        bit = stat.S_IXUSR if info.st_uid == uid else stat.S_IXGRP if info.st_gid == gid else stat.S_IXOTH
+        if not info.st_mode & bit:
+            return directory
+    return None
+
+
+def unreachable(uid: int = NON_ROOT, gid: int = NON_ROOT) -> str | None:
+    """Why an MPI installed under the cache would be missing for the user `uid` (a pod's non-root user,
+    whose mpirun then fails with `libmpi.so.12: cannot open shared object file`), and what to do; or None."""
+    blocked = untraversable(CACHE / "pypi", uid, gid)
+    if blocked is None:
+        return None
+    mode = stat.S_IMODE(blocked.stat().st_mode)
+    return (
+        f"MPIGEN_TEST_CACHE {CACHE} is out of reach of uid {uid}, the user of the e2e tests' non-root pods: "
+        f"{blocked} has mode {mode:04o} (no search permission for it), so the MPI installed in "
+        f"{CACHE / 'pypi'} would be missing in those pods; set MPIGEN_TEST_CACHE to a directory every user "
+        f"may enter (such as the default /var/cache/mpigen-tests), or allow it with `chmod o+x {blocked}`"
+    )
 
 
 def installed(name: str, requirements: Sequence[str]) -> bool:

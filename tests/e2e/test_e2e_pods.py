@@ -176,3 +176,23 @@ def test_an_mpi_prefix_under_tmp_is_refused_with_the_reason(
     monkeypatch.setattr(pypi, "CACHE", Path("/tmp") / tmp_path.name)
     with pytest.raises(RuntimeError, match="under /tmp, which every e2e pod replaces with a /tmp of its own"):
         mpi.ensure("mpich")
+
+
+def test_an_mpi_prefix_the_non_root_pods_cannot_reach_is_refused_with_what_to_do(
+    namespaces: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cache under a 0700 home (root's own, say): the non-root pods' mpirun would not find libmpi, so
+    the harness says so, and what to do, before it installs anything there."""
+    import tempfile
+
+    import pypi
+    from e2e_harness import mpi
+
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as base:
+        home = Path(base) / "home"
+        home.mkdir(mode=0o700)
+        Path(base).chmod(0o755)
+        monkeypatch.setattr(pypi, "CACHE", home / ".cache" / "mpigen-tests")
+        with pytest.raises(RuntimeError, match=f"out of reach of uid 1000.*{home} has mode 0700"):
+            mpi.ensure("mpich")
+        assert not (home / ".cache").exists()  # nothing installed

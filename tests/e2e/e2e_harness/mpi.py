@@ -116,6 +116,9 @@ def ensure(name: str) -> tuple[Implementation | None, str | None]:
             f"{name} would be installed in {pypi.prefix(f'mpi-{name}')}, under /tmp, which every e2e pod "
             "replaces with a /tmp of its own: set MPIGEN_TEST_CACHE to a directory outside /tmp"
         )
+    unreachable = pypi.unreachable()  # as the non-root pods' user (v2beta1.MPIUSER)
+    if unreachable:
+        raise RuntimeError(f"{name}: {unreachable}")
     prefix, problem = pypi.ensure(f"mpi-{name}", PYPI[name])
     if prefix is None:
         return None, problem
