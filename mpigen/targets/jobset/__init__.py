@@ -21,7 +21,7 @@ from mpigen.options import Options
 from mpigen.plan import JobPlan, TrainPlan
 from mpigen.targets import Target
 from mpigen.targets.canonical import canonical
-from mpigen.targets.jobset import checks, implied, kinds, trainjob, trainjob_gang
+from mpigen.targets.jobset import checks, implied, kinds, trainjob, trainjob_gang, trainjob_sizes
 from mpigen.targets.jobset.config import (
     build_config_map,
     build_launcher_role,
@@ -112,9 +112,9 @@ class JobSetTarget:
         return NativeGang("workers", count, (ROLE_WORKER,))
 
     def check_train_job(self, plan: TrainPlan, options: Options) -> list[Issue]:
-        """JobSet's checks on the names a TrainJob's JobSet derives, Kubernetes' gang and the placement
-        (mpigen.targets.TrainJobRunner)."""
-        issues = trainjob_gang.check(plan, options) + trainjob.check(plan)
+        """JobSet's checks on the names a TrainJob's JobSet derives, Kubernetes' gang, the hostfile's size and
+        the placement (mpigen.targets.TrainJobRunner)."""
+        issues = trainjob_gang.check(plan, options) + (trainjob_sizes.check(plan) or trainjob.check(plan))
         return issues or trainjob.check_placement(plan, options)
 
     def train_job_warnings(self, plan: TrainPlan, options: Options) -> list[Issue]:
