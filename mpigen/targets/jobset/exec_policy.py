@@ -11,9 +11,10 @@ launcher's Role covers every pod of the namespace. This ValidatingAdmissionPolic
 
 Who is a launcher is read from the request alone (an exec request carries no pod object, so neither its
 labels nor the caller's can be seen): the ServiceAccount `J-launcher` that mpigen renders, with a token
-bound to the pod `J-launcher-0-0-<5 random>` (the kubelet's projected token carries the pod's name,
-`authentication.kubernetes.io/pod-name`: k8s.io/apiserver pkg/authentication/serviceaccount/util.go PodNameKey). Other identities, among them a
-training-operator launcher (its pod is `<job>-launcher-<5 random>`) and people, are not matched. What it
+bound to the pod `J-launcher-0-0-<5 random>` (the kubelet's projected token is bound to its pod, whose name
+the API server puts in the user's extra: k8s.io/apiserver v0.37.2 pkg/authentication/serviceaccount/util.go
+PodNameKey). Other identities, among them a training-operator launcher (its pod is `<job>-launcher-<5
+random>`) and people, are not matched. What it
 cannot do (docs/explanation/security.md): read the target pod's labels (a pod someone else creates under
 such a name is admitted), narrow `get` and `list` on pods, cover a launcher ServiceAccount the job names
 itself, or a token of `J-launcher` not bound to the launcher pod (minted by whoever may create tokens).
