@@ -125,7 +125,7 @@ def warnings(plan: JobPlan, options: Options) -> list[Issue]:
         found.append(
             Issue(
                 (),
-                f"--target jobset: the launcher may list every pod{where} and exec into any of them (JobSet pod names are not fixed, so the Role cannot name them); the admission policy `mpigen exec-policy` prints, applied once per cluster, confines its exec to this job's pods (docs/explanation/security.md)",
+                f"--target jobset: the launcher may list every pod{where} and exec into any of them (JobSet pod names are not fixed, so the Role cannot name them); apply `mpigen exec-policy` once per cluster to confine its exec to this job's pods (docs/explanation/security.md)",
                 "warning",
             )
         )
