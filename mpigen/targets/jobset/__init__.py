@@ -6,8 +6,10 @@ starts when every worker is Ready (`dependsOn`); JobSet makes the headless Servi
 its DNS name, restarts the whole gang on a failure up to `backoffLimit` times and ends the workers when
 the launcher finishes. So there is no worker StatefulSet, Service, wait script or clean-up Job and none
 of their RBAC. Modules: `jobset` (the JobSet), `pods` (its pod templates), `config` (the ConfigMap and
-the launcher's identity), `hosts` (the pods' host names), `checks` (names, sizes, warnings). This module
-is its one entry: `TARGET`, the row of mpigen.targets.TARGETS.
+the launcher's identity), `hosts` (the pods' host names), `checks` (names, sizes, warnings), `exec_policy`
+(the cluster-wide admission policy that confines the kubectl-exec launcher, `mpigen exec-policy`); a
+TrainJob's in the `trainjob*` modules. This module is its one entry: `TARGET`, the row of
+mpigen.targets.TARGETS.
 """
 
 from __future__ import annotations
