@@ -90,8 +90,10 @@ def check(plan: TrainPlan) -> list[Issue]:
     upper = plan.num_nodes if plan.num_nodes is not None else hosts
     fits = min(largest_fitting(_at_nodes(plan, measure), limit, upper) for _, measure, limit, _ in limits)
     what, size, shown = over[0]
-    message = (
-        f"{hosts:,} hosts do not fit: {what} would be {size:,} bytes, over the {shown}; the largest "
-        f"numNodes that fits is {fits:,} (with numProcPerNode {plan.slots} and this job name)"
+    largest = (
+        f"the largest numNodes that fits is {fits:,} (with numProcPerNode {plan.slots} and this job name)"
+        if fits
+        else f'no numNodes fits: the pods of {plan.runtime[0]} "{plan.runtime[1]}"\'s trainer job are hosts too'
     )
+    message = f"{hosts:,} hosts do not fit: {what} would be {size:,} bytes, over the {shown}; {largest}"
     return [Issue(NUM_NODES, message)]

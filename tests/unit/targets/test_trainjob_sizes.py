@@ -186,3 +186,17 @@ def test_a_huge_numnodes_is_refused_at_once_within_a_gibibyte(nodes: int, entry:
     assert done.returncode == 1 and seconds < 30, (done.returncode, seconds)
     if entry == "render":
         assert done.stdout == ""
+
+
+def test_a_runtime_whose_trainer_job_alone_passes_the_limit_is_said_to_fit_no_numnodes() -> None:
+    """The example's launcher is a host (runLauncherAsNode) and its runtime's mlPolicy.numNodes gives that
+    trainer job its pod count: no numNodes of the TrainJob makes such a hostfile fit."""
+    runtime, job = _with(variants()["example"], 3)
+    runtime["spec"]["mlPolicy"]["numNodes"] = 100_000
+    with pytest.raises(CompileError) as caught:
+        _compile((runtime, job))
+    [issue] = caught.value.issues
+    assert issue.path == ("spec", "trainer", "numNodes")
+    assert issue.message.endswith(
+        'no numNodes fits: the pods of ClusterTrainingRuntime "mpi-pi"\'s trainer job are hosts too'
+    )
