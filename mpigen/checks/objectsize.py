@@ -95,15 +95,19 @@ def _input_path(job: Any, template: Path | None, path: Path) -> Path:
     return mapped
 
 
-def check_object_sizes(objects: list[dict[str, Any]], plan: JobPlan, job: Any) -> list[Issue]:
+def check_object_sizes(objects: list[dict[str, Any]], plan: JobPlan | None, job: Any) -> list[Issue]:
     """One issue per object larger than etcd stores or client-side `kubectl apply` can annotate, naming
-    the field that makes it large."""
-    templates = {
-        ("Job", names.launcher(plan.name)): plan.template_paths.get("launcher"),
-        ("StatefulSet", names.worker_set(plan.name)): plan.template_paths.get("worker"),
-    }
-    # mpigen.targets.operator.limits computed these two before they were built (they grow with the worker count).
-    computed = {("ConfigMap", names.config_map(plan.name)), ("Role", names.launcher(plan.name))}
+    the field that makes it large (`plan` None: a TrainJob's objects, every one measured, the fields named
+    in the built object)."""
+    templates: dict[tuple[str, str], Path | None] = {}
+    computed: set[tuple[str, str]] = set()
+    if plan is not None:
+        templates = {
+            ("Job", names.launcher(plan.name)): plan.template_paths.get("launcher"),
+            ("StatefulSet", names.worker_set(plan.name)): plan.template_paths.get("worker"),
+        }
+        # The targets computed these two before they were built (they grow with the worker count).
+        computed = {("ConfigMap", names.config_map(plan.name)), ("Role", names.launcher(plan.name))}
     issues = []
     for obj in objects:
         if (obj["kind"], obj["metadata"]["name"]) in computed:

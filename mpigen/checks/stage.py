@@ -38,7 +38,7 @@ def check_output(
 ) -> OutputCheck:
     """Every check on the objects built for `job` (`plan`: its job plan, None for a TrainJob, whose
     objects carry no template of an MPIJob's), stopping at the user's problems."""
-    too_large = [] if plan is None else check_object_sizes(objects, plan, job)
+    too_large = check_object_sizes(objects, plan, job)
     if too_large or not options.validate:
         return OutputCheck(too_large, [])
     from mpigen.checks.kube.validator import validate_object  # deferred: --no-validate spares the schemas

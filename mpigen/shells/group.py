@@ -59,6 +59,7 @@ LAZY_COMMANDS = {
     "krm": "mpigen.shells.krm:command",
     "kustomize-plugin": "mpigen.shells.kustomize_plugin:command",
     "completion": "mpigen.shells.completion:completion",
+    "exec-policy": "mpigen.shells.exec_policy:command",
 }
 
 

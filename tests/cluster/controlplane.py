@@ -221,10 +221,15 @@ class Cluster:
         )
         return done.stdout.strip().split("/", 1)[1]
 
-    def token_kubeconfig(self, namespace: str, service_account: str, directory: Path) -> Path:
-        """A kubeconfig that acts as `service_account` with a token from TokenRequest."""
+    def token_kubeconfig(
+        self, namespace: str, service_account: str, directory: Path, bound_pod: str | None = None
+    ) -> Path:
+        """A kubeconfig that acts as `service_account` with a token from TokenRequest (bound to the pod
+        `bound_pod`, as the kubelet's projected token is: the API server then adds the pod's name to the
+        user's extra)."""
+        bound = ["--bound-object-kind=Pod", f"--bound-object-name={bound_pod}"] if bound_pod else []
         token = self.kubectl(
-            "create", "token", service_account, "-n", namespace, "--duration=1h"
+            "create", "token", service_account, "-n", namespace, "--duration=1h", *bound
         ).stdout.strip()
         admin = yaml.safe_load(self.admin_kubeconfig.read_text())
         context = next(c for c in admin["contexts"] if c["name"] == admin["current-context"])["context"]
@@ -237,7 +242,7 @@ class Cluster:
             "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u", "namespace": namespace}}],
             "current-context": "c",
         }
-        path = directory / f"{namespace}-{service_account}.kubeconfig"
+        path = directory / f"{namespace}-{service_account}{'-' + bound_pod if bound_pod else ''}.kubeconfig"
         path.write_text(yaml.safe_dump(config))
         path.chmod(0o600)
         return path

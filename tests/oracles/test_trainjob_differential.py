@@ -19,7 +19,8 @@ that is not listed, fails:
 5. Intel MPI and MPICH runtimes compile (Trainer's CRD takes OpenMPI only): the same objects as the Open
    MPI runtime but for the launcher's MPI variables and the hostfile's `host:slots` syntax;
 6. a runtime with another ML policy (torch) is refused (Trainer runs it);
-8. a hostfile larger than a ConfigMap holds (1 MiB) is refused (Trainer writes it, the API server refuses it);
+8. a hostfile larger than a ConfigMap holds (1 MiB), or than the 256 KiB annotation client-side `kubectl apply`
+   adds allows, is refused (Trainer writes it, the API server refuses it);
 9. a runtime volume given another source by a runtime patch is refused (Trainer merges the two sources,
    which the API server refuses when the Job is created), in golden/trainjob-error-webhook;
 7. a TrainJob that names no namespace gives objects that name none (`kubectl apply -n` decides, as for
@@ -58,6 +59,7 @@ import yaml
 
 from golden import annotated, option_annotations
 from mpigen import names
+from mpigen.checks import objectsize
 from mpigen.compiler import compile_job
 from mpigen.errors import CompileError
 from mpigen.inputs import trainer_names
@@ -365,10 +367,13 @@ def test_refused_by_both(path: Path, job: Obj) -> None:
     if all(any(marker in message for marker in NOT_THE_ORACLES + UNKNOWN_IN_PATCH) for message in messages):
         assert [o["kind"] for o in oracle_objects(docs, job) if o["kind"] == "JobSet"] == ["JobSet"]
         return
-    if any("more than the 1 MiB a ConfigMap holds" in message for message in messages):
-        # 8. Trainer writes the hostfile ConfigMap, which the API server refuses; mpigen refuses the job
+    if any("hosts do not fit: the ConfigMap" in message for message in messages):
+        # 8. Trainer writes the hostfile ConfigMap, which the API server (or kubectl's annotation) refuses
         [hostfile] = [o for o in oracle_objects(docs, job) if o["metadata"]["name"].endswith("-mpi-hostfile")]
-        assert len(hostfile["data"]["hostfile"].encode()) > 1024 * 1024
+        assert (
+            len(hostfile["data"]["hostfile"].encode()) > 1024 * 1024
+            or objectsize.last_applied_bytes(hostfile) > objectsize.ANNOTATIONS_MAX_BYTES
+        )
         return
     runtime = job["spec"]["runtimeRef"]["name"]
     torch = [

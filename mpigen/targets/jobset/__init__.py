@@ -6,8 +6,10 @@ starts when every worker is Ready (`dependsOn`); JobSet makes the headless Servi
 its DNS name, restarts the whole gang on a failure up to `backoffLimit` times and ends the workers when
 the launcher finishes. So there is no worker StatefulSet, Service, wait script or clean-up Job and none
 of their RBAC. Modules: `jobset` (the JobSet), `pods` (its pod templates), `config` (the ConfigMap and
-the launcher's identity), `hosts` (the pods' host names), `checks` (names, sizes, warnings). This module
-is its one entry: `TARGET`, the row of mpigen.targets.TARGETS.
+the launcher's identity), `hosts` (the pods' host names), `checks` (names, sizes, warnings), `exec_policy`
+(the cluster-wide admission policy that confines the kubectl-exec launcher, `mpigen exec-policy`); a
+TrainJob's in the `trainjob*` modules. This module is its one entry: `TARGET`, the row of
+mpigen.targets.TARGETS.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from mpigen.options import Options
 from mpigen.plan import JobPlan, TrainPlan
 from mpigen.targets import Target
 from mpigen.targets.canonical import canonical
-from mpigen.targets.jobset import checks, implied, kinds, trainjob, trainjob_gang
+from mpigen.targets.jobset import checks, implied, kinds, trainjob, trainjob_gang, trainjob_sizes
 from mpigen.targets.jobset.config import (
     build_config_map,
     build_launcher_role,
@@ -112,9 +114,9 @@ class JobSetTarget:
         return NativeGang("workers", count, (ROLE_WORKER,))
 
     def check_train_job(self, plan: TrainPlan, options: Options) -> list[Issue]:
-        """JobSet's checks on the names a TrainJob's JobSet derives, Kubernetes' gang and the placement
-        (mpigen.targets.TrainJobRunner)."""
-        issues = trainjob_gang.check(plan, options) + trainjob.check(plan)
+        """JobSet's checks on the names a TrainJob's JobSet derives, Kubernetes' gang, the hostfile's size and
+        the placement (mpigen.targets.TrainJobRunner)."""
+        issues = trainjob_gang.check(plan, options) + (trainjob_sizes.check(plan) or trainjob.check(plan))
         return issues or trainjob.check_placement(plan, options)
 
     def train_job_warnings(self, plan: TrainPlan, options: Options) -> list[Issue]:

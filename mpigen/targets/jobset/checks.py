@@ -125,11 +125,14 @@ def warnings(plan: JobPlan, options: Options) -> list[Issue]:
         found.append(
             Issue(
                 (),
-                f"--target jobset: the launcher may list every pod{where} and exec into any of them (JobSet pod names are not fixed, so the Role cannot name them; see docs/departures.md)",
+                f"--target jobset: the launcher may list every pod{where} and exec into any of them (JobSet pod names are not fixed, so the Role cannot name them); apply `mpigen exec-policy` once per cluster to confine its exec to this job's pods (docs/explanation/security.md)",
                 "warning",
             )
         )
-        found += foreign_account_warning(plan, "get, list and exec into every pod of the namespace")
+        found += foreign_account_warning(
+            plan,
+            "get, list and exec into every pod of the namespace, which `mpigen exec-policy` does not narrow",
+        )
     found += multikueue_warnings(
         plan,
         "kept on the JobSet: Kueue's MultiKueue runs it on a worker cluster, to which it copies the JobSet "

@@ -6,7 +6,8 @@ script (v2beta1 without --ssh-secret). No wait-for-workers script: the launcher'
 
 The launcher needs the API only for kubectl exec (v1alpha1, v1alpha2, v1). JobSet's pods have random
 name suffixes, so the Role cannot list them by `resourceNames`: `get` and `list` on pods and `create` on
-`pods/exec` in the whole namespace (mpigen says so on stderr at every render; docs/departures.md).
+`pods/exec` in the whole namespace (mpigen says so on stderr at every render; docs/departures.md). The
+cluster-wide admission policy of mpigen.targets.jobset.exec_policy narrows the exec to the job's own pods.
 """
 
 from __future__ import annotations

@@ -318,7 +318,11 @@ def hosts(plan: TrainPlan) -> list[str]:
 
 def build_hostfile(plan: TrainPlan) -> dict[str, Any]:
     separator = SLOT_SEPARATOR[plan.implementation]
-    text = "".join(f"{host}{separator}{plan.slots}\n" for host in hosts(plan))
+    return hostfile_config_map(plan, "".join(f"{host}{separator}{plan.slots}\n" for host in hosts(plan)))
+
+
+def hostfile_config_map(plan: TrainPlan, text: str) -> dict[str, Any]:
+    """The MPI plugin's hostfile ConfigMap holding `text` (empty: what its size is measured on)."""
     meta = _meta(plan, trainer_names.trainjob_hostfile(plan.name), names.COMPONENT_CONFIG)
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {names.HOSTFILE: text}}
 
@@ -409,37 +413,10 @@ def build(plan: TrainPlan, options: Options) -> list[dict[str, Any]]:
     return [canonical(obj) for obj in objects]
 
 
-CONFIG_MAP_MAX_BYTES = 1024 * 1024
-
-
-def hostfile_size(plan: TrainPlan) -> int:
-    """The hostfile's length in bytes, computed without writing it (an absurd numNodes is refused at once)."""
-    subdomain = (plan.jobset_spec.get("network") or {}).get("subdomain") or plan.name
-    tail = len(f".{subdomain}{SLOT_SEPARATOR[plan.implementation]}{plan.slots}\n")
-    size = 0
-    for job, count in zip(plan.jobset_spec.get("replicatedJobs") or [], pod_counts(plan), strict=True):
-        if job["name"] == trainer_names.NODE_RJOB or (
-            job["name"] == trainer_names.LAUNCHER_RJOB and plan.run_launcher_as_node
-        ):
-            size += count * (len(f"{plan.name}-{job['name']}-0-") + tail) + _index_digits(count)
-    return size
-
-
-def _index_digits(count: int) -> int:
-    """The digits of the indices 0 .. count - 1 written out."""
-    found = min(count, 10)
-    for digits in range(2, len(str(count)) + 1):
-        found += digits * max(0, min(count, 10**digits) - 10 ** (digits - 1))
-    return found
-
-
 def check(plan: TrainPlan) -> list[Issue]:
     """JobSet's ValidateCreate on the names it derives: every child Job `<jobset>-<rjob>-<index>` and pod
-    `<jobset>-<rjob>-<index>-<pod index>-<5 random>` a DNS-1035 label; the hostfile fits a ConfigMap."""
-    size = hostfile_size(plan)
-    if size > CONFIG_MAP_MAX_BYTES:
-        message = f"{sum(pod_counts(plan)):,} pods make a hostfile of {size:,} bytes, more than the 1 MiB a ConfigMap holds"
-        return [Issue(("spec", "trainer", "numNodes"), message)]
+    `<jobset>-<rjob>-<index>-<pod index>-<5 random>` a DNS-1035 label (the hostfile's size:
+    mpigen.targets.jobset.trainjob_sizes)."""
     issues = []
     for index, (job, count) in enumerate(
         zip(plan.jobset_spec.get("replicatedJobs") or [], pod_counts(plan), strict=True)
