@@ -32,6 +32,8 @@ from mpigen.options import Options
 from mpigen.outcome import Finding, Outcome
 from mpigen.plan import JobPlan
 from mpigen.targets.canonical import canonical
+from mpigen.targets.jobset.jobset import disruption_failure_rule, disruption_pod_failure_policy
+from mpigen.targets.shared import disruption
 from mpigen.yaml.load import Document
 
 DEFAULT_MAX_RESTARTS = 6  # batch/v1 Job's backoffLimit default, which the jobset target uses too
@@ -87,11 +89,11 @@ def convert_job(
     document: dict[str, Any], options: ConvertOptions
 ) -> tuple[dict[str, Any], dict[str, Any], list[Issue]]:
     """(runtime, TrainJob, warnings) for one MPIJob, or CompileError."""
-    plan, _ = plan_job(document, options.compile.replace(target="jobset"))
+    plan, compile_options = plan_job(document, options.compile.replace(target="jobset"))
     issues = _refusals(plan)
     if issues:
         raise CompileError(issues, name=plan.name)
-    spec = runtime_spec(plan)
+    spec = runtime_spec(plan, disruption.free(compile_options))
     digest = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:10]
     name, kind = f"mpigen-{digest}", "TrainingRuntime" if options.namespaced else "ClusterTrainingRuntime"
     meta: dict[str, Any] = {"name": name}
@@ -141,8 +143,10 @@ def _clean(template: dict[str, Any], container: int) -> dict[str, Any]:
     return copied
 
 
-def _job(plan: JobPlan, pods: int, template: dict[str, Any]) -> dict[str, Any]:
+def _job(plan: JobPlan, pods: int, template: dict[str, Any], free: bool) -> dict[str, Any]:
     spec: dict[str, Any] = {"parallelism": pods, "completions": pods, "backoffLimit": 0}
+    if free:  # as the jobset target: both pods `restartPolicy: Never`
+        spec["podFailurePolicy"] = disruption_pod_failure_policy()
     if plan.active_deadline_seconds is not None:
         spec["activeDeadlineSeconds"] = plan.active_deadline_seconds
     spec["template"] = template
@@ -165,9 +169,11 @@ def node_template(plan: JobPlan) -> dict[str, Any]:
     return template
 
 
-def launcher_template(plan: JobPlan) -> dict[str, Any]:
+def launcher_template(plan: JobPlan, free: bool) -> dict[str, Any]:
     index = _container_index(plan, plan.launcher_template)
     template = _clean(plan.launcher_template, index)
+    if free:
+        template["spec"]["restartPolicy"] = "Never"
     container = template["spec"]["containers"][index]
     for key in _lifted(plan):  # the job's own, in TrainJob.spec.trainer
         container.pop(key, None)
@@ -183,7 +189,9 @@ def _lifted(plan: JobPlan) -> tuple[str, ...]:
     return LIFTED_AS_NODE if plan.hostnames.launcher_first else LIFTED
 
 
-def runtime_spec(plan: JobPlan) -> dict[str, Any]:
+def runtime_spec(plan: JobPlan, free: bool) -> dict[str, Any]:
+    """The runtime of `plan`'s shape; `free`: with the jobset target's free-disruption fields, so that
+    Trainer's own JobSet makes disruptions free as mpigen's render of the TrainJob does."""
     assert plan.ssh is not None or _runs_sshd(plan)
     mpi = {
         "numProcPerNode": plan.slots_per_worker,
@@ -194,22 +202,27 @@ def runtime_spec(plan: JobPlan) -> dict[str, Any]:
     failure: dict[str, Any] = {
         "maxRestarts": DEFAULT_MAX_RESTARTS if plan.backoff_limit is None else plan.backoff_limit
     }
+    rules = [disruption_failure_rule()] if free else []
+    if free:
+        failure["restartStrategy"] = "BlockingRecreate"
     if plan.active_deadline_seconds is not None:
-        failure["rules"] = [
+        rules.append(
             {"name": "deadline", "action": "FailJobSet", "onJobFailureReasons": ["DeadlineExceeded"]}
-        ]
+        )
+    if rules:
+        failure["rules"] = rules
     launcher_labels = {trainer_names.ANCESTOR_LABEL: trainer_names.ANCESTOR_TRAINER}
     jobs = [
         {
             "name": trainer_names.NODE_RJOB,
-            "template": {"spec": _job(plan, plan.workers, node_template(plan))},
+            "template": {"spec": _job(plan, plan.workers, node_template(plan), free)},
         },
         {
             "name": trainer_names.LAUNCHER_RJOB,
             "dependsOn": [{"name": trainer_names.NODE_RJOB, "status": "Ready"}],
             "template": {
                 "metadata": {"labels": launcher_labels},
-                "spec": _job(plan, 1, launcher_template(plan)),
+                "spec": _job(plan, 1, launcher_template(plan, free), free),
             },
         },
     ]

@@ -298,7 +298,7 @@ OPTION_TABLE: tuple[OptionSpec, ...] = (
         "free-disruptions",
         "free_disruptions",
         "switch",
-        "Count every restart against the retry budget, disruptions too. By default a pod evicted, preempted or drained (condition DisruptionTarget) restarts the job without counting: jobset target, each Job's podFailurePolicy and the JobSet's failurePolicy.rules; operator target, the launcher Job's podFailurePolicy when its restartPolicy is Never; volcano target, no change (Volcano counts every restart).",
+        "Count every restart against the retry budget, disruptions too. By default a pod evicted, preempted or drained (condition DisruptionTarget) restarts the job without counting: jobset target and TrainJobs, each Job's podFailurePolicy (its pods restartPolicy Never, the launcher's too) and the JobSet's failurePolicy.rules, none beside a runtime's own; operator target, the launcher Job's podFailurePolicy when its restartPolicy is Never; volcano target, no change (Volcano counts every restart). Before Kubernetes 1.26 (--kube-version) nothing is rendered, with a warning.",
         '"false" counts disruptions (evictions, preemptions, drains) against the retry budget.',
     ),
 )

@@ -86,6 +86,7 @@ GROUP_BY_PATH = {
     "tests/cluster/test_volcano.py": "volcano",
     "tests/cluster/test_volcano_webhooks.py": "volcano",
     "tests/cluster/test_volcano_target.py": "volcano-target",
+    "tests/cluster/test_volcano_disruptions.py": "volcano-target",
     "tests/cluster/test_lifecycle.py": "workloads",
     "tests/cluster/test_admission.py": "workloads",
     "tests/cluster/test_topology.py": "workloads",

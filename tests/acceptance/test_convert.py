@@ -70,11 +70,13 @@ def by_kind(objects: list[Obj], kind: str) -> Obj:
     return found
 
 
-def converted(job: Obj) -> tuple[Obj, Obj, list[Obj]]:
-    runtime, train_job, _ = convert_job(job, ConvertOptions())
+def converted(job: Obj, options: Options | None = None) -> tuple[Obj, Obj, list[Obj]]:
+    """The runtime and TrainJob `job` converts to with `options`, and the TrainJob rendered with them."""
+    options = options or Options()
+    runtime, train_job, _ = convert_job(job, ConvertOptions(compile=options))
     runtimes = Runtimes()
     assert runtimes.add(runtime, Options()) == []
-    return runtime, train_job, compile_job(train_job, runtimes=runtimes).objects
+    return runtime, train_job, compile_job(train_job, options, runtimes=runtimes).objects
 
 
 def pods(jobset: Obj) -> dict[str, Obj]:
@@ -110,20 +112,28 @@ def hosts(config_map: Obj, job: str) -> list[str]:
     return mapped
 
 
+@pytest.mark.parametrize("free", [True, False], ids=["free-disruptions", "no-free-disruptions"])
 @pytest.mark.parametrize("path", CASES, ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_round_trip_gives_the_same_job(path: Path) -> None:
+def test_round_trip_gives_the_same_job(path: Path, free: bool) -> None:
+    """Converted and rendered with free disruptions (the runtime then holds the jobset target's fields, so
+    Trainer's own JobSet has them too) or without, the JobSet restarts as the MPIJob's does."""
     for job in jobs_of(path):
         name = job["metadata"]["name"]
-        # A TrainJob's JobSet has no free restarts on disruption (docs/departures.md, "Disruptions"): compare
-        # with the MPIJob's JobSet that counts every restart too.
-        direct = mpigen.compile(job, Options(target="jobset", free_disruptions=False))
-        _, train_job, via = converted(job)
+        options = Options(free_disruptions=free)
+        direct = mpigen.compile(job, options.replace(target="jobset"))
+        runtime, train_job, via = converted(job, options)
         ours, theirs = by_kind(direct, "JobSet"), by_kind(via, "JobSet")
-        # the runtime CRD's default, JobSet's own default strategy too
-        assert theirs["spec"]["failurePolicy"] == {
-            **ours["spec"]["failurePolicy"],
-            "restartStrategy": "Recreate",
-        }
+        runtime_policy = runtime["spec"]["template"]["spec"]["failurePolicy"]
+        if free:
+            assert theirs["spec"]["failurePolicy"] == ours["spec"]["failurePolicy"] == runtime_policy
+            assert ours["spec"]["failurePolicy"]["rules"][0]["action"] == "RestartJobSetAndIgnoreMaxRestarts"
+        else:
+            # the runtime CRD's default, JobSet's own default strategy too
+            assert "restartStrategy" not in runtime_policy
+            assert theirs["spec"]["failurePolicy"] == {
+                **ours["spec"]["failurePolicy"],
+                "restartStrategy": "Recreate",
+            }
         for key in ("successPolicy", "ttlSecondsAfterFinished"):
             assert ours["spec"].get(key) == theirs["spec"].get(key), key
         # MultiKueue: the TrainJob's managedBy, which render passes on to the JobSet as for the MPIJob
@@ -138,7 +148,13 @@ def test_round_trip_gives_the_same_job(path: Path) -> None:
             (direct_jobs["worker"], via_jobs["node"]),
             (direct_jobs["launcher"], via_jobs["launcher"]),
         ):
-            for key in ("parallelism", "completions", "backoffLimit", "activeDeadlineSeconds"):
+            for key in (
+                "parallelism",
+                "completions",
+                "backoffLimit",
+                "activeDeadlineSeconds",
+                "podFailurePolicy",
+            ):
                 assert mine["template"]["spec"].get(key) == its["template"]["spec"].get(key), key
             a, b = container(mine), container(its)
             assert b["name"] == "node"
@@ -160,6 +176,7 @@ def test_round_trip_gives_the_same_job(path: Path) -> None:
                 its["template"]["spec"]["template"]["spec"],
             )
             assert pod_a.get("restartPolicy") == pod_b.get("restartPolicy")
+            assert ("podFailurePolicy" in mine["template"]["spec"]) == free
         launcher_a, launcher_b = env(container(direct_jobs["launcher"])), env(container(via_jobs["launcher"]))
         assert {k: launcher_a[k] for k in launcher_a if k in ORTE or k.startswith(("I_MPI", "HYDRA"))} == {
             k: launcher_b[k] for k in launcher_b if k in ORTE or k.startswith(("I_MPI", "HYDRA"))

@@ -7,19 +7,30 @@ phase Failed, conditions kept). The Job's podFailurePolicy fails the Job with re
 mpigen's JobSet rule restarts the whole JobSet without counting: `status.restarts` grows,
 `status.restartsCountTowardsMax` does not. A container that exits 1 counts, and past maxRestarts (the run
 policy's backoffLimit) the JobSet fails. With `--no-free-disruptions` an eviction counts like a failure.
+A v2beta1 launcher (its replica spec OnFailure, run Never on this target) evicted is free, its exit 1
+counts. A TrainJob (departure 16 of its table) restarts whole on a node's eviction without counting and
+completes; without free disruptions its node Job replaces the evicted pod and counts it, as Trainer's does.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
+import yaml
 from controlplane import Cluster, end_pod
 from jobs import V1, V2BETA1, make_job
 from test_jobset import RESTART_ATTEMPT, conditions, pods_of, ready, running_launcher
 from test_jobset_target import apply, namespace, rendered, the_jobset
 
+from mpigen.compiler import compile_job
+from mpigen.inputs.trainjob import Runtimes
 from mpigen.options import Options
+
+RUNTIME: dict[str, Any] = yaml.safe_load(
+    (Path(__file__).resolve().parents[2] / "examples/trainjob/runtime.yaml").read_text()
+)
 
 __all__ = ["namespace"]  # the fixture, shared with test_jobset_target.py
 
@@ -128,6 +139,99 @@ def test_an_evicted_launcher_that_never_restarts_in_place_is_free_too(
     cluster.wait_for(
         f"jobset/{name} Completed", lambda: "Completed" in conditions(cluster, namespace, name), timeout=60
     )
+
+
+def test_an_evicted_v2beta1_launcher_is_free_as_it_never_restarts_in_place(
+    jobset_cluster: Cluster, namespace: str
+) -> None:
+    """v2beta1's launcher replica is `restartPolicy: OnFailure`; the jobset target runs it `Never` with
+    the podFailurePolicy, so its eviction restarts the JobSet without counting, and its exit 1 counts."""
+    cluster, name = jobset_cluster, "v2launcher"
+    objects = _render(name, namespace)
+    [launcher] = [r for r in the_jobset(objects)["spec"]["replicatedJobs"] if r["name"] == "launcher"]
+    assert launcher["template"]["spec"]["template"]["spec"]["restartPolicy"] == "Never"
+    apply(cluster, namespace, objects)
+    evict(cluster, namespace, running_launcher(cluster, namespace, name, 0))
+    assert restarted(cluster, namespace, name, 1).get("restartsCountTowardsMax", 0) == 0
+    end_pod(cluster, namespace, running_launcher(cluster, namespace, name, 1), "Failed")
+    assert restarted(cluster, namespace, name, 2).get("restartsCountTowardsMax") == 1
+    end_pod(cluster, namespace, running_launcher(cluster, namespace, name, 2), "Succeeded")
+    cluster.wait_for(
+        f"jobset/{name} Completed", lambda: "Completed" in conditions(cluster, namespace, name), timeout=60
+    )
+
+
+def _train_job(name: str, namespace: str, annotations: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """The TrainJob example (runtime of examples/trainjob, Trainer's shipped-runtime shape) on 2 nodes."""
+    runtimes = Runtimes()
+    assert runtimes.add(RUNTIME, Options()) == []
+    metadata: dict[str, Any] = {"name": name, "namespace": namespace}
+    if annotations:
+        metadata["annotations"] = annotations
+    job = {
+        "apiVersion": "trainer.kubeflow.org/v1alpha1",
+        "kind": "TrainJob",
+        "metadata": metadata,
+        "spec": {"runtimeRef": {"name": RUNTIME["metadata"]["name"]}, "trainer": {"numNodes": 3}},
+    }
+    return compile_job(job, Options(ssh_secret="keys"), runtimes=runtimes).objects
+
+
+def test_a_disrupted_trainjob_restarts_whole_without_counting(
+    jobset_cluster: Cluster, namespace: str
+) -> None:
+    """A TrainJob's JobSet (departure 16): a node pod evicted fails its Job by the podFailurePolicy and the
+    JobSet restarts whole, `restarts` 1 and `restartsCountTowardsMax` 0 (the runtime allows no counted
+    restart), then completes; a launcher that exits 1 is retried by its Job (backoffLimit, Trainer's too)."""
+    cluster, name = jobset_cluster, "tj"
+    apply(cluster, namespace, _train_job(name, namespace))
+    running_launcher(cluster, namespace, name, 0)
+    evict(cluster, namespace, _a_pod(cluster, namespace, name, "node", 0))
+    assert restarted(cluster, namespace, name, 1).get("restartsCountTowardsMax", 0) == 0
+    end_pod(cluster, namespace, running_launcher(cluster, namespace, name, 1), "Failed")
+    cluster.wait_for(
+        "the launcher Job's failed pod counted",
+        lambda: (
+            cluster.get("job", f"{name}-launcher-0", "-n", namespace).get("status", {}).get("failed") == 1
+        ),
+        timeout=60,
+    )
+    end_pod(cluster, namespace, running_launcher(cluster, namespace, name, 1), "Succeeded")
+    cluster.wait_for(
+        f"jobset/{name} Completed", lambda: "Completed" in conditions(cluster, namespace, name), timeout=60
+    )
+    assert status(cluster, namespace, name)["restarts"] == 1
+
+
+def test_without_free_disruptions_a_trainjobs_evicted_node_is_counted_by_its_job(
+    jobset_cluster: Cluster, namespace: str
+) -> None:
+    """As Trainer's JobSet: the node Job replaces the evicted pod and counts it (`status.failed`); the
+    JobSet does not restart."""
+    cluster, name = jobset_cluster, "tjcounted"
+    off = {"mpigen.dev/free-disruptions": "false"}
+    apply(cluster, namespace, _train_job(name, namespace, off))
+    running_launcher(cluster, namespace, name, 0)
+    evict(cluster, namespace, _a_pod(cluster, namespace, name, "node", 0))
+    cluster.wait_for(
+        "the node Job's evicted pod counted",
+        lambda: cluster.get("job", f"{name}-node-0", "-n", namespace).get("status", {}).get("failed") == 1,
+        timeout=60,
+    )
+    assert status(cluster, namespace, name).get("restarts", 0) == 0
+
+
+def _a_pod(cluster: Cluster, namespace: str, name: str, rjob: str, attempt: int) -> str:
+    def found() -> str | None:
+        pods = [
+            p
+            for p in pods_of(cluster, namespace, name, rjob)
+            if p["metadata"]["labels"].get(RESTART_ATTEMPT) == str(attempt) and ready(p)
+        ]
+        return pods[0]["metadata"]["name"] if pods else None
+
+    pod: str = cluster.wait_for(f"a Ready {rjob} pod of attempt {attempt}", found, timeout=60)
+    return pod
 
 
 def test_a_failing_container_counts_and_past_the_budget_the_jobset_fails(

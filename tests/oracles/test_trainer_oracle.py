@@ -12,6 +12,7 @@ line; the SSH volume carries file modes; the runtime read is stored in `<job>-ru
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
@@ -248,3 +249,33 @@ def test_a_patch_naming_an_unknown_job_passes_trainers_webhook(mpi_runtime: Obj)
     jobs = replicated_jobs(by_kind(trainer_oracle.run([mpi_runtime, job]))["JobSet"])
     assert list(jobs) == ["worker", "node", "launcher"]
     assert "containers" not in (jobs["worker"]["template"]["spec"]["template"].get("spec") or {})
+
+
+def test_trainer_adds_no_failure_policy_and_passes_a_runtimes_own_through(mpi_runtime: Obj) -> None:
+    """Trainer v2.3.0 sets no failure policy of its own (the JobSet plugin builds the JobSet from the
+    runtime's template as written): the shipped runtime gives a JobSet with none, its pods' restartPolicy
+    left to the JobSet webhook (OnFailure), so every disruption counts; a runtime's own `failurePolicy`
+    and `podFailurePolicy` reach the JobSet unchanged. mpigen's free disruptions are departure 16."""
+    jobset = by_kind(trainer_oracle.run([mpi_runtime, train_job("plain", numNodes=2)]))["JobSet"]
+    assert "failurePolicy" not in jobset["spec"]
+    for job in replicated_jobs(jobset).values():
+        assert "podFailurePolicy" not in job["template"]["spec"]
+        assert "restartPolicy" not in pod_spec(job)
+    runtime = copy.deepcopy(mpi_runtime)
+    spec = runtime["spec"]["template"]["spec"]
+    failure = {
+        "maxRestarts": 2,
+        "rules": [{"name": "x", "action": "FailJobSet", "onJobFailureReasons": ["A"]}],
+    }
+    spec["failurePolicy"] = failure
+    node = spec["replicatedJobs"][0]["template"]["spec"]
+    own = {
+        "rules": [{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]}]
+    }
+    node["podFailurePolicy"] = own
+    node["template"]["spec"]["restartPolicy"] = "Never"
+    jobset = by_kind(trainer_oracle.run([runtime, train_job("own", numNodes=2)]))["JobSet"]
+    assert {k: v for k, v in jobset["spec"]["failurePolicy"].items() if k != "restartStrategy"} == failure
+    jobs = replicated_jobs(jobset)
+    assert jobs["node"]["template"]["spec"]["podFailurePolicy"] == own
+    assert "podFailurePolicy" not in jobs["launcher"]["template"]["spec"]

@@ -36,7 +36,12 @@ that is not listed, fails:
 14. a launcher or node job of more than one replica is refused (mpigen's hostfile holds one), ibid.;
 15. a runtime patch naming a replicated job or container the runtime lacks is refused at its name:
    Trainer's webhook checks the patches after merging them, so it admits them and builds a JobSet with a
-   job or container the API server refuses (tests/oracles/test_trainer_oracle.py shows it).
+   job or container the API server refuses (tests/oracles/test_trainer_oracle.py shows it);
+16. free disruptions: each job whose pods the runtime leaves without a restartPolicy gets `Never` (Trainer's
+   JobSet gets the webhook's OnFailure) and, like one that says Never, the podFailurePolicy
+   `DisruptionTarget -> FailJob`; the JobSet gets the rule `PodFailurePolicy ->
+   RestartJobSetAndIgnoreMaxRestarts` and, without a failurePolicy of the runtime's, `restartStrategy:
+   BlockingRecreate` (Trainer passes the runtime's failure policies through and adds none).
 
 Refusals: each TrainJob that mpigen refuses in an error golden (the case's `args` as its annotations) is
 refused by the oracle too, but for the torch runtime (departure 6) and mpigen's own options, which are
@@ -171,6 +176,7 @@ def undo_departures(objects: list[Obj], oracle: list[Obj], job: str, spec: Obj) 
             obj["metadata"]["labels"] = labels
         if obj["kind"] == "JobSet":
             [their_jobset] = [o for o in oracle if o["kind"] == "JobSet"]
+            undo_free_disruptions(obj, their_jobset)
             undo_webhook_defaults(obj, their_jobset)
             undo_controller_fields(obj, spec)
         kept.append(obj)
@@ -187,6 +193,45 @@ def undo_controller_fields(jobset: Obj, spec: Obj) -> None:
         assert jobset["spec"].pop("managedBy") == "kueue.x-k8s.io/multikueue"
     else:
         assert "managedBy" not in jobset["spec"]
+
+
+FREE_POD_FAILURE_POLICY = {
+    "rules": [{"action": "FailJob", "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]}]
+}
+FREE_RULE = {
+    "name": "disruption",
+    "action": "RestartJobSetAndIgnoreMaxRestarts",
+    "onJobFailureReasons": ["PodFailurePolicy"],
+}
+
+
+def undo_free_disruptions(jobset: Obj, theirs: Obj) -> None:
+    """16. the podFailurePolicy on each job Trainer leaves without one (its pods Never where Trainer's
+    get the webhook's OnFailure), the JobSet rule on its reason and the blocking restart strategy. A
+    runtime that holds them already (a converted MPIJob's) gives both the same; a runtime with a failure
+    policy of its own gets none of them."""
+    their_policy = theirs["spec"].get("failurePolicy")
+    if FREE_RULE in (their_policy or {}).get("rules", []):
+        return  # the runtime's, passed through by both
+    policy = jobset["spec"].get("failurePolicy") or {}
+    added = FREE_RULE in policy.get("rules", [])
+    for ours, their in zip(jobset["spec"]["replicatedJobs"], theirs["spec"]["replicatedJobs"], strict=True):
+        job, their_job = ours["template"]["spec"], their["template"]["spec"]
+        if "podFailurePolicy" in their_job or "podFailurePolicy" not in job:
+            continue
+        assert added and job.pop("podFailurePolicy") == FREE_POD_FAILURE_POLICY
+        pod = job["template"]["spec"]
+        if "restartPolicy" not in their_job["template"].get("spec", {}):
+            assert pod["restartPolicy"] == "Never"
+            pod["restartPolicy"] = "OnFailure"  # the webhook's, undone as departure 4
+    if not added:
+        return
+    policy["rules"].remove(FREE_RULE)
+    if not policy["rules"]:
+        del policy["rules"]
+    if their_policy is None:
+        assert policy == {"restartStrategy": "BlockingRecreate"}
+        del jobset["spec"]["failurePolicy"]
 
 
 def labels_component(obj: Obj) -> str:

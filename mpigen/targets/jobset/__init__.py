@@ -23,7 +23,15 @@ from mpigen.options import Options
 from mpigen.plan import JobPlan, TrainPlan
 from mpigen.targets import Target
 from mpigen.targets.canonical import canonical
-from mpigen.targets.jobset import checks, implied, kinds, trainjob, trainjob_gang, trainjob_sizes
+from mpigen.targets.jobset import (
+    checks,
+    implied,
+    kinds,
+    trainjob,
+    trainjob_disruption,
+    trainjob_gang,
+    trainjob_sizes,
+)
 from mpigen.targets.jobset.config import (
     build_config_map,
     build_launcher_role,
@@ -33,6 +41,7 @@ from mpigen.targets.jobset.config import (
 )
 from mpigen.targets.jobset.hosts import hosts, worker_hosts
 from mpigen.targets.jobset.jobset import build_jobset
+from mpigen.targets.shared.disruption import version_warnings
 from mpigen.targets.shared.gang import build_pod_group, build_worker_pdb, gang_warnings
 from mpigen.targets.shared.meta import template_warnings
 from mpigen.targets.shared.network import build_network_policy
@@ -88,7 +97,7 @@ class JobSetTarget:
 
     def warnings(self, plan: JobPlan, options: Options) -> list[Issue]:
         own = [issue for issue in template_warnings(plan) if issue.path[-2:] != ("spec", "hostname")]
-        return gang_warnings(plan, options) + own + checks.warnings(plan, options)
+        return gang_warnings(plan, options) + own + checks.warnings(plan, options) + version_warnings(options)
 
     def build(self, plan: JobPlan, options: Options) -> list[dict[str, Any]]:
         return [canonical(obj) for build in BUILDERS for obj in build(plan, options)]
@@ -120,7 +129,11 @@ class JobSetTarget:
         return issues or trainjob.check_placement(plan, options)
 
     def train_job_warnings(self, plan: TrainPlan, options: Options) -> list[Issue]:
-        return list(plan.warnings) + trainjob_gang.warnings(options)
+        return (
+            list(plan.warnings)
+            + trainjob_gang.warnings(options)
+            + trainjob_disruption.warnings(plan, options)
+        )
 
     def build_train_job(self, plan: TrainPlan, options: Options) -> list[dict[str, Any]]:
         """What Kubeflow Trainer's controller would create for the TrainJob."""

@@ -8,10 +8,15 @@ addresses published (the launcher resolves itself and the workers before they ar
 the launcher completes, both Jobs `backoffLimit: 0` so that any failed pod is one restart of the whole
 gang (`failurePolicy.maxRestarts` = the run policy's backoffLimit, the Job default 6 when unset).
 
-Disruptions are free (unless `--no-free-disruptions`): each Job's `podFailurePolicy` fails the Job with
-reason `PodFailurePolicy` when a pod failed with the `DisruptionTarget` condition (evicted, preempted,
-drained; the workers always, the launcher when its restartPolicy is Never; k8s v1.37.2
-pkg/controller/job/pod_failure_policy.go: matchPodFailurePolicy), and a JobSet rule restarts the whole
+Disruptions are free (unless `--no-free-disruptions`, or a `--kube-version` before 1.26:
+mpigen.targets.shared.disruption): each Job's `podFailurePolicy` fails the Job with reason
+`PodFailurePolicy` when a pod failed with the `DisruptionTarget` condition (evicted, preempted, drained;
+k8s v1.37.2 pkg/controller/job/pod_failure_policy.go: matchPodFailurePolicy). The API server takes a
+podFailurePolicy only over `restartPolicy: Never` (pkg/apis/batch/validation/validation.go:
+validateJobSpec), so the launcher is `Never` too, whatever its replica spec says (v2beta1's default is
+OnFailure): under `backoffLimit: 0` an in-place restart would not be kept anyway, the Job controller fails
+the Job at the first container restart (job_controller.go: pastBackoffLimitOnFailure), so a real failure
+is one counted JobSet restart either way and only a disruption changes. A JobSet rule restarts the whole
 JobSet on that reason without counting (jobset v0.12.0 pkg/controllers/failure_policy.go:
 restartJobSetAndIgnoreMaxRestartsActionApplier bumps `restarts`, not `restartsCountTowardsMax`). JobSet
 offers no bound on such restarts. `restartStrategy: BlockingRecreate`
@@ -29,6 +34,7 @@ from mpigen.options import Options
 from mpigen.plan import JobPlan
 from mpigen.targets.jobset import names as jobset_names
 from mpigen.targets.jobset.pods import build_launcher_template, build_worker_template
+from mpigen.targets.shared import disruption
 from mpigen.targets.shared.meta import object_meta
 
 # batch/v1 Job's own backoffLimit default, which the operators' launcher Job inherits.
@@ -42,8 +48,16 @@ DISRUPTION_RULE = "disruption"
 
 def disruption_pod_failure_policy() -> dict[str, Any]:
     """A Job's podFailurePolicy that fails the Job (reason PodFailurePolicy) on a disrupted pod."""
-    condition = {"type": "DisruptionTarget", "status": "True"}
-    return {"rules": [{"action": "FailJob", "onPodConditions": [condition]}]}
+    return disruption.pod_failure_policy("FailJob")
+
+
+def disruption_failure_rule() -> dict[str, Any]:
+    """The JobSet's rule that restarts it whole, without counting, on a Job the podFailurePolicy failed."""
+    return {
+        "name": DISRUPTION_RULE,
+        "action": "RestartJobSetAndIgnoreMaxRestarts",
+        "onJobFailureReasons": [POD_FAILURE_POLICY_REASON],
+    }
 
 
 def max_restarts(plan: JobPlan) -> int:
@@ -57,10 +71,7 @@ def _job_spec(plan: JobPlan, options: Options, pods: int, template: dict[str, An
         "completionMode": "Indexed",
         "backoffLimit": 0,
     }
-    # The API server takes a podFailurePolicy only over `restartPolicy: Never` (k8s v1.37.2
-    # pkg/apis/batch/validation/validation.go: validateJobSpec): a launcher that restarts in place
-    # (OnFailure) keeps counting its disruptions.
-    if options.free_disruptions and template["spec"].get("restartPolicy") == "Never":
+    if disruption.free(options):  # both templates are `restartPolicy: Never` then
         spec["podFailurePolicy"] = disruption_pod_failure_policy()
     if plan.active_deadline_seconds is not None:
         spec["activeDeadlineSeconds"] = plan.active_deadline_seconds
@@ -86,12 +97,15 @@ def replicated_jobs(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
                 plan, jobset_names.WORKER_RJOB, names.COMPONENT_WORKER, plan.labels.worker_set, spec
             )
         )
+    template = build_launcher_template(plan, options)
+    if disruption.free(options):
+        template["spec"]["restartPolicy"] = "Never"
     launcher = _replicated_job(
         plan,
         jobset_names.LAUNCHER_RJOB,
         names.COMPONENT_LAUNCHER,
         plan.labels.launcher_job,
-        _job_spec(plan, options, 1, build_launcher_template(plan, options)),
+        _job_spec(plan, options, 1, template),
     )
     if plan.workers > 0:
         launcher = {**launcher, "dependsOn": [{"name": jobset_names.WORKER_RJOB, "status": "Ready"}]}
@@ -101,15 +115,9 @@ def replicated_jobs(plan: JobPlan, options: Options) -> list[dict[str, Any]]:
 def _failure_policy(plan: JobPlan, options: Options) -> dict[str, Any]:
     policy: dict[str, Any] = {"maxRestarts": max_restarts(plan)}
     rules = []
-    if options.free_disruptions:
+    if disruption.free(options):
         policy["restartStrategy"] = "BlockingRecreate"
-        rules.append(
-            {
-                "name": DISRUPTION_RULE,
-                "action": "RestartJobSetAndIgnoreMaxRestarts",
-                "onJobFailureReasons": [POD_FAILURE_POLICY_REASON],
-            }
-        )
+        rules.append(disruption_failure_rule())
     if plan.active_deadline_seconds is not None:
         # A Job past its deadline fails the JobSet rather than restarting it (the run's time is up).
         rules.append(

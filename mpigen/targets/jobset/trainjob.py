@@ -20,7 +20,8 @@ Secret is made in the cluster by the v2beta1 key Job (shared/ssh.py), so it is r
 and mutable (or not at all with `--ssh-secret`); the JobSet webhook's defaults are written out (as the
 jobset target does for MPIJobs); no `<job>-runtime-snapshot` ConfigMap (only Trainer's controller reads
 it); `activeDeadlineSeconds` (enforced by Trainer's controller) on every child Job; mpigen's
-`app.kubernetes.io/*` labels on the objects it makes; Intel MPI and MPICH.
+`app.kubernetes.io/*` labels on the objects it makes; Intel MPI and MPICH; free disruptions
+(trainjob_disruption.py).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from mpigen.options import Options
 from mpigen.plan import JobPlan, JobService, Labels, Ssh, TrainPlan
 from mpigen.targets.canonical import canonical
 from mpigen.targets.jobset import names as jobset_names
-from mpigen.targets.jobset import trainjob_gang
+from mpigen.targets.jobset import trainjob_disruption, trainjob_gang
 from mpigen.targets.jobset.placement import check_trainjob, place_trainjob
 from mpigen.targets.jobset.trainjob_podgroup import build_pod_group
 from mpigen.targets.shared import mpi_env
@@ -257,6 +258,7 @@ def build_jobset_spec(plan: TrainPlan, options: Options) -> dict[str, Any]:
                 names.VOLCANO_GROUP_ANNOTATION: plan.name,
             }
     spec["suspend"] = plan.suspend
+    trainjob_disruption.make_free(spec, options)
     _jobset_webhook_defaults(spec)
     return spec
 

@@ -25,7 +25,7 @@ from mpigen.targets.canonical import canonical
 from mpigen.targets.operator import kinds
 from mpigen.targets.operator.cleanup import build_cleanup_job, build_cleanup_rbac
 from mpigen.targets.operator.configmap import build_config_map
-from mpigen.targets.operator.disruption import build_launcher
+from mpigen.targets.operator.disruption import build_launcher, disruption_warnings
 from mpigen.targets.operator.limits import check_derived_names, check_sizes
 from mpigen.targets.operator.placement import check_placement, place_pods
 from mpigen.targets.operator.reserved import added
@@ -105,6 +105,7 @@ class OperatorTarget:
             + template_warnings(plan)
             + identity_warnings(plan)
             + foreign_account_warnings(plan)
+            + disruption_warnings(plan, options)
         )
 
     def build(self, plan: JobPlan, options: Options) -> list[dict[str, Any]]:

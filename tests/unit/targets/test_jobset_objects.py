@@ -94,9 +94,10 @@ def test_restarts_come_from_the_backoff_limit_and_disruptions_are_free() -> None
     assert {job["backoffLimit"] for job in jobs.values()} == {0}
     assert jobs["worker"]["podFailurePolicy"] == policy
     # a Job takes a podFailurePolicy only over pods that never restart in place (the API server refuses it
-    # with OnFailure, the v2beta1 launcher's default)
-    assert jobs["launcher"]["template"]["spec"]["restartPolicy"] == "OnFailure"
-    assert "podFailurePolicy" not in jobs["launcher"]
+    # with OnFailure), so the v2beta1 launcher (OnFailure by default) is made Never: under backoffLimit 0
+    # its first in-place restart would fail the Job anyway
+    assert jobs["launcher"]["template"]["spec"]["restartPolicy"] == "Never"
+    assert jobs["launcher"]["podFailurePolicy"] == policy
     launcher = {
         rjob["name"]: rjob for rjob in _jobset(mpigen.compile(JOBS["v1"], JOBSET))["spec"]["replicatedJobs"]
     }
@@ -111,6 +112,9 @@ def test_without_free_disruptions_every_pod_failure_counts() -> None:
     spec = _jobset(mpigen.compile(make_job(V2BETA1, 2, runPolicy={"backoffLimit": 3}), options))["spec"]
     assert spec["failurePolicy"] == {"maxRestarts": 3}
     assert not any("podFailurePolicy" in rjob["template"]["spec"] for rjob in spec["replicatedJobs"])
+    # the launcher keeps its replica spec's restartPolicy
+    [launcher] = [rjob for rjob in spec["replicatedJobs"] if rjob["name"] == "launcher"]
+    assert launcher["template"]["spec"]["template"]["spec"]["restartPolicy"] == "OnFailure"
 
 
 def test_the_deadline_rule_still_fails_the_jobset_beside_the_disruption_rule() -> None:
