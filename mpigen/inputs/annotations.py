@@ -32,6 +32,7 @@ from mpigen.options import (
     off_target,
     unmet_needs,
 )
+from mpigen.placement import parse
 
 PREFIX = "mpigen.dev/"
 
@@ -104,8 +105,6 @@ def _kube_version(value: str) -> str:
 
 
 def _topology(value: str) -> str:
-    from mpigen.placement import parse  # deferred: spares importing mpigen.placement until this runs
-
     return str(parse(value))
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from mpigen.yaml.load import InputError, load_documents
 from mpigen.yaml.reader import fast_events
 
 # The top-level `items:` key with a block value; an item's first line; the first line at column 0 that
@@ -201,9 +202,6 @@ def load_item(item: str, source: str, fast: bool) -> Any:
     """One item (`Cut.as_document`) read as data, as `render` reads a document (mpigen.yaml.load:
     bounded, duplicate keys refused, YAML 1.1 scalars). Raises NotCut on any problem, for the
     whole-list reading to word it."""
-    # deferred: spares importing mpigen.yaml.load until this runs
-    from mpigen.yaml.load import InputError, load_documents
-
     try:
         documents = load_documents(item, source, fast)
     except InputError as exc:

@@ -19,8 +19,11 @@ import itertools
 import re
 from typing import Any
 
+from mpigen.errors import InternalError
 from mpigen.krm import STDIN, NotAResourceList
 from mpigen.krm.layout import Cut
+from mpigen.yaml.dump import to_yaml, to_yaml_items
+from mpigen.yaml.load import load_documents
 
 
 def round_trip_load(text: str) -> Any:
@@ -95,9 +98,6 @@ def write_whole(
 def _write_data(
     text: str, replacements: Replacements, results: list[dict[str, Any]], drop_config: bool
 ) -> str:
-    from mpigen.yaml.dump import to_yaml  # deferred: spares importing mpigen.yaml.dump until this runs
-    from mpigen.yaml.load import load_documents  # deferred: spares importing mpigen.yaml.load until this runs
-
     (document,) = load_documents(text, STDIN)  # the reader has read it as one mapping already
     data = dict(document.data)
     items: list[Any] = []
@@ -156,8 +156,6 @@ def _replace_items(tree: Any, replacements: Replacements, token: str) -> dict[st
 
 def _items_text(objects: list[dict[str, Any]]) -> str:
     """Objects written by render's emitter as items of a top-level block sequence."""
-    from mpigen.yaml.dump import to_yaml_items  # deferred: spares importing mpigen.yaml.dump until this runs
-
     return to_yaml_items(objects)
 
 
@@ -176,8 +174,6 @@ def _line_ended(text: str) -> str:
 def _splice(text: str, token: str, texts: dict[str, str]) -> str:
     """Replace each placeholder item (`- <placeholder>` at the start of a line: `items` is a block
     sequence of the top-level mapping, in compact layout) with its text."""
-    from mpigen.errors import InternalError  # deferred: spares importing mpigen.errors until this runs
-
     placed = set()
 
     def item(match: re.Match[str]) -> str:

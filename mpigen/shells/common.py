@@ -14,7 +14,18 @@ from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
 from mpigen.outcome import EXIT_INTERNAL, EXIT_INVALID, internal_error
+from mpigen.shells.bounded import ReadError, TooLarge, describe, names_mpijob, read_file, read_stream, shown
 from mpigen.shells.streams import OutputError, stdin_bytes, stdin_is_terminal, write_stderr
+from mpigen.yaml.load import (
+    MAX_INPUT_BYTES,
+    ForeignInput,
+    InputError,
+    count_values,
+    decode,
+    load_documents,
+    may_hold_mpijob,
+    past_call_bound,
+)
 
 INPUT_SUFFIXES = (".yaml", ".yml", ".json")
 STDIN = "-"
@@ -38,9 +49,6 @@ def _rendered_files(directory: str) -> set[str]:
     # deferred: spares importing mpigen.gitops until this runs
     from mpigen.gitops import MANIFEST, parse_manifest
 
-    # deferred: spares importing mpigen.shells.bounded until this runs
-    from mpigen.shells.bounded import ReadError, read_file
-
     try:
         return parse_manifest(
             read_file(os.path.join(directory, MANIFEST), 1 << 20, regular_only=True).decode()
@@ -59,9 +67,6 @@ def _expand(paths: tuple[str, ...]) -> Iterator[tuple[str, bool, str]]:
     lists) are not read: they are the render of jobs, not jobs, and read with them would write every
     object twice (`mpigen render .` in a repository that keeps `jobs/` and `rendered/`). Named itself,
     such a directory is read as any other."""
-    # deferred: spares importing mpigen.shells.bounded until this runs
-    from mpigen.shells.bounded import describe, shown
-
     for path in paths or (STDIN,):
         if path != STDIN and os.path.isdir(path):
             from mpigen.gitops import MANIFEST  # deferred: spares importing mpigen.gitops until this runs
@@ -87,12 +92,6 @@ def _expand(paths: tuple[str, ...]) -> Iterator[tuple[str, bool, str]]:
 
 def _read(path: str, named: bool) -> tuple[str, bytes]:
     """A source name and at most MAX_INPUT_BYTES of its bytes (mpigen.shells.bounded)."""
-    # deferred: spares importing mpigen.shells.bounded until this runs
-    from mpigen.shells.bounded import ReadError, TooLarge, read_file, read_stream, shown
-
-    # deferred: spares importing mpigen.yaml.load until this runs
-    from mpigen.yaml.load import MAX_INPUT_BYTES
-
     try:
         if path == STDIN:
             stream = stdin_bytes()
@@ -132,20 +131,6 @@ def read_inputs(
     all its inputs (so its memory is bounded by those and one input's own bounds): an input that takes
     it past them is refused (InvalidInput), or with `skip_foreign_past_bound` (validate), when the input
     names no MPIJob, left unread as a ForeignInput (skipped)."""
-    # deferred: spares importing mpigen.shells.bounded until this runs
-    from mpigen.shells.bounded import TooLarge, names_mpijob, shown
-
-    # deferred: spares importing mpigen.yaml.load until this runs
-    from mpigen.yaml.load import (
-        ForeignInput,
-        InputError,
-        count_values,
-        decode,
-        load_documents,
-        may_hold_mpijob,
-        past_call_bound,
-    )
-
     inputs: list[tuple[str, list[Any] | str]] = []
     used = (0, 0, 0)
     for path, named, problem in _expand(paths):

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import click
 
+from mpigen.cli import cli
+
 SHELLS = ("bash", "zsh", "fish")
 
 
@@ -24,8 +26,6 @@ def completion(shell: str) -> None:
     """
     # deferred: spares importing click.shell_completion until this runs
     from click.shell_completion import get_completion_class
-
-    from mpigen.cli import cli  # deferred: spares importing mpigen.cli until this runs
 
     completer = get_completion_class(shell)
     assert completer is not None  # every name in SHELLS is one of click's

@@ -8,6 +8,7 @@ mpigen.outcome's: 0 success, 1 invalid input, 2 usage error, 3 internal error.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import click
@@ -41,8 +42,6 @@ class LazyGroup(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in self.lazy and cmd_name not in self.commands:
-            import importlib  # deferred: spares importing importlib until this runs
-
             module, _, attr = self.lazy[cmd_name].partition(":")
             found = getattr(importlib.import_module(module), attr)
             # a command, or the function that makes it (the commands that also run without click)

@@ -11,7 +11,7 @@ import gc
 import sys
 from typing import IO, TYPE_CHECKING, BinaryIO, TextIO
 
-from mpigen.krm import NotAResourceList
+from mpigen.krm import MAX_LIST_BYTES, NotAResourceList
 from mpigen.krm.protocol import failure_outcome, process_resource_list
 from mpigen.outcome import EXIT_INVALID, Finding, Outcome
 from mpigen.shells.streams import OutputError, stdin_bytes, stdin_is_terminal, write_lines_to, write_to
@@ -25,8 +25,6 @@ if TYPE_CHECKING:
 def run_function(stdin: IO[bytes] | None, stdout: IO[bytes] | None, stderr: TextIO | None) -> int:
     """Read a ResourceList from stdin, write the result to stdout and problems to stderr; the exit code.
     A stream that is None is closed (mpigen.shells.streams); one that fails is said on stderr (exit 1)."""
-    from mpigen.krm import MAX_LIST_BYTES  # deferred: spares importing mpigen.krm until this runs
-
     try:
         if stdin is None:
             raise OSError("stdin is closed")

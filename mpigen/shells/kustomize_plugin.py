@@ -29,9 +29,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mpigen.shells.bounded import shown
+from mpigen.inputs import FRONTS
+from mpigen.options import Options
+from mpigen.pipeline import process
+from mpigen.shells.bounded import ReadError, read_file, shown
 from mpigen.shells.common import InvalidInput, run_guarded, write_lines
 from mpigen.shells.streams import write_stdout
+from mpigen.yaml.dump import to_yaml
+from mpigen.yaml.load import MAX_INPUT_BYTES, Document, InputError, decode, load_documents
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -39,7 +44,6 @@ if TYPE_CHECKING:
     import click
 
     from mpigen.outcome import Outcome
-    from mpigen.yaml.load import Document
 
 PLUGIN_HOME_ENV = "KUSTOMIZE_PLUGIN_HOME"
 XDG_CONFIG_HOME_ENV = "XDG_CONFIG_HOME"
@@ -61,8 +65,6 @@ def default_plugin_home(environ: Mapping[str, str]) -> Path:
 
 def plugin_paths(home: Path) -> list[Path]:
     """The executable kustomize runs for each supported (apiVersion, kind)."""
-    from mpigen.inputs import FRONTS  # deferred: spares importing mpigen.inputs until this runs
-
     paths = []
     for api_version, kind in FRONTS:
         group, _, version = api_version.partition("/")
@@ -133,12 +135,6 @@ def locate_job(root: str, job: Any) -> tuple[str, Document] | None:
     Best effort: None when the kustomization or the job cannot be matched (for instance a job that a
     nested kustomization renamed).
     """
-    # deferred: spares importing mpigen.shells.bounded until this runs
-    from mpigen.shells.bounded import ReadError, read_file
-
-    # deferred: spares importing mpigen.yaml.load until this runs
-    from mpigen.yaml.load import MAX_INPUT_BYTES, Document, InputError, decode, load_documents
-
     if not isinstance(job, dict) or not isinstance(job.get("metadata"), dict):
         return None
     key = (job.get("apiVersion"), job.get("kind"), job["metadata"].get("name"))
@@ -158,12 +154,6 @@ def locate_job(root: str, job: Any) -> tuple[str, Document] | None:
 
 
 def _generator_files(root: Path) -> list[Path]:
-    # deferred: spares importing mpigen.shells.bounded until this runs
-    from mpigen.shells.bounded import ReadError, read_file
-
-    # deferred: spares importing mpigen.yaml.load until this runs
-    from mpigen.yaml.load import MAX_INPUT_BYTES, InputError, decode, load_documents
-
     for name in KUSTOMIZATION_FILES:
         kustomization = root / name
         if kustomization.is_file():
@@ -185,10 +175,6 @@ def _generator_files(root: Path) -> list[Path]:
 
 def generate(documents: list[Document], source: str) -> tuple[str, Outcome]:
     """The plugin body, pure: the YAML of the generated objects ("" on any problem), and the outcome."""
-    from mpigen.options import Options  # deferred: spares importing mpigen.options until this runs
-    from mpigen.pipeline import process  # deferred: spares importing mpigen.pipeline until this runs
-    from mpigen.yaml.dump import to_yaml  # deferred: spares importing mpigen.yaml.dump until this runs
-
     outcome = process([(source, documents)], Options())
     return ("" if outcome.exit_code else to_yaml(outcome.objects)), outcome
 
@@ -308,12 +294,6 @@ def command() -> click.Group:
 
 
 def _run(config: Path, root: str) -> None:
-    # deferred: spares importing mpigen.shells.bounded until this runs
-    from mpigen.shells.bounded import ReadError, read_file
-
-    # deferred: spares importing mpigen.yaml.load until this runs
-    from mpigen.yaml.load import MAX_INPUT_BYTES, InputError, decode, load_documents
-
     # Messages name the generator file the user wrote when it can be found, else the kustomization's
     # directory: never kustomize's temporary copy, a name that means nothing to the user.
     source = f"{root} (kustomize generator)"

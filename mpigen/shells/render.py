@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from mpigen.options import Options
 from mpigen.outcome import EXIT_INVALID, Outcome
+from mpigen.pipeline import process
 from mpigen.records import Record
 from mpigen.shells._fast_args import plain_call
+from mpigen.shells.bounded import shown
 from mpigen.shells.common import (
     InvalidInput,
     fail,
@@ -151,8 +153,6 @@ def command() -> click.Command:
 
 
 def _render(paths: tuple[str, ...], options: Options, target: Target) -> None:
-    from mpigen.pipeline import process  # deferred: spares importing mpigen.pipeline until this runs
-
     inputs = read_inputs(paths)
     outcome = process(inputs, options)
     write_lines(_brief(inputs, outcome) if target.brief else outcome.lines())
@@ -210,9 +210,6 @@ def _write(objects: list[dict[str, Any]], output: str, directory: str) -> None:
     from mpigen import gitops  # deferred: spares importing mpigen.gitops until this runs
     from mpigen.shells import outdir  # deferred: spares importing mpigen.shells.outdir until this runs
 
-    # deferred: spares importing mpigen.shells.bounded until this runs
-    from mpigen.shells.bounded import shown
-
     def waiting() -> None:
         write_lines([f"mpigen: waiting for another render into {shown(directory)} to finish"])
 
@@ -232,9 +229,6 @@ def _write(objects: list[dict[str, Any]], output: str, directory: str) -> None:
 def _check(objects: list[dict[str, Any]], target: Target) -> None:
     from mpigen import gitops  # deferred: spares importing mpigen.gitops until this runs
     from mpigen.shells import outdir  # deferred: spares importing mpigen.shells.outdir until this runs
-
-    # deferred: spares importing mpigen.shells.bounded until this runs
-    from mpigen.shells.bounded import shown
 
     path = target.check_path
     assert path is not None

@@ -24,6 +24,7 @@ counts when its `x-kubernetes-group-version-kind` names the exact group, version
 from __future__ import annotations
 
 import functools
+import importlib.util
 import io
 import json
 import os
@@ -72,7 +73,6 @@ _NAMED_SCHEMAS = frozenset({"properties", "patternProperties", "$defs"})
 def _schema_dir() -> str:
     # find_spec locates the package without importing it: kubernetes_validate/__init__ imports jsonschema
     # and PyYAML, which would make `import mpigen.checks.kube.validator` slow.
-    import importlib.util  # deferred: spares importing importlib.util until this runs
 
     spec = importlib.util.find_spec("kubernetes_validate")
     if spec is None or not spec.submodule_search_locations:

@@ -33,6 +33,7 @@ from mpigen.inputs import trainer_names
 from mpigen.inputs.runpolicy import MULTIKUEUE
 from mpigen.options import Options
 from mpigen.plan import TrainPlan
+from mpigen.quantity import canonical_quantity
 from mpigen.targets.canonical import canonical
 from mpigen.targets.jobset import names as jobset_names
 from mpigen.targets.jobset import trainjob_gang
@@ -196,9 +197,6 @@ def trainer_env_var(var: dict[str, Any]) -> dict[str, Any]:
 
 def _quantity(value: Any) -> Any:
     """A quantity as Go's resource.Quantity writes it back (Trainer's objects are typed: `1` is `"1"`)."""
-    # deferred: spares importing mpigen.quantity until this runs
-    from mpigen.quantity import canonical_quantity
-
     try:
         return canonical_quantity(value)
     except ValueError:
