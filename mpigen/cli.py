@@ -52,7 +52,8 @@ def main() -> None:
     # memory of a 1,000-job render is the same without the collector), while the collector's passes
     # over everything imported cost several percent of a one-job render: reference counting frees all.
     gc.disable()
-    # deferred: loaded after gc.disable(), so that importing the shells (and all they import) runs without collector passes
+    # deferred: loaded after gc.disable(), so that importing the shells (and all they import) runs without
+    # collector passes
     from mpigen.shells import streams
 
     streams.prepare()  # closed standard descriptors held, SIGXFSZ ignored, SIGTERM and SIGINT unwinding
@@ -81,7 +82,8 @@ def _run(args: list[str]) -> int:
     run = _plain_run(args)
     try:
         if run is None:
-            # deferred: spares importing mpigen.shells.group until this runs
+            # deferred: click and every command's module load only for a call that needs parsing (help, usage
+            # errors, other commands)
             from mpigen.shells.group import cli
 
             cli(args=args, prog_name="mpigen")
@@ -105,7 +107,9 @@ def _exit(code: int) -> NoReturn:
 def __getattr__(name: str) -> Any:
     # `from mpigen.cli import cli`: the root group, loaded (with click) on first use.
     if name == "cli":
-        from mpigen.shells.group import cli  # deferred: spares importing mpigen.shells.group until this runs
+        # deferred: click and the root group load only for `from mpigen.cli import cli`, never for a plain
+        # call
+        from mpigen.shells.group import cli
 
         return cli
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

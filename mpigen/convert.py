@@ -349,7 +349,8 @@ def _annotation_warnings(document: dict[str, Any]) -> list[Issue]:
 def _dropped_options(document: dict[str, Any]) -> dict[str, str]:
     """The MPIJob's `mpigen.dev/*` option annotations a TrainJob refuses (mpigen.inputs.trainjob) or has no
     use for (`target`: a TrainJob is always a JobSet), each with why: not carried over."""
-    # deferred: spares importing mpigen.inputs.trainjob until this runs
+    # deferred: the TrainJob front (Trainer's rules and defaults) only once a job converts; a refused job
+    # never needs it
     from mpigen.inputs.trainjob import TRAINJOB_REFUSED_OPTIONS
 
     why = {flag: reason for flag, reason in TRAINJOB_REFUSED_OPTIONS.values()}

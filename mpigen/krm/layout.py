@@ -142,8 +142,10 @@ def head(item: str, fast: bool) -> tuple[Any, Any] | str | None:
         get_event()  # document
         get_event()  # sequence
         return _head(get_event, classes)
-    import yaml  # deferred: spares importing yaml until this runs
-    from yaml._yaml import CParser  # deferred: spares importing yaml._yaml until this runs
+    # deferred: PyYAML and libyaml's parser (their import is a third of a start-up) only for an item
+    # mpigen.yaml._fast_read cannot read
+    import yaml
+    from yaml._yaml import CParser
 
     parser = CParser(item)
     try:

@@ -28,7 +28,8 @@ from mpigen.yaml.load import load_documents
 
 def round_trip_load(text: str) -> Any:
     """A tree whose untouched nodes keep their comments and quoting when dumped."""
-    from ruamel.yaml.error import YAMLError  # deferred: spares importing ruamel.yaml.error until this runs
+    # deferred: ruamel.yaml only when a list is read whole, to keep its comments (a cut list never loads it)
+    from ruamel.yaml.error import YAMLError
 
     try:
         tree = _yaml().load(text)
@@ -126,7 +127,7 @@ def dump(tree: Any) -> str:
 def _replace_items(tree: Any, replacements: Replacements, token: str) -> dict[str, str]:
     """Put each replaced item's objects in its place in `tree` as placeholders (the objects under None
     last); their texts, by placeholder."""
-    # deferred: spares importing ruamel.yaml.comments until this runs
+    # deferred: ruamel.yaml only when a list is read whole, to keep its comments (a cut list never loads it)
     from ruamel.yaml.comments import CommentedSeq
 
     texts: dict[str, str] = {}
@@ -198,7 +199,7 @@ def with_results(tree: Any, results: list[dict[str, Any]]) -> None:
 
 @functools.cache
 def _representer() -> Any:
-    # deferred: spares importing ruamel.yaml.representer until this runs
+    # deferred: ruamel.yaml only when a list is read whole, to keep its comments (a cut list never loads it)
     from ruamel.yaml.representer import RoundTripRepresenter
 
     class Representer(RoundTripRepresenter):
@@ -212,7 +213,8 @@ def _representer() -> Any:
 
 
 def _yaml() -> Any:
-    from ruamel.yaml import YAML  # deferred: spares importing ruamel.yaml until this runs
+    # deferred: ruamel.yaml only when a list is read whole, to keep its comments (a cut list never loads it)
+    from ruamel.yaml import YAML
 
     yaml = YAML(typ="rt")
     yaml.Representer = _representer()

@@ -46,7 +46,7 @@ class PastCallBound(InvalidInput):
 def _rendered_files(directory: str) -> set[str]:
     """The files an `mpigen render --output-dir` wrote into `directory`, as its manifest lists them (none
     when the manifest cannot be read: then every file is read)."""
-    # deferred: spares importing mpigen.gitops until this runs
+    # deferred: the GitOps layout (mpigen.gitops) only for a directory that holds an --output-dir render
     from mpigen.gitops import MANIFEST, parse_manifest
 
     try:
@@ -69,7 +69,8 @@ def _expand(paths: tuple[str, ...]) -> Iterator[tuple[str, bool, str]]:
     such a directory is read as any other."""
     for path in paths or (STDIN,):
         if path != STDIN and os.path.isdir(path):
-            from mpigen.gitops import MANIFEST  # deferred: spares importing mpigen.gitops until this runs
+            # deferred: the GitOps layout (mpigen.gitops) only for a directory given as a PATH
+            from mpigen.gitops import MANIFEST
 
             found: list[tuple[str, str]] = []
 
@@ -110,8 +111,9 @@ def _read(path: str, named: bool) -> tuple[str, bytes]:
 def _say_reading_stdin() -> None:
     """On a terminal, `mpigen render` with no PATH waits for typed input; say so, and how to end it or
     pass a file, instead of seeming to hang. Never said for a pipe or a file: scripts see nothing."""
-    # deferred: spares importing click until this runs
-    import click  # a command given no PATH always runs under click (mpigen.cli runs only PATHs without it)
+    # deferred: click only for a command given no PATH on a terminal, which always runs under click
+    # (mpigen.cli)
+    import click
 
     ctx = click.get_current_context(silent=True)
     command = ctx.command_path if ctx else "mpigen render"
@@ -197,7 +199,8 @@ def write_lines(lines: list[str]) -> None:
     no terminal (click is loaded for those only), so a message reads the same whether click runs or not;
     written through mpigen.shells.streams, as all output."""
     if sys.stderr is not None and any("\x1b" in line for line in lines) and not sys.stderr.isatty():
-        import click  # deferred: spares importing click until this runs
+        # deferred: click only to strip ANSI escapes from messages when stderr is no terminal
+        import click
 
         lines = [click.unstyle(line) for line in lines]
     write_stderr(lines)

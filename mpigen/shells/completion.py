@@ -24,7 +24,7 @@ def completion(shell: str) -> None:
       mpigen completion zsh > "${fpath[1]}/_mpigen"                     # zsh
       mpigen completion fish > ~/.config/fish/completions/mpigen.fish   # fish
     """
-    # deferred: spares importing click.shell_completion until this runs
+    # deferred: click's completion scripts only for `mpigen completion`, not for `mpigen --help` listing it
     from click.shell_completion import get_completion_class
 
     completer = get_completion_class(shell)

@@ -57,8 +57,8 @@ def command() -> click.Command:
           mpigen convert job.yaml > trainjob.yaml && mpigen render trainjob.yaml | kubectl apply -f -
           mpigen convert --namespaced-runtime jobs/
         """
-        # deferred: spares importing mpigen.convert until this runs
-        from mpigen.convert import ConvertOptions  # deferred: spares importing mpigen.convert until this runs
+        # deferred: the converter and Trainer's tables only when convert runs, not for `mpigen --help`
+        from mpigen.convert import ConvertOptions
 
         options = ConvertOptions(namespaced_runtime, Options(namespace=namespace))
         run_guarded(lambda: _convert(filenames + paths, output, options))
@@ -67,7 +67,8 @@ def command() -> click.Command:
 
 
 def _convert(paths: tuple[str, ...], output: str, options: Any) -> None:
-    from mpigen.convert import convert  # deferred: spares importing mpigen.convert until this runs
+    # deferred: the converter and Trainer's tables only when convert runs, not for `mpigen --help`
+    from mpigen.convert import convert
 
     inputs = read_inputs(paths)
     refuse_empty(paths, inputs, "convert")

@@ -33,7 +33,8 @@ class LazyGroup(click.Group):
         """click's, with a "did you mean" for a mistyped command (`mpigen rendr`)."""
         name = args[0] if args else ""
         if name and not name.startswith("-") and self.get_command(ctx, name) is None:
-            import difflib  # deferred: spares importing difflib until this runs
+            # deferred: difflib only for the "did you mean" of a mistyped command
+            import difflib
 
             near = difflib.get_close_matches(name, self.list_commands(ctx), n=1)
             if near:

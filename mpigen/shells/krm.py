@@ -70,7 +70,9 @@ def _binary(stream: TextIO | None) -> BinaryIO | None:
 
 def command() -> click.Command:
     """The `krm` command as click parses it (mpigen.shells.group loads it for any other call)."""
-    import click  # deferred: spares importing click until this runs
+    # deferred: click only for `mpigen krm --help` or a call it must parse; kustomize's and kpt's calls run
+    # without it
+    import click
 
     @click.command(context_settings={"max_content_width": 100})
     @click.pass_context

@@ -91,7 +91,8 @@ def wrapper_script(python: str) -> str:
 def write_executable(path: Path, text: str) -> None:
     """Replace `path` atomically: a build running at the same time sees the old file or the new one."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    import tempfile  # deferred: spares importing tempfile until this runs
+    # deferred: tempfile only for `kustomize-plugin install`, not for the plugin's runs
+    import tempfile
 
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
@@ -204,7 +205,9 @@ def _resolve_home(plugin_home: Path | None) -> Path:
 
 def command() -> click.Group:
     """The `kustomize-plugin` group as click parses it (mpigen.shells.group loads it)."""
-    import click  # deferred: spares importing click until this runs
+    # deferred: click only for the group's other subcommands and --help; kustomize's `run CONFIG` runs without
+    # it
+    import click
 
     @click.group()
     def kustomize_plugin() -> None:

@@ -65,9 +65,11 @@ def plain(args: list[str]) -> Callable[[], int] | None:
 
 def command() -> click.Command:
     """The `render` command as click parses it (mpigen.shells.group loads it for any other call)."""
-    import click  # deferred: spares importing click until this runs
+    # deferred: click only for a call mpigen.shells._fast_args cannot read (help, an unusual flag); the common
+    # calls run without it
+    import click
 
-    # deferred: spares importing mpigen.shells.flags until this runs
+    # deferred: the flags' click options, with click, only for a call that needs parsing
     from mpigen.shells.flags import allow_empty_option, compile_options, filename_option, make_options
 
     class RenderCommand(click.Command):
@@ -207,8 +209,9 @@ def _refuse_empty(paths: tuple[str, ...], inputs: list[tuple[str, list[Any] | st
 
 
 def _write(objects: list[dict[str, Any]], output: str, directory: str) -> None:
-    from mpigen import gitops  # deferred: spares importing mpigen.gitops until this runs
-    from mpigen.shells import outdir  # deferred: spares importing mpigen.shells.outdir until this runs
+    # deferred: the GitOps layout and the directory writer only for --output-dir
+    from mpigen import gitops
+    from mpigen.shells import outdir
 
     def waiting() -> None:
         write_lines([f"mpigen: waiting for another render into {shown(directory)} to finish"])
@@ -227,8 +230,9 @@ def _write(objects: list[dict[str, Any]], output: str, directory: str) -> None:
 
 
 def _check(objects: list[dict[str, Any]], target: Target) -> None:
-    from mpigen import gitops  # deferred: spares importing mpigen.gitops until this runs
-    from mpigen.shells import outdir  # deferred: spares importing mpigen.shells.outdir until this runs
+    # deferred: the GitOps layout and the committed files' reader only for --check
+    from mpigen import gitops
+    from mpigen.shells import outdir
 
     path = target.check_path
     assert path is not None

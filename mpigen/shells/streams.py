@@ -171,7 +171,8 @@ def _write_all(stream: IO[Any], raw: bytes, data: str | bytes) -> None:
         try:
             written = os.write(fd, view)
         except BlockingIOError:  # a stdout left non-blocking by whoever shares it: wait until it takes more
-            import select  # deferred: spares importing select until this runs
+            # deferred: select only when a non-blocking stdout is full
+            import select
 
             select.select([], [fd], [])
             continue

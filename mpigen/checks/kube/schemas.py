@@ -83,7 +83,8 @@ def _schema_dir() -> str:
 def _schema_root() -> Path:
     # pathlib loads only when kubernetes-validate's files are read: one job's check lists their
     # directory (the versions) and reads the shipped file alone (start-up time).
-    from pathlib import Path  # deferred: spares importing pathlib until this runs
+    # deferred: pathlib only once kubernetes-validate's own files are listed (a plain render never lists them)
+    from pathlib import Path
 
     return Path(_schema_dir())
 
@@ -174,7 +175,9 @@ def _kube_file(version: str, api_version: str, kind: str) -> Schema | None:
 
 
 def _vendored_file(name: str) -> Schema:
-    import importlib.resources  # deferred: spares importing importlib.resources until this runs
+    # deferred: importlib.resources (with pathlib) only for a schema shipped in mpigen/schemas: Trainer's
+    # kinds, `mpigen schema`
+    import importlib.resources
 
     text = importlib.resources.files("mpigen.schemas").joinpath(name).read_text(encoding="utf-8")
     schema: Schema = json.loads(text)

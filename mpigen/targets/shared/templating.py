@@ -31,7 +31,9 @@ def jinja_environment() -> jinja2.Environment:
     # deferred: a render uses the compiled templates, not the template files (start-up time)
     from importlib import resources
 
-    import jinja2  # deferred: spares importing jinja2 until this runs
+    # deferred: jinja2 only for the reference templates (tools/templategen.py, MPIGEN_REFERENCE); a render
+    # uses the compiled ones
+    import jinja2
 
     def load(name: str) -> str:
         return resources.files("mpigen.templates").joinpath(name).read_text(encoding="utf-8")
