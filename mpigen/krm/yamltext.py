@@ -28,7 +28,8 @@ from mpigen.yaml.load import load_documents
 
 def round_trip_load(text: str) -> Any:
     """A tree whose untouched nodes keep their comments and quoting when dumped."""
-    # deferred: ruamel.yaml only when a list is read whole, to keep its comments (a cut list never loads it)
+    # deferred: ruamel.yaml only when the list's own text is round-tripped to keep its comments, not for
+    # a cut list that takes its objects and results as text
     from ruamel.yaml.error import YAMLError
 
     try:
@@ -127,7 +128,8 @@ def dump(tree: Any) -> str:
 def _replace_items(tree: Any, replacements: Replacements, token: str) -> dict[str, str]:
     """Put each replaced item's objects in its place in `tree` as placeholders (the objects under None
     last); their texts, by placeholder."""
-    # deferred: ruamel.yaml only when a list is read whole, to keep its comments (a cut list never loads it)
+    # deferred: ruamel.yaml only when the list's own text is round-tripped to keep its comments, not for
+    # a cut list that takes its objects and results as text
     from ruamel.yaml.comments import CommentedSeq
 
     texts: dict[str, str] = {}
@@ -199,7 +201,8 @@ def with_results(tree: Any, results: list[dict[str, Any]]) -> None:
 
 @functools.cache
 def _representer() -> Any:
-    # deferred: ruamel.yaml only when a list is read whole, to keep its comments (a cut list never loads it)
+    # deferred: ruamel.yaml only when the list's own text is round-tripped to keep its comments, not for
+    # a cut list that takes its objects and results as text
     from ruamel.yaml.representer import RoundTripRepresenter
 
     class Representer(RoundTripRepresenter):
@@ -213,7 +216,8 @@ def _representer() -> Any:
 
 
 def _yaml() -> Any:
-    # deferred: ruamel.yaml only when a list is read whole, to keep its comments (a cut list never loads it)
+    # deferred: ruamel.yaml only when the list's own text is round-tripped to keep its comments, not for
+    # a cut list that takes its objects and results as text
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="rt")

@@ -83,7 +83,8 @@ def _schema_dir() -> str:
 def _schema_root() -> Path:
     # pathlib loads only when kubernetes-validate's files are read: one job's check lists their
     # directory (the versions) and reads the shipped file alone (start-up time).
-    # deferred: pathlib only once kubernetes-validate's own files are listed (a plain render never lists them)
+    # deferred: pathlib only when a schema is read from kubernetes-validate's own files, which a valid
+    # job's render never does
     from pathlib import Path
 
     return Path(_schema_dir())
