@@ -9,6 +9,8 @@ its field path.
 
 from __future__ import annotations
 
+import importlib
+
 __version__ = "0.2.0"
 
 __all__ = ["Compilation", "CompileError", "Issue", "Options", "__version__", "compile", "compile_job"]
@@ -35,8 +37,6 @@ _LAZY = {
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        import importlib  # deferred: spares importing importlib until this runs
-
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'mpigen' has no attribute {name!r}")
 

@@ -12,7 +12,9 @@ and exits with the same code.
 
 from __future__ import annotations
 
+import atexit
 import gc
+import importlib
 import os
 import sys
 
@@ -41,8 +43,6 @@ def _plain_run(args: list[str]) -> Callable[[], int] | None:
     """The click-free run of `mpigen ARGS`, or None when click must parse them."""
     if COMPLETE_VAR in os.environ or not args or args[0] not in PLAIN_COMMANDS:
         return None
-    import importlib  # deferred: spares importing importlib until this runs
-
     run: Callable[[], int] | None = importlib.import_module(PLAIN_COMMANDS[args[0]]).plain(args[1:])
     return run
 
@@ -52,7 +52,9 @@ def main() -> None:
     # memory of a 1,000-job render is the same without the collector), while the collector's passes
     # over everything imported cost several percent of a one-job render: reference counting frees all.
     gc.disable()
-    from mpigen.shells import streams  # deferred: spares importing mpigen.shells.streams until this runs
+    # deferred: loaded after gc.disable(), so that importing the shells (and all they import) runs without
+    # collector passes
+    from mpigen.shells import streams
 
     streams.prepare()  # closed standard descriptors held, SIGXFSZ ignored, SIGTERM and SIGINT unwinding
     args = sys.argv[1:]
@@ -80,7 +82,8 @@ def _run(args: list[str]) -> int:
     run = _plain_run(args)
     try:
         if run is None:
-            # deferred: spares importing mpigen.shells.group until this runs
+            # deferred: click and every command's module load only for a call that needs parsing (help, usage
+            # errors, other commands)
             from mpigen.shells.group import cli
 
             cli(args=args, prog_name="mpigen")
@@ -96,8 +99,6 @@ def _exit(code: int) -> NoReturn:
     """Exit once the output is written (mpigen.shells.streams.finish), skipping the interpreter's
     teardown (freeing every module and object one by one: about a tenth of a one-job render) when
     nothing waits for it: no function registered to run at exit (coverage, logging, a test's recorder)."""
-    import atexit  # deferred: spares importing atexit until this runs
-
     if atexit._ncallbacks() == 0:
         os._exit(code)
     sys.exit(code)
@@ -106,7 +107,9 @@ def _exit(code: int) -> NoReturn:
 def __getattr__(name: str) -> Any:
     # `from mpigen.cli import cli`: the root group, loaded (with click) on first use.
     if name == "cli":
-        from mpigen.shells.group import cli  # deferred: spares importing mpigen.shells.group until this runs
+        # deferred: click and the root group load only for `from mpigen.cli import cli`, never for a plain
+        # call
+        from mpigen.shells.group import cli
 
         return cli
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

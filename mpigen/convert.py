@@ -27,6 +27,7 @@ from mpigen import names, tree
 from mpigen.compiler import plan_job
 from mpigen.errors import CompileError, Issue, Path
 from mpigen.inputs import trainer_names
+from mpigen.inputs.annotations import PREFIX
 from mpigen.options import KUBERNETES as GANG_KUBERNETES
 from mpigen.options import Options
 from mpigen.outcome import Finding, Outcome
@@ -361,10 +362,8 @@ def _annotation_warnings(document: dict[str, Any]) -> list[Issue]:
 def _dropped_options(document: dict[str, Any]) -> dict[str, str]:
     """The MPIJob's `mpigen.dev/*` option annotations a TrainJob refuses (mpigen.inputs.trainjob) or has no
     use for (`target`: a TrainJob is always a JobSet), each with why: not carried over."""
-    # deferred: spares importing mpigen.inputs.annotations until this runs
-    from mpigen.inputs.annotations import PREFIX
-
-    # deferred: spares importing mpigen.inputs.trainjob until this runs
+    # deferred: the TrainJob front (Trainer's rules and defaults) only once a job converts; a refused job
+    # never needs it
     from mpigen.inputs.trainjob import TRAINJOB_REFUSED_OPTIONS
 
     why = {flag: reason for flag, reason in TRAINJOB_REFUSED_OPTIONS.values()}

@@ -146,8 +146,8 @@ def check_files(files: dict[str, str], owned: set[str]) -> tuple[dict[str, str],
 
 def diff_files(committed: dict[str, str], rendered: dict[str, str], root: str) -> str:
     """A unified diff from the committed files to the fresh render ("" when they are the same)."""
-    # deferred: spares importing difflib until this runs
-    import difflib  # only a stale render is diffed: not on a render's path
+    # deferred: difflib only for `render --check` against a stale committed render
+    import difflib
 
     out: list[str] = []
     for name in sorted(committed.keys() | rendered.keys()):

@@ -34,9 +34,9 @@ _DECIMAL = {
 
 def parse_quantity(value: object) -> Fraction | None:
     """The exact value of a quantity, or None when it is not one."""
-    # fractions (and the decimal it imports) load here, not with the module: a v1alpha1 job's whole
-    # number of units (`whole_units`) needs neither
-    from fractions import Fraction  # deferred: spares importing fractions until this runs
+    # deferred: fractions (and the decimal it imports) only for a quantity to add or compare: a v1alpha1
+    # job's whole number of units (`whole_units`) needs neither
+    from fractions import Fraction
 
     if isinstance(value, bool):
         return None

@@ -406,21 +406,88 @@ def test_a_fast_module_is_imported_only_from_its_own_folder(name: str) -> None:
     assert not foreign, f"{name} imports {foreign}"
 
 
+# What a `# deferred:` comment may not be: the words of the comment every deferral once carried, which
+# name the module again and no reason ("spares importing X until this runs").
+GENERIC_DEFERRAL = re.compile(
+    r"spares? importing|until (this|it) runs|spares? loading|deferred import", re.IGNORECASE
+)
+# A reason says more than the module's name: at least this many words besides its dotted parts.
+REASON_WORDS = 3
+
+
+def _deferral_comment(lines: list[str], line: int) -> str | None:
+    """The `# deferred:` comment of the import at `line` (1-based): on its own line, or the comment lines
+    directly above the run of import lines it opens (one comment covers imports written together)."""
+    own = lines[line - 1]
+    if "# deferred: " in own:
+        return own[own.index("# deferred: ") :]
+    above = line - 2
+    while above >= 0 and re.match(r"\s*(from \S+ )?import ", lines[above]):
+        above -= 1  # an import written together with this one, under the same comment
+    block: list[str] = []
+    while above >= 0 and lines[above].strip().startswith("#"):
+        block.insert(0, lines[above].strip().lstrip("#").strip())
+        if block[0].startswith("deferred: "):
+            return "# " + " ".join(block)
+        above -= 1
+    return None
+
+
+def deferral_problem(comment: str | None, modules: set[str]) -> str | None:
+    """What is wrong with an import's `# deferred:` comment (None: nothing): missing, the generic
+    wording, or nothing said beyond the module's name."""
+    if comment is None:
+        return "no `# deferred: <what it spares>` comment"
+    reason = comment.removeprefix("# deferred: ")
+    if GENERIC_DEFERRAL.search(reason):
+        return f"generic wording, not a reason: {reason!r}"
+    named = {part for module in modules for part in (module, *module.split("."))}
+    words = [word for word in re.findall(r"[\w.\-/`']+", reason) if word.strip("`'.") not in named]
+    if len(words) < REASON_WORDS:
+        return f"says no more than the module's name: {reason!r}"
+    return None
+
+
+def test_a_deferral_comment_must_give_a_reason() -> None:
+    """The check below refuses the wording that says nothing and accepts one that names the rare path."""
+    generic = "# deferred: spares importing difflib until this runs"
+    assert deferral_problem(generic, {"difflib"}) is not None
+    assert deferral_problem("# deferred: difflib", {"difflib"}) is not None
+    assert deferral_problem(None, {"difflib"}) is not None
+    assert deferral_problem("# deferred: difflib only for the hint of an unknown field", {"difflib"}) is None
+    lines = [
+        "def f():",
+        "    # deferred: jsonschema only when the quick check",
+        "    # fails",
+        "    import a",
+        "    import b",
+    ]
+    assert _deferral_comment(lines, 5) == "# deferred: jsonschema only when the quick check fails"
+    assert _deferral_comment(["def f():", "    x = 1", "    import a"], 3) is None
+
+
 def test_an_import_inside_a_function_says_what_deferring_it_spares() -> None:
     """Imports sit at the top of a module; one left inside a function (to spare a render, or a command,
-    a library or module it does not need) carries `# deferred: <what it spares>` on its line or the line above."""
-    bare = []
+    a library or module it does not need) carries `# deferred: <what it spares>` on its line or in the
+    comment above it: the rare path or the heavy module it keeps off the common path, not the module's
+    name again."""
+    bad = []
     for name, path in MODULES.items():
         lines = path.read_text(encoding="utf-8").splitlines()
         for function in ast.walk(ast.parse("\n".join(lines))):
             if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             for node in ast.walk(function):
-                if isinstance(node, (ast.Import, ast.ImportFrom)):
-                    said = lines[node.lineno - 1] + lines[node.lineno - 2]
-                    if "# deferred: " not in said:
-                        bare.append(f"{name}:{node.lineno}")
-    assert not bare, bare
+                if isinstance(node, ast.Import):
+                    modules = {alias.name for alias in node.names}
+                elif isinstance(node, ast.ImportFrom):
+                    modules = {node.module or "", *(alias.name for alias in node.names)}
+                else:
+                    continue
+                problem = deferral_problem(_deferral_comment(lines, node.lineno), modules)
+                if problem:
+                    bad.append(f"{name}:{node.lineno}: {problem}")
+    assert not bad, bad
 
 
 def test_names_names_no_target_or_trainer_object() -> None:

@@ -208,8 +208,9 @@ def _object_issues(obj: dict[str, Any], pods: list[dict[str, str]], paths: Templ
     if obj.get("kind") in ("RoleBinding", "ClusterRoleBinding"):
         yield from _subject_issues(obj)
     if obj.get("kind") in ("Workload", "PodGroup"):
-        # deferred: spares importing mpigen.checks.workload until this runs
-        from mpigen.checks.workload import scheduling_issues  # only for a job that renders them
+        # deferred: the gang objects' rules only for a job rendered with a gang (a PodGroup, or Kubernetes'
+        # Workload)
+        from mpigen.checks.workload import scheduling_issues
 
         yield from scheduling_issues(obj)
 

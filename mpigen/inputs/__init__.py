@@ -94,8 +94,9 @@ def foreign_mpijob(document: dict[str, Any]) -> bool:
     group = api_version.strip().rpartition("/")[0].lower()
     if "." not in group or "kubeflow" in group:
         return False
-    # deferred: spares importing difflib until this runs
-    import difflib  # only for an MPIJob outside kubeflow.org
+    # deferred: difflib only for an MPIJob of a group outside kubeflow, to tell a near miss from another
+    # project's
+    import difflib
 
     return difflib.SequenceMatcher(None, group, names.GROUP).ratio() < _NEAR_GROUP
 

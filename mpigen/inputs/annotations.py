@@ -32,6 +32,7 @@ from mpigen.options import (
     off_target,
     unmet_needs,
 )
+from mpigen.placement import parse
 
 PREFIX = "mpigen.dev/"
 
@@ -104,8 +105,6 @@ def _kube_version(value: str) -> str:
 
 
 def _topology(value: str) -> str:
-    from mpigen.placement import parse  # deferred: spares importing mpigen.placement until this runs
-
     return str(parse(value))
 
 
@@ -181,8 +180,8 @@ def options_for(job: dict[str, Any], options: Options) -> tuple[Options, list[Is
         path = ("metadata", "annotations", key)
         short = key[len(PREFIX) :]
         if short not in ANNOTATIONS:
-            # deferred: spares importing difflib until this runs
-            import difflib  # for the hint only: not on a valid document's path
+            # deferred: difflib only for the "did you mean" of an unknown mpigen.dev/* annotation
+            import difflib
 
             close = difflib.get_close_matches(short, list(ANNOTATIONS), n=1)
             hint = f' (did you mean "{PREFIX}{close[0]}"?)' if close else ""

@@ -21,6 +21,8 @@ from collections.abc import Callable
 from typing import Any
 
 from mpigen import tree
+from mpigen.checks.kube.schemas import shipped_schema
+from mpigen.checks.kube.versions import default_kube_version
 from mpigen.errors import CompileError, Issue
 from mpigen.options import Options
 from mpigen.plan import JobPlan
@@ -114,11 +116,6 @@ def _neighbour_hint(issue: Issue) -> str:
     level = _level(tuple(parents)) if parents and isinstance(field, str) else None
     if level is None or "(" in issue.message:
         return ""
-    # deferred: spares importing mpigen.checks.kube.schemas until this runs
-    from mpigen.checks.kube.schemas import shipped_schema
-
-    # deferred: spares importing mpigen.checks.kube.versions until this runs
-    from mpigen.checks.kube.versions import default_kube_version
 
     shipped = shipped_schema(default_kube_version(), _CORE + "PodSpec")
     if shipped is None:

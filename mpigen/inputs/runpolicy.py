@@ -114,8 +114,8 @@ def _check_managed_by(value: str | None, path: Path, controller: str) -> list[Is
     if value == MULTIKUEUE:
         return []  # each run target says what it does with it (mpigen.targets.shared.policy)
     known = [controller, MULTIKUEUE]
-    # deferred: spares importing difflib until this runs
-    import difflib  # for the hint only: not on a valid document's path
+    # deferred: difflib only for the "did you mean" of a managedBy no controller takes
+    import difflib
 
     close = difflib.get_close_matches(value, known, n=1)
     hint = f' (did you mean "{close[0]}"?)' if close else ""
@@ -127,8 +127,8 @@ def _check_managed_by(value: str | None, path: Path, controller: str) -> list[Is
 
 
 def _check_scheduling(policy: SchedulingPolicy, path: Path, pods: int | None) -> list[Issue]:
-    # deferred: spares importing mpigen.quantity until this runs
-    from mpigen.quantity import parse_quantity  # fractions and decimal: not at import (start-up time)
+    # deferred: mpigen.quantity (fractions, decimal) only for a schedulingPolicy with minResources
+    from mpigen.quantity import parse_quantity
 
     issues = []
     for name, value in (policy.minResources or {}).items():

@@ -82,8 +82,8 @@ def _message(error: Any, model: type[BaseModel]) -> str:
             where = format_path(loc[:-1] + home)
             return f"unknown field {shown(str(loc[-1]))} (did you mean to put it under {where}, one level deeper?)"
         known = _known_fields(model, loc[:-1])
-        # deferred: spares importing difflib until this runs
-        import difflib  # for the hint only: not on a valid document's path
+        # deferred: difflib only for the "did you mean" of an unknown field
+        import difflib
 
         close = difflib.get_close_matches(str(loc[-1]), known, n=1)
         hint = f' (did you mean "{close[0]}"?)' if close else ""
@@ -148,7 +148,8 @@ def _known_fields(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
 
 
 def _model_of(annotation: Any) -> Any:
-    from pydantic import BaseModel  # deferred: spares importing pydantic until this runs
+    # deferred: pydantic only for an unknown field's message, after the quick check failed
+    from pydantic import BaseModel
 
     for arg in getattr(annotation, "__args__", ()) or ():
         if isinstance(arg, type) and issubclass(arg, BaseModel):
@@ -161,7 +162,8 @@ def parse_model(model: type[Strict], document: dict[str, Any]) -> tuple[Any, lis
     fast = parse_fast(model, document)
     if fast is not None:
         return fast, []
-    from pydantic import ValidationError  # deferred: spares importing pydantic until this runs
+    # deferred: pydantic only when the quick check (parse_fast) refuses the document, for its messages
+    from pydantic import ValidationError
 
     checked = pydantic_model(model)
     try:
@@ -178,7 +180,8 @@ def parse_without_unknown_fields(model: type[Strict], document: dict[str, Any]) 
     """The model of `document` with its unknown fields left out, or None when anything else is wrong
     with it: a job whose only schema problems are unknown fields still gets the rules run on it, so
     that one run reports every problem (a typo must not hide a zero replica count)."""
-    from pydantic import ValidationError  # deferred: spares importing pydantic until this runs
+    # deferred: pydantic only for a job whose quick check failed, to run the rules on the rest
+    from pydantic import ValidationError
 
     checked = pydantic_model(model)
     try:

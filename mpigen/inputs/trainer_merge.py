@@ -39,7 +39,9 @@ _CONTAINER_LISTS = {"env": "name", "volumeMounts": "mountPath"}
 
 @functools.cache
 def _defaults_tree() -> dict[str, Any]:
-    import importlib.resources  # deferred: spares importing importlib.resources until this runs
+    # deferred: importlib.resources (with pathlib) only for a TrainJob, whose runtime needs Trainer's CRD
+    # defaults
+    import importlib.resources
 
     text = importlib.resources.files("mpigen.schemas").joinpath("trainer-defaults-v1alpha1.json").read_text()
     kinds: dict[str, Any] = json.loads(text)["kinds"]

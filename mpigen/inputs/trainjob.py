@@ -24,6 +24,7 @@ from mpigen import names, tree
 from mpigen.checks.kube.validator import validate_object
 from mpigen.errors import CompileError, Issue, Path, shown
 from mpigen.inputs import trainer_names
+from mpigen.inputs.annotations import PREFIX
 from mpigen.inputs.shared import name_of, resolve_namespace
 from mpigen.inputs.trainer_merge import apply_defaults, merge_resources, merge_runtime_patch
 from mpigen.inputs.trainer_rules import ancestor, crd_rules, runtime_webhook, trainjob_webhook
@@ -284,9 +285,6 @@ def _native_gang_option(options: Options, field: str) -> bool:
 
 
 def refused_options(options: Options) -> list[Issue]:
-    # deferred: spares importing mpigen.inputs.annotations until this runs
-    from mpigen.inputs.annotations import PREFIX
-
     issues = []
     for field, (flag, why) in TRAINJOB_REFUSED_OPTIONS.items():
         if getattr(options, field) != getattr(Options(), field) and not _native_gang_option(options, field):
@@ -296,9 +294,6 @@ def refused_options(options: Options) -> list[Issue]:
 
 def _target_issues(document: dict[str, Any]) -> list[Issue]:
     """The TrainJob's own `mpigen.dev/target` other than jobset (the flag does not apply to TrainJobs)."""
-    # deferred: spares importing mpigen.inputs.annotations until this runs
-    from mpigen.inputs.annotations import PREFIX
-
     found = ((document.get("metadata") or {}).get("annotations") or {}).get(PREFIX + "target")
     if found is None or found == "jobset":
         return []

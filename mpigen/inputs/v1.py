@@ -217,7 +217,7 @@ def load(document: dict[str, Any], options: Options) -> V1Job:
 
 
 def to_plan(document: dict[str, Any], options: Options) -> JobPlan:
-    # deferred: spares importing mpigen.inputs.v1_plan until this runs
+    # deferred: a v1alpha2 job loads this module for its container checks, without the v1 planner
     from mpigen.inputs.v1_plan import plan_job
 
     return plan_job(load(document, options), document, options.target)

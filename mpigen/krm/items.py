@@ -11,7 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from mpigen.krm import MAX_LIST_BYTES, STDIN, NotAResourceList, layout
+from mpigen.yaml.load import InputError, decode, load_documents
 from mpigen.yaml.reader import FAST_MAX_CHARACTERS
+
+try:  # the built-in BLAKE2 that hashlib itself offers, without loading OpenSSL (hashlib's start-up)
+    from _blake2 import blake2b
+except ImportError:  # an interpreter without it
+    from hashlib import blake2b
 
 API_VERSION = "config.kubernetes.io/v1"
 # Earlier versions of the ResourceList, as older kustomize and kpt sent them; the shape is the same.
@@ -87,9 +93,6 @@ class Listing:
 def read_resource_list(data: bytes) -> Listing:
     """The ResourceList of `data`, vetted (bounded, as `render` reads YAML) before anything else parses
     it. Raises NotAResourceList."""
-    # deferred: spares importing mpigen.yaml.load until this runs
-    from mpigen.yaml.load import InputError, decode
-
     try:
         text = decode(data, STDIN, MAX_LIST_BYTES)
     except InputError as exc:
@@ -101,9 +104,6 @@ def read_resource_list(data: bytes) -> Listing:
 
 
 def read_whole(text: str) -> Listing:
-    # deferred: spares importing mpigen.yaml.load until this runs
-    from mpigen.yaml.load import InputError, load_documents
-
     try:
         documents = load_documents(text, STDIN)
     except InputError as exc:
@@ -122,9 +122,6 @@ def read_whole(text: str) -> Listing:
 def _read_cut(text: str) -> Listing:
     """The list cut into its items, proved by reading the rest as data with one placeholder item and by
     parsing each item. Raises NotCut."""
-    # deferred: spares importing mpigen.yaml.load until this runs
-    from mpigen.yaml.load import InputError, load_documents
-
     token = _token(text)
     if token in text:
         raise layout.NotCut("the placeholder is in the text")
@@ -149,10 +146,6 @@ def _fast(text: str) -> bool:
 
 
 def _token(text: str) -> str:
-    try:  # the built-in BLAKE2 that hashlib itself offers, without loading OpenSSL (hashlib's start-up)
-        from _blake2 import blake2b  # deferred: spares importing _blake2 until this runs
-    except ImportError:  # an interpreter without it
-        from hashlib import blake2b  # deferred: spares importing hashlib until this runs
     digest = blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
     return f"{PLACEHOLDER}{digest}-"
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from mpigen.yaml.load import InputError, load_documents
 from mpigen.yaml.reader import fast_events
 
 # The top-level `items:` key with a block value; an item's first line; the first line at column 0 that
@@ -141,8 +142,10 @@ def head(item: str, fast: bool) -> tuple[Any, Any] | str | None:
         get_event()  # document
         get_event()  # sequence
         return _head(get_event, classes)
-    import yaml  # deferred: spares importing yaml until this runs
-    from yaml._yaml import CParser  # deferred: spares importing yaml._yaml until this runs
+    # deferred: PyYAML and libyaml's parser (their import is a third of a start-up) only for an item
+    # mpigen.yaml._fast_read cannot read
+    import yaml
+    from yaml._yaml import CParser
 
     parser = CParser(item)
     try:
@@ -201,9 +204,6 @@ def load_item(item: str, source: str, fast: bool) -> Any:
     """One item (`Cut.as_document`) read as data, as `render` reads a document (mpigen.yaml.load:
     bounded, duplicate keys refused, YAML 1.1 scalars). Raises NotCut on any problem, for the
     whole-list reading to word it."""
-    # deferred: spares importing mpigen.yaml.load until this runs
-    from mpigen.yaml.load import InputError, load_documents
-
     try:
         documents = load_documents(item, source, fast)
     except InputError as exc:

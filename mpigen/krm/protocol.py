@@ -51,13 +51,22 @@ them (kpt as `<kind>_<name>.yaml`).
 
 from __future__ import annotations
 
+import json
 import re
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from mpigen import inputs as api
+from mpigen.inputs.lists import flatten, holds_job, is_list
 from mpigen.krm.items import Listing, read_resource_list
+from mpigen.krm.layout import ALIAS
 from mpigen.krm.readback import refused_output
+from mpigen.krm.yamltext import dump, round_trip_load, with_results, write_cut, write_whole
+from mpigen.options import Options
 from mpigen.outcome import Finding, Outcome, Placement, invalid_output_message, krm_result
+from mpigen.pipeline import check_collisions, collect_runtimes, process
 from mpigen.records import Record
+from mpigen.yaml.load import Document
 
 if TYPE_CHECKING:
     from mpigen.inputs.trainjob import Runtimes
@@ -79,8 +88,6 @@ class _Where(Record):
     document: int | None = None
 
     def as_document(self, data: Any) -> Any:
-        from mpigen.yaml.load import Document  # deferred: spares importing mpigen.yaml.load until this runs
-
         # `Document.total` only decides whether the position is shown
         return Document(self.document or 1, data, 2 if self.document else 1)
 
@@ -149,8 +156,6 @@ def _ends_in_block_mapping(text: str) -> bool:
 
 def _aliases(listing: Listing) -> list[int]:
     """The positions of the items that are only a YAML alias (`- *a`)."""
-    from mpigen.krm.layout import ALIAS  # deferred: spares importing mpigen.krm.layout until this runs
-
     if listing.cut is None:
         return []
     return [position for position, head in enumerate(listing.heads) if head == ALIAS]
@@ -176,9 +181,6 @@ def _echo_cut(data: bytes, result: dict[str, Any]) -> str:
 
 
 def _echo_whole(data: bytes, result: dict[str, Any]) -> str:
-    # deferred: spares importing mpigen.krm.yamltext until this runs
-    from mpigen.krm.yamltext import dump, round_trip_load, with_results
-
     tree = round_trip_load(read_resource_list(data).text)
     with_results(tree, [result])
     return dump(tree)
@@ -222,8 +224,6 @@ def _origin_path(origin: object) -> str | None:
     if single is not None:
         return single.replace("''", "'")
     if double is not None:
-        import json  # deferred: spares importing json until this runs
-
         try:
             text = json.loads(f'"{double}"')
         except ValueError:
@@ -249,8 +249,6 @@ def _file(item: Any, origin: bool = False) -> tuple[str | None, int | None]:
 def _locations(items: list[Any]) -> list[_Where]:
     """Per item, where messages name it (`_Where`). A file holds several documents when several items
     name it, or when an item's index there is above 0 (the list may carry only some of its documents)."""
-    from collections import Counter  # deferred: spares importing collections until this runs
-
     files = [_file(item, origin=True) for item in items]
     counts = Counter(path for path, _ in files)  # counted once: a list may hold thousands of items
     locations = []
@@ -266,11 +264,6 @@ def _locations(items: list[Any]) -> list[_Where]:
 def _jobs(listing: Listing) -> list[_Job]:
     """The MPIJobs to compile: items (read as data only when their head may be an MPIJob) and an MPIJob
     `functionConfig` that no item names."""
-    from mpigen import inputs as api  # deferred: spares importing mpigen.inputs until this runs
-    from mpigen.inputs.lists import (
-        holds_job,  # deferred: spares importing mpigen.inputs.lists until this runs
-    )
-
     positions = [
         position
         for position in range(len(listing))
@@ -299,8 +292,6 @@ def _jobs(listing: Listing) -> list[_Job]:
 
 def _foreign(listing: Listing, outcome: Outcome) -> list[dict[str, Any]]:
     """A warning result for each item that is another project's MPIJob (passed through unchanged)."""
-    from mpigen import inputs as api  # deferred: spares importing mpigen.inputs until this runs
-
     positions = [
         position
         for position in range(len(listing))
@@ -329,8 +320,6 @@ def _foreign(listing: Listing, outcome: Outcome) -> list[dict[str, Any]]:
 
 def _config_job(listing: Listing) -> dict[str, Any] | None:
     """The `functionConfig` when it is an MPIJob (a generator's): compiled, and never written back."""
-    from mpigen import inputs as api  # deferred: spares importing mpigen.inputs until this runs
-
     config = listing.header.get("functionConfig")
     return config if isinstance(config, dict) and api.claims(config) else None
 
@@ -339,9 +328,6 @@ def _runtimes(jobs: list[_Job]) -> Runtimes | None:
     """The Kubeflow Trainer runtimes among the items, collected as the pipeline collects a stream's
     (mpigen.pipeline.collect_runtimes), for the TrainJobs that name them (None: no TrainJob or runtime at
     all); a runtime's own problems are reported when it is compiled as a job of its own."""
-    from mpigen.options import Options  # deferred: spares importing mpigen.options until this runs
-    from mpigen.pipeline import collect_runtimes  # deferred: spares importing mpigen.pipeline until this runs
-
     runtimes, _ = collect_runtimes(
         [(job.where.source, [job.where.as_document(job.data)]) for job in jobs], Options()
     )
@@ -350,9 +336,6 @@ def _runtimes(jobs: list[_Job]) -> Runtimes | None:
 
 def _compile(job: _Job, runtimes: Runtimes | None = None) -> None:
     """Compile one job through the pipeline every shell shares; fill in its outcome and results."""
-    from mpigen.options import Options  # deferred: spares importing mpigen.options until this runs
-    from mpigen.pipeline import process  # deferred: spares importing mpigen.pipeline until this runs
-
     job.outcome = outcome = process(
         [(job.where.source, [job.where.as_document(job.data)])], Options(), runtimes
     )
@@ -367,11 +350,6 @@ def _compile(job: _Job, runtimes: Runtimes | None = None) -> None:
 
 def _about(job: _Job, finding: Finding) -> _Job:
     """The job a finding is about: `job`, or for a list the item of the finding's kind and name."""
-    from mpigen.inputs.lists import (  # deferred: spares importing mpigen.inputs.lists until this runs
-        flatten,
-        is_list,
-    )
-
     if not is_list(job.data):
         return job
     for item in flatten(job.data):
@@ -382,9 +360,6 @@ def _about(job: _Job, finding: Finding) -> _Job:
 
 def _collisions(items: list[Any], jobs: list[_Job]) -> list[tuple[Finding, dict[str, Any]]]:
     """Two jobs, or a job and an item passed through, that would write the same object."""
-    from mpigen.inputs.lists import flatten  # deferred: spares importing mpigen.inputs.lists until this runs
-    from mpigen.pipeline import check_collisions  # deferred: spares importing mpigen.pipeline until this runs
-
     compiled = {job.position for job in jobs}
     placements = [placement for job in jobs for placement in job.outcome.placements]
     by_place: dict[tuple[str, int | None, str, str], dict[str, Any]] = {}
@@ -476,9 +451,6 @@ def _free_indices(items: list[Any]) -> dict[str, int]:
 def write(listing: Listing, jobs: list[_Job], results: list[dict[str, Any]]) -> str:
     """The output ResourceList: the input with each job's objects in its place and `results` added; with
     jobs (a success), an MPIJob `functionConfig` is not written back, so a second run adds nothing."""
-    # deferred: spares importing mpigen.krm.yamltext until this runs
-    from mpigen.krm.yamltext import write_cut, write_whole
-
     replacements: dict[int | None, list[dict[str, Any]]] = {}
     if jobs:
         next_index = _free_indices(listing.items())

@@ -13,6 +13,7 @@ from typing import Any
 
 from mpigen.krm import MAX_LIST_BYTES, STDIN, layout
 from mpigen.krm.items import Listing
+from mpigen.yaml.load import value_count
 from mpigen.yaml.reader import MAX_VALUES
 
 
@@ -45,6 +46,4 @@ def refused_output(
 
 def _values(data: Any) -> int:
     """How many values reading `data` back counts (mpigen.yaml.load.value_count)."""
-    from mpigen.yaml.load import value_count  # deferred: spares importing mpigen.yaml.load until this runs
-
     return value_count(data)

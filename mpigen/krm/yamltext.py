@@ -19,13 +19,18 @@ import itertools
 import re
 from typing import Any
 
+from mpigen.errors import InternalError
 from mpigen.krm import STDIN, NotAResourceList
 from mpigen.krm.layout import Cut
+from mpigen.yaml.dump import to_yaml, to_yaml_items
+from mpigen.yaml.load import load_documents
 
 
 def round_trip_load(text: str) -> Any:
     """A tree whose untouched nodes keep their comments and quoting when dumped."""
-    from ruamel.yaml.error import YAMLError  # deferred: spares importing ruamel.yaml.error until this runs
+    # deferred: ruamel.yaml only when the list's own text is round-tripped to keep its comments, not for
+    # a cut list that takes its objects and results as text
+    from ruamel.yaml.error import YAMLError
 
     try:
         tree = _yaml().load(text)
@@ -95,9 +100,6 @@ def write_whole(
 def _write_data(
     text: str, replacements: Replacements, results: list[dict[str, Any]], drop_config: bool
 ) -> str:
-    from mpigen.yaml.dump import to_yaml  # deferred: spares importing mpigen.yaml.dump until this runs
-    from mpigen.yaml.load import load_documents  # deferred: spares importing mpigen.yaml.load until this runs
-
     (document,) = load_documents(text, STDIN)  # the reader has read it as one mapping already
     data = dict(document.data)
     items: list[Any] = []
@@ -126,7 +128,8 @@ def dump(tree: Any) -> str:
 def _replace_items(tree: Any, replacements: Replacements, token: str) -> dict[str, str]:
     """Put each replaced item's objects in its place in `tree` as placeholders (the objects under None
     last); their texts, by placeholder."""
-    # deferred: spares importing ruamel.yaml.comments until this runs
+    # deferred: ruamel.yaml only when the list's own text is round-tripped to keep its comments, not for
+    # a cut list that takes its objects and results as text
     from ruamel.yaml.comments import CommentedSeq
 
     texts: dict[str, str] = {}
@@ -156,8 +159,6 @@ def _replace_items(tree: Any, replacements: Replacements, token: str) -> dict[st
 
 def _items_text(objects: list[dict[str, Any]]) -> str:
     """Objects written by render's emitter as items of a top-level block sequence."""
-    from mpigen.yaml.dump import to_yaml_items  # deferred: spares importing mpigen.yaml.dump until this runs
-
     return to_yaml_items(objects)
 
 
@@ -176,8 +177,6 @@ def _line_ended(text: str) -> str:
 def _splice(text: str, token: str, texts: dict[str, str]) -> str:
     """Replace each placeholder item (`- <placeholder>` at the start of a line: `items` is a block
     sequence of the top-level mapping, in compact layout) with its text."""
-    from mpigen.errors import InternalError  # deferred: spares importing mpigen.errors until this runs
-
     placed = set()
 
     def item(match: re.Match[str]) -> str:
@@ -202,7 +201,8 @@ def with_results(tree: Any, results: list[dict[str, Any]]) -> None:
 
 @functools.cache
 def _representer() -> Any:
-    # deferred: spares importing ruamel.yaml.representer until this runs
+    # deferred: ruamel.yaml only when the list's own text is round-tripped to keep its comments, not for
+    # a cut list that takes its objects and results as text
     from ruamel.yaml.representer import RoundTripRepresenter
 
     class Representer(RoundTripRepresenter):
@@ -216,7 +216,9 @@ def _representer() -> Any:
 
 
 def _yaml() -> Any:
-    from ruamel.yaml import YAML  # deferred: spares importing ruamel.yaml until this runs
+    # deferred: ruamel.yaml only when the list's own text is round-tripped to keep its comments, not for
+    # a cut list that takes its objects and results as text
+    from ruamel.yaml import YAML
 
     yaml = YAML(typ="rt")
     yaml.Representer = _representer()

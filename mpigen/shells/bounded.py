@@ -15,6 +15,8 @@ import os
 import stat
 from typing import BinaryIO
 
+from mpigen.yaml.load import may_hold_mpijob
+
 MIB = 1024 * 1024
 
 
@@ -40,9 +42,6 @@ def names_mpijob(path: str) -> bool:
     """Whether the file at `path` names an MPIJob kind anywhere (mpigen.yaml.load.may_hold_mpijob), read
     a piece at a time, so a file of any size is looked through in bounded memory; True when it cannot
     be read to the end (then it may)."""
-    # deferred: spares importing mpigen.yaml.load until this runs
-    from mpigen.yaml.load import may_hold_mpijob
-
     overlap = b""
     try:
         with open(path, "rb") as handle:

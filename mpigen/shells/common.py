@@ -14,7 +14,18 @@ from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
 from mpigen.outcome import EXIT_INTERNAL, EXIT_INVALID, internal_error
+from mpigen.shells.bounded import ReadError, TooLarge, describe, names_mpijob, read_file, read_stream, shown
 from mpigen.shells.streams import OutputError, stdin_bytes, stdin_is_terminal, write_stderr
+from mpigen.yaml.load import (
+    MAX_INPUT_BYTES,
+    ForeignInput,
+    InputError,
+    count_values,
+    decode,
+    load_documents,
+    may_hold_mpijob,
+    past_call_bound,
+)
 
 INPUT_SUFFIXES = (".yaml", ".yml", ".json")
 STDIN = "-"
@@ -35,11 +46,8 @@ class PastCallBound(InvalidInput):
 def _rendered_files(directory: str) -> set[str]:
     """The files an `mpigen render --output-dir` wrote into `directory`, as its manifest lists them (none
     when the manifest cannot be read: then every file is read)."""
-    # deferred: spares importing mpigen.gitops until this runs
+    # deferred: the GitOps layout (mpigen.gitops) only for a directory that holds an --output-dir render
     from mpigen.gitops import MANIFEST, parse_manifest
-
-    # deferred: spares importing mpigen.shells.bounded until this runs
-    from mpigen.shells.bounded import ReadError, read_file
 
     try:
         return parse_manifest(
@@ -59,12 +67,10 @@ def _expand(paths: tuple[str, ...]) -> Iterator[tuple[str, bool, str]]:
     lists) are not read: they are the render of jobs, not jobs, and read with them would write every
     object twice (`mpigen render .` in a repository that keeps `jobs/` and `rendered/`). Named itself,
     such a directory is read as any other."""
-    # deferred: spares importing mpigen.shells.bounded until this runs
-    from mpigen.shells.bounded import describe, shown
-
     for path in paths or (STDIN,):
         if path != STDIN and os.path.isdir(path):
-            from mpigen.gitops import MANIFEST  # deferred: spares importing mpigen.gitops until this runs
+            # deferred: the GitOps layout (mpigen.gitops) only for a directory given as a PATH
+            from mpigen.gitops import MANIFEST
 
             found: list[tuple[str, str]] = []
 
@@ -87,12 +93,6 @@ def _expand(paths: tuple[str, ...]) -> Iterator[tuple[str, bool, str]]:
 
 def _read(path: str, named: bool) -> tuple[str, bytes]:
     """A source name and at most MAX_INPUT_BYTES of its bytes (mpigen.shells.bounded)."""
-    # deferred: spares importing mpigen.shells.bounded until this runs
-    from mpigen.shells.bounded import ReadError, TooLarge, read_file, read_stream, shown
-
-    # deferred: spares importing mpigen.yaml.load until this runs
-    from mpigen.yaml.load import MAX_INPUT_BYTES
-
     try:
         if path == STDIN:
             stream = stdin_bytes()
@@ -111,8 +111,9 @@ def _read(path: str, named: bool) -> tuple[str, bytes]:
 def _say_reading_stdin() -> None:
     """On a terminal, `mpigen render` with no PATH waits for typed input; say so, and how to end it or
     pass a file, instead of seeming to hang. Never said for a pipe or a file: scripts see nothing."""
-    # deferred: spares importing click until this runs
-    import click  # a command given no PATH always runs under click (mpigen.cli runs only PATHs without it)
+    # deferred: click only for a command given no PATH on a terminal, which always runs under click
+    # (mpigen.cli)
+    import click
 
     ctx = click.get_current_context(silent=True)
     command = ctx.command_path if ctx else "mpigen render"
@@ -132,20 +133,6 @@ def read_inputs(
     all its inputs (so its memory is bounded by those and one input's own bounds): an input that takes
     it past them is refused (InvalidInput), or with `skip_foreign_past_bound` (validate), when the input
     names no MPIJob, left unread as a ForeignInput (skipped)."""
-    # deferred: spares importing mpigen.shells.bounded until this runs
-    from mpigen.shells.bounded import TooLarge, names_mpijob, shown
-
-    # deferred: spares importing mpigen.yaml.load until this runs
-    from mpigen.yaml.load import (
-        ForeignInput,
-        InputError,
-        count_values,
-        decode,
-        load_documents,
-        may_hold_mpijob,
-        past_call_bound,
-    )
-
     inputs: list[tuple[str, list[Any] | str]] = []
     used = (0, 0, 0)
     for path, named, problem in _expand(paths):
@@ -212,7 +199,8 @@ def write_lines(lines: list[str]) -> None:
     no terminal (click is loaded for those only), so a message reads the same whether click runs or not;
     written through mpigen.shells.streams, as all output."""
     if sys.stderr is not None and any("\x1b" in line for line in lines) and not sys.stderr.isatty():
-        import click  # deferred: spares importing click until this runs
+        # deferred: click only to strip ANSI escapes from messages when stderr is no terminal
+        import click
 
         lines = [click.unstyle(line) for line in lines]
     write_stderr(lines)

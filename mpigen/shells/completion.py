@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import click
 
+from mpigen.cli import cli
+
 SHELLS = ("bash", "zsh", "fish")
 
 
@@ -22,10 +24,8 @@ def completion(shell: str) -> None:
       mpigen completion zsh > "${fpath[1]}/_mpigen"                     # zsh
       mpigen completion fish > ~/.config/fish/completions/mpigen.fish   # fish
     """
-    # deferred: spares importing click.shell_completion until this runs
+    # deferred: click's completion scripts only for `mpigen completion`, not for `mpigen --help` listing it
     from click.shell_completion import get_completion_class
-
-    from mpigen.cli import cli  # deferred: spares importing mpigen.cli until this runs
 
     completer = get_completion_class(shell)
     assert completer is not None  # every name in SHELLS is one of click's

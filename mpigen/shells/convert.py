@@ -4,22 +4,18 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import click
+
+from mpigen.options import Options
 from mpigen.shells.common import read_inputs, refuse_empty, run_guarded, write_lines
+from mpigen.shells.flags import filename_option
 from mpigen.shells.streams import write_stdout
 from mpigen.yaml.dump import FORMATS
 
-if TYPE_CHECKING:
-    import click
-
 
 def command() -> click.Command:
-    import click  # deferred: spares importing click until this runs
-
-    # deferred: spares importing mpigen.shells.flags until this runs
-    from mpigen.shells.flags import filename_option
-
     @click.command()
     @click.argument("paths", nargs=-1, metavar="[PATH]...")
     @filename_option
@@ -61,11 +57,8 @@ def command() -> click.Command:
           mpigen convert job.yaml > trainjob.yaml && mpigen render trainjob.yaml | kubectl apply -f -
           mpigen convert --namespaced-runtime jobs/
         """
-        # deferred: spares importing mpigen.convert until this runs
-        from mpigen.convert import ConvertOptions  # deferred: spares importing mpigen.convert until this runs
-
-        # deferred: spares importing mpigen.options until this runs
-        from mpigen.options import Options  # deferred: spares importing mpigen.options until this runs
+        # deferred: the converter and Trainer's tables only when convert runs, not for `mpigen --help`
+        from mpigen.convert import ConvertOptions
 
         options = ConvertOptions(namespaced_runtime, Options(namespace=namespace))
         run_guarded(lambda: _convert(filenames + paths, output, options))
@@ -74,7 +67,8 @@ def command() -> click.Command:
 
 
 def _convert(paths: tuple[str, ...], output: str, options: Any) -> None:
-    from mpigen.convert import convert  # deferred: spares importing mpigen.convert until this runs
+    # deferred: the converter and Trainer's tables only when convert runs, not for `mpigen --help`
+    from mpigen.convert import convert
 
     inputs = read_inputs(paths)
     refuse_empty(paths, inputs, "convert")

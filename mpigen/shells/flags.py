@@ -12,6 +12,8 @@ from typing import Any
 
 import click
 
+from mpigen.checks.kube.versions import parse_kube_version
+from mpigen.inputs.annotations import parser
 from mpigen.options import OPTION_TABLE, Options, OptionSpec, unmet_needs
 
 
@@ -27,8 +29,6 @@ def allow_empty_option(func: Callable[..., Any]) -> Callable[..., Any]:
 def _kube_version(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is None:
         return None
-    # deferred: spares importing mpigen.checks.kube.versions until this runs
-    from mpigen.checks.kube.versions import parse_kube_version
 
     try:
         return parse_kube_version(value)
@@ -48,9 +48,6 @@ class _Checked(click.ParamType):  # type: ignore[type-arg]
         self.name = "integer" if spec.kind == "count" else "text"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        # deferred: spares importing mpigen.inputs.annotations until this runs
-        from mpigen.inputs.annotations import parser
-
         if not isinstance(value, str):
             return value  # a default, already of its type
         try:

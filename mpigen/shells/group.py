@@ -8,6 +8,7 @@ mpigen.outcome's: 0 success, 1 invalid input, 2 usage error, 3 internal error.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import click
@@ -32,7 +33,8 @@ class LazyGroup(click.Group):
         """click's, with a "did you mean" for a mistyped command (`mpigen rendr`)."""
         name = args[0] if args else ""
         if name and not name.startswith("-") and self.get_command(ctx, name) is None:
-            import difflib  # deferred: spares importing difflib until this runs
+            # deferred: difflib only for the "did you mean" of a mistyped command
+            import difflib
 
             near = difflib.get_close_matches(name, self.list_commands(ctx), n=1)
             if near:
@@ -41,8 +43,6 @@ class LazyGroup(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in self.lazy and cmd_name not in self.commands:
-            import importlib  # deferred: spares importing importlib until this runs
-
             module, _, attr = self.lazy[cmd_name].partition(":")
             found = getattr(importlib.import_module(module), attr)
             # a command, or the function that makes it (the commands that also run without click)

@@ -11,7 +11,7 @@ import gc
 import sys
 from typing import IO, TYPE_CHECKING, BinaryIO, TextIO
 
-from mpigen.krm import NotAResourceList
+from mpigen.krm import MAX_LIST_BYTES, NotAResourceList
 from mpigen.krm.protocol import failure_outcome, process_resource_list
 from mpigen.outcome import EXIT_INVALID, Finding, Outcome
 from mpigen.shells.streams import OutputError, stdin_bytes, stdin_is_terminal, write_lines_to, write_to
@@ -25,8 +25,6 @@ if TYPE_CHECKING:
 def run_function(stdin: IO[bytes] | None, stdout: IO[bytes] | None, stderr: TextIO | None) -> int:
     """Read a ResourceList from stdin, write the result to stdout and problems to stderr; the exit code.
     A stream that is None is closed (mpigen.shells.streams); one that fails is said on stderr (exit 1)."""
-    from mpigen.krm import MAX_LIST_BYTES  # deferred: spares importing mpigen.krm until this runs
-
     try:
         if stdin is None:
             raise OSError("stdin is closed")
@@ -72,7 +70,9 @@ def _binary(stream: TextIO | None) -> BinaryIO | None:
 
 def command() -> click.Command:
     """The `krm` command as click parses it (mpigen.shells.group loads it for any other call)."""
-    import click  # deferred: spares importing click until this runs
+    # deferred: click only for `mpigen krm --help` or a call it must parse; kustomize's and kpt's calls run
+    # without it
+    import click
 
     @click.command(context_settings={"max_content_width": 100})
     @click.pass_context

@@ -29,9 +29,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mpigen.shells.bounded import shown
+from mpigen.inputs import FRONTS
+from mpigen.options import Options
+from mpigen.pipeline import process
+from mpigen.shells.bounded import ReadError, read_file, shown
 from mpigen.shells.common import InvalidInput, run_guarded, write_lines
 from mpigen.shells.streams import write_stdout
+from mpigen.yaml.dump import to_yaml
+from mpigen.yaml.load import MAX_INPUT_BYTES, Document, InputError, decode, load_documents
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -39,7 +44,6 @@ if TYPE_CHECKING:
     import click
 
     from mpigen.outcome import Outcome
-    from mpigen.yaml.load import Document
 
 PLUGIN_HOME_ENV = "KUSTOMIZE_PLUGIN_HOME"
 XDG_CONFIG_HOME_ENV = "XDG_CONFIG_HOME"
@@ -61,8 +65,6 @@ def default_plugin_home(environ: Mapping[str, str]) -> Path:
 
 def plugin_paths(home: Path) -> list[Path]:
     """The executable kustomize runs for each supported (apiVersion, kind)."""
-    from mpigen.inputs import FRONTS  # deferred: spares importing mpigen.inputs until this runs
-
     paths = []
     for api_version, kind in FRONTS:
         group, _, version = api_version.partition("/")
@@ -89,7 +91,8 @@ def wrapper_script(python: str) -> str:
 def write_executable(path: Path, text: str) -> None:
     """Replace `path` atomically: a build running at the same time sees the old file or the new one."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    import tempfile  # deferred: spares importing tempfile until this runs
+    # deferred: tempfile only for `kustomize-plugin install`, not for the plugin's runs
+    import tempfile
 
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
@@ -133,12 +136,6 @@ def locate_job(root: str, job: Any) -> tuple[str, Document] | None:
     Best effort: None when the kustomization or the job cannot be matched (for instance a job that a
     nested kustomization renamed).
     """
-    # deferred: spares importing mpigen.shells.bounded until this runs
-    from mpigen.shells.bounded import ReadError, read_file
-
-    # deferred: spares importing mpigen.yaml.load until this runs
-    from mpigen.yaml.load import MAX_INPUT_BYTES, Document, InputError, decode, load_documents
-
     if not isinstance(job, dict) or not isinstance(job.get("metadata"), dict):
         return None
     key = (job.get("apiVersion"), job.get("kind"), job["metadata"].get("name"))
@@ -158,12 +155,6 @@ def locate_job(root: str, job: Any) -> tuple[str, Document] | None:
 
 
 def _generator_files(root: Path) -> list[Path]:
-    # deferred: spares importing mpigen.shells.bounded until this runs
-    from mpigen.shells.bounded import ReadError, read_file
-
-    # deferred: spares importing mpigen.yaml.load until this runs
-    from mpigen.yaml.load import MAX_INPUT_BYTES, InputError, decode, load_documents
-
     for name in KUSTOMIZATION_FILES:
         kustomization = root / name
         if kustomization.is_file():
@@ -185,10 +176,6 @@ def _generator_files(root: Path) -> list[Path]:
 
 def generate(documents: list[Document], source: str) -> tuple[str, Outcome]:
     """The plugin body, pure: the YAML of the generated objects ("" on any problem), and the outcome."""
-    from mpigen.options import Options  # deferred: spares importing mpigen.options until this runs
-    from mpigen.pipeline import process  # deferred: spares importing mpigen.pipeline until this runs
-    from mpigen.yaml.dump import to_yaml  # deferred: spares importing mpigen.yaml.dump until this runs
-
     outcome = process([(source, documents)], Options())
     return ("" if outcome.exit_code else to_yaml(outcome.objects)), outcome
 
@@ -218,7 +205,9 @@ def _resolve_home(plugin_home: Path | None) -> Path:
 
 def command() -> click.Group:
     """The `kustomize-plugin` group as click parses it (mpigen.shells.group loads it)."""
-    import click  # deferred: spares importing click until this runs
+    # deferred: click only for the group's other subcommands and --help; kustomize's `run CONFIG` runs without
+    # it
+    import click
 
     @click.group()
     def kustomize_plugin() -> None:
@@ -308,12 +297,6 @@ def command() -> click.Group:
 
 
 def _run(config: Path, root: str) -> None:
-    # deferred: spares importing mpigen.shells.bounded until this runs
-    from mpigen.shells.bounded import ReadError, read_file
-
-    # deferred: spares importing mpigen.yaml.load until this runs
-    from mpigen.yaml.load import MAX_INPUT_BYTES, InputError, decode, load_documents
-
     # Messages name the generator file the user wrote when it can be found, else the kustomization's
     # directory: never kustomize's temporary copy, a name that means nothing to the user.
     source = f"{root} (kustomize generator)"

@@ -29,9 +29,9 @@ import stat
 from collections.abc import Callable, Iterator
 
 from mpigen.gitops import MANIFEST, Entry, RenderDirError, Update, check_files, parse_manifest, plan_update
-from mpigen.shells.bounded import ReadError, describe, file_kind, read_stream, shown
+from mpigen.shells.bounded import ReadError, TooLarge, describe, file_kind, read_file, read_stream, shown
 from mpigen.shells.streams import reason
-from mpigen.yaml.load import MAX_INPUT_BYTES
+from mpigen.yaml.load import MAX_INPUT_BYTES, InputError, decode
 
 _OPEN_DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 _OPEN_ENTRY = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -127,12 +127,6 @@ def read_committed_file(path: str, rendered_size: int) -> str | None:
     """The text of a single-file render for `--check FILE`, decoded as kubectl reads a file (UTF-16 with
     its byte-order mark: what Windows PowerShell 5's `>` writes); None when it is larger than both the
     render (`rendered_size` bytes) and MAX_INPUT_BYTES, so it cannot be this render."""
-    # deferred: spares importing mpigen.shells.bounded until this runs
-    from mpigen.shells.bounded import TooLarge, read_file
-
-    # deferred: spares importing mpigen.yaml.load until this runs
-    from mpigen.yaml.load import InputError, decode
-
     limit = max(MAX_INPUT_BYTES, 4 * rendered_size)  # UTF-16 or UTF-32 takes up to 4 bytes a character
     try:
         data = read_file(path, limit, regular_only=True)

@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from mpigen.options import Options
 from mpigen.outcome import EXIT_INVALID, Outcome
+from mpigen.pipeline import process
 from mpigen.records import Record
 from mpigen.shells._fast_args import plain_call
+from mpigen.shells.bounded import shown
 from mpigen.shells.common import (
     InvalidInput,
     fail,
@@ -63,9 +65,11 @@ def plain(args: list[str]) -> Callable[[], int] | None:
 
 def command() -> click.Command:
     """The `render` command as click parses it (mpigen.shells.group loads it for any other call)."""
-    import click  # deferred: spares importing click until this runs
+    # deferred: click only for a call mpigen.shells._fast_args cannot read (help, an unusual flag); the common
+    # calls run without it
+    import click
 
-    # deferred: spares importing mpigen.shells.flags until this runs
+    # deferred: the flags' click options, with click, only for a call that needs parsing
     from mpigen.shells.flags import allow_empty_option, compile_options, filename_option, make_options
 
     class RenderCommand(click.Command):
@@ -151,8 +155,6 @@ def command() -> click.Command:
 
 
 def _render(paths: tuple[str, ...], options: Options, target: Target) -> None:
-    from mpigen.pipeline import process  # deferred: spares importing mpigen.pipeline until this runs
-
     inputs = read_inputs(paths)
     outcome = process(inputs, options)
     write_lines(_brief(inputs, outcome) if target.brief else outcome.lines())
@@ -207,11 +209,9 @@ def _refuse_empty(paths: tuple[str, ...], inputs: list[tuple[str, list[Any] | st
 
 
 def _write(objects: list[dict[str, Any]], output: str, directory: str) -> None:
-    from mpigen import gitops  # deferred: spares importing mpigen.gitops until this runs
-    from mpigen.shells import outdir  # deferred: spares importing mpigen.shells.outdir until this runs
-
-    # deferred: spares importing mpigen.shells.bounded until this runs
-    from mpigen.shells.bounded import shown
+    # deferred: the GitOps layout and the directory writer only for --output-dir
+    from mpigen import gitops
+    from mpigen.shells import outdir
 
     def waiting() -> None:
         write_lines([f"mpigen: waiting for another render into {shown(directory)} to finish"])
@@ -230,11 +230,9 @@ def _write(objects: list[dict[str, Any]], output: str, directory: str) -> None:
 
 
 def _check(objects: list[dict[str, Any]], target: Target) -> None:
-    from mpigen import gitops  # deferred: spares importing mpigen.gitops until this runs
-    from mpigen.shells import outdir  # deferred: spares importing mpigen.shells.outdir until this runs
-
-    # deferred: spares importing mpigen.shells.bounded until this runs
-    from mpigen.shells.bounded import shown
+    # deferred: the GitOps layout and the committed files' reader only for --check
+    from mpigen import gitops
+    from mpigen.shells import outdir
 
     path = target.check_path
     assert path is not None

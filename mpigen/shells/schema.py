@@ -7,10 +7,12 @@ package (`mpigen.schemas`); this command only reads one, so it needs neither pyd
 from __future__ import annotations
 
 import importlib.resources
+import json
 
 import click
 
 from mpigen.inputs import api_versions, schema_file
+from mpigen.inputs.trainer_names import TRAINER_API
 from mpigen.shells.common import run_guarded
 from mpigen.shells.streams import write_stdout
 
@@ -28,7 +30,8 @@ class _ApiVersion(click.Choice):  # type: ignore[type-arg]
     def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> object:
         if not isinstance(value, str) or value in self.choices:
             return super().convert(value, param, ctx)
-        import difflib  # deferred: spares importing difflib until this runs
+        # deferred: difflib only for an apiVersion the choices lack
+        import difflib
 
         versions = [str(choice) for choice in self.choices]
         full = [version for version in versions if version.rpartition("/")[2] == value.rpartition("/")[2]]
@@ -91,16 +94,9 @@ def _print(api_version: str, kind: str, list_versions: bool) -> None:
 
 def trainer_schema(kind: str) -> str:
     """The shipped schema of a Kubeflow Trainer kind (tools/trainerschema.py), Kubernetes' definitions inlined."""
-    import json  # deferred: spares importing json until this runs
-
-    # deferred: spares importing mpigen.checks.kube.schemas until this runs
+    # deferred: Kubernetes' definitions only for a Trainer kind's schema, which inlines them
     from mpigen.checks.kube.schemas import object_schema
-
-    # deferred: spares importing mpigen.checks.kube.versions until this runs
     from mpigen.checks.kube.versions import default_kube_version
-
-    # deferred: spares importing mpigen.inputs until this runs
-    from mpigen.inputs.trainer_names import TRAINER_API
 
     found = object_schema(default_kube_version(), TRAINER_API, kind)
     assert found is not None, kind

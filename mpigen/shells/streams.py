@@ -21,6 +21,7 @@ from __future__ import annotations
 import errno
 import io
 import os
+import signal
 import sys
 from typing import IO, Any, BinaryIO, NoReturn, TextIO
 
@@ -45,7 +46,6 @@ def prepare() -> None:
             if held != fd:
                 os.dup2(held, fd)
                 os.close(held)
-    import signal  # deferred: spares importing signal until this runs
 
     if hasattr(signal, "SIGXFSZ"):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
@@ -63,8 +63,6 @@ def _terminate(signum: int, frame: Any) -> None:
 
 def end_by_signal(signum: int) -> NoReturn:
     """End the process by `signum` with its default action (a shell reports 128 + signum)."""
-    import signal  # deferred: spares importing signal until this runs
-
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
     os._exit(128 + signum)  # the signal is blocked: the status a shell would report for it
@@ -173,7 +171,8 @@ def _write_all(stream: IO[Any], raw: bytes, data: str | bytes) -> None:
         try:
             written = os.write(fd, view)
         except BlockingIOError:  # a stdout left non-blocking by whoever shares it: wait until it takes more
-            import select  # deferred: spares importing select until this runs
+            # deferred: select only when a non-blocking stdout is full
+            import select
 
             select.select([], [fd], [])
             continue
@@ -195,6 +194,4 @@ def _detach(stream: IO[Any]) -> None:
 
 
 def _sigpipe() -> int:
-    import signal  # deferred: spares importing signal until this runs
-
     return int(signal.SIGPIPE)

@@ -46,9 +46,11 @@ def plain(args: list[str]) -> Callable[[], int] | None:
 
 def command() -> click.Command:
     """The `validate` command as click parses it (mpigen.shells.group loads it for any other call)."""
-    import click  # deferred: spares importing click until this runs
+    # deferred: click only for a call mpigen.shells._fast_args cannot read (help, an unusual flag); the common
+    # calls run without it
+    import click
 
-    # deferred: spares importing mpigen.shells.flags until this runs
+    # deferred: the flags' click options, with click, only for a call that needs parsing
     from mpigen.shells.flags import allow_empty_option, compile_options, filename_option, make_options
 
     @click.command()

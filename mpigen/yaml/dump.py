@@ -27,9 +27,9 @@ def _style(value: str) -> str | None:
 def _dumper() -> Any:
     global _DUMPER
     if _DUMPER is None:
-        import yaml  # deferred: spares importing yaml until this runs
-
-        # deferred: spares importing yaml.nodes until this runs
+        # deferred: PyYAML (its import is a third of a start-up) only for what mpigen.yaml._fast_emit cannot
+        # write
+        import yaml
         from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
         base = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -102,7 +102,8 @@ def to_yaml_items(objects: list[dict[str, Any]]) -> str:
 
 def _dump(value: Any) -> str:
     """PyYAML's emitter, for what mpigen.yaml._fast_emit cannot tell."""
-    import yaml  # deferred: spares importing yaml until this runs
+    # deferred: PyYAML only for what mpigen.yaml._fast_emit cannot write
+    import yaml
 
     text: str = yaml.dump(
         value, Dumper=_dumper(), default_flow_style=False, sort_keys=False, allow_unicode=True, width=1 << 16

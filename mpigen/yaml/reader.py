@@ -109,7 +109,9 @@ def read_stream(text: str, fast: bool = True) -> list[Any]:
     events = yamlfast.parse(text) if fast else None
     if events is not None:  # the stream is simple: its events without PyYAML, whose import is slow
         return _Reader(iter(events).__next__, yamlfast).documents()
-    import yaml  # deferred: spares importing yaml until this runs
+    # deferred: PyYAML (its import is a third of a start-up) only for a stream mpigen.yaml._fast_read cannot
+    # read
+    import yaml
 
     try:
         loader = _loader_class()(text)
@@ -142,7 +144,8 @@ def read_stream(text: str, fast: bool = True) -> list[Any]:
 
 def _loader_class() -> Any:
     """libyaml's parser (PyYAML's own without libyaml); only its events are read."""
-    import yaml  # deferred: spares importing yaml until this runs
+    # deferred: PyYAML only for a stream mpigen.yaml._fast_read cannot read
+    import yaml
 
     return getattr(yaml, "CSafeLoader", None) or yaml.SafeLoader
 

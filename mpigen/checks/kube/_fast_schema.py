@@ -46,8 +46,8 @@ def _is_number(v: Any) -> bool:
         return True
     if type(v) in (bool, str, dict, list, type(None)):  # the rest of what a document reads into
         return False
-    # deferred: spares importing numbers until this runs
-    import numbers  # loaded only for any other value (the Python API takes one)
+    # deferred: numbers loads only for a value no YAML document reads into (one the Python API passes)
+    import numbers
 
     return isinstance(v, numbers.Number) and not isinstance(v, bool)
 

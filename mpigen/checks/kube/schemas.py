@@ -24,6 +24,7 @@ counts when its `x-kubernetes-group-version-kind` names the exact group, version
 from __future__ import annotations
 
 import functools
+import importlib.util
 import io
 import json
 import os
@@ -72,7 +73,6 @@ _NAMED_SCHEMAS = frozenset({"properties", "patternProperties", "$defs"})
 def _schema_dir() -> str:
     # find_spec locates the package without importing it: kubernetes_validate/__init__ imports jsonschema
     # and PyYAML, which would make `import mpigen.checks.kube.validator` slow.
-    import importlib.util  # deferred: spares importing importlib.util until this runs
 
     spec = importlib.util.find_spec("kubernetes_validate")
     if spec is None or not spec.submodule_search_locations:
@@ -83,7 +83,9 @@ def _schema_dir() -> str:
 def _schema_root() -> Path:
     # pathlib loads only when kubernetes-validate's files are read: one job's check lists their
     # directory (the versions) and reads the shipped file alone (start-up time).
-    from pathlib import Path  # deferred: spares importing pathlib until this runs
+    # deferred: pathlib only when a schema is read from kubernetes-validate's own files, which a valid
+    # job's render never does
+    from pathlib import Path
 
     return Path(_schema_dir())
 
@@ -174,7 +176,9 @@ def _kube_file(version: str, api_version: str, kind: str) -> Schema | None:
 
 
 def _vendored_file(name: str) -> Schema:
-    import importlib.resources  # deferred: spares importing importlib.resources until this runs
+    # deferred: importlib.resources (with pathlib) only for a schema shipped in mpigen/schemas: Trainer's
+    # kinds, `mpigen schema`
+    import importlib.resources
 
     text = importlib.resources.files("mpigen.schemas").joinpath(name).read_text(encoding="utf-8")
     schema: Schema = json.loads(text)

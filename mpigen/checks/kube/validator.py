@@ -70,8 +70,10 @@ class _Compiled:
 
     @functools.cached_property
     def full(self) -> Validator:
-        import jsonschema  # deferred: spares importing jsonschema until this runs
-        from referencing import Registry  # deferred: spares importing referencing until this runs
+        # deferred: jsonschema's validators and referencing load only when a document fails the quick
+        # check (_fast_schema)
+        import jsonschema
+        from referencing import Registry
 
         cls = jsonschema.validators.validator_for(self.schema, default=jsonschema.Draft202012Validator)
         # An empty registry retrieves nothing: a reference left unresolved is an error, never a download.
@@ -121,7 +123,8 @@ def _definition_schema(version: str, name: str) -> _Compiled:
 
 @functools.cache
 def _format_checker() -> Any:
-    import jsonschema  # deferred: spares importing jsonschema until this runs
+    # deferred: jsonschema's validators load only when a document fails the quick check (_fast_schema)
+    import jsonschema
 
     checker = jsonschema.FormatChecker(formats=())
     for name, check in kubeschema.FORMAT_CHECKS.items():
@@ -135,8 +138,8 @@ def _issues(error: ValidationError) -> Iterator[Issue]:
     if keyword == "additionalProperties":
         known = sorted(schema.get("properties", {}))
         for name in _unknown_fields(schema, found):
-            # deferred: spares importing difflib until this runs
-            import difflib  # for the hint only: not on a valid document's path
+            # deferred: difflib only for the "did you mean" of an unknown field in an invalid object
+            import difflib
 
             close = difflib.get_close_matches(name, known, n=1, cutoff=0.8)
             hint = f' (did you mean "{close[0]}"?)' if close else ""
@@ -177,7 +180,7 @@ def _message(keyword: str, schema: dict[str, Any], expected: Any, found: Any, fa
 
 def _alternative_issues(error: ValidationError) -> Iterator[Issue]:
     """oneOf/anyOf: one message for int-or-string style unions, else the most relevant branch's issues."""
-    # deferred: spares importing jsonschema.exceptions until this runs
+    # deferred: jsonschema only when a document fails the quick check and a oneOf/anyOf must be explained
     from jsonschema.exceptions import best_match
 
     path, _, branches, found, _ = _parts(error)

@@ -115,14 +115,16 @@ def _source(volume: dict[str, Any], where: Path, version: tuple[int, int]) -> It
         if first in _VERSIONED:
             yield from _VERSIONED[first](mapping(volume[first]), at, version)
         elif first in IN_TREE:
-            # deferred: spares importing mpigen.checks.pod.drivers until this runs
+            # deferred: the in-tree volume drivers' rules load only for a template with such a volume (gated
+            # pod rules)
             from mpigen.checks.pod import drivers
 
             yield from drivers.CHECKS[first](mapping(volume[first]), at)
         else:
             yield from _CHECKS.get(first, _none)(mapping(volume[first]), at)
     if volume.get("iscsi") is not None:
-        # deferred: spares importing mpigen.checks.pod.drivers until this runs
+        # deferred: the in-tree volume drivers' rules load only for a template with such a volume (gated pod
+        # rules)
         from mpigen.checks.pod import drivers
 
         yield from drivers.iscsi_name_length(volume, where)
@@ -238,14 +240,15 @@ _CHECKS = {
 
 
 def _ephemeral(source: dict[str, Any], where: Path, version: tuple[int, int]) -> Iterator[Violation]:
-    # deferred: spares importing mpigen.checks.pod.ephemeral until this runs
+    # deferred: the ephemeral volume's rules load only for a template with one (gated pod rules)
     from mpigen.checks.pod.ephemeral import ephemeral
 
     return ephemeral(source, where, version)
 
 
 def _image(source: dict[str, Any], where: Path, version: tuple[int, int]) -> Iterator[Violation]:
-    # deferred: spares importing mpigen.checks.pod.drivers until this runs
+    # deferred: the image volume's rules (with the drivers') load only for a template with one (gated pod
+    # rules)
     from mpigen.checks.pod.drivers import image
 
     return image(source, where, version)

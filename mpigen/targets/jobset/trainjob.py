@@ -33,7 +33,8 @@ from mpigen.errors import Issue
 from mpigen.inputs import trainer_names
 from mpigen.inputs.runpolicy import MULTIKUEUE
 from mpigen.options import Options
-from mpigen.plan import JobPlan, JobService, Labels, Ssh, TrainPlan
+from mpigen.plan import TrainPlan
+from mpigen.quantity import canonical_quantity
 from mpigen.targets.canonical import canonical
 from mpigen.targets.jobset import names as jobset_names
 from mpigen.targets.jobset import trainjob_disruption, trainjob_gang
@@ -42,7 +43,7 @@ from mpigen.targets.jobset.trainjob_podgroup import build_pod_group
 from mpigen.targets.shared import mpi_env
 from mpigen.targets.shared.network import COMPONENT as NETWORK_COMPONENT
 from mpigen.targets.shared.network import SAME_JOB
-from mpigen.targets.shared.ssh import build_keygen_job, build_keygen_rbac, render_keygen
+from mpigen.targets.shared.ssh import KeyJob, keygen_job, keygen_rbac, keygen_script
 
 # Trainer v2.3.0 pkg/constants: the Open MPI variables, in the order the MPI plugin upserts them.
 OPENMPI_ENV = (
@@ -197,9 +198,6 @@ def trainer_env_var(var: dict[str, Any]) -> dict[str, Any]:
 
 def _quantity(value: Any) -> Any:
     """A quantity as Go's resource.Quantity writes it back (Trainer's objects are typed: `1` is `"1"`)."""
-    # deferred: spares importing mpigen.quantity until this runs
-    from mpigen.quantity import canonical_quantity
-
     try:
         return canonical_quantity(value)
     except ValueError:
@@ -329,39 +327,22 @@ def hostfile_config_map(plan: TrainPlan, text: str) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {names.HOSTFILE: text}}
 
 
-def key_plan(plan: TrainPlan) -> JobPlan:
-    """The TrainJob as the SSH key builders (shared/ssh.py) read a job: its name and namespace, the Secret,
-    and the pod templates whose image has ssh-keygen (the `node` job's, else the launcher's)."""
+def key_job(plan: TrainPlan) -> KeyJob:
+    """The TrainJob's key Job (shared/ssh.py): its Secret, the image of the `node` job's pods (else the
+    launcher's) and the TrainJob's `app.kubernetes.io/name`."""
     jobs = {job["name"]: job for job in plan.jobset_spec.get("replicatedJobs") or []}
     source = (
         jobs.get(trainer_names.NODE_RJOB)
         or jobs.get(trainer_names.LAUNCHER_RJOB)
         or next(iter(jobs.values()))
     )
-    template = source["template"]["spec"].get("template") or {}
-    return JobPlan(
-        api_version=trainer_names.TRAINER_API,
+    return KeyJob(
         name=plan.name,
         namespace=plan.namespace,
-        workers=1,
-        slots_per_worker=plan.slots,
-        launcher_template=template,
-        worker_template=template,
-        backoff_limit=None,
-        active_deadline_seconds=None,
-        clean_pod_policy="None",
-        labels=Labels({}, {}, {}, {}, {}),
-        service=JobService(plan.name, {}, {}, True),
-        ssh=Ssh(plan.ssh_mount_path, trainer_names.trainjob_ssh_secret(plan.name), True),
+        secret=trainer_names.trainjob_ssh_secret(plan.name),
+        pod=(source["template"]["spec"].get("template") or {})["spec"],
+        app_name=trainer_names.TRAINJOB_APP_NAME,
     )
-
-
-def _relabel(obj: dict[str, Any]) -> dict[str, Any]:
-    """The key Job's objects carry `app.kubernetes.io/name: trainjob`, as the TrainJob's others."""
-    for meta in (obj["metadata"], ((obj.get("spec") or {}).get("template") or {}).get("metadata") or {}):
-        if "app.kubernetes.io/name" in (meta.get("labels") or {}):
-            meta["labels"]["app.kubernetes.io/name"] = trainer_names.TRAINJOB_APP_NAME
-    return obj
 
 
 def build_key_config(plan: TrainPlan) -> dict[str, Any]:
@@ -370,7 +351,7 @@ def build_key_config(plan: TrainPlan) -> dict[str, Any]:
         "apiVersion": "v1",
         "kind": "ConfigMap",
         "metadata": meta,
-        "data": {names.KEYGEN_SCRIPT: render_keygen(key_plan(plan))},
+        "data": {names.KEYGEN_SCRIPT: keygen_script(key_job(plan))},
     }
 
 
@@ -399,17 +380,17 @@ def build(plan: TrainPlan, options: Options) -> list[dict[str, Any]]:
     """Every object, in order: the key Job's RBAC, its script, the hostfile, the empty SSH Secret, the
     NetworkPolicy, the PodGroup (or Kubernetes' own Workload and PodGroup), the key Job, the JobSet. With
     `--ssh-secret` the pods mount that Secret and the key Job, its RBAC, script and Secret are not rendered."""
-    keys, generate = key_plan(plan), options.ssh_secret is None
+    keys, generate = key_job(plan), options.ssh_secret is None
     jobset = build_jobset(plan, options)
     objects = [
-        *[_relabel(obj) for obj in build_keygen_rbac(keys) if generate],
+        *(keygen_rbac(keys) if generate else []),
         *([build_key_config(plan)] if generate else []),
         build_hostfile(plan),
         *([build_ssh_secret(plan)] if generate else []),
         *build_network_policy(plan, options),
         *build_pod_group(plan, pod_counts(plan), _meta(plan, plan.name, names.COMPONENT_SCHEDULING)),
         *trainjob_gang.build(plan, options, pod_counts(plan), jobset),
-        *[_relabel(obj) for obj in build_keygen_job(keys, options) if generate],
+        *([keygen_job(keys, options)] if generate else []),
         jobset,
     ]
     return [canonical(obj) for obj in objects]

@@ -13,7 +13,7 @@ from typing import Any
 
 from mpigen import names
 from mpigen.plan import TrainPlan
-from mpigen.quantity import QuantitySum
+from mpigen.quantity import QuantitySum, format_quantity
 
 
 def _pod_requests(pod: dict[str, Any]) -> QuantitySum:
@@ -83,6 +83,4 @@ def build_volcano_pod_group(plan: TrainPlan, counts: list[int], meta: dict[str, 
 
 
 def _as_quantity(value: Any, fmt: str) -> str:
-    from mpigen.quantity import format_quantity  # deferred: spares importing mpigen.quantity until this runs
-
     return format_quantity(value, fmt)

@@ -26,7 +26,7 @@ from mpigen.targets.operator import kinds
 from mpigen.targets.operator.cleanup import build_cleanup_job, build_cleanup_rbac
 from mpigen.targets.operator.configmap import build_config_map
 from mpigen.targets.operator.disruption import build_launcher, disruption_warnings
-from mpigen.targets.operator.limits import check_derived_names, check_sizes
+from mpigen.targets.operator.limits import SIZES, check_derived_names
 from mpigen.targets.operator.placement import check_placement, place_pods
 from mpigen.targets.operator.reserved import added
 from mpigen.targets.operator.service import build_job_service
@@ -93,7 +93,7 @@ class OperatorTarget:
     def check_sizes(self, plan: JobPlan, options: Options) -> list[Issue]:
         """The ConfigMap and the launcher Role the API server accepts for this worker count; a placement
         pod affinity can express."""
-        return check_placement(options) + check_sizes(plan, options)
+        return check_placement(options) + SIZES.issues(plan, options)
 
     def warnings(self, plan: JobPlan, options: Options) -> list[Issue]:
         managed = multikueue_warnings(

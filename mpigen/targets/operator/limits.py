@@ -24,11 +24,9 @@ from __future__ import annotations
 
 from mpigen import names
 from mpigen.errors import Issue
-from mpigen.options import Options
 from mpigen.plan import JobPlan
 from mpigen.targets.operator.configmap import config_scripts
-from mpigen.targets.shared import sizes
-from mpigen.targets.shared.sizes import config_map_and_role_issues, host_lists_bytes
+from mpigen.targets.shared.sizes import TargetSizes, host_lists_bytes
 
 REVISION_HASH_LENGTH = names.REVISION_HASH_LENGTH
 
@@ -82,18 +80,5 @@ def check_derived_names(plan: JobPlan) -> list[Issue]:
     return issues
 
 
-def config_map_bytes(plan: JobPlan, options: Options, workers: int) -> int:
-    """Data size of the job's ConfigMap (keys and values, as the API server counts it) for `workers`."""
-    return sizes.config_map_bytes(plan, config_scripts(plan, options), host_lists_bytes(plan, workers))
-
-
-def config_map_applied_bytes(plan: JobPlan, options: Options, workers: int) -> int:
-    scripts = config_scripts(plan, options)
-    return sizes.config_map_applied_bytes(plan, scripts, host_lists_bytes(plan, workers), workers)
-
-
-def check_sizes(plan: JobPlan, options: Options) -> list[Issue]:
-    """The ConfigMap and the launcher Role fit the API server's limits for this worker count."""
-    return config_map_and_role_issues(
-        plan, config_scripts(plan, options), lambda n: host_lists_bytes(plan, n)
-    )
+# The operator target's ConfigMap: its scripts and the shared host lists.
+SIZES = TargetSizes(config_scripts, host_lists_bytes)

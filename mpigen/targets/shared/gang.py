@@ -60,8 +60,8 @@ def sum_min_resources(plan: JobPlan, members: int) -> dict[str, str]:
     PriorityClass values are not known offline: launcher and workers count as equal (as the operator
     does when no PriorityClass exists), so the workers are the ones cut down to `members - 1`.
     """
-    # deferred: spares importing mpigen.quantity until this runs
-    from mpigen.quantity import QuantitySum  # fractions and decimal: only for a gang's minResources
+    # deferred: mpigen.quantity (fractions, decimal) only for a gang's minResources
+    from mpigen.quantity import QuantitySum
 
     workers = plan.workers if 1 + plan.workers <= members else max(members - 1, 0)
     total = QuantitySum()
@@ -78,7 +78,7 @@ def sum_min_resources(plan: JobPlan, members: int) -> dict[str, str]:
 def min_resources(plan: JobPlan, members: int) -> dict[str, str] | None:
     wanted = plan.scheduling.min_resources
     if wanted is not None:
-        # deferred: spares importing mpigen.quantity until this runs
+        # deferred: mpigen.quantity (fractions, decimal) only for a gang's minResources
         from mpigen.quantity import canonical_quantity
 
         return {name: canonical_quantity(value) for name, value in sorted(wanted.items())}

@@ -4,7 +4,7 @@ RoleBinding subject, labels and annotations merged into a pod template."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Protocol
 
 from mpigen import names
 from mpigen.errors import Issue
@@ -12,9 +12,17 @@ from mpigen.options import Options
 from mpigen.plan import JobPlan
 
 
-def object_meta(
-    plan: JobPlan, name: str, component: str, labels: dict[str, str] | None = None
-) -> dict[str, Any]:
+class Job(Protocol):
+    """What an object's metadata reads of its job: a JobPlan, or the SSH key Job's record (shared/ssh.py)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def namespace(self) -> str | None: ...
+
+
+def object_meta(plan: Job, name: str, component: str, labels: dict[str, str] | None = None) -> dict[str, Any]:
     """metadata of an emitted object: its name, the job's namespace, the operator's labels (if any)
     and the standard `app.kubernetes.io/*` labels."""
     meta: dict[str, Any] = {"name": name}
@@ -29,7 +37,7 @@ def kubectl_delivery_image(plan: JobPlan, options: Options) -> str:
     return options.kubectl_delivery_image or plan.kubectl_delivery.default_image
 
 
-def service_account_subject(plan: JobPlan, name: str) -> dict[str, str]:
+def service_account_subject(plan: Job, name: str) -> dict[str, str]:
     """A RoleBinding subject for the job's ServiceAccount `name`. With no namespace it names none:
     Kubernetes then reads it as the RoleBinding's own namespace (the API server requires a namespace
     only in ClusterRoleBindings), so the binding follows `kubectl apply -n` and kustomize `namespace:`."""

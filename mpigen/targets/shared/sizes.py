@@ -2,8 +2,9 @@
 host lists of a ConfigMap and the launcher Role's `resourceNames`, and the largest worker count that
 fits a limit, and every limit they must meet (`object_checks`, `size_issues`: the ConfigMap's 1 MiB,
 etcd's 1.5 MiB and the 256 KiB of annotations client-side `kubectl apply` adds). Every target that
-builds these objects measures them here (the operator target's
-mpigen.targets.operator.limits, the volcano target's limits).
+builds these objects measures them here: the operator and volcano targets each through a
+`TargetSizes` of their own scripts and host lists (their `limits.SIZES`), the jobset target through
+mpigen.targets.jobset.sizes.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from mpigen.checks.objectsize import (
     last_applied_bytes,
 )
 from mpigen.errors import Issue
+from mpigen.options import Options
 from mpigen.plan import JobPlan
+from mpigen.records import Record
 from mpigen.targets.shared.hostfile import SEPARATORS, host_list_keys
 from mpigen.targets.shared.meta import object_meta
 from mpigen.targets.shared.rbac import launcher_role
@@ -168,17 +171,33 @@ def config_map_applied_bytes(plan: JobPlan, scripts: dict[str, str], host_bytes:
     return last_applied_bytes(config_map_skeleton(plan, scripts), host_bytes + host_lines(plan, workers))
 
 
-def config_map_and_role_issues(
-    plan: JobPlan, scripts: dict[str, str], host_bytes: Callable[[int], int]
-) -> list[Issue]:
-    """A target's ConfigMap (its `scripts`, host lists of `host_bytes(workers)`) and launcher Role against
-    every limit (`object_checks`), for this worker count."""
-    return size_issues(
-        plan,
-        object_checks(
+class TargetSizes(Record):
+    """A target's ConfigMap as it grows with the worker count, from the target's own parts: `scripts`,
+    the entries that do not grow (the builder's own), and `host_bytes`, its host lists' size for a
+    worker count. The operator and volcano targets each hold one (their `limits.SIZES`)."""
+
+    scripts: Callable[[JobPlan, Options], dict[str, str]]
+    host_bytes: Callable[[JobPlan, int], int]
+
+    def config_map_bytes(self, plan: JobPlan, options: Options, workers: int) -> int:
+        """Data size of the job's ConfigMap for `workers`."""
+        return config_map_bytes(plan, self.scripts(plan, options), self.host_bytes(plan, workers))
+
+    def config_map_applied_bytes(self, plan: JobPlan, options: Options, workers: int) -> int:
+        """The ConfigMap's annotations once client-side `kubectl apply` adds its own, for `workers`."""
+        scripts = self.scripts(plan, options)
+        return config_map_applied_bytes(plan, scripts, self.host_bytes(plan, workers), workers)
+
+    def issues(self, plan: JobPlan, options: Options) -> list[Issue]:
+        """The ConfigMap and the launcher Role against every limit (`object_checks`), for this worker
+        count."""
+        scripts = self.scripts(plan, options)
+        return size_issues(
             plan,
-            lambda n: config_map_bytes(plan, scripts, host_bytes(n)),
-            lambda n: config_map_applied_bytes(plan, scripts, host_bytes(n), n),
-            (lambda n: role_bytes(plan, n)) if plan.launcher_needs_api else None,
-        ),
-    )
+            object_checks(
+                plan,
+                lambda n: config_map_bytes(plan, scripts, self.host_bytes(plan, n)),
+                lambda n: config_map_applied_bytes(plan, scripts, self.host_bytes(plan, n), n),
+                (lambda n: role_bytes(plan, n)) if plan.launcher_needs_api else None,
+            ),
+        )

@@ -28,10 +28,12 @@ def jinja_environment() -> jinja2.Environment:
     """The templates' jinja2 environment: the source of truth for what a template renders to. A render
     uses the templates compiled from it into Python (mpigen/targets/shared/_fast_templates.py, written by
     tools/templategen.py), so it neither imports jinja2 nor compiles a template."""
-    # deferred: a render uses the compiled templates, not the template files (start-up time)
+    # deferred: the template files (importlib.resources, with pathlib) only for the reference templates
     from importlib import resources
 
-    import jinja2  # deferred: spares importing jinja2 until this runs
+    # deferred: jinja2 only for the reference templates (tools/templategen.py, MPIGEN_REFERENCE); a render
+    # uses the compiled ones
+    import jinja2
 
     def load(name: str) -> str:
         return resources.files("mpigen.templates").joinpath(name).read_text(encoding="utf-8")

@@ -38,7 +38,7 @@ class VolcanoTarget:
 
     def check_sizes(self, plan: JobPlan, options: Options) -> list[Issue]:
         return check_placement(options) + (
-            limits.check_options(plan, options) or limits.check_sizes(plan, options)
+            limits.check_options(plan, options) or limits.SIZES.issues(plan, options)
         )
 
     def warnings(self, plan: JobPlan, options: Options) -> list[Issue]:

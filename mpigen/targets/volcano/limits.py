@@ -11,9 +11,9 @@ from mpigen.checks.rules import Added
 from mpigen.errors import Issue
 from mpigen.options import SCHEDULER_PLUGINS, Options
 from mpigen.plan import JobPlan
-from mpigen.targets.shared import mpi_env, sizes
+from mpigen.targets.shared import mpi_env
 from mpigen.targets.shared.hardening import API_TOKEN_VOLUME, TMP_VOLUME
-from mpigen.targets.shared.sizes import config_map_and_role_issues, host_lists_bytes
+from mpigen.targets.shared.sizes import TargetSizes, host_lists_bytes
 from mpigen.targets.volcano.job import (
     LAUNCHER_TASK,
     SSH_PLUGIN_SECRET_SUFFIX,
@@ -113,16 +113,5 @@ def _host_bytes(plan: JobPlan, workers: int) -> int:
     return size
 
 
-def config_map_bytes(plan: JobPlan, options: Options, workers: int) -> int:
-    """Data size of the ConfigMap for `workers`."""
-    return sizes.config_map_bytes(plan, config_scripts(plan, options), _host_bytes(plan, workers))
-
-
-def config_map_applied_bytes(plan: JobPlan, options: Options, workers: int) -> int:
-    """The ConfigMap's annotations once client-side `kubectl apply` adds its own, for `workers`."""
-    scripts = config_scripts(plan, options)
-    return sizes.config_map_applied_bytes(plan, scripts, _host_bytes(plan, workers), workers)
-
-
-def check_sizes(plan: JobPlan, options: Options) -> list[Issue]:
-    return config_map_and_role_issues(plan, config_scripts(plan, options), lambda n: _host_bytes(plan, n))
+# The volcano target's ConfigMap: its scripts and host lists.
+SIZES = TargetSizes(config_scripts, _host_bytes)

@@ -214,7 +214,7 @@ def test_size_arithmetic_matches_the_built_objects(workers: int, slots: int) -> 
         if obj["kind"] in ("ConfigMap",)
     }
     data = objects["ConfigMap"]["data"]
-    assert limits.config_map_bytes(plan, options, workers) == sum(
+    assert limits.SIZES.config_map_bytes(plan, options, workers) == sum(
         len(k) + len(v.encode()) for k, v in data.items()
     )
     role = next(
@@ -246,7 +246,7 @@ def test_long_names_make_the_role_the_limit() -> None:
     name = "a" * 40
     plan, options = plan_job(job(2, name), Options())
     assert sizes.role_bytes(plan, 15000) > OBJECT_MAX_BYTES >= sizes.CONFIG_MAP_MAX_BYTES
-    assert limits.config_map_bytes(plan, options, 15000) <= sizes.CONFIG_MAP_MAX_BYTES
+    assert limits.SIZES.config_map_bytes(plan, options, 15000) <= sizes.CONFIG_MAP_MAX_BYTES
     errors = errors_of(job(15000, name))
     assert f"the Role {name}-launcher would be" in errors[0] and "1.5 MiB" in errors[0]
 

@@ -131,7 +131,7 @@ def test_v2beta1_config_map_size_is_what_the_builder_builds(
     """The arithmetic size of the ConfigMap (FQDN hostfile, discover_hosts.sh) equals the built one."""
     from mpigen.compiler import plan_job
     from mpigen.targets.operator.configmap import config_data
-    from mpigen.targets.operator.limits import config_map_bytes
+    from mpigen.targets.operator.limits import SIZES
 
     container = {"name": "c", "image": "busybox"}
     template = {"spec": {"containers": [container]}}
@@ -151,7 +151,7 @@ def test_v2beta1_config_map_size_is_what_the_builder_builds(
     for workers in (1, 10, 101):
         sized = plan.replace(workers=workers)
         built = config_data(sized, options)
-        assert config_map_bytes(sized, options, workers) == sum(
+        assert SIZES.config_map_bytes(sized, options, workers) == sum(
             len(k) + len(v.encode()) for k, v in built.items()
         )
 
@@ -165,7 +165,7 @@ def test_v1_config_map_size_is_what_the_builder_builds(spec: dict[str, Any], gpu
     the first host, kubexec.sh with --container) equals the built one."""
     from mpigen.compiler import plan_job
     from mpigen.targets.operator.configmap import config_data
-    from mpigen.targets.operator.limits import config_map_bytes
+    from mpigen.targets.operator.limits import SIZES
 
     launcher = {
         "name": "c",
@@ -192,6 +192,6 @@ def test_v1_config_map_size_is_what_the_builder_builds(spec: dict[str, Any], gpu
     for workers in (1, 10, 101):
         sized = plan.replace(workers=workers)
         built = config_data(sized, options)
-        assert config_map_bytes(sized, options, workers) == sum(
+        assert SIZES.config_map_bytes(sized, options, workers) == sum(
             len(k) + len(v.encode()) for k, v in built.items()
         )

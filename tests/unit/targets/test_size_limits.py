@@ -75,13 +75,13 @@ def computed(target: str, kind: str, plan: Any, options: Options, workers: int) 
         return role, len(objectsize.LAST_APPLIED) + role + len('"annotations":{},') + 1
     if target == "operator":
         return (
-            limits.config_map_bytes(plan, options, workers),
-            limits.config_map_applied_bytes(plan, options, workers),
+            limits.SIZES.config_map_bytes(plan, options, workers),
+            limits.SIZES.config_map_applied_bytes(plan, options, workers),
         )
     if target == "volcano":
         return (
-            volcano_limits.config_map_bytes(plan, options, workers),
-            volcano_limits.config_map_applied_bytes(plan, options, workers),
+            volcano_limits.SIZES.config_map_bytes(plan, options, workers),
+            volcano_limits.SIZES.config_map_applied_bytes(plan, options, workers),
         )
     scripts = jobset_sizes._scripts(plan)
     return (

@@ -61,13 +61,13 @@ def test_config_map_size_is_what_the_builder_builds(document: dict[str, Any]) ->
     """The arithmetic size (the launcher's host `<job>-launcher-0`, two characters longer than the
     operator target's) equals the built ConfigMap's, for any worker count."""
     from mpigen.targets.volcano.job import config_data
-    from mpigen.targets.volcano.limits import config_map_bytes
+    from mpigen.targets.volcano.limits import SIZES
 
     plan, options = plan_job(document, Options(target="volcano"))
     for workers in (1, 10, 101):
         sized = plan.replace(workers=workers)
         built = config_data(sized, options)
-        assert config_map_bytes(sized, options, workers) == sum(
+        assert SIZES.config_map_bytes(sized, options, workers) == sum(
             len(k) + len(v.encode()) for k, v in built.items()
         )
 
