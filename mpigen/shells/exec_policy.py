@@ -7,6 +7,8 @@ import click
 
 from mpigen.shells.common import run_guarded
 from mpigen.shells.streams import write_stdout
+from mpigen.targets.jobset.exec_policy import build
+from mpigen.yaml.dump import to_yaml
 
 
 @click.command("exec-policy")
@@ -20,9 +22,6 @@ def command() -> None:
     """
 
     def run() -> None:
-        from mpigen.targets.jobset.exec_policy import build  # deferred: the command's only work
-        from mpigen.yaml.dump import to_yaml
-
         write_stdout(to_yaml(build()))
 
     run_guarded(run)
