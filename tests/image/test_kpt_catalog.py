@@ -1,0 +1,69 @@
+"""kpt's function-catalog conventions, with the built image: the example packages (examples/kpt/<name>/ and their
+`.expected/`) pass as kpt's e2e runner runs them (tests/cluster/kptexamples.py), `kpt fn doc --image` prints
+mpigen's help, and the image carries the catalog's metadata.yaml. Fixtures: conftest.py here."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import gotools
+import kptexamples
+import pytest
+from images import ROOT, Podman, builder
+
+CASES = kptexamples.cases(ROOT / "examples" / "kpt")
+
+
+def test_there_are_catalog_examples() -> None:
+    assert {case.name for case in CASES} >= {"eval-jobset", "render-kptfile", "unknown-option"}
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
+def test_a_catalog_example_passes_with_the_image(
+    case: kptexamples.Case, podman: Podman, tool_env: dict[str, str]
+) -> None:
+    # The examples name the image of this version, as `podman load` names it.
+    assert case.image == podman.image
+    problems = kptexamples.run_case(case, gotools.require("kpt"), tool_env)
+    if kptexamples.updating():
+        pytest.fail(f"{problems}: review the change, then run again without {kptexamples.UPDATE_ENV}")
+    assert problems == []
+
+
+def test_kpt_fn_doc_prints_mpigens_help(podman: Podman, tool_env: dict[str, str]) -> None:
+    """kpt v1.0.0-beta.49 commands/fn/doc/cmdfndoc.go runs `<runtime> run --rm IMAGE --help` and prints its
+    stdout: the image's entrypoint `mpigen krm` answers with its help, which lists the function's options."""
+    done = subprocess.run(
+        [gotools.require("kpt"), "fn", "doc", "--image", podman.image],
+        env=tool_env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    # kpt prints the container's stdout and a newline
+    assert done.stdout == help_text() + "\n"
+    assert "Function options" in done.stdout and "target " in done.stdout
+    assert "kpt fn eval --image" in done.stdout
+
+
+def help_text() -> str:
+    """`mpigen krm --help` of this checkout, outside the image."""
+    done = subprocess.run(
+        [sys.executable, "-m", "mpigen", "krm", "--help"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_image_carries_the_catalog_metadata(podman: Podman) -> None:
+    done = podman("run", "--rm", "--network", "none", "--entrypoint", "cat", podman.image, builder.METADATA)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout == (ROOT / "image" / "metadata.yaml").read_bytes()
