@@ -1,7 +1,7 @@
 """kpt's function-catalog conventions without a container runtime: the example packages (examples/kpt/<name>/)
 pass as kpt's e2e runner runs them (kptexamples.py) with mpigen as an exec function in place of its image, and
 image/metadata.yaml (the catalog's metadata, carried by the image) says what is true of this checkout. The same
-examples run with the image in tests/image/test_kpt_catalog.py."""
+examples run with the image in tests/image/test_image_catalog.py."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ METADATA = yaml.safe_load((ROOT / "image" / "metadata.yaml").read_text())
 def test_a_catalog_example_passes_with_the_exec_function(case: kptexamples.Case, tmp_path: Path) -> None:
     if kptexamples.updating():
         pytest.skip(
-            "the examples' .expected/ are written by the image's run (tests/image/test_kpt_catalog.py)"
+            "the examples' .expected/ are written by the image's run (tests/image/test_image_catalog.py)"
         )
     env = {"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     function = function_executable(tmp_path)
