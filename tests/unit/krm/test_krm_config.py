@@ -167,3 +167,19 @@ def test_an_empty_config_map_sets_nothing() -> None:
     output, code, _ = run([train()], {**config_map({}), "data": None})
     assert code == 0
     assert output["items"] == mpigen.compile(train())
+
+
+def test_an_option_off_the_jobs_target_is_refused_per_job_as_the_flag_is() -> None:
+    # queue means something on the jobset target only: the job on the default target is refused, the job
+    # whose annotation picks jobset takes the queue.
+    on_jobset = load(job_yaml(name="other", annotations={"mpigen.dev/target": "jobset"}))
+    output, code, lines = run([train(), on_jobset], config_map({"queue": "team-a"}))
+    assert code == 1
+    assert output["items"] == [train(), on_jobset]
+    errors = [line for line in lines if "warning:" not in line]
+    assert errors == [
+        line
+        for line in lines
+        if line.startswith("items[0]: MPIJob/train: --queue (mpigen.dev/queue) is refused")
+    ]
+    assert len(errors) == 1
