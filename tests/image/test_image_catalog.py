@@ -6,11 +6,16 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import gotools
 import kptexamples
 import pytest
+import yaml
 from images import ROOT, Podman, builder
+from mpijobs import job
+
+from tools import function_executable
 
 CASES = kptexamples.cases(ROOT / "examples" / "kpt")
 
@@ -67,3 +72,36 @@ def test_the_image_carries_the_catalog_metadata(podman: Podman) -> None:
     done = podman("run", "--rm", "--network", "none", "--entrypoint", "cat", podman.image, builder.METADATA)
     assert done.returncode == 0, done.stderr.decode()
     assert done.stdout == (ROOT / "image" / "metadata.yaml").read_bytes()
+
+
+def test_kpt_fn_eval_image_takes_options_as_the_exec_function_does(
+    podman: Podman, tool_env: dict[str, str], tmp_path: Path
+) -> None:
+    """`-- key=value` reaches the image as it reaches the exec function; a job's annotation wins in both."""
+    kpt = gotools.require("kpt")
+    written = {}
+    for way in ("image", "exec"):
+        jobs = tmp_path / way / "jobs"
+        jobs.mkdir(parents=True)
+        (jobs / "train.yaml").write_text(yaml.safe_dump(job("v2beta1", "train")))
+        pinned = job("v2beta1", "pinned")
+        pinned["metadata"]["annotations"] = {"mpigen.dev/target": "operator"}
+        (jobs / "pinned.yaml").write_text(yaml.safe_dump(pinned))
+        function = (
+            ["--image", podman.image] if way == "image" else ["--exec", str(function_executable(tmp_path))]
+        )
+        done = subprocess.run(
+            [kpt, "fn", "eval", str(jobs), *function, "--", "target=jobset", "namespace=ml"],
+            env=tool_env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        written[way] = {path.name: path.read_text() for path in sorted(jobs.iterdir())}
+    assert written["image"] == written["exec"]
+    assert "kind: JobSet" in written["image"]["train.yaml"]
+    assert "kind: StatefulSet" in written["image"]["pinned.yaml"]
+    assert "kind: JobSet" not in written["image"]["pinned.yaml"]
