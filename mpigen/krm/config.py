@@ -20,10 +20,13 @@ not know, an MPIJob, which is a generator's job) sets no option.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mpigen.errors import Issue, shown
-from mpigen.options import OPTION_TABLE, Options, unmet_needs
+from mpigen.outcome import Finding, Outcome, krm_result
+
+if TYPE_CHECKING:
+    from mpigen.options import Options
 
 CONFIG_MAP = ("v1", "ConfigMap", "data")
 COMPILE = ("mpigen.dev/v1", "Compile", "spec")
@@ -45,9 +48,37 @@ def options_field(config: Any) -> str | None:
     )
 
 
+def config_options(config: Any, outcome: Outcome) -> tuple[Options | None, list[dict[str, Any]]]:
+    """For the function (mpigen.krm.protocol): the options a ConfigMap or `Compile` `config` sets (None: it
+    is neither, or sets none), or the error `results[]` naming each key it refuses (also added to
+    `outcome`, for stderr)."""
+    if options_field(config) is None:
+        return None, []
+    options, issues = function_options(config)
+    meta = config.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    ref = {
+        key: value
+        for key, value in (
+            ("apiVersion", config.get("apiVersion")),
+            ("kind", config.get("kind")),
+            ("name", name),
+        )
+        if isinstance(value, str) and value
+    }
+    for issue in issues:
+        outcome.errors.append(
+            Finding("functionConfig", None, ref.get("kind", ""), ref.get("name", ""), issue)
+        )
+    return options, [krm_result(issue.message, "error", issue.path, ref) for issue in issues]
+
+
 def function_options(config: Any) -> tuple[Options, list[Issue]]:
     """The options a `functionConfig` sets over the defaults, and the problems found in it (each with the
     path of its key in the config)."""
+    # deferred: spares importing mpigen.options until a config sets options
+    from mpigen.options import Options, unmet_needs
+
     field = options_field(config)
     given = config.get(field) if field is not None else None
     if field is None or given is None:
@@ -90,8 +121,3 @@ def _unknown(key: str, known: list[str]) -> str:
 
 def _type(value: Any) -> str:
     return "null" if value is None else type(value).__name__
-
-
-def known_options() -> list[str]:
-    """The keys a `functionConfig` takes, in the option table's order (for help texts)."""
-    return [spec.flag for spec in OPTION_TABLE]

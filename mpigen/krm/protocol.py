@@ -55,6 +55,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from mpigen.krm.config import config_options
 from mpigen.krm.items import Listing, read_resource_list
 from mpigen.krm.readback import refused_output
 from mpigen.outcome import Finding, Outcome, Placement, invalid_output_message, krm_result
@@ -105,7 +106,7 @@ def process_resource_list(data: bytes) -> tuple[str, Outcome]:
     listing = read_resource_list(data)
     aliases = _aliases(listing)  # before anything reads the items as data (a whole reading drops the cut)
     outcome = Outcome()
-    options, refused = _options(listing, outcome)
+    options, refused = config_options(listing.header.get("functionConfig"), outcome)
     if refused:
         return write(listing, [], refused), outcome  # items as given
     jobs = _jobs(listing)
@@ -340,22 +341,6 @@ def _config_job(listing: Listing) -> dict[str, Any] | None:
     return config if isinstance(config, dict) and api.claims(config) else None
 
 
-def _options(listing: Listing, outcome: Outcome) -> tuple[Options | None, list[dict[str, Any]]]:
-    """The options a ConfigMap or `Compile` `functionConfig` sets for every job (mpigen.krm.config; None:
-    the defaults), or the error results naming each key it refuses."""
-    config = listing.header.get("functionConfig")
-    if not isinstance(config, dict) or config.get("kind") not in ("ConfigMap", "Compile"):
-        return None, []
-    from mpigen.krm.config import function_options  # deferred: spares importing it for other configs
-
-    options, issues = function_options(config)
-    about = _Job(None, config, _Where("functionConfig"))
-    _, kind, _, name = _identity(config)
-    for issue in issues:
-        outcome.errors.append(Finding("functionConfig", None, str(kind), str(name or ""), issue))
-    return options, [_result(about, issue.message, "error", issue.path) for issue in issues]
-
-
 def _runtimes(jobs: list[_Job], given: Options | None = None) -> Runtimes | None:
     """The Kubeflow Trainer runtimes among the items, collected as the pipeline collects a stream's
     (mpigen.pipeline.collect_runtimes), for the TrainJobs that name them (None: no TrainJob or runtime at
@@ -370,8 +355,8 @@ def _runtimes(jobs: list[_Job], given: Options | None = None) -> Runtimes | None
 
 
 def _compile(job: _Job, runtimes: Runtimes | None = None, given: Options | None = None) -> None:
-    """Compile one job through the pipeline every shell shares, with the `functionConfig`'s options
-    (`given`; the job's annotations win); fill in its outcome and results."""
+    """Compile one job through the pipeline every shell shares (options `given`, the job's annotations
+    winning); fill in its outcome and results."""
     from mpigen.options import Options  # deferred: spares importing mpigen.options until this runs
     from mpigen.pipeline import process  # deferred: spares importing mpigen.pipeline until this runs
 
