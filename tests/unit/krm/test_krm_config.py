@@ -5,6 +5,8 @@ naming it, the items unchanged, exit 1."""
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +17,7 @@ import mpigen
 from mpigen.krm import protocol
 from mpigen.krm.config import function_options
 from mpigen.options import OPTION_TABLE, Options
+from tools import function_executable
 
 
 def config_map(data: dict[str, Any]) -> dict[str, Any]:
@@ -183,3 +186,37 @@ def test_an_option_off_the_jobs_target_is_refused_per_job_as_the_flag_is() -> No
         if line.startswith("items[0]: MPIJob/train: --queue (mpigen.dev/queue) is refused")
     ]
     assert len(errors) == 1
+
+
+# kustomize runs the transformer with its config as the functionConfig ------------------------------------
+
+
+def kustomization(directory: Path, spec: dict[str, str]) -> Path:
+    (directory / "job.yaml").write_text(job_yaml(name="train"))
+    config = compile_config(spec)
+    function = f"exec:\n  path: {function_executable(directory)}\n"
+    config["metadata"]["annotations"] = {"config.kubernetes.io/function": function}
+    (directory / "mpigen.yaml").write_text(yaml.safe_dump(config))
+    (directory / "kustomization.yaml").write_text(
+        "resources:\n- job.yaml\ntransformers:\n- mpigen.yaml\nsortOptions:\n  order: fifo\n"
+    )
+    return directory
+
+
+def kustomize_build(kustomize_binary: str, directory: Path) -> subprocess.CompletedProcess[str]:
+    argv = [kustomize_binary, "build", "--enable-alpha-plugins", "--enable-exec", str(directory)]
+    return subprocess.run(argv, capture_output=True, text=True, check=False, timeout=120)
+
+
+def test_kustomize_passes_the_compile_configs_spec_as_options(kustomize_binary: str, tmp_path: Path) -> None:
+    done = kustomize_build(kustomize_binary, kustomization(tmp_path, {"target": "jobset", "queue": "team-a"}))
+    assert done.returncode == 0, done.stderr
+    expected = mpigen.compile(train(), Options(target="jobset", queue="team-a"))
+    assert list(yaml.safe_load_all(done.stdout)) == expected
+
+
+def test_kustomize_fails_on_a_compile_config_key_refused(kustomize_binary: str, tmp_path: Path) -> None:
+    done = kustomize_build(kustomize_binary, kustomization(tmp_path, {"targte": "jobset"}))
+    assert done.returncode != 0
+    assert "spec.targte: unknown mpigen option" in done.stderr
+    assert done.stdout == ""
