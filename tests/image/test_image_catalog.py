@@ -105,3 +105,26 @@ def test_kpt_fn_eval_image_takes_options_as_the_exec_function_does(
     assert "kind: JobSet" in written["image"]["train.yaml"]
     assert "kind: StatefulSet" in written["image"]["pinned.yaml"]
     assert "kind: JobSet" not in written["image"]["pinned.yaml"]
+
+
+def test_kpts_own_e2e_runner_passes_every_catalog_example(
+    podman: Podman, tool_env: dict[str, str], tmp_path: Path
+) -> None:
+    """kpt's runner itself (tests/kpte2e: kpt v1.0.0-beta.49 pkg/test/runner over examples/kpt, as the
+    catalog runs its examples), with the suite's kpt and podman: the Python runner above agrees with it."""
+    kpt = Path(gotools.require("kpt"))
+    runner = gotools.require("kpt-e2e")
+    # The runner finds kpt with `which kpt` and runs git, diff and bash.
+    env = {**tool_env, "PATH": f"{kpt.parent}:{tool_env['PATH']}", "TMPDIR": str(tmp_path)}
+    done = subprocess.run(
+        [runner, str(ROOT / "examples" / "kpt"), "-test.v"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-6000:] + done.stderr
+    passed = [line for line in done.stdout.splitlines() if line.strip().startswith("--- PASS: TestCatalog/")]
+    assert len(passed) == len(CASES), done.stdout[-3000:]
