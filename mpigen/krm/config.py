@@ -50,7 +50,7 @@ def options_field(config: Any) -> str | None:
 
 def config_options(config: Any, outcome: Outcome) -> tuple[Options | None, list[dict[str, Any]]]:
     """For the function (mpigen.krm.protocol): the options a ConfigMap or `Compile` `config` sets (None: it
-    is neither, or sets none), or the error `results[]` naming each key it refuses (also added to
+    is neither), or the error `results[]` naming each key it refuses (also added to
     `outcome`, for stderr)."""
     if options_field(config) is None:
         return None, []
