@@ -544,7 +544,19 @@ def resource_list(rng: random.Random, text: str) -> str:
         )
     elif shape == 1:
         body["items"] = docs
-        body["functionConfig"] = rng.choice(([], "x", 5, {"kind": "MPIJob"}, *docs[:1], {"data": {"a": [1]}}))
+        body["functionConfig"] = rng.choice(
+            (
+                [],
+                "x",
+                5,
+                {"kind": "MPIJob"},
+                *docs[:1],
+                {"data": {"a": [1]}},
+                # kpt's `-- key=value` ConfigMap: an unknown key, a value that is no string (mpigen.krm.config)
+                {"apiVersion": "v1", "kind": "ConfigMap", "data": {"tagret": "x", "wait-timeout": [1]}},
+                {"apiVersion": "mpigen.dev/v1", "kind": "Compile", "spec": "x"},
+            )
+        )
     elif shape == 2:
         body["items"] = [
             {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}"}}

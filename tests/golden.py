@@ -16,9 +16,10 @@ either `expected.yaml` (render's stdout, exit 0; its warnings, if any, in `warni
   document named differently (`input.yaml (document 1)`). A success case's
   results are its warnings. The function run on its own output changes nothing and reports nothing.
 
-Options reach the KRM function and the plugin only as `mpigen.dev/<flag>` annotations on the job, so a
-case's `args` are turned into those (a job's own annotation wins over a flag on every path, so one it
-already has is kept). A case whose input is not a stream of Kubernetes objects (YAML that cannot be
+Options reach the plugin only as `mpigen.dev/<flag>` annotations on the job, so a case's `args` are
+turned into those (a job's own annotation wins over a flag on every path, so one it already has is kept)
+for the plugin and the KRM modes above; a success case with `args` also runs through the KRM function
+with the args as a ConfigMap `functionConfig` (kpt's `-- key=value`) and the documents as given. A case whose input is not a stream of Kubernetes objects (YAML that cannot be
 read, a document that is not a mapping) is render's alone: no ResourceList can carry it, and the
 plugin gets its config from kustomize, which reads the YAML first; `RENDER_ONLY` lists those cases.
 """
@@ -137,6 +138,7 @@ def assert_case(name: str, update: bool = False) -> None:
     check_krm(case, Transformer(case))
     if len(case.documents) == 1:
         check_krm(case, Generator(case))
+    check_krm_config(case)
 
 
 # render ---------------------------------------------------------------------------------------------
@@ -437,3 +439,29 @@ def check_krm(case: Case, mode: Transformer) -> None:
     assert (again_text, again.lines(), again.exit_code) == (output_text, [], 0), (
         f"{mode.name}: a run on its own output must change nothing"
     )
+
+
+# the KRM function with the options in a ConfigMap functionConfig (kpt's `-- key=value`) -------------------
+
+
+def check_krm_config(case: Case) -> None:
+    """A success case with `args`: the documents as items, as given (no option annotations added), and the
+    args as the ConfigMap `functionConfig` kpt makes of `-- key=value` (mpigen.krm.config): render's objects
+    and warnings, and the config back as given."""
+    from mpigen.inputs.annotations import PREFIX
+
+    assert case.documents is not None
+    if not case.args or case.failing:
+        return
+    data = {key.removeprefix(PREFIX): value for key, value in option_annotations(case.args).items()}
+    config = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "function-input"}, "data": data}
+    items = [annotated(doc.data, {PATH: SOURCE, INDEX: str(doc.index - 1)}) for doc in case.documents]
+    given = {"apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": items}
+    output_text, outcome = run_function(to_yaml({**given, "functionConfig": config}))
+    output = load(output_text)
+    assert outcome.exit_code == 0, f"KRM ConfigMap options: {outcome.lines()}"
+    lines = [result_line(r, case.documents[0].total) for r in output.get("results") or []]
+    assert lines == case.lines("warnings.txt"), "KRM ConfigMap options: results are not render's warnings"
+    objects = [without_bookkeeping(item) for item in output["items"]]
+    assert objects == case.expected_objects, "KRM ConfigMap options: not render's objects"
+    assert output["functionConfig"] == config, "KRM ConfigMap options: the config comes back as given"

@@ -20,8 +20,10 @@ kubernetes-validate's schemas only the `-local-strict` ones stay: those are all 
 (mpigen.checks.kube.schemas), for every Kubernetes version `--kube-version` accepts. Python files are
 compiled ahead (unchecked-hash .pyc files: the image's file system can be mounted read-only). The user
 65532 is added to /etc/passwd and /etc/group, so the layer holds /opt/mpigen and those two files (and
-their parent directories), nothing else. The image runs `mpigen krm` as user 65532 and carries the OCI
-labels source, version (mpigen's), licenses, title and description. `umoci` packs it.
+their parent directories), nothing else; /opt/mpigen/metadata.yaml is kpt's function catalog metadata
+(image/metadata.yaml: description, tags, source, license, example packages). The image runs `mpigen krm`
+as user 65532 (`kpt fn doc --image` runs it with `--help`) and carries the OCI labels source, version
+(mpigen's), licenses, title and description. `umoci` packs it.
 
 Reproducible: with the same inputs two builds give the same bytes, so the same digest. Every time stamp is
 SOURCE_DATE_EPOCH (0 unless set) and the build runs in a clean environment. The inputs of the base layer
@@ -307,6 +309,7 @@ ENV = (
     "PYTHONDONTWRITEBYTECODE=1",
 )
 ENTRYPOINT = (f"{VENV}/bin/mpigen", "krm")
+METADATA = f"{VENV}/metadata.yaml"  # image/metadata.yaml, kpt's function catalog metadata
 IMAGE_NAME = "localhost/mpigen"  # the name `podman load` and `docker load` give it, tagged with the version
 SOURCE = "https://github.com/OWNER/mpigen"
 LICENSE = "Apache-2.0"
@@ -569,6 +572,10 @@ def customize(rootfs: Path, wheels: Path, log: Path) -> str:
         passwd.write(f"{name}:x:{uid}:{uid}:{name}:/nonexistent:/usr/sbin/nologin\n")
     with (rootfs / "etc/group").open("a") as group:
         group.write(f"{name}:x:{uid}:\n")
+    # kpt's function catalog metadata (image/metadata.yaml), read by whoever lists the function.
+    metadata = rootfs / METADATA.lstrip("/")
+    shutil.copyfile(IMAGE / "metadata.yaml", metadata)
+    metadata.chmod(0o644)
     chroot(f"{VENV}/bin/mpigen", "version")
     return python_packages
 

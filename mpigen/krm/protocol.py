@@ -18,9 +18,10 @@ Behaviour, as the KRM Functions Specification and kustomize's kyaml framework
 - Generator: an MPIJob `functionConfig` also appends its objects to `items`, and the output then
   carries no `functionConfig`, so a second run cannot generate them twice; if an item that is not
   local-config names the same MPIJob, that item is compiled instead (never twice) and the
-  `functionConfig` is dropped all the same. Any other
-  `functionConfig` (a kustomize transformer's config object, kpt's ConfigMap of `key=value`
-  arguments) is ignored and echoed: options are set per job with `mpigen.dev/*` annotations.
+  `functionConfig` is dropped all the same.
+- Options: kpt's ConfigMap of `key=value` arguments and mpigen's kustomize transformer config (`Compile`)
+  set options for every job, a job's `mpigen.dev/*` annotations winning (mpigen.krm.config); a key they
+  refuse is an error. Any `functionConfig` that is not a job is echoed.
 - The output holds no MPIJob, so a run on its own output changes nothing. `results` already present
   are kept (kyaml's framework echoes them too) and this run's are appended.
 - Results: every problem is a `results[]` entry (severity, message, resourceRef of the job, field.path,
@@ -58,6 +59,7 @@ from typing import TYPE_CHECKING, Any
 
 from mpigen import inputs as api
 from mpigen.inputs.lists import flatten, holds_job, is_list
+from mpigen.krm.config import config_options
 from mpigen.krm.items import Listing, read_resource_list
 from mpigen.krm.layout import ALIAS
 from mpigen.krm.readback import refused_output
@@ -70,6 +72,7 @@ from mpigen.yaml.load import Document
 
 if TYPE_CHECKING:
     from mpigen.inputs.trainjob import Runtimes
+    from mpigen.options import Options
 
 LOCAL_CONFIG = "config.kubernetes.io/local-config"
 INTERNAL = "internal.config.kubernetes.io/"
@@ -109,8 +112,11 @@ def process_resource_list(data: bytes) -> tuple[str, Outcome]:
     """The function itself: the bytes of a ResourceList in; the output ResourceList and the outcome out."""
     listing = read_resource_list(data)
     aliases = _aliases(listing)  # before anything reads the items as data (a whole reading drops the cut)
-    jobs = _jobs(listing)
     outcome = Outcome()
+    options, refused = config_options(listing.header.get("functionConfig"), outcome)
+    if refused:
+        return write(listing, [], refused), outcome  # items as given
+    jobs = _jobs(listing)
     foreign = _foreign(listing, outcome)
     if not jobs and not foreign:
         return listing.text, outcome  # nothing to compile: the input, byte for byte
@@ -127,9 +133,9 @@ def process_resource_list(data: bytes) -> tuple[str, Outcome]:
             {"message": f.issue.message.removeprefix("mpigen: "), "severity": "error"} for f in outcome.errors
         ]
         return write(listing, [], results), outcome
-    runtimes = _runtimes(jobs)
+    runtimes = _runtimes(jobs, options)
     for job in jobs:
-        _compile(job, runtimes)
+        _compile(job, runtimes, options)
         outcome.add(job.outcome)
     results = [entry for job in jobs for entry in job.results] + foreign
     for finding, item in _collisions(listing.items(), jobs):
@@ -324,20 +330,21 @@ def _config_job(listing: Listing) -> dict[str, Any] | None:
     return config if isinstance(config, dict) and api.claims(config) else None
 
 
-def _runtimes(jobs: list[_Job]) -> Runtimes | None:
+def _runtimes(jobs: list[_Job], given: Options | None = None) -> Runtimes | None:
     """The Kubeflow Trainer runtimes among the items, collected as the pipeline collects a stream's
     (mpigen.pipeline.collect_runtimes), for the TrainJobs that name them (None: no TrainJob or runtime at
     all); a runtime's own problems are reported when it is compiled as a job of its own."""
     runtimes, _ = collect_runtimes(
-        [(job.where.source, [job.where.as_document(job.data)]) for job in jobs], Options()
+        [(job.where.source, [job.where.as_document(job.data)]) for job in jobs], given or Options()
     )
     return runtimes
 
 
-def _compile(job: _Job, runtimes: Runtimes | None = None) -> None:
-    """Compile one job through the pipeline every shell shares; fill in its outcome and results."""
+def _compile(job: _Job, runtimes: Runtimes | None = None, given: Options | None = None) -> None:
+    """Compile one job through the pipeline every shell shares (options `given`, the job's annotations
+    winning); fill in its outcome and results."""
     job.outcome = outcome = process(
-        [(job.where.source, [job.where.as_document(job.data)])], Options(), runtimes
+        [(job.where.source, [job.where.as_document(job.data)])], given or Options(), runtimes
     )
     for finding in outcome.errors + outcome.warnings:
         about = _about(job, finding)

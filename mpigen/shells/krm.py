@@ -74,7 +74,7 @@ def command() -> click.Command:
     # without it
     import click
 
-    @click.command(context_settings={"max_content_width": 100})
+    @click.command(context_settings={"max_content_width": 100}, epilog=_options_help())
     @click.pass_context
     def krm(ctx: click.Context) -> None:
         """Run as a KRM function: read a ResourceList on stdin, write it back with MPIJobs compiled.
@@ -83,8 +83,10 @@ def command() -> click.Command:
         executable itself. Every MPIJob among the items is replaced, in place, by its objects
         (transformer); an MPIJob given as the functionConfig adds its objects (generator). Other items,
         their comments and annotations pass through unchanged; items marked
-        config.kubernetes.io/local-config are never compiled. Options are set per job with
-        `mpigen.dev/<flag>` annotations (for example mpigen.dev/gang-scheduler: volcano).
+        config.kubernetes.io/local-config are never compiled. Options (listed below) are set for every
+        job by a ConfigMap functionConfig (kpt: `-- key=value`, a Kptfile's `configMap:`) or in the
+        `spec` of a Compile functionConfig (kustomize), and per job by `mpigen.dev/<key>` annotations,
+        which win (for example mpigen.dev/gang-scheduler: volcano).
 
         Problems are written as results[] (severity, resourceRef, field.path, file) and on stderr; the
         items then come back unchanged and the exit code is 1 (3 for a bug in mpigen).
@@ -113,7 +115,8 @@ def command() -> click.Command:
                   path: mpigen
         \b
           kustomize build --enable-alpha-plugins --enable-exec .
-          kpt fn eval --exec mpigen .
+          kpt fn eval --exec mpigen . -- target=jobset queue=team-a
+          kpt fn eval --image localhost/mpigen:VERSION . -- target=jobset
         """
         # sys's streams, not click.get_binary_stream (deprecated in click 8.5); click's test runner swaps them.
         if stdin_is_terminal():
@@ -121,3 +124,17 @@ def command() -> click.Command:
         ctx.exit(run_function(stdin_bytes(), _binary(sys.stdout), sys.stderr))
 
     return krm
+
+
+def _options_help() -> str:
+    """The keys a functionConfig takes (mpigen.krm.config), from the one option table, for `--help` (which
+    `kpt fn doc --image` shows: kpt v1.0.0-beta.49 commands/fn/doc/cmdfndoc.go runs the image with --help)."""
+    from mpigen.options import OPTION_TABLE  # deferred: spares importing mpigen.options until this runs
+
+    width = max(len(spec.flag) for spec in OPTION_TABLE)
+    rows = [
+        f"  {spec.flag.ljust(width)}  {spec.summary}"
+        + (f" One of: {', '.join(spec.choices)}." if spec.choices else "")
+        for spec in OPTION_TABLE
+    ]
+    return "\b\nFunction options (values are strings; an unknown key is an error):\n" + "\n".join(rows)

@@ -211,6 +211,9 @@ LOCAL_TOOLS: dict[str, LocalTool] = {
     "v1-oracle": LocalTool(REPO / "tests" / "oracles" / "v1", "v1-oracle"),
     # The API server's Pod Security evaluator (k8s.io/pod-security-admission/policy, at Kubernetes v1.37.2).
     "podsecurity": LocalTool(REPO / "tests" / "oracles" / "podsecurity", "podsecurity"),
+    # kpt's own e2e runner (kpt v1.0.0-beta.49 pkg/test/runner), as kptdev/krm-functions-catalog runs its
+    # examples with it: the catalog examples under examples/kpt.
+    "kpt-e2e": LocalTool(REPO / "tests" / "kpte2e", "kpt-e2e"),
 }
 
 # Which tool builds which binary.

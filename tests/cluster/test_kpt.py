@@ -1,6 +1,7 @@
-"""kpt runs mpigen as an exec KRM function (`kpt fn eval --exec`), offline, on a small package: the README's
-`kpt fn eval --exec mpigen jobs/` turns jobs/train.yaml into the job's manifests and leaves the rest as it was.
-kpt is built from its Go module by the suite (gotools.py)."""
+"""kpt runs mpigen as an exec KRM function (`kpt fn eval --exec`, `kpt fn render --allow-exec`), offline, on a
+small package: the README's `kpt fn eval --exec mpigen jobs/` turns jobs/train.yaml into the job's manifests and
+leaves the rest as it was; options after `--` and a Kptfile's `configMap:` set render options. kpt is built from
+its Go module by the suite (gotools.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import yaml
 from jobs import load_all
 from mpijobs import compiled, job
 
+import mpigen
+from mpigen.options import Options
 from tools import function_executable
 
 OTHER = """\
@@ -100,4 +103,67 @@ def test_kpt_fn_eval_exec_compiles_a_large_package_and_keeps_every_other_file(tm
     before = {path.name: path.read_text() for path in jobs.iterdir()}
     again = kpt("fn", "eval", "--exec", str(function), str(jobs), cwd=tmp_path, timeout=900)
     assert again.returncode == 0, again.stderr
+    assert {path.name: path.read_text() for path in jobs.iterdir()} == before
+
+
+# Options: `kpt fn eval ... -- key=value` and a Kptfile's `configMap:` reach mpigen as a ConfigMap
+# functionConfig (mpigen.krm.config) under the option table's names.
+
+
+def test_kpt_fn_eval_exec_takes_options_after_the_double_dash(tmp_path: Path) -> None:
+    jobs = package(tmp_path)
+    function = function_executable(tmp_path)
+    args = ("target=jobset", "namespace=ml", "wait-timeout=30")
+    done = kpt("fn", "eval", "--exec", str(function), str(jobs), "--", *args, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    written = load_all((jobs / "train.yaml").read_text())
+    options = Options(target="jobset", namespace="ml", wait_timeout_seconds=30)
+    assert written == mpigen.compile(job("v1alpha2", "train"), options)
+    assert "JobSet" in [kind for kind, _ in identities(written)]
+    assert (jobs / "other.yaml").read_text() == OTHER
+
+
+def test_kpt_fn_eval_exec_names_a_key_it_refuses_and_changes_nothing(tmp_path: Path) -> None:
+    jobs = package(tmp_path)
+    before = {path.name: path.read_text() for path in jobs.iterdir()}
+    function = function_executable(tmp_path)
+    done = kpt("fn", "eval", "--exec", str(function), str(jobs), "--", "tagret=jobset", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    # kpt prints the error result with the ConfigMap it made of the arguments and the key's path
+    assert '[error] v1/ConfigMap/function-input data.tagret: unknown mpigen option "tagret"' in done.stderr
+    assert '(did you mean "target"?)' in done.stderr
+    assert {path.name: path.read_text() for path in jobs.iterdir()} == before
+
+
+KPTFILE = """\
+apiVersion: kpt.dev/v1
+kind: Kptfile
+metadata:
+  name: jobs
+  annotations:
+    config.kubernetes.io/local-config: "true"
+pipeline:
+  mutators:
+  - exec: {function}
+    configMap:
+      target: jobset
+      queue: team-a
+"""
+
+
+def test_kpt_fn_render_passes_a_kptfile_config_map_as_options(tmp_path: Path) -> None:
+    jobs = package(tmp_path)
+    function = function_executable(tmp_path)
+    (jobs / "Kptfile").write_text(KPTFILE.format(function=function))
+    done = kpt("fn", "render", "--allow-exec", str(jobs), cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    written = load_all((jobs / "train.yaml").read_text())
+    options = Options(target="jobset", queue="team-a")
+    assert written == mpigen.compile(job("v1alpha2", "train"), options)
+    (jobset,) = (obj for obj in written if obj["kind"] == "JobSet")
+    assert jobset["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "team-a"
+    # A second render compiles nothing more and changes no byte.
+    before = {path.name: path.read_text() for path in jobs.iterdir()}
+    again = kpt("fn", "render", "--allow-exec", str(jobs), cwd=tmp_path)
+    assert again.returncode == 0, again.stdout + again.stderr
     assert {path.name: path.read_text() for path in jobs.iterdir()} == before

@@ -150,7 +150,8 @@ def resource_lists(draw: Draw) -> tuple[str, list[Item]]:
             "apiVersion": "v1",
             "kind": "ConfigMap",
             "metadata": {"name": "fn-config"},
-            "data": {"a": "b"},
+            # an option set to its default: the output is the same as without the config
+            "data": {"wait-timeout": "600"},
         },
         "new job": make_job(name="generated", namespace=None),
         "item job": jobs[0].data if jobs else None,
