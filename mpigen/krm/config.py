@@ -20,13 +20,12 @@ not know, an MPIJob, which is a generator's job) sets no option.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mpigen.errors import Issue, shown
+from mpigen.inputs.annotations import ANNOTATIONS
+from mpigen.options import Options, unmet_needs
 from mpigen.outcome import Finding, Outcome, krm_result
-
-if TYPE_CHECKING:
-    from mpigen.options import Options
 
 CONFIG_MAP = ("v1", "ConfigMap", "data")
 COMPILE = ("mpigen.dev/v1", "Compile", "spec")
@@ -76,9 +75,6 @@ def config_options(config: Any, outcome: Outcome) -> tuple[Options | None, list[
 def function_options(config: Any) -> tuple[Options, list[Issue]]:
     """The options a `functionConfig` sets over the defaults, and the problems found in it (each with the
     path of its key in the config)."""
-    # deferred: spares importing mpigen.options until a config sets options
-    from mpigen.options import Options, unmet_needs
-
     field = options_field(config)
     given = config.get(field) if field is not None else None
     if field is None or given is None:
@@ -87,8 +83,6 @@ def function_options(config: Any) -> tuple[Options, list[Issue]]:
         return Options(), [
             Issue((field,), f"expected a mapping of option names to values, got {_type(given)}")
         ]
-    from mpigen.inputs.annotations import ANNOTATIONS  # deferred: spares importing it for other configs
-
     values: dict[str, Any] = {}
     issues: list[Issue] = []
     for key, value in given.items():

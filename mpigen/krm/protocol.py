@@ -72,7 +72,6 @@ from mpigen.yaml.load import Document
 
 if TYPE_CHECKING:
     from mpigen.inputs.trainjob import Runtimes
-    from mpigen.options import Options
 
 LOCAL_CONFIG = "config.kubernetes.io/local-config"
 INTERNAL = "internal.config.kubernetes.io/"

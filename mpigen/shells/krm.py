@@ -13,6 +13,7 @@ from typing import IO, TYPE_CHECKING, BinaryIO, TextIO
 
 from mpigen.krm import MAX_LIST_BYTES, NotAResourceList
 from mpigen.krm.protocol import failure_outcome, process_resource_list
+from mpigen.options import OPTION_TABLE
 from mpigen.outcome import EXIT_INVALID, Finding, Outcome
 from mpigen.shells.streams import OutputError, stdin_bytes, stdin_is_terminal, write_lines_to, write_to
 
@@ -129,8 +130,6 @@ def command() -> click.Command:
 def _options_help() -> str:
     """The keys a functionConfig takes (mpigen.krm.config), from the one option table, for `--help` (which
     `kpt fn doc --image` shows: kpt v1.0.0-beta.49 commands/fn/doc/cmdfndoc.go runs the image with --help)."""
-    from mpigen.options import OPTION_TABLE  # deferred: spares importing mpigen.options until this runs
-
     width = max(len(spec.flag) for spec in OPTION_TABLE)
     rows = [
         f"  {spec.flag.ljust(width)}  {spec.summary}"
