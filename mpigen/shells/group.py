@@ -59,6 +59,7 @@ LAZY_COMMANDS = {
     "krm": "mpigen.shells.krm:command",
     "kustomize-plugin": "mpigen.shells.kustomize_plugin:command",
     "completion": "mpigen.shells.completion:completion",
+    "argocd": "mpigen.shells.argocd:command",
 }
 
 
