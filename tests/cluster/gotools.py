@@ -45,7 +45,7 @@ import progress
 KUBERNETES_VERSION = "v1.37.2"
 VOLCANO_VERSION = "v1.14.1"
 VOLCANO_APIS = ("volcano.sh/apis => volcano.sh/apis v1.14.0",)  # see TOOLS["volcano"]
-ARGOCD_VERSION = "v3.4.5"  # see TOOLS["argocd"]
+ARGOCD_VERSION = "v3.4.0"  # see TOOLS["argocd"]
 ARGOCD_GITOPS_ENGINE = "github.com/argoproj/argo-cd/gitops-engine"
 BUILD_TIMEOUT = 3600
 
@@ -188,13 +188,14 @@ TOOLS: dict[str, Tool] = {
     ),
     # Argo CD's plugin server and the suite's driver of it (tests/argocd: README.md there). argocd-cmp-server
     # is Argo CD's own command (cmd/argocd-cmp-server/commands) in a main of ours, since Argo CD's one binary
-    # (cmd/main.go) would build every component with it. v3.4.5, not v3.5.0: both go.mods replace
-    # github.com/argoproj/argo-cd/gitops-engine with ./gitops-engine, a nested module the proxy's zip
-    # leaves out, and the proxy serves that path at no version; the same code is published as
-    # github.com/argoproj/gitops-engine at the version both go.mods require, which compiles against
-    # v3.4.5's k8s.io/* v0.34.0 but not v3.5.0's v0.36.1 (its pkg/health imports
-    # k8s.io/api/autoscaling/v2beta1, gone there). The plugin's side is the same in both: `git diff v3.4.5
-    # v3.5.0` changes only tests under cmpserver/, cmd/argocd-cmp-server, util/cmp, util/app/discovery.
+    # (cmd/main.go) would build every component with it. Its go.mod (v3.4.0 to v3.5.0) replaces
+    # github.com/argoproj/argo-cd/gitops-engine with ./gitops-engine, a nested module that the proxy's zip
+    # leaves out, and the proxy serves that path at no version; the same code is published under its former
+    # path, github.com/argoproj/gitops-engine, at the version those go.mods require. It builds with v3.4.0
+    # only: v3.5.0's k8s.io/* v0.36.1 lacks k8s.io/api/autoscaling/v2beta1 (its pkg/health imports it), and
+    # v3.4.5's util/kube calls a method its own folder gained after that version (ManageServerSideDiffDryRuns
+    # on KubectlCmd). The plugin's side is v3.5.0's: `git diff v3.4.0 v3.5.0` changes only tests under
+    # cmpserver/, cmd/argocd-cmp-server, util/cmp, util/app/discovery, util/exec and util/io/files.
     "argocd": Tool(
         "github.com/argoproj/argo-cd/v3",
         ARGOCD_VERSION,
@@ -273,7 +274,8 @@ def tool_dir(name: str) -> Path:
     if name in LOCAL_TOOLS:
         return cache_root() / f"{name}-{_source_hash(LOCAL_TOOLS[name])}"
     tool = TOOLS[name]
-    return cache_root() / f"{name}-{tool.version}" + (f"-{mains_hash(tool.mains)}" if tool.mains else "")
+    mains = f"-{mains_hash(tool.mains)}" if tool.mains else ""
+    return cache_root() / f"{name}-{tool.version}{mains}"
 
 
 def _source_files(tool: LocalTool) -> list[Path]:
