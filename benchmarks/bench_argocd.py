@@ -119,7 +119,7 @@ def main() -> None:
                 f"  {name:14} {median:6.2f} s  (+{median - base:.2f} s, min {min(values):.2f}, max {max(values):.2f})"
             )
     finally:
-        process.terminate()
+        process.kill()  # on SIGTERM it only removes its socket (argo-cd cmpserver/server.go: Shutdown)
         process.wait(timeout=30)
         shutil.rmtree(home, ignore_errors=True)
 

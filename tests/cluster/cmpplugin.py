@@ -128,3 +128,14 @@ def repository(root: Path, files: dict[str, str]) -> Path:
 
 def example_repository(root: Path) -> Path:
     return repository(root, {f"{APP_PATH}/{path.name}": path.read_text() for path in sorted(JOBS.iterdir())})
+
+
+def stop_server(process: subprocess.Popen[bytes]) -> None:
+    """End argocd-cmp-server: on SIGTERM it removes its socket but goes on serving until killed, as a pod's
+    grace period ends (argo-cd cmpserver/server.go: Run, Shutdown)."""
+    process.terminate()
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=30)

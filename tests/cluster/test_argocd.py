@@ -34,6 +34,7 @@ from cmpplugin import (
     repository,
     request,
     start_server,
+    stop_server,
 )
 from jobs import load_all
 from mpijobs import job
@@ -54,8 +55,7 @@ def cmp() -> Iterator[PluginServer]:
     try:
         yield plugin
     finally:
-        process.terminate()
-        process.wait(timeout=30)
+        stop_server(process)
         shutil.rmtree(home, ignore_errors=True)
 
 
