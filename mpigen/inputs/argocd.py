@@ -17,8 +17,8 @@ pkg/apis/application/v1alpha1/types.go: ApplicationSourcePluginParameters.Enviro
 Which wins: a parameter, then `ARGOCD_APP_NAMESPACE` and `KUBE_VERSION`; a job's own `mpigen.dev/*`
 annotation wins over all of them (mpigen.inputs.annotations). The `PARAM_*` variables are read only
 where `ARGOCD_APP_PARAMETERS` is absent (a command run by hand), since Argo CD derives them from it. An
-empty string leaves an option unset, as Argo CD's UI may send one. Every problem names the variable
-and the parameter: a plugin's stderr is what Argo CD shows for a failed generation.
+empty string is as if the parameter were not set, as Argo CD's UI may send one. Every problem names the
+variable and the parameter: a plugin's stderr is what Argo CD shows for a failed generation.
 """
 
 from __future__ import annotations
@@ -126,13 +126,12 @@ def _kube_version(text: str) -> tuple[str | None, list[str], list[str]]:
 def options_from_environment(environ: Mapping[str, str]) -> tuple[Options, list[str], list[str]]:
     """The options Argo CD's environment sets, the problems found in it (each naming its variable and
     parameter), and warnings."""
-    given, problems = _given_parameters(environ)
+    found, problems = _given_parameters(environ)
+    given = {flag: value for flag, value in found.items() if value[1] != ""}  # "": as if not set
     warnings: list[str] = []
     values: dict[str, Any] = {}
     for flag, (where, text) in given.items():
         spec = _SPECS[flag]
-        if text == "":
-            continue
         try:
             values[spec.field] = parser(spec)(text)
         except ValueError as exc:

@@ -38,8 +38,13 @@ def test_parameters_are_named_as_the_flags_and_parsed_as_the_annotations() -> No
 def test_the_destination_namespace_and_cluster_version_are_defaults_a_parameter_overrides() -> None:
     env = {"ARGOCD_APP_NAMESPACE": "ml", "KUBE_VERSION": "1.30.2"}
     assert options_from_environment(env)[0] == Options(namespace="ml", kube_version="1.30")
-    env |= parameters({"name": "namespace", "string": "other"}, {"name": "kube-version", "string": "1.29"})
-    assert options_from_environment(env)[0] == Options(namespace="other", kube_version="1.29")
+    overridden = env | parameters(
+        {"name": "namespace", "string": "other"}, {"name": "kube-version", "string": "1.29"}
+    )
+    assert options_from_environment(overridden)[0] == Options(namespace="other", kube_version="1.29")
+    # An empty parameter is as if it were not set: the defaults hold.
+    empty = env | parameters({"name": "namespace", "string": ""}, {"name": "kube-version", "string": ""})
+    assert options_from_environment(empty)[0] == Options(namespace="ml", kube_version="1.30")
 
 
 def test_a_cluster_newer_than_the_schemas_is_checked_against_the_newest_with_a_warning() -> None:
