@@ -142,8 +142,8 @@ def options_from_environment(environ: Mapping[str, str]) -> tuple[Options, list[
         except ValueError as exc:
             problems.append(f"{NAMESPACE_VAR}: {exc}")
     if "kube-version" not in given and environ.get(KUBE_VERSION_VAR):
-        version, found, warned = _kube_version(environ[KUBE_VERSION_VAR])
-        problems += found
+        version, refused, warned = _kube_version(environ[KUBE_VERSION_VAR])
+        problems += refused
         warnings += warned
         if version is not None:
             values["kube_version"] = version
