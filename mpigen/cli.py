@@ -36,6 +36,7 @@ PLAIN_COMMANDS = {
     "validate": "mpigen.shells.validate",
     "krm": "mpigen.shells.krm",
     "kustomize-plugin": "mpigen.shells.kustomize_plugin",
+    "argocd": "mpigen.shells.argocd",
 }
 
 

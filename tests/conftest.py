@@ -93,6 +93,7 @@ GROUP_BY_PATH = {
     "tests/cluster/test_topology_kueue.py": "jobset-target",
     "tests/cluster/test_topology_volcano.py": "volcano-target",
     "tests/cluster/test_operator_disruptions.py": "workloads",
+    "tests/cluster/test_argocd.py": "argocd",
     "tests/cluster/": "cluster",
     "tests/e2e/": "e2e",
     "tests/image/": "image",

@@ -20,7 +20,17 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "mpigen"
 
 # The command modules: each imports the core and the shells' shared helpers, never another command.
-COMMANDS = {"render", "validate", "convert", "schema", "krm", "kustomize_plugin", "completion", "exec_policy"}
+COMMANDS = {
+    "render",
+    "validate",
+    "convert",
+    "schema",
+    "krm",
+    "kustomize_plugin",
+    "completion",
+    "exec_policy",
+    "argocd",
+}
 SHARED_SHELL_HELPERS = {
     "mpigen.shells.common",
     "mpigen.shells.flags",

@@ -60,6 +60,7 @@ LAZY_COMMANDS = {
     "kustomize-plugin": "mpigen.shells.kustomize_plugin:command",
     "completion": "mpigen.shells.completion:completion",
     "exec-policy": "mpigen.shells.exec_policy:command",
+    "argocd": "mpigen.shells.argocd:command",
 }
 
 

@@ -45,6 +45,8 @@ import progress
 KUBERNETES_VERSION = "v1.37.2"
 VOLCANO_VERSION = "v1.14.1"
 VOLCANO_APIS = ("volcano.sh/apis => volcano.sh/apis v1.14.0",)  # see TOOLS["volcano"]
+ARGOCD_VERSION = "v3.4.0"  # see TOOLS["argocd"]
+ARGOCD_GITOPS_ENGINE = "github.com/argoproj/argo-cd/gitops-engine"
 BUILD_TIMEOUT = 3600
 
 
@@ -66,6 +68,14 @@ class Tool:
     # Further `replace` directives for the wrapper, `module => target`: a target `module version` is written
     # as it is; a target `./path` names that folder of the tool's own downloaded module (a filesystem path).
     replaces: tuple[str, ...] = ()
+    # Modules stood in for by the same code published under a former path, `(path, former path, version)`:
+    # the wrapper replaces `path` with a copy of `former@version` (from the proxy) whose module path and
+    # imports are renamed to `path` (renamed_copy).
+    renamed: tuple[tuple[str, str, str], ...] = ()
+    # A folder of this repository whose subfolders are main packages of its own (`package main`, no go.mod),
+    # built in the wrapper module beside the tool's packages: `packages` names them `./<subfolder>`, and
+    # the cache key adds a hash of their sources (mains_hash).
+    mains: Path | None = None
 
 
 def _kube_ldflags(version: str) -> tuple[str, ...]:
@@ -176,6 +186,32 @@ TOOLS: dict[str, Tool] = {
         copy_replaces=True,
         replaces=VOLCANO_APIS,
     ),
+    # Argo CD's plugin server and the suite's driver of it (tests/argocd: README.md there). argocd-cmp-server
+    # is Argo CD's own command (cmd/argocd-cmp-server/commands) in a main of ours, since Argo CD's one binary
+    # (cmd/main.go) would build every component with it. Its go.mod (v3.4.0 to v3.5.0) replaces
+    # github.com/argoproj/argo-cd/gitops-engine with ./gitops-engine, a nested module that the proxy's zip
+    # leaves out, and the proxy serves that path at no version; the same code is published under its former
+    # path, github.com/argoproj/gitops-engine, at the version those go.mods require. It builds with v3.4.0
+    # only: v3.5.0's k8s.io/* v0.36.1 lacks k8s.io/api/autoscaling/v2beta1 (its pkg/health imports it), and
+    # v3.4.5's util/kube calls a method its own folder gained after that version (ManageServerSideDiffDryRuns
+    # on KubectlCmd). The plugin's side is v3.5.0's: `git diff v3.4.0 v3.5.0` changes only tests under
+    # cmpserver/, cmd/argocd-cmp-server, util/cmp, util/app/discovery, util/exec and util/io/files.
+    "argocd": Tool(
+        "github.com/argoproj/argo-cd/v3",
+        ARGOCD_VERSION,
+        ("./cmpserver", "./driver"),
+        ("argocd-cmp-server", "argocd-cmp-driver"),
+        ldflags=(f"-X github.com/argoproj/argo-cd/v3/common.version={ARGOCD_VERSION.lstrip('v')}",),
+        copy_replaces=True,
+        renamed=(
+            (
+                ARGOCD_GITOPS_ENGINE,
+                "github.com/argoproj/gitops-engine",
+                "v0.7.1-0.20250908182407-97ad5b59a627",
+            ),
+        ),
+        mains=Path(__file__).resolve().parents[1] / "argocd",
+    ),
     # The program of the `mpioperator/kubectl-delivery` image (cmd/kubectl-delivery/Dockerfile, v0.2.3 and
     # later: `cp /bin/kubectl /opt/kube/kubectl; /bin/kubectl-delivery -alsologtostderr`), which the e2e
     # harness runs where a launcher's init container names no command of its own (tests/e2e/e2e_harness/
@@ -240,7 +276,9 @@ def cache_root() -> Path:
 def tool_dir(name: str) -> Path:
     if name in LOCAL_TOOLS:
         return cache_root() / f"{name}-{_source_hash(LOCAL_TOOLS[name])}"
-    return cache_root() / f"{name}-{TOOLS[name].version}"
+    tool = TOOLS[name]
+    mains = f"-{mains_hash(tool.mains)}" if tool.mains else ""
+    return cache_root() / f"{name}-{tool.version}{mains}"
 
 
 def _source_files(tool: LocalTool) -> list[Path]:
@@ -264,6 +302,19 @@ def _source_hash(tool: LocalTool) -> str:
     digest = hashlib.sha256(_go_version().encode())
     for path in _source_files(tool):
         digest.update(f"{path.name}\0{len(path.read_bytes())}\0".encode() + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _main_files(mains: Path) -> list[Path]:
+    return sorted(path for path in mains.glob("*/*.go"))
+
+
+def mains_hash(mains: Path) -> str:
+    """Of a tool's own main packages (their paths and sources) and the Go that builds them."""
+    digest = hashlib.sha256(_go_version().encode())
+    for path in _main_files(mains):
+        data = path.read_bytes()
+        digest.update(f"{path.relative_to(mains)}\0{len(data)}\0".encode() + data)
     return digest.hexdigest()[:16]
 
 
@@ -400,10 +451,26 @@ def _build(go: str, name: str, directory: Path) -> None:
         lines += ["replace (", *_copied_replacements(name), ")", ""]
     if tool.replaces:
         lines += ["replace (", *_extra_replacements(name), ")", ""]
+    if tool.renamed:
+        renamed = [
+            renamed_copy(path, former, version, directory / "renamed", tool)
+            for path, former, version in tool.renamed
+        ]
+        lines += [
+            "replace (",
+            *(f"\t{path} => {copy}" for (path, _, _), copy in zip(tool.renamed, renamed, strict=True)),
+            ")",
+            "",
+        ]
     (src / "go.mod").write_text("\n".join(lines))
+    for path in _main_files(tool.mains) if tool.mains else []:
+        target = src / path.relative_to(tool.mains)
+        target.parent.mkdir(exist_ok=True)
+        shutil.copyfile(path, target)
     what = f"[go] building {name} {tool.version}"
     progress.say.info("%s from the Go module proxy (a cold build takes minutes; log: %s)", what, log)
-    _run([go, "get", *(f"{package}@{tool.version}" for package in tool.packages)], src, env, log, what)
+    fetched = [package for package in tool.packages if not package.startswith("./")] or [tool.module]
+    _run([go, "get", *(f"{package}@{tool.version}" for package in fetched)], src, env, log, what)
     staging_bin = directory / "bin.partial"
     staging_bin.mkdir()
     argv = [
@@ -431,6 +498,25 @@ def _build(go: str, name: str, directory: Path) -> None:
     seconds = time.monotonic() - started
     (directory / "done").write_text(f"{tool.module}@{tool.version} built in {seconds:.0f} s\n")
     progress.say.info("%s: done in %.0f s", what, seconds)
+
+
+def renamed_copy(path: str, former: str, version: str, into: Path, tool: Tool) -> Path:
+    """A copy of module `former@version` (from the proxy) as module `path`: its go.mod's module line and
+    every import of its own packages in its Go files renamed, so that its internal packages stay its own.
+    For a module that moved: the code of the old path stands in for the new path's, which the proxy lacks."""
+    source = download(former, version, tool)
+    target = into / path.replace("/", "_")
+    shutil.rmtree(target, ignore_errors=True)
+    pattern = re.compile(rb'(?<=["\s])' + re.escape(former.encode()) + rb'(?=[/"\s]|$)', flags=re.MULTILINE)
+    for root, _, files in os.walk(source):
+        folder = target / Path(root).relative_to(source)
+        folder.mkdir(parents=True, exist_ok=True)
+        for file in files:
+            data = (Path(root) / file).read_bytes()
+            if file.endswith(".go") or file == "go.mod":
+                data = pattern.sub(path.encode(), data)
+            (folder / file).write_bytes(data)
+    return target
 
 
 def module_dir(name: str) -> Path:

@@ -340,7 +340,15 @@ def test_gitops_manifests_are_valid_yaml_of_the_expected_kinds() -> None:
             continue
         kinds += [doc["kind"] for doc in load_all(path.read_text())]
     assert sorted(kinds) == sorted(
-        ["Application", "Application", "ConfigMap", "Deployment", "GitRepository", "Kustomization"]
+        [
+            "Application",
+            "Application",
+            "Component",
+            "ConfigManagementPlugin",
+            "Deployment",
+            "GitRepository",
+            "Kustomization",
+        ]
     )
 
 
