@@ -51,8 +51,7 @@ _BY_VARIABLE = {param_variable(flag): flag for flag in _SPECS}
 
 
 def _unknown(name: str) -> str:
-    # deferred: spares importing difflib until this runs
-    import difflib  # for the hint only: not on a valid environment's path
+    import difflib  # deferred: for the hint only, not on a valid environment's path
 
     close = difflib.get_close_matches(name, list(_SPECS), n=1)
     hint = f' (did you mean "{close[0]}"?)' if close else ""

@@ -26,6 +26,8 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from mpigen.inputs.argocd import announcements, names_a_job, options_from_environment
+from mpigen.shells.bounded import ReadError, read_file
 from mpigen.shells.common import INPUT_SUFFIXES, InvalidInput, read_inputs, run_guarded, write_lines
 from mpigen.shells.streams import write_stdout
 
@@ -55,10 +57,9 @@ def plain(args: list[str]) -> Callable[[], int] | None:
 
 
 def _generate(path: str = ".") -> None:
-    # deferred: spares importing mpigen.inputs.argocd until this runs
-    from mpigen.inputs.argocd import options_from_environment
-    from mpigen.pipeline import process  # deferred: spares importing mpigen.pipeline until this runs
-    from mpigen.yaml.dump import to_yaml  # deferred: spares importing mpigen.yaml.dump until this runs
+    # deferred: the compiler and the YAML writer, which discovery and the parameters (run at every refresh) never use
+    from mpigen.pipeline import process
+    from mpigen.yaml.dump import to_yaml
 
     options, problems, warnings = options_from_environment(os.environ)
     if problems:
@@ -81,11 +82,6 @@ def _generate(path: str = ".") -> None:
 def _job_files(path: str) -> Iterator[str]:
     """The files under `path` (as `render PATH` reads them: *.yaml, *.yml, *.json, hidden directories
     left out) that name a job kind."""
-    from mpigen.inputs.argocd import names_a_job  # deferred: spares importing mpigen.inputs.argocd
-
-    # deferred: spares importing mpigen.shells.bounded until this runs
-    from mpigen.shells.bounded import ReadError, read_file
-
     for root, dirs, files in os.walk(path):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
@@ -105,9 +101,6 @@ def _discover(path: str = ".") -> None:
 
 
 def _parameters() -> None:
-    # deferred: spares importing mpigen.inputs.argocd until this runs
-    from mpigen.inputs.argocd import announcements
-
     write_stdout(json.dumps(announcements(), indent=2) + "\n")
 
 
@@ -120,7 +113,7 @@ _ACTIONS: dict[str, Callable[..., None]] = {
 
 def command() -> click.Group:
     """The `argocd` group as click parses it (mpigen.shells.group loads it)."""
-    import click  # deferred: spares importing click until this runs
+    import click  # deferred: the plugin's own calls run without click (mpigen.cli); only --help and flags parse
 
     @click.group()
     def argocd() -> None:
