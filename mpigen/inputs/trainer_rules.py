@@ -60,7 +60,10 @@ def _pod(job: dict[str, Any]) -> dict[str, Any]:
 
 def runtime_webhook(spec: dict[str, Any]) -> list[Issue]:
     issues = []
-    for index, job in enumerate(spec["template"]["spec"].get("replicatedJobs") or []):
+    # A runtime without a template (the CRD does not require one) has no jobs to judge, as Trainer's
+    # webhook reads the zero JobSetTemplateSpec.
+    jobs = ((spec.get("template") or {}).get("spec") or {}).get("replicatedJobs") or []
+    for index, job in enumerate(jobs):
         step = ancestor(job)
         if step not in STEP_CONTAINERS and job.get("name") in (
             trainer_names.LAUNCHER_RJOB,
@@ -91,7 +94,10 @@ def _mpi_volume_issues(spec: dict[str, Any]) -> list[Issue]:
     if mpi is None:
         return []
     issues = []
-    for index, job in enumerate(spec["template"]["spec"].get("replicatedJobs") or []):
+    # A runtime without a template (the CRD does not require one) has no jobs to judge, as Trainer's
+    # webhook reads the zero JobSetTemplateSpec.
+    jobs = ((spec.get("template") or {}).get("spec") or {}).get("replicatedJobs") or []
+    for index, job in enumerate(jobs):
         if job.get("name") not in (trainer_names.LAUNCHER_RJOB, trainer_names.NODE_RJOB):
             continue
         launcher = job.get("name") == trainer_names.LAUNCHER_RJOB

@@ -159,7 +159,9 @@ def key_security_context(keys: KeyJob) -> dict[str, Any]:
 
 def build_keygen_container(keys: KeyJob) -> dict[str, Any]:
     source = keys.pod["containers"][0]
-    container = {"name": "ssh-keygen", "image": source["image"], "command": list(KEYGEN_COMMAND)}
+    # A source without an image (a TrainJob runtime's, which its CRD allows) is refused where it stands,
+    # by the pod rules on the JobSet; the key Job then only mirrors that.
+    container = {"name": "ssh-keygen", "image": source.get("image", ""), "command": list(KEYGEN_COMMAND)}
     if "imagePullPolicy" in source:
         container["imagePullPolicy"] = source["imagePullPolicy"]
     container["volumeMounts"] = [{"name": KEYS_VOLUME, "mountPath": KEYS_DIR}]
