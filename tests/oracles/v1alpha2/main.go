@@ -68,6 +68,12 @@ func main() {
 	if job.Namespace == "" {
 		job.Namespace = metav1.NamespaceDefault
 	}
+	if job.Name == "" {
+		if job.GenerateName == "" {
+			fail(1, fmt.Errorf("the API server refuses an MPIJob without metadata.name or generateName"))
+		}
+		job.Name = job.GenerateName + "x7k2q" // the API server appends five random characters
+	}
 	// cmd/mpi-operator.v1alpha2/app: server.go Run adds the kubeflow types (and so their defaults).
 	if err := kubeflowscheme.AddToScheme(clientgoscheme.Scheme); err != nil {
 		fail(2, err)
