@@ -16,7 +16,8 @@ v0.3.0's `pkg/controllers/v1alpha2/mpi_job_controller.go` reads them so:
 What v0.3.0 changed from v0.2.0 for every v1alpha2 job is followed too (`layout`): kubexec.sh skips the
 leading `-` arguments an ssh-style caller passes before the pod name, the launcher's `NVIDIA_VISIBLE_DEVICES`
 and `NVIDIA_DRIVER_CAPABILITIES` are set empty, and the first Worker container keeps a command the
-template gives (`sleep 365d` only when it gives none). What mpigen still does otherwise is a numbered row
+template gives (`sleep 365d` only when it gives none); under gang scheduling a template's own
+`schedulerName` is overwritten (v0.2.0 kept it). What mpigen still does otherwise is a numbered row
 of docs/departures.md, judged by tests/oracles/test_v1alpha2_differential.py.
 """
 
@@ -26,7 +27,7 @@ from typing import Any, Literal
 
 from mpigen.errors import Issue, shown
 from mpigen.inputs.runpolicy import RunPolicy
-from mpigen.plan import Hostnames
+from mpigen.plan import Hostnames, Scheduling
 
 MPIDistribution = Literal["OpenMPI", "IntelMPI", "MPICH"]
 RUN_POLICY = ("spec", "runPolicy")
@@ -94,7 +95,7 @@ def distribution_issues(distribution: str | None, target: str) -> list[Issue]:
 def layout(distribution: str | None) -> dict[str, Any]:
     """JobPlan fields as v0.3.0 creates a v1alpha2 job: the implementation and its hostfile syntax, and
     v0.3.0's changes from v0.2.0 (kubexec.sh's option skipping, the launcher's NVIDIA_* blanked, the
-    worker's own command kept)."""
+    worker's own command kept, a template's schedulerName overwritten under gang scheduling)."""
     implementation = IMPLEMENTATIONS[distribution or "OpenMPI"]
     return {
         "implementation": implementation,
@@ -102,4 +103,5 @@ def layout(distribution: str | None) -> dict[str, Any]:
         "kubexec_skips_options": True,
         "blank_launcher_gpus": True,
         "worker_keeps_command": True,
+        "scheduling": Scheduling(overwrite_scheduler_name=True),
     }

@@ -141,7 +141,7 @@ def no_tree_spawn(p: Pair) -> bool:
 def kubexec(p: Pair) -> bool:
     """kubexec.sh: v0.3.0's copies /opt/kube/hosts (written by its kubectl-delivery program) into the
     pod and appends it to the pod's /etc/hosts before each command; mpigen's runs the command alone (and
-    quotes `"${POD_NAME}"`, ends with a newline). Both skip the leading `-` arguments an ssh-style caller
+    quotes its expansions, ends with a newline). Both skip the leading `-` arguments an ssh-style caller
     (Hydra) passes."""
     ours = p.ours[("ConfigMap", names.config_map(p.name))]["data"]
     theirs = p.theirs[("ConfigMap", names.config_map(p.name))]["data"]
@@ -156,8 +156,6 @@ def kubexec(p: Pair) -> bool:
         .replace('while [ ${POD_NAME%${POD_NAME#?}} = "-" ]', 'while [ "${POD_NAME%"${POD_NAME#?}"}" = "-" ]')
         + "\n"
     )
-    if 'while [ "${POD_NAME' not in mine:  # an Open MPI job: v0.2.0's, which needs no skipping
-        expected = expected.replace('while [ "${POD_NAME%"${POD_NAME#?}"}" = "-" ]\ndo\nshift\nPOD_NAME=$1\ndone\n', "")
     assert mine == expected, (mine, expected)
     theirs["kubexec.sh"] = mine
     return True
