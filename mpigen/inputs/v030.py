@@ -17,7 +17,8 @@ What v0.3.0 changed from v0.2.0 for every v1alpha2 job is followed too (`layout`
 leading `-` arguments an ssh-style caller passes before the pod name, the launcher's `NVIDIA_VISIBLE_DEVICES`
 and `NVIDIA_DRIVER_CAPABILITIES` are set empty, and the first Worker container keeps a command the
 template gives (`sleep 365d` only when it gives none); under gang scheduling a template's own
-`schedulerName` is overwritten (v0.2.0 kept it). What mpigen still does otherwise is a numbered row
+`schedulerName` is overwritten (v0.2.0 kept it) and a Volcano PodGroup gets the launcher template's
+`priorityClassName` (else the worker's). What mpigen still does otherwise is a numbered row
 of docs/departures.md, judged by tests/oracles/test_v1alpha2_differential.py.
 """
 
@@ -92,16 +93,19 @@ def distribution_issues(distribution: str | None, target: str) -> list[Issue]:
     return [Issue(("spec", "mpiDistribution"), message)]
 
 
-def layout(distribution: str | None) -> dict[str, Any]:
+def layout(distribution: str | None, launcher: dict[str, Any], worker: dict[str, Any]) -> dict[str, Any]:
     """JobPlan fields as v0.3.0 creates a v1alpha2 job: the implementation and its hostfile syntax, and
     v0.3.0's changes from v0.2.0 (kubexec.sh's option skipping, the launcher's NVIDIA_* blanked, the
-    worker's own command kept, a template's schedulerName overwritten under gang scheduling)."""
+    worker's own command kept, a template's schedulerName overwritten under gang scheduling, the
+    PodGroup's priorityClassName the launcher template's, else the worker's)."""
     implementation = IMPLEMENTATIONS[distribution or "OpenMPI"]
+    own = [(t.get("spec") or {}).get("priorityClassName") for t in (launcher, worker)]
+    priority = next((p for p in own if isinstance(p, str) and p), None)
     return {
         "implementation": implementation,
         "hostnames": Hostnames(slot_syntax="slots=" if implementation == "OpenMPI" else ":"),
         "kubexec_skips_options": True,
         "blank_launcher_gpus": True,
         "worker_keeps_command": True,
-        "scheduling": Scheduling(overwrite_scheduler_name=True),
+        "scheduling": Scheduling(overwrite_scheduler_name=True, priority_class=priority),
     }

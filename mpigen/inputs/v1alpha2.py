@@ -150,7 +150,7 @@ def _to_plan(document: dict[str, Any], options: Options) -> JobPlan:
         },
         workers_path=_SPECS + ("Worker", "replicas"),
         **v020_layout(meta.name or ""),
-        **v030.layout(spec.mpiDistribution),
+        **v030.layout(spec.mpiDistribution, launcher, worker),
         warnings=tuple(issues + run_warnings + launcher_warnings + worker_warnings),
     )
 

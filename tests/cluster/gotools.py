@@ -250,7 +250,9 @@ def tool_dir(name: str) -> Path:
 
 
 def _source_files(tool: LocalTool) -> list[Path]:
-    own = [path for path in tool.source.iterdir() if path.suffix == ".go" or path.name in ("go.mod", "go.sum")]
+    own = [
+        path for path in tool.source.iterdir() if path.suffix == ".go" or path.name in ("go.mod", "go.sum")
+    ]
     return sorted([*own, *tool.shared])
 
 

@@ -36,6 +36,9 @@ class Suite:
     generated: dict[str, Obj] = field(default_factory=dict)
     generated_refused: dict[str, tuple[Obj, int]] = field(default_factory=dict)
     not_run: dict[str, int] = field(default_factory=dict)
+    # the answers so far (each golden job is compared, and each error case run, once per session)
+    _rows: dict[str, frozenset[int]] = field(default_factory=dict, init=False, repr=False)
+    _refusals: dict[str, int | None] = field(default_factory=dict, init=False, repr=False)
 
     @functools.cached_property
     def golden(self) -> list[str]:
@@ -49,13 +52,18 @@ class Suite:
     def errors(self) -> list[str]:
         return [c for c in self.golden if (ROOT / "golden" / c / "errors.txt").exists()]
 
-    @functools.cache
     def golden_rows(self, case: str) -> frozenset[int]:
-        return frozenset(compare(self.departures, golden_job(case)))
+        if case not in self._rows:
+            self._rows[case] = frozenset(compare(self.departures, golden_job(case)))
+        return self._rows[case]
 
-    @functools.cache
     def refusal_row(self, case: str) -> int | None:
         """None: the operator refuses the job too; else the REFUSED row (an unlisted one fails)."""
+        if case not in self._refusals:
+            self._refusals[case] = self._refusal_row(case)
+        return self._refusals[case]
+
+    def _refusal_row(self, case: str) -> int | None:
         if case in self.not_run:
             return self.not_run[case]
         try:

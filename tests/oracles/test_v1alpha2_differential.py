@@ -14,7 +14,14 @@ import copy
 from typing import Any
 
 import pytest
-from common_departures import cleanup, free_disruptions, owner_references, pdb, scheduler_name, standard_labels
+from common_departures import (
+    cleanup,
+    free_disruptions,
+    owner_references,
+    pdb,
+    scheduler_name,
+    standard_labels,
+)
 from differential import Departure, Obj, Pair, get, pod_specs, pop, take
 from oracle_suite import Suite
 
@@ -54,7 +61,9 @@ def worker_service(p: Pair) -> bool:
     names it and creates none."""
     service = take(p.ours, "Service", names.worker_set(p.name))
     assert service["spec"]["clusterIP"] == "None"
-    assert p.theirs[("StatefulSet", names.worker_set(p.name))]["spec"]["serviceName"] == names.worker_set(p.name)
+    assert p.theirs[("StatefulSet", names.worker_set(p.name))]["spec"]["serviceName"] == names.worker_set(
+        p.name
+    )
     return True
 
 
@@ -76,9 +85,16 @@ def launcher_role(p: Pair) -> bool:
     worker pods by name only, as v0.2.0."""
     ours = p.ours[("Role", names.launcher(p.name))]
     theirs = p.theirs[("Role", names.launcher(p.name))]
-    workers = [names.worker_pod(p.name, i) for i in range(get(p.spec, "mpiReplicaSpecs", "Worker", "replicas"))]
+    workers = [
+        names.worker_pod(p.name, i) for i in range(get(p.spec, "mpiReplicaSpecs", "Worker", "replicas"))
+    ]
     assert theirs["rules"][0] == {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list", "watch"]}
-    assert ours["rules"][0] == {"apiGroups": [""], "resourceNames": workers, "resources": ["pods"], "verbs": ["get"]}
+    assert ours["rules"][0] == {
+        "apiGroups": [""],
+        "resourceNames": workers,
+        "resources": ["pods"],
+        "verbs": ["get"],
+    }
     ours["rules"][0] = theirs["rules"][0]
     return True
 
@@ -166,7 +182,7 @@ def gang_pod_group(p: Pair) -> bool:
     names it on the pods with the annotation `scheduling.k8s.io/group-name`; mpigen creates the gang
     scheduler's own: Volcano's (scheduling.volcano.sh/v1beta1, which reads the same annotation) or
     scheduler-plugins' (scheduling.x-k8s.io/v1alpha1, named by the label `scheduling.x-k8s.io/pod-group`
-    instead)."""
+    instead, and with no `priorityClassName` field for the template's priority class)."""
     their = p.theirs.get(("PodGroup", p.name))
     mine = p.ours.get(("PodGroup", p.name))
     if their is None:
@@ -175,8 +191,12 @@ def gang_pod_group(p: Pair) -> bool:
     assert mine is not None and their["apiVersion"] == KUBE_BATCH
     their["apiVersion"] = mine["apiVersion"]
     if mine["apiVersion"] == "scheduling.x-k8s.io/v1alpha1":
+        their["spec"].pop("priorityClassName", None)
         for key in (("Job", names.launcher(p.name)), ("StatefulSet", names.worker_set(p.name))):
-            assert p.ours[key]["spec"]["template"]["metadata"]["labels"].pop("scheduling.x-k8s.io/pod-group") == p.name
+            assert (
+                p.ours[key]["spec"]["template"]["metadata"]["labels"].pop("scheduling.x-k8s.io/pod-group")
+                == p.name
+            )
             template = p.theirs[key]["spec"]["template"]["metadata"]
             assert pop(template, "annotations", GROUP_NAME_ANNOTATION) == p.name
     else:
@@ -240,8 +260,49 @@ DEPARTURES: dict[int, Departure] = {
 }
 
 # Golden error cases the operator runs: the row that says why mpigen refuses them.
-REFUSED: dict[str, int] = {}
-NOT_RUN: dict[str, int] = {}
+REFUSED: dict[str, int] = {
+    **{
+        case: 19
+        for case in (
+            "error-generate-name",
+            "error-name-invalid",
+            "error-name-starts-with-digit",
+            "error-name-too-long",
+            "error-namespace-invalid",
+        )
+    },
+    **{
+        case: 20
+        for case in (
+            "error-namespace-mismatch",
+            "error-option-annotations",
+            "jobset-error-queue-on-operator-target",
+        )
+    },
+    **{
+        case: 21
+        for case in (
+            "error-pod-env-name-with-equals",
+            "error-pod-level-requests-below-containers",
+            "error-template-label-value-too-long",
+            "error-every-problem-behind-unknown-replica-type",
+        )
+    },
+    **{
+        case: 22
+        for case in (
+            "error-reserved-container-names",
+            "error-reserved-mount-paths",
+            "error-reserved-ompi-env",
+            "error-reserved-volume-name",
+        )
+    },
+    "error-v1alpha2-launcher-replicas-2": 23,
+    "error-v1alpha2-worker-replicas-zero": 23,
+    "error-config-map-over-1mib": 24,
+}
+# Error cases not sent to the oracle: v0.3.0 would build a 65 GB hostfile string before anything else.
+NOT_RUN: dict[str, int] = {"error-worker-count-absurd": 24}
 
 
 def job(name: str, **spec: Any) -> Obj:
@@ -256,7 +317,9 @@ def job(name: str, **spec: Any) -> Obj:
             "mpiReplicaSpecs": {
                 "Launcher": {
                     "replicas": 1,
-                    "template": {"spec": {"containers": [{**container, "command": ["mpiexec", "-n", "4", "app"]}]}},
+                    "template": {
+                        "spec": {"containers": [{**container, "command": ["mpiexec", "-n", "4", "app"]}]}
+                    },
                 },
                 "Worker": {"replicas": 2, "template": {"spec": {"containers": [copy.deepcopy(container)]}}},
             },
@@ -265,7 +328,32 @@ def job(name: str, **spec: Any) -> Obj:
     }
 
 
-GENERATED: dict[str, Obj] = {}
+def with_worker_command(job_: Obj) -> Obj:
+    job_["spec"]["mpiReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["command"] = [
+        "sshd",
+        "-De",
+    ]
+    return job_
+
+
+def annotated(job_: Obj, **annotations: str) -> Obj:
+    job_["metadata"]["annotations"] = {f"mpigen.dev/{k.replace('_', '-')}": v for k, v in annotations.items()}
+    return job_
+
+
+def with_priority_class(job_: Obj) -> Obj:
+    job_["metadata"]["annotations"] = {"mpigen.dev/gang-scheduler": "volcano"}
+    job_["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["priorityClassName"] = "high"
+    return job_
+
+
+GENERATED: dict[str, Obj] = {
+    "gang-priority-class": with_priority_class(job("urgent")),
+    "worker-command": with_worker_command(job("cmd")),
+    "volcano-own-scheduler-name": annotated(
+        job("own"), gang_scheduler="volcano", scheduler_name="team-volcano"
+    ),
+}
 
 SUITE = Suite(API, SECTION, DEPARTURES, REFUSED, GENERATED, not_run=NOT_RUN)
 
