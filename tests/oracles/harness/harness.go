@@ -1,7 +1,8 @@
-// The part every operator oracle shares (tests/oracles/v1alpha2, and the LocalTools that list this
-// file in tests/cluster/gotools.py): reading the job, printing what was created, exiting. Copied into
-// each oracle's build beside its main.go, so it uses only the standard library and sigs.k8s.io/yaml,
-// which every pinned k8s.io/apimachinery (v0.15 to v0.35) brings.
+// The part every operator oracle shares (tests/oracles/v2beta1, v1 and v1alpha2: the LocalTools that
+// list this file in tests/cluster/gotools.py): reading the job, printing what was created, exiting.
+// Copied into each oracle's build beside its main.go, so it uses only the standard library and
+// sigs.k8s.io/yaml, which every pinned k8s.io/apimachinery (v0.15 to v0.35) brings. canonical.go beside
+// it (v2beta1, v1) spells mpigen's objects as the API server stores them.
 package main
 
 import (
