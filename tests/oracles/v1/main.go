@@ -98,7 +98,6 @@ func main() {
 	printList(objects)
 }
 
-
 func newScheme() (*runtime.Scheme, error) {
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
@@ -112,7 +111,6 @@ func newScheme() (*runtime.Scheme, error) {
 }
 
 type refusal struct{ error }
-
 
 func read(r io.Reader) (*kubeflowv1.MPIJob, error) {
 	data, err := readJSON(r)

@@ -85,7 +85,6 @@ func main() {
 	printList(objects)
 }
 
-
 // storedScheme knows every kind mpigen renders for a v2beta1 job.
 func storedScheme() *runtime.Scheme {
 	stored := runtime.NewScheme()
@@ -98,7 +97,6 @@ func storedScheme() *runtime.Scheme {
 	}
 	return stored
 }
-
 
 func read(r io.Reader) (*kubeflow.MPIJob, error) {
 	data, err := readJSON(r)
