@@ -22,7 +22,7 @@ from common_departures import (
     scheduler_name,
     standard_labels,
 )
-from differential import Departure, Obj, Pair, get, pod_specs, pop, take
+from differential import Departure, Obj, Pair, compare, get, pod_specs, pop, take
 from oracle_suite import Suite
 
 from mpigen import names
@@ -342,9 +342,8 @@ def annotated(job_: Obj, **annotations: str) -> Obj:
 
 
 def with_priority_class(job_: Obj) -> Obj:
-    job_["metadata"]["annotations"] = {"mpigen.dev/gang-scheduler": "volcano"}
     job_["spec"]["mpiReplicaSpecs"]["Launcher"]["template"]["spec"]["priorityClassName"] = "high"
-    return job_
+    return annotated(job_, gang_scheduler="volcano")
 
 
 GENERATED: dict[str, Obj] = {
@@ -369,6 +368,7 @@ def test_golden_refusal_is_the_operators_or_a_row(case: str) -> None:
 
 
 def test_every_row_is_seen() -> None:
+    """The rows the corpus shows are exactly the numbered rows of the v1alpha2 section."""
     SUITE.assert_every_row_seen()
 
 
@@ -378,6 +378,4 @@ def test_refused_cases_are_still_error_cases() -> None:
 
 @pytest.mark.parametrize("name", sorted(GENERATED))
 def test_generated_job_matches_the_operator(name: str) -> None:
-    from differential import compare
-
     compare(DEPARTURES, GENERATED[name])
