@@ -152,6 +152,8 @@ class JobPlan(Record):
     exec_container: str | None = None
     hydra_bootstrap: bool = False
     worker_keeps_command: bool = False
+    # kubexec.sh skips the leading `-` arguments before the pod name (v1alpha2: mpi-operator v0.3.0).
+    kubexec_skips_options: bool = False
     kubectl_delivery: KubectlDelivery = KubectlDelivery()
 
     @property

@@ -7,10 +7,19 @@ v0.3.0's `pkg/controllers/v1alpha2/mpi_job_controller.go` reads them so:
   (the spec's is the one used), `ttlSecondsAfterFinished` or `schedulingPolicy`: those are ignored, with a warning;
 - `mainContainer`: `newConfigMap` makes kubexec.sh exec into that container (`--container <name>`), as
   the training-operator's v1 does (mpigen.inputs.v1);
-- `mpiDistribution`: `OpenMPI` (or none) is v0.2.0's behaviour. `IntelMPI` and `MPICH` change the launcher's
-  variables, the hostfile's syntax and v0.3.0's kubexec.sh (which copies an /etc/hosts of the workers into
-  each one before the exec); mpigen does not compile those yet and says so, pointing at v2beta1's
-  `mpiImplementation`.
+- `mpiDistribution` (`newLauncher`, `newConfigMap`): `IntelMPI` points Hydra's ssh at kubexec.sh
+  (`I_MPI_HYDRA_BOOTSTRAP_EXEC`) and its hosts at the hostfile (`I_MPI_HYDRA_HOST_FILE`), `MPICH` the same
+  with `HYDRA_LAUNCHER_EXEC` and `HYDRA_HOST_FILE`; both write `host:slots` hostfile lines. `OpenMPI` (or
+  none) keeps Open MPI's variables and `host slots=N` lines. The operator target only: the jobset and
+  volcano targets' kubexec scripts are Open MPI's, so they refuse the two by name.
+
+What v0.3.0 changed from v0.2.0 for every v1alpha2 job is followed too (`layout`): kubexec.sh skips the
+leading `-` arguments an ssh-style caller passes before the pod name, the launcher's `NVIDIA_VISIBLE_DEVICES`
+and `NVIDIA_DRIVER_CAPABILITIES` are set empty, and the first Worker container keeps a command the
+template gives (`sleep 365d` only when it gives none); under gang scheduling a template's own
+`schedulerName` is overwritten (v0.2.0 kept it) and a Volcano PodGroup gets the launcher template's
+`priorityClassName` (else the worker's). What mpigen still does otherwise is a numbered row
+of docs/departures.md, judged by tests/oracles/test_v1alpha2_differential.py.
 """
 
 from __future__ import annotations
@@ -19,6 +28,7 @@ from typing import Any, Literal
 
 from mpigen.errors import Issue, shown
 from mpigen.inputs.runpolicy import RunPolicy
+from mpigen.plan import Hostnames, Scheduling
 
 MPIDistribution = Literal["OpenMPI", "IntelMPI", "MPICH"]
 RUN_POLICY = ("spec", "runPolicy")
@@ -62,12 +72,40 @@ def run_values(spec: Any) -> tuple[int | None, int | None, list[Issue]]:
     return backoff, deadline, warnings
 
 
-def distribution_issues(distribution: str | None) -> list[Issue]:
-    if distribution in (None, "OpenMPI"):
+# mpiDistribution -> mpigen's implementation (mpigen.plan.Implementation)
+IMPLEMENTATIONS: dict[str, Literal["OpenMPI", "Intel", "MPICH"]] = {
+    "OpenMPI": "OpenMPI",
+    "IntelMPI": "Intel",
+    "MPICH": "MPICH",
+}
+
+
+def distribution_issues(distribution: str | None, target: str) -> list[Issue]:
+    """IntelMPI and MPICH on a target other than the operator's: refused by name."""
+    if distribution in (None, "OpenMPI") or target == "operator":
         return []
     message = (
-        f"{shown(str(distribution))} is not compiled for v1alpha2 yet (mpi-operator v0.3.0's own kubexec.sh "
-        "and variables); use apiVersion kubeflow.org/v2beta1 with mpiImplementation "
-        f'"{"Intel" if distribution == "IntelMPI" else "MPICH"}"'
+        f"{shown(str(distribution))} is compiled for --target operator only (mpi-operator v0.3.0's "
+        f"kubexec.sh and Hydra variables); the {target} target runs Open MPI's kubexec. For {target}, use "
+        "apiVersion kubeflow.org/v2beta1 with mpiImplementation "
+        f'"{IMPLEMENTATIONS[str(distribution)]}"'
     )
     return [Issue(("spec", "mpiDistribution"), message)]
+
+
+def layout(distribution: str | None, launcher: dict[str, Any], worker: dict[str, Any]) -> dict[str, Any]:
+    """JobPlan fields as v0.3.0 creates a v1alpha2 job: the implementation and its hostfile syntax, and
+    v0.3.0's changes from v0.2.0 (kubexec.sh's option skipping, the launcher's NVIDIA_* blanked, the
+    worker's own command kept, a template's schedulerName overwritten under gang scheduling, the
+    PodGroup's priorityClassName the launcher template's, else the worker's)."""
+    implementation = IMPLEMENTATIONS[distribution or "OpenMPI"]
+    own = [(t.get("spec") or {}).get("priorityClassName") for t in (launcher, worker)]
+    priority = next((p for p in own if isinstance(p, str) and p), None)
+    return {
+        "implementation": implementation,
+        "hostnames": Hostnames(slot_syntax="slots=" if implementation == "OpenMPI" else ":"),
+        "kubexec_skips_options": True,
+        "blank_launcher_gpus": True,
+        "worker_keeps_command": True,
+        "scheduling": Scheduling(overwrite_scheduler_name=True, priority_class=priority),
+    }

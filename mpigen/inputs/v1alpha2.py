@@ -117,7 +117,8 @@ def _to_plan(document: dict[str, Any], options: Options) -> JobPlan:
         raise CompileError(dedupe(issues), name=name_of(document))
     meta = job.metadata or ObjectMeta()
     issues = check_metadata(job.metadata) + _check_replicas(job.spec.mpiReplicaSpecs, options)
-    issues += v030.run_policy_issues(job.spec.runPolicy) + v030.distribution_issues(job.spec.mpiDistribution)
+    issues += v030.run_policy_issues(job.spec.runPolicy)
+    issues += v030.distribution_issues(job.spec.mpiDistribution, options.target)
     issues += check_main_container(cast(Any, job.spec))
     namespace, ns_issues = resolve_namespace(meta.namespace, options.namespace)
     issues += ns_issues
@@ -149,6 +150,7 @@ def _to_plan(document: dict[str, Any], options: Options) -> JobPlan:
         },
         workers_path=_SPECS + ("Worker", "replicas"),
         **v020_layout(meta.name or ""),
+        **v030.layout(spec.mpiDistribution, launcher, worker),
         warnings=tuple(issues + run_warnings + launcher_warnings + worker_warnings),
     )
 

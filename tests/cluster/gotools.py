@@ -1,7 +1,7 @@
 """Go tools the test suite builds itself from the Go module proxy: the control plane, kwok, kubeconform,
 kustomize v5 and kpt, each at one pinned version, and the suite's own Go programs (LOCAL_TOOLS: goyaml,
 tests/goyaml, over apimachinery's YAML reader; the Trainer oracle, tests/oracles/trainer; the operators'
-oracles, tests/oracles/v2beta1 and tests/oracles/v1).
+oracles, tests/oracles/v2beta1, tests/oracles/v1 and tests/oracles/v1alpha2).
 
 None of them is on PyPI, npm or Debian at a usable version, so the suite builds them with the local `go`
 from their modules, once, into a cache keyed by tool and version:
@@ -16,7 +16,8 @@ nested module that the proxy's zip leaves out, from the proxy at the version wit
 
 Go programs kept in this repository (LOCAL_TOOLS: a directory with go.mod, go.sum and main.go, e.g.
 tests/goyaml, tests/oracles/trainer) are built the same way into `<tool>-<hash>/bin`, keyed by a hash of
-their sources (whose go.mod and go.sum pin every module) and the Go version, with `-mod=readonly`.
+their sources (whose go.mod and go.sum pin every module) and the Go version, with `-mod=readonly`. A tool's
+`shared` files (tests/oracles/harness/*.go) are copied in beside its own and hashed with them.
 
 Where `go` is missing, `require()` skips the test and says why; a build that fails is a test failure with
 the end of the build log. Run `python tests/cluster/gotools.py [tool ...]` to build ahead of a test run.
@@ -232,9 +233,14 @@ class LocalTool:
 
     source: Path
     binary: str
+    shared: tuple[Path, ...] = ()  # files of another directory built into this package too
 
 
 REPO = Path(__file__).resolve().parents[2]
+ORACLES = REPO / "tests" / "oracles"
+# What the operator oracles share (tests/oracles/harness): reading the job and printing the objects, and
+# (v2beta1, v1) mpigen's objects as the API server stores them.
+HARNESS, CANONICAL = ORACLES / "harness" / "harness.go", ORACLES / "harness" / "canonical.go"
 LOCAL_TOOLS: dict[str, LocalTool] = {
     # How kubectl reads YAML: apimachinery's YAMLOrJSONDecoder over sigs.k8s.io/yaml and go-yaml v2, at the
     # versions Kubernetes v1.37.2 pins (its go.mod: apimachinery v0.37.2, sigs.k8s.io/yaml v1.6.0,
@@ -242,9 +248,12 @@ LOCAL_TOOLS: dict[str, LocalTool] = {
     "goyaml": LocalTool(REPO / "tests" / "goyaml", "goyaml"),
     "trainer-oracle": LocalTool(REPO / "tests" / "oracles" / "trainer", "trainer-oracle"),
     # mpi-operator v0.8.2's controller (kubeflow.org/v2beta1) over fake clientsets.
-    "v2beta1-oracle": LocalTool(REPO / "tests" / "oracles" / "v2beta1", "v2beta1-oracle"),
+    "v2beta1-oracle": LocalTool(ORACLES / "v2beta1", "v2beta1-oracle", (HARNESS, CANONICAL)),
     # The training-operator v1.9.3's MPIJob reconciler (kubeflow.org/v1) over fake clients.
-    "v1-oracle": LocalTool(REPO / "tests" / "oracles" / "v1", "v1-oracle"),
+    "v1-oracle": LocalTool(ORACLES / "v1", "v1-oracle", (HARNESS, CANONICAL)),
+    # mpi-operator v0.3.0's v1alpha2 controller over fake clientsets (k8s.io/* v0.15.10, as its go.mod
+    # pins them by `replace`).
+    "v1alpha2-oracle": LocalTool(ORACLES / "v1alpha2", "v1alpha2-oracle", (HARNESS,)),
     # The API server's Pod Security evaluator (k8s.io/pod-security-admission/policy, at Kubernetes v1.37.2).
     "podsecurity": LocalTool(REPO / "tests" / "oracles" / "podsecurity", "podsecurity"),
     # kpt's own e2e runner (kpt v1.0.0-beta.49 pkg/test/runner), as kptdev/krm-functions-catalog runs its
@@ -282,9 +291,10 @@ def tool_dir(name: str) -> Path:
 
 
 def _source_files(tool: LocalTool) -> list[Path]:
-    return sorted(
+    own = [
         path for path in tool.source.iterdir() if path.suffix == ".go" or path.name in ("go.mod", "go.sum")
-    )
+    ]
+    return sorted([*own, *tool.shared])
 
 
 @functools.cache

@@ -66,13 +66,16 @@ class Pair:
 
 
 def oracle_flags(api_version: str, options: Options) -> tuple[str | None, tuple[str, ...]]:
-    """The operator's flags for mpigen's options: its gang scheduler and (v2beta1) cluster domain."""
+    """The operator's flags for mpigen's options: its gang scheduler, (v2beta1) cluster domain and
+    (v1alpha2) kubectl-delivery image."""
     gang = None
     if options.gang_scheduler and options.gang_scheduler != "kubernetes":  # Kubernetes' own: no flag
         gang = "volcano" if options.gang_scheduler == "volcano" else options.effective_scheduler_name
     extra: tuple[str, ...] = ()
     if options.cluster_domain and api_version.endswith("v2beta1"):
         extra = ("--cluster-domain", options.cluster_domain)
+    if options.kubectl_delivery_image and api_version.endswith("v1alpha2"):
+        extra = ("--kubectl-delivery-image", options.kubectl_delivery_image)
     return gang, extra
 
 

@@ -1,18 +1,21 @@
-"""The MPI operators' own controllers as test oracles: what mpi-operator v0.8.2 (kubeflow.org/v2beta1) and
-the training-operator v1.9.3 (kubeflow.org/v1) would create for one MPIJob.
+"""The MPI operators' own controllers as test oracles: what mpi-operator v0.8.2 (kubeflow.org/v2beta1),
+the training-operator v1.9.3 (kubeflow.org/v1) and mpi-operator v0.3.0 (kubeflow.org/v1alpha2) would
+create for one MPIJob.
 
-`tests/oracles/v2beta1/` and `tests/oracles/v1/` are small Go programs over the operator module pinned in
-their go.mod: each runs the operator's own controller over fake clients and plays the cluster's part
-(pods become Running and Ready, a Volcano PodGroup Inqueue) until the controller has created everything
-(see their main.go). The suite builds them with tests/cluster/gotools.py (`v2beta1-oracle`, `v1-oracle`,
-keyed by a hash of their sources).
+`tests/oracles/v2beta1/`, `tests/oracles/v1/` and `tests/oracles/v1alpha2/` are small Go programs over the
+operator module pinned in their go.mod: each runs the operator's own controller over fake clients and
+plays the cluster's part (pods become Running and Ready, a Volcano PodGroup Inqueue) until the controller
+has created everything (see their main.go). The suite builds them with tests/cluster/gotools.py
+(`v2beta1-oracle`, `v1-oracle`, `v1alpha2-oracle`, keyed by a hash of their sources).
 
     objects = run("kubeflow.org/v2beta1", job, gang="volcano")   # the dicts the operator would create
 
 A job the operator refuses (its validation, reported as an event) raises OracleRefused with the
 oracle's one-line message. A job the operator leaves to another controller (`managedBy`) gives [].
 `as_stored(api_version, objects)` gives mpigen's objects as the API server stores them, in the oracle's
-spelling (its `--canonical`), so that the two sides compare field by field.
+spelling (its `--canonical`), so that the two sides compare field by field. The v1alpha2 oracle's
+k8s.io/api (v0.15) lacks fields mpigen writes (`seccompProfile`), so its side's canonical form is the
+v2beta1 oracle's (`CANONICAL`): both encode the same typed objects alike.
 """
 
 from __future__ import annotations
@@ -29,7 +32,10 @@ Obj = dict[str, Any]
 TOOLS = {
     "kubeflow.org/v2beta1": ("v2beta1-oracle", "--gang-scheduling-name", "mpi-operator v0.8.2"),
     "kubeflow.org/v1": ("v1-oracle", "--gang-scheduler-name", "training-operator v1.9.3"),
+    "kubeflow.org/v1alpha2": ("v1alpha2-oracle", "--gang-scheduling", "mpi-operator v0.3.0"),
 }
+# apiVersion -> the oracle whose --canonical spells mpigen's objects (default: the apiVersion's own)
+CANONICAL = {"kubeflow.org/v1alpha2": "kubeflow.org/v2beta1"}
 
 
 class OracleRefused(Exception):
@@ -71,6 +77,7 @@ def as_stored(api_version: str, objects: list[Obj]) -> list[Obj]:
     """`objects` (mpigen's) as the API server stores them, in the oracle's spelling: each decoded into its
     Go type and encoded again (quantities canonical, empty and false fields the type omits left out; a
     field the type lacks fails the oracle rather than vanish)."""
+    api_version = CANONICAL.get(api_version, api_version)
     tool = TOOLS[api_version][0]
     listed = json.dumps({"apiVersion": "v1", "kind": "List", "items": objects}, ensure_ascii=False)
     done = subprocess.run(

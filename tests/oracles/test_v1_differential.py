@@ -11,10 +11,8 @@ are rows too (`REFUSED`).
 from __future__ import annotations
 
 import copy
-import functools
 from pathlib import Path
 
-import operator_oracle
 import pytest
 from common_departures import (
     cleanup,
@@ -30,18 +28,14 @@ from differential import (
     Obj,
     Pair,
     compare,
-    documented_rows,
     get,
-    golden_job,
-    operator_cases,
-    pair,
     pod_specs,
     take,
     without_mpigen_annotations,
 )
+from oracle_suite import Suite
 
 from mpigen import names
-from mpigen.errors import CompileError
 
 pytestmark = pytest.mark.slow
 
@@ -50,9 +44,6 @@ SECTION = "kubeflow.org/v1 (training-operator 1.9.3)"
 ROOT = Path(__file__).resolve().parents[2]
 REPLICA_INDEX = "training.kubeflow.org/replica-index"
 OPERATOR_DELIVERY_IMAGE = "ghcr.io/kubeflow/training-v1/kubectl-delivery:latest"
-
-
-GOLDEN = operator_cases(API)
 
 
 # --- the departures ----------------------------------------------------------------------------------
@@ -366,14 +357,6 @@ DEPARTURES: dict[int, Departure] = {
 }
 
 
-@functools.cache
-def golden_rows(case: str) -> frozenset[int]:
-    return frozenset(compare(DEPARTURES, golden_job(case)))
-
-
-SUCCESS = [c for c in GOLDEN if not (ROOT / "golden" / c / "errors.txt").exists()]
-ERRORS = [c for c in GOLDEN if (ROOT / "golden" / c / "errors.txt").exists()]
-
 # Golden error cases the operator runs: the row that says why mpigen refuses them.
 REFUSED: dict[str, int] = {
     "error-v1-launcher-restart-policy-always": 24,
@@ -385,46 +368,6 @@ REFUSED: dict[str, int] = {
     "error-pod-duplicate-port-names": 26,
     "error-v1-fields-of-v2beta1": 27,
 }
-
-
-@pytest.mark.parametrize("case", SUCCESS)
-def test_golden_job_matches_the_operator(case: str) -> None:
-    golden_rows(case)
-
-
-@functools.cache
-def refusal_row(case: str) -> int | None:
-    try:
-        operator_oracle.run(API, golden_job(case))
-    except operator_oracle.OracleRefused:
-        return None
-    assert case in REFUSED, f"{case}: mpigen refuses it, the operator runs it, and no row of REFUSED says why"
-    return REFUSED[case]
-
-
-@pytest.mark.parametrize("case", ERRORS)
-def test_golden_refusal_is_the_operators_or_a_row(case: str) -> None:
-    with pytest.raises(CompileError):
-        pair(golden_job(case))
-    refusal_row(case)
-
-
-def test_every_row_is_seen() -> None:
-    """The rows the corpus shows are exactly the numbered rows of the v1 section."""
-    seen: set[int] = set()
-    for case in SUCCESS:
-        seen |= golden_rows(case)
-    for case in ERRORS:
-        row = refusal_row(case)
-        if row is not None:
-            seen.add(row)
-    for generated in GENERATED.values():
-        seen |= compare(DEPARTURES, generated)
-    documented = documented_rows(SECTION)
-    assert sorted(seen) == sorted(documented), (
-        f"rows no job shows any more: {sorted(set(documented) - seen)}; "
-        f"rows taken out but not in docs/departures.md: {sorted(seen - set(documented))}"
-    )
 
 
 # Jobs beyond the golden corpus, for rows it does not show.
@@ -463,6 +406,24 @@ GENERATED: dict[str, Obj] = {
         "own", {"mpigen.dev/gang-scheduler": "volcano", "mpigen.dev/scheduler-name": "team-volcano"}
     ),
 }
+
+
+SUITE = Suite(API, SECTION, DEPARTURES, REFUSED, GENERATED)
+
+
+@pytest.mark.parametrize("case", SUITE.success)
+def test_golden_job_matches_the_operator(case: str) -> None:
+    SUITE.golden_rows(case)
+
+
+@pytest.mark.parametrize("case", SUITE.errors)
+def test_golden_refusal_is_the_operators_or_a_row(case: str) -> None:
+    SUITE.assert_refused(case)
+
+
+def test_every_row_is_seen() -> None:
+    """The rows the corpus shows are exactly the numbered rows of the v1 section."""
+    SUITE.assert_every_row_seen()
 
 
 @pytest.mark.parametrize("name", sorted(GENERATED))

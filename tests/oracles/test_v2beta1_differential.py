@@ -13,11 +13,9 @@ any more. Jobs mpigen refuses and the operator runs are rows too (`REFUSED`).
 from __future__ import annotations
 
 import copy
-import functools
 from pathlib import Path
 from typing import Any
 
-import operator_oracle
 import pytest
 from common_departures import (
     cleanup,
@@ -33,18 +31,14 @@ from differential import (
     Obj,
     Pair,
     compare,
-    documented_rows,
     get,
-    golden_job,
-    operator_cases,
-    pair,
     pod_specs,
     pop,
     take,
 )
+from oracle_suite import Suite
 
 from mpigen import names, placement
-from mpigen.errors import CompileError
 
 pytestmark = pytest.mark.slow
 
@@ -53,7 +47,6 @@ SECTION = "kubeflow.org/v2beta1 (mpi-operator v0.8.2)"
 ROOT = Path(__file__).resolve().parents[2]
 
 
-GOLDEN = operator_cases(API)
 REPLICA_INDEX = "training.kubeflow.org/replica-index"
 
 
@@ -471,63 +464,7 @@ REFUSED: dict[str, int] = {
 }
 
 
-# --- the cases ---------------------------------------------------------------------------------------
-
-
-@functools.cache
-def golden_rows(case: str) -> frozenset[int]:
-    return frozenset(compare(DEPARTURES, golden_job(case)))
-
-
-SUCCESS = [c for c in GOLDEN if not (ROOT / "golden" / c / "errors.txt").exists()]
-ERRORS = [c for c in GOLDEN if (ROOT / "golden" / c / "errors.txt").exists()]
-
-
-@pytest.mark.parametrize("case", SUCCESS)
-def test_golden_job_matches_the_operator(case: str) -> None:
-    golden_rows(case)
-
-
-@functools.cache
-def refusal_row(case: str) -> int | None:
-    """None: the operator refuses the job too; else the REFUSED row (a KeyError names an unlisted one)."""
-    job = golden_job(case)
-    try:
-        operator_oracle.run(API, job)
-    except operator_oracle.OracleRefused:
-        return None
-    assert case in REFUSED, f"{case}: mpigen refuses it, the operator runs it, and no row of REFUSED says why"
-    return REFUSED[case]
-
-
-@pytest.mark.parametrize("case", ERRORS)
-def test_golden_refusal_is_the_operators_or_a_row(case: str) -> None:
-    with pytest.raises(CompileError):
-        pair(golden_job(case))
-    refusal_row(case)
-
-
-def test_every_row_is_seen() -> None:
-    """The rows the corpus shows are exactly the numbered rows of the v2beta1 section."""
-    seen: set[int] = set()
-    for case in SUCCESS:
-        seen |= golden_rows(case)
-    for case in ERRORS:
-        row = refusal_row(case)
-        if row is not None:
-            seen.add(row)
-    for generated in GENERATED.values():
-        seen |= compare(DEPARTURES, generated)
-    seen |= {row for _, row in GENERATED_REFUSED.values()}
-    documented = documented_rows(SECTION)
-    assert sorted(seen) == sorted(documented), (
-        f"rows no job shows any more: {sorted(set(documented) - seen)}; "
-        f"rows taken out but not in docs/departures.md: {sorted(seen - set(documented))}"
-    )
-
-
-def test_refused_cases_are_still_error_cases() -> None:
-    assert sorted(REFUSED) == sorted(set(REFUSED) & set(ERRORS))
+# --- the cases: the golden corpus, then jobs beyond it (oracle_suite.Suite runs both) ----------------
 
 
 # Jobs beyond the golden corpus, for rows it does not show.
@@ -609,12 +546,31 @@ def worker_deadline_job() -> Obj:
 GENERATED_REFUSED: dict[str, tuple[Obj, int]] = {"worker-active-deadline": (worker_deadline_job(), 23)}
 
 
+SUITE = Suite(API, SECTION, DEPARTURES, REFUSED, GENERATED, GENERATED_REFUSED)
+
+
+@pytest.mark.parametrize("case", SUITE.success)
+def test_golden_job_matches_the_operator(case: str) -> None:
+    SUITE.golden_rows(case)
+
+
+@pytest.mark.parametrize("case", SUITE.errors)
+def test_golden_refusal_is_the_operators_or_a_row(case: str) -> None:
+    SUITE.assert_refused(case)
+
+
+def test_every_row_is_seen() -> None:
+    """The rows the corpus shows are exactly the numbered rows of the v2beta1 section."""
+    SUITE.assert_every_row_seen()
+
+
+def test_refused_cases_are_still_error_cases() -> None:
+    SUITE.assert_refused_cases_are_error_cases()
+
+
 @pytest.mark.parametrize("name", sorted(GENERATED_REFUSED))
 def test_generated_refusal_is_a_row(name: str) -> None:
-    refused, _ = GENERATED_REFUSED[name]
-    with pytest.raises(CompileError):
-        pair(refused)
-    assert operator_oracle.run(API, refused)  # the operator creates its objects
+    SUITE.assert_generated_refused(name)
 
 
 @pytest.mark.parametrize("name", sorted(GENERATED))

@@ -27,10 +27,12 @@ _ADDED: Added = {
 def added(plan: JobPlan) -> Added:
     """What the builders add to each role's pod, for this plan's transport."""
     if plan.ssh is None:
-        if not plan.blank_launcher_gpus:
+        if not plan.blank_launcher_gpus and plan.implementation == "OpenMPI":
             return _ADDED
-        volumes, inits, env, mounts = _ADDED["launcher"]
-        return {**_ADDED, "launcher": (volumes, inits, env + names.NVIDIA_ENV, mounts)}
+        volumes, inits, _, mounts = _ADDED["launcher"]
+        env = mpi_env.kubexec_reserved(plan.implementation)
+        env += names.NVIDIA_ENV if plan.blank_launcher_gpus else ()
+        return {**_ADDED, "launcher": (volumes, inits, env, mounts)}
     ssh_path = plan.ssh.mount_path.rstrip("/")
     env = (names.JOB_ROLE_ENV, *mpi_env.reserved(plan.implementation))
     env += names.NVIDIA_ENV if plan.blank_launcher_gpus else ()

@@ -297,8 +297,16 @@ def render_kubexec_sh(values: dict[str, Any]) -> str:
         '#!/bin/sh\n'
         'set -x\n'
         'POD_NAME=$1\n'
-        'shift\n'
     )
+    if values['skip_options']:
+        out.append(
+            'while [ "${POD_NAME%"${POD_NAME#?}"}" = "-" ]\n'
+            'do\n'
+            'shift\n'
+            'POD_NAME=$1\n'
+            'done\n'
+        )
+    out.append('shift\n')
     out.append(str(quote(str(values['kubectl']))))
     out.append(' exec "${POD_NAME}"')
     if values['container']:

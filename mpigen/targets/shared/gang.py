@@ -89,6 +89,9 @@ def _pod_group_spec(plan: JobPlan, scheduler: str, members: int, summed: int) ->
     scheduling = plan.scheduling
     spec: dict[str, Any] = {"minMember": members}
     if not scheduling.operator_fields:
+        # mpi-operator v0.3.0 newPodGroup (v1alpha2): the priority class too, where the PodGroup has one.
+        if scheduling.priority_class and scheduler == VOLCANO:
+            spec["priorityClassName"] = scheduling.priority_class
         return spec
     resources = min_resources(plan, summed)
     if scheduler == VOLCANO:

@@ -45,9 +45,15 @@ def render_discover_hosts(plan: JobPlan, hosts: list[str] | None = None) -> str:
 
 
 def render_kubexec(plan: JobPlan) -> str:
-    """Open MPI's rsh agent: run the orted command line in the named worker pod via kubectl exec
-    (in the job's `mainContainer`, if it names one)."""
-    return render("kubexec.sh.j2", kubectl=names.KUBECTL_PATH, container=plan.exec_container)
+    """Open MPI's rsh agent (or Hydra's ssh): run the command line in the named worker pod via kubectl
+    exec (in the job's `mainContainer`, if it names one). `kubexec_skips_options` (mpi-operator v0.3.0
+    `newConfigMap`): the leading `-` arguments an ssh-style caller passes before the host are skipped."""
+    return render(
+        "kubexec.sh.j2",
+        kubectl=names.KUBECTL_PATH,
+        container=plan.exec_container,
+        skip_options=plan.kubexec_skips_options,
+    )
 
 
 def render_wait(plan: JobPlan, options: Options) -> str:

@@ -13,6 +13,9 @@ would otherwise copy the ORTE `true` over.
 
 kubectl exec (v1alpha1, v1alpha2, v1): Open MPI's rsh agent is kubexec.sh; mpigen adds
 `no_tree_spawn` (beyond 64 hosts daemons would start further daemons, and only the launcher has kubectl).
+A v1alpha2 `mpiDistribution` of IntelMPI or MPICH (mpi-operator v0.3.0 `newLauncher`) points Hydra's
+ssh at kubexec.sh instead: `I_MPI_HYDRA_BOOTSTRAP_EXEC` and `I_MPI_HYDRA_HOST_FILE`, or
+`HYDRA_LAUNCHER_EXEC` and `HYDRA_HOST_FILE`.
 The training-operator (v1) also points Intel MPI's Hydra at kubexec.sh (`I_MPI_HYDRA_BOOTSTRAP=rsh`,
 `I_MPI_HYDRA_BOOTSTRAP_EXEC`), each only when the launcher's template does not set it.
 
@@ -51,13 +54,17 @@ SSH_ENV: dict[str, tuple[tuple[str, str], ...]] = {
     ),
 }
 
-# The kubectl-exec transport (Open MPI only). The names stay in names.py: the rules and the e2e
-# tests read them there.
-KUBEXEC_ENV: tuple[tuple[str, str], ...] = (
-    (names.RSH_AGENT_ENV, "{agent}"),
-    (names.HOSTFILE_ENV, "{hostfile}"),
-    (names.NO_TREE_SPAWN_ENV, "1"),
-)
+# implementation -> (name, value) in order, for the kubectl-exec transport. Open MPI's names stay in
+# names.py: the rules and the e2e tests read them there.
+KUBEXEC_ENV: dict[str, tuple[tuple[str, str], ...]] = {
+    "OpenMPI": (
+        (names.RSH_AGENT_ENV, "{agent}"),
+        (names.HOSTFILE_ENV, "{hostfile}"),
+        (names.NO_TREE_SPAWN_ENV, "1"),
+    ),
+    "Intel": ((names.HYDRA_BOOTSTRAP_EXEC_ENV, "{agent}"), ("I_MPI_HYDRA_HOST_FILE", "{hostfile}")),
+    "MPICH": (("HYDRA_LAUNCHER_EXEC", "{agent}"), ("HYDRA_HOST_FILE", "{hostfile}")),
+}
 
 
 # training-operator release-1.9 newLauncher (`iMPIDefaultBootstrap`), after the Open MPI variables.
@@ -81,7 +88,12 @@ MPIGEN_ONLY = frozenset(
 
 
 def table(kubexec: bool, implementation: str) -> tuple[tuple[str, str], ...]:
-    return KUBEXEC_ENV if kubexec else SSH_ENV[implementation]
+    return KUBEXEC_ENV[implementation] if kubexec else SSH_ENV[implementation]
+
+
+def kubexec_reserved(implementation: str) -> tuple[str, ...]:
+    """The kubectl-exec transport's launcher variables a template may not set: those the operator sets."""
+    return tuple(name for name, _ in KUBEXEC_ENV[implementation] if name not in MPIGEN_ONLY)
 
 
 def reserved(implementation: str) -> tuple[str, ...]:

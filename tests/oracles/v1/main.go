@@ -16,7 +16,7 @@
 // Exit 2: anything else.
 //
 // With --canonical it reads a v1 List of objects (mpigen's) instead and prints them as the API server
-// stores them (canonical.go), so that both sides compare in one spelling.
+// stores them (../harness/canonical.go), so that both sides compare in one spelling.
 package main
 
 import (
@@ -28,7 +28,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/go-logr/logr"
@@ -55,7 +54,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crfake "sigs.k8s.io/controller-runtime/pkg/client/fake"
 	schedulerpluginsv1alpha1 "sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
-	"sigs.k8s.io/yaml"
 	volcanov1beta1 "volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 	volcanofake "volcano.sh/apis/pkg/client/clientset/versioned/fake"
 )
@@ -100,14 +98,6 @@ func main() {
 	printList(objects)
 }
 
-func printList(objects []map[string]any) {
-	out, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": objects})
-	if err != nil {
-		fail(2, err)
-	}
-	fmt.Println(string(out))
-}
-
 func newScheme() (*runtime.Scheme, error) {
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
@@ -122,21 +112,10 @@ func newScheme() (*runtime.Scheme, error) {
 
 type refusal struct{ error }
 
-func fail(code int, err error) {
-	fmt.Fprintln(os.Stderr, err)
-	os.Exit(code)
-}
-
 func read(r io.Reader) (*kubeflowv1.MPIJob, error) {
-	data, err := io.ReadAll(r)
+	data, err := readJSON(r)
 	if err != nil {
 		return nil, err
-	}
-	// JSON as it is (a YAML reader refuses some strings JSON carries, control characters among them).
-	if !json.Valid(data) {
-		if data, err = yaml.YAMLToJSON(data); err != nil {
-			return nil, err
-		}
 	}
 	job := &kubeflowv1.MPIJob{}
 	// Not strict: the API server prunes what the CRD does not know.
@@ -395,16 +374,6 @@ func collect(f fakes, ns string) ([]map[string]any, error) {
 		delete(meta, "creationTimestamp")
 		objects = append(objects, u)
 	}
-	sort.SliceStable(objects, func(i, j int) bool {
-		a, b := objects[i], objects[j]
-		if a["kind"] != b["kind"] {
-			return a["kind"].(string) < b["kind"].(string)
-		}
-		return name(a) < name(b)
-	})
+	sortObjects(objects)
 	return objects, nil
-}
-
-func name(obj map[string]any) string {
-	return obj["metadata"].(map[string]any)["name"].(string)
 }

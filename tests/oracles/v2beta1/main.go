@@ -15,7 +15,7 @@
 // Exit 2: anything else.
 //
 // With --canonical it reads a v1 List of objects (mpigen's) instead and prints them as the API server
-// stores them (canonical.go), so that both sides compare in one spelling.
+// stores them (../harness/canonical.go), so that both sides compare in one spelling.
 package main
 
 import (
@@ -25,7 +25,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"time"
 
 	"github.com/kubeflow/mpi-operator/cmd/mpi-operator/app/options"
@@ -45,7 +44,6 @@ import (
 	"k8s.io/klog/v2"
 	schedv1alpha1 "sigs.k8s.io/scheduler-plugins/apis/scheduling/v1alpha1"
 	schedfake "sigs.k8s.io/scheduler-plugins/pkg/generated/clientset/versioned/fake"
-	"sigs.k8s.io/yaml"
 	volcanov1beta1 "volcano.sh/apis/pkg/apis/scheduling/v1beta1"
 	volcanofake "volcano.sh/apis/pkg/client/clientset/versioned/fake"
 )
@@ -87,14 +85,6 @@ func main() {
 	printList(objects)
 }
 
-func printList(objects []map[string]any) {
-	out, err := json.Marshal(map[string]any{"apiVersion": "v1", "kind": "List", "items": objects})
-	if err != nil {
-		fail(2, err)
-	}
-	fmt.Println(string(out))
-}
-
 // storedScheme knows every kind mpigen renders for a v2beta1 job.
 func storedScheme() *runtime.Scheme {
 	stored := runtime.NewScheme()
@@ -108,21 +98,10 @@ func storedScheme() *runtime.Scheme {
 	return stored
 }
 
-func fail(code int, err error) {
-	fmt.Fprintln(os.Stderr, err)
-	os.Exit(code)
-}
-
 func read(r io.Reader) (*kubeflow.MPIJob, error) {
-	data, err := io.ReadAll(r)
+	data, err := readJSON(r)
 	if err != nil {
 		return nil, err
-	}
-	// JSON as it is (a YAML reader refuses some strings JSON carries, control characters among them).
-	if !json.Valid(data) {
-		if data, err = yaml.YAMLToJSON(data); err != nil {
-			return nil, err
-		}
 	}
 	job := &kubeflow.MPIJob{}
 	// Not strict: the API server prunes what the CRD does not know.
@@ -324,16 +303,6 @@ func collect(ctx context.Context, ns string, kube *kubefake.Clientset, volcano *
 			return nil, err
 		}
 	}
-	sort.SliceStable(objects, func(i, j int) bool {
-		a, b := objects[i], objects[j]
-		if a["kind"] != b["kind"] {
-			return a["kind"].(string) < b["kind"].(string)
-		}
-		return name(a) < name(b)
-	})
+	sortObjects(objects)
 	return objects, nil
-}
-
-func name(obj map[string]any) string {
-	return obj["metadata"].(map[string]any)["name"].(string)
 }

@@ -38,9 +38,9 @@ def test_a_launcher_with_100000_containers_is_refused_at_its_containers() -> Non
     [issue] = caught.value.issues
     assert issue.path == ("spec", "mpiReplicaSpecs", "Launcher", "template", "spec", "containers")
     assert issue.message.startswith(
-        "too large: the Job a-launcher would be 2,991,559 bytes, over the 1,572,864 (1.5 MiB) etcd stores per object"
+        "too large: the Job a-launcher would be 2,991,631 bytes, over the 1,572,864 (1.5 MiB) etcd stores per object"
     )
-    assert issue.message.endswith("its spec.template.spec.containers holds 2,989,204 bytes (100,000 items)")
+    assert issue.message.endswith("its spec.template.spec.containers holds 2,989,276 bytes (100,000 items)")
 
 
 def test_a_large_worker_template_is_refused_through_render_with_nothing_printed() -> None:

@@ -390,7 +390,7 @@ def test_generated_strings_stay_strings_for_yaml_1_1_and_1_2_readers() -> None:
         obj for obj in expected if obj["kind"] == "Job" and obj["metadata"]["name"] == "train-launcher"
     )
     values = [
-        e["value"] for c in launcher["spec"]["template"]["spec"]["containers"] for e in c.get("env", [])
+        e.get("value") for c in launcher["spec"]["template"]["spec"]["containers"] for e in c.get("env", [])
     ]
     assert set(tricky) <= set(values)
 

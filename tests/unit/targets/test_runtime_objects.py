@@ -185,12 +185,15 @@ def test_no_gang_objects_by_default() -> None:
     assert not kinds & {"PodGroup", "PodDisruptionBudget"}
 
 
-def test_user_scheduler_name_is_kept_with_a_warning() -> None:
+def test_user_scheduler_name_is_replaced_with_a_warning() -> None:
+    """v1alpha2 as mpi-operator v0.3.0 `newWorker`: the gang scheduler's name overwrites the template's."""
     result = mpigen.compile_job(
         v2job(worker_pod={"schedulerName": "mine"}), Options(gang_scheduler="volcano")
     )
-    assert pod_spec(find(result.objects, "StatefulSet", "pi-worker"))["schedulerName"] == "mine"
-    assert [w.path[-2:] for w in result.warnings] == [("spec", "schedulerName")]
+    assert pod_spec(find(result.objects, "StatefulSet", "pi-worker"))["schedulerName"] == "volcano"
+    assert [(w.path[-2:], "is replaced by" in w.message) for w in result.warnings] == [
+        (("spec", "schedulerName"), True)
+    ]
 
 
 def test_scheduler_name_without_gang_is_a_usage_error() -> None:
