@@ -93,6 +93,35 @@ def distribution_issues(distribution: str | None, target: str) -> list[Issue]:
     return [Issue(("spec", "mpiDistribution"), message)]
 
 
+IFACE_VARIABLES = {"IntelMPI": "I_MPI_HYDRA_IFACE", "MPICH": "HYDRA_IFACE"}
+
+
+def hydra_iface_warning(distribution: str | None, document: Any) -> list[Issue]:
+    """A warning for an IntelMPI or MPICH launcher that names no network interface for Hydra: v0.3.0's
+    kubexec.sh made the launcher's host name resolvable in each worker (its hosts file, which mpigen does
+    not copy: docs/departures.md, v1alpha2 row 10), so without `I_MPI_HYDRA_IFACE` / `HYDRA_IFACE` (or
+    `-iface` on the command) Hydra's proxies cannot dial the launcher back."""
+    variable = IFACE_VARIABLES.get(str(distribution))
+    if variable is None:
+        return []
+    launcher = (((document.get("spec") or {}).get("mpiReplicaSpecs") or {}).get("Launcher") or {}) or {}
+    containers = ((launcher.get("template") or {}).get("spec") or {}).get("containers") or []
+    for container in containers:
+        if not isinstance(container, dict):
+            continue
+        names = {entry.get("name") for entry in container.get("env") or [] if isinstance(entry, dict)}
+        words = [str(word) for word in (container.get("command") or []) + (container.get("args") or [])]
+        if variable in names or any("-iface" in word for word in words):
+            return []
+    message = (
+        f"the launcher sets no {variable} (nor mpiexec -iface): Hydra's proxies on the workers dial the "
+        "launcher back by its host name, which mpi-operator v0.3.0 made resolvable by copying a hosts file "
+        f"into each worker and mpigen does not; set {variable} to the pods' interface (eth0) on the "
+        "launcher's container"
+    )
+    return [Issue(("spec", "mpiDistribution"), message, "warning")]
+
+
 def layout(distribution: str | None, launcher: dict[str, Any], worker: dict[str, Any]) -> dict[str, Any]:
     """JobPlan fields as v0.3.0 creates a v1alpha2 job: the implementation and its hostfile syntax, and
     v0.3.0's changes from v0.2.0 (kubexec.sh's option skipping, the launcher's NVIDIA_* blanked, the

@@ -119,6 +119,8 @@ def _to_plan(document: dict[str, Any], options: Options) -> JobPlan:
     issues = check_metadata(job.metadata) + _check_replicas(job.spec.mpiReplicaSpecs, options)
     issues += v030.run_policy_issues(job.spec.runPolicy)
     issues += v030.distribution_issues(job.spec.mpiDistribution, options.target)
+    if options.target == "operator":
+        issues += v030.hydra_iface_warning(job.spec.mpiDistribution, document)
     issues += check_main_container(cast(Any, job.spec))
     namespace, ns_issues = resolve_namespace(meta.namespace, options.namespace)
     issues += ns_issues
