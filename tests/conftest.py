@@ -113,6 +113,7 @@ GROUPS_BY_FIXTURE = {
 # 2 cores, see CONTRIBUTING.md): the groups, then the reference pass's files, then everything else.
 LONGEST_FIRST = (
     "volcano-target",
+    "argocd",
     "e2e",
     "jobset-target",
     "cluster",

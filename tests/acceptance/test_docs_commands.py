@@ -7,8 +7,10 @@ page's cluster commands are run by tests/cluster/test_getting_started.py). CONTR
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -47,6 +49,9 @@ def blocks(language: str) -> list[tuple[str, int, str]]:
 SH = blocks("sh")
 
 
+ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
 def commands(text: str) -> set[str]:
     """The first word of each command of a block (after pipes and `&&` too)."""
     words = set()
@@ -54,7 +59,13 @@ def commands(text: str) -> set[str]:
         for part in re.split(r"\||&&|;", line.split("  #")[0]):
             part = part.strip()
             if part and not part.startswith("#"):
-                words.add(part.split()[0])
+                # `NAME=value command`: the command is the first word that is not an assignment.
+                try:
+                    split = shlex.split(part)
+                except ValueError:  # a quote that a pipe inside it cut
+                    split = part.split()
+                command = list(itertools.dropwhile(ASSIGNMENT.match, split))
+                words.add(command[0] if command else split[0])
     return words
 
 

@@ -368,6 +368,7 @@ def test_ctrl_c_at_the_stdin_prompt_ends_by_sigint_without_aborted(
     commands end, and not click's `Aborted!` and exit 1, which is also what invalid input exits with."""
     import os
     import pty
+    import select
     import signal
     import time
 
@@ -382,9 +383,20 @@ def test_ctrl_c_at_the_stdin_prompt_ends_by_sigint_without_aborted(
         )
         os.close(slave)
         os.write(master, b"apiVersion: kubeflow.org/v2beta1\n")  # a line typed, the input not ended
-        time.sleep(1.5)  # start-up, the announcement, then the read waits
+        # Interrupt once the announcement is out (mpigen then waits in its read), however loaded the machine.
+        assert process.stderr is not None
+        announced = b""
+        deadline = time.monotonic() + 60
+        while not announced.endswith(b"\n") and time.monotonic() < deadline:
+            if select.select([process.stderr], [], [], 1)[0]:
+                chunk = os.read(process.stderr.fileno(), 4096)
+                if not chunk:
+                    break
+                announced += chunk
+        time.sleep(0.2)  # from the announcement's write to the read
         process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=60)
+        out, rest = process.communicate(timeout=60)
+        err = announced + rest
     finally:
         os.close(master)
     assert process.returncode == -signal.SIGINT, err
