@@ -115,7 +115,10 @@ def command_section(ctx: click.Context, command: click.Command) -> str:
         out.append(help_blocks(command.help) + "\n")
     rows = []
     for param in command.get_params(ctx):
-        record = param.get_help_record(ctx)
+        # An argument's row is made here: click before 8.5 gives arguments no help record.
+        record = (
+            (param.make_metavar(ctx), "") if isinstance(param, click.Argument) else param.get_help_record(ctx)
+        )
         if record is None or getattr(param, "hidden", False):
             continue
         meaning = md(record[1])
