@@ -168,6 +168,15 @@ def given_option_issues(options: Options) -> list[Issue]:
 _DEFAULT_OPTIONS = Options()
 
 
+def near_option(name: str, prefix: str = "") -> str:
+    """The "did you mean" of an unknown option name (an annotation's, a functionConfig key, an Argo CD
+    parameter): ` (did you mean "<prefix><option>"?)`, or "" when no option is close."""
+    import difflib  # deferred: only for the hint of an unknown option, not on a valid job's path
+
+    close = difflib.get_close_matches(name, list(ANNOTATIONS), n=1)
+    return f' (did you mean "{prefix}{close[0]}"?)' if close else ""
+
+
 def options_for(job: dict[str, Any], options: Options) -> tuple[Options, list[Issue]]:
     """`options` with the job's `mpigen.dev/*` annotations applied, and the problems found in them and in
     the values `options` holds."""
@@ -180,11 +189,7 @@ def options_for(job: dict[str, Any], options: Options) -> tuple[Options, list[Is
         path = ("metadata", "annotations", key)
         short = key[len(PREFIX) :]
         if short not in ANNOTATIONS:
-            # deferred: difflib only for the "did you mean" of an unknown mpigen.dev/* annotation
-            import difflib
-
-            close = difflib.get_close_matches(short, list(ANNOTATIONS), n=1)
-            hint = f' (did you mean "{PREFIX}{close[0]}"?)' if close else ""
+            hint = near_option(short, PREFIX)
             known = ", ".join(sorted(ANNOTATIONS))
             issues.append(Issue(path, f'unknown mpigen option "{key}"{hint}; known options: {known}'))
             continue

@@ -30,7 +30,7 @@ from typing import Any
 
 from mpigen.checks.kube.versions import parse_kube_version, supported_kube_versions
 from mpigen.errors import shown
-from mpigen.inputs.annotations import parser
+from mpigen.inputs.annotations import near_option, parser
 from mpigen.options import OPTION_TABLE, Options, OptionSpec, unmet_needs
 
 PARAMETERS_VAR = "ARGOCD_APP_PARAMETERS"
@@ -51,11 +51,7 @@ _BY_VARIABLE = {param_variable(flag): flag for flag in _SPECS}
 
 
 def _unknown(name: str) -> str:
-    import difflib  # deferred: for the hint only, not on a valid environment's path
-
-    close = difflib.get_close_matches(name, list(_SPECS), n=1)
-    hint = f' (did you mean "{close[0]}"?)' if close else ""
-    return f"parameter {shown(name)}: unknown mpigen option{hint}; known: {', '.join(_SPECS)}"
+    return f"parameter {shown(name)}: unknown mpigen option{near_option(name)}; known: {', '.join(_SPECS)}"
 
 
 def _given_parameters(environ: Mapping[str, str]) -> tuple[dict[str, tuple[str, str]], list[str]]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from mpigen.errors import Issue, shown
-from mpigen.inputs.annotations import ANNOTATIONS
+from mpigen.inputs.annotations import ANNOTATIONS, near_option
 from mpigen.options import Options, unmet_needs
 from mpigen.outcome import Finding, Outcome, krm_result
 
@@ -106,11 +106,7 @@ def function_options(config: Any) -> tuple[Options, list[Issue]]:
 
 
 def _unknown(key: str, known: list[str]) -> str:
-    import difflib  # deferred: for the hint only, not on a valid config's path
-
-    close = difflib.get_close_matches(key, known, n=1)
-    hint = f' (did you mean "{close[0]}"?)' if close else ""
-    return f"unknown mpigen option {shown(key)}{hint}; known options: {', '.join(sorted(known))}"
+    return f"unknown mpigen option {shown(key)}{near_option(key)}; known options: {', '.join(sorted(known))}"
 
 
 def _type(value: Any) -> str:
